@@ -1,0 +1,50 @@
+# Every target creates the virtual environment it needs; nothing else has to be installed first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export QT_QPA_PLATFORM ?= offscreen
+
+.PHONY: demo test lint test-slow test-bundle bench bundle screenshot clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-app: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed-app
+
+demo: $(VENV)/.installed-app
+	QT_QPA_PLATFORM= $(BIN)/memex-desktop --demo
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/python -m pytest -q -m "not slow and not bundle"
+
+test-slow: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q -m slow
+
+test-bundle: $(VENV)/.installed-test
+	$(BIN)/python -m pip install --quiet -e '.[test,bundle]'
+	$(BIN)/python -m pytest -q -m bundle
+
+bench: $(VENV)/.installed-test
+	$(BIN)/memex-desktop bench
+
+bundle: $(VENV)/.installed-app
+	$(BIN)/python -m pip install --quiet -e '.[bundle]'
+	$(BIN)/pyinstaller --noconfirm --clean --distpath dist --workpath build packaging/memex-desktop.spec
+
+screenshot: $(VENV)/.installed-test
+	$(BIN)/python tests/tools/screenshot.py resources/screenshots/main-window.png
+
+clean:
+	rm -rf $(VENV) build dist

@@ -1,0 +1,1 @@
+"""The Memex HTTP API: contract models, typed errors and the client. No Qt here."""

@@ -1,0 +1,72 @@
+"""Typed errors of the Memex API client (DESIGN.md §4).
+
+Each error says what a caller can do about it: sign in again (:class:`AuthError`), buy usage
+(:class:`InsufficientCredits`), wait (:class:`RateLimited`), fix the request
+(:class:`ValidationError`), try later (:class:`ServerError`, :class:`NetworkUnavailable`), or
+report a contract drift (:class:`ContractError`). No error ever carries the API key.
+"""
+
+from __future__ import annotations
+
+from memex_desktop.api.models import AvailablePlansOutput
+
+
+class ApiError(Exception):
+    """Root of every error raised by :class:`memex_desktop.api.client.MemexClient`."""
+
+    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status_code = status_code
+
+
+class NetworkUnavailable(ApiError):
+    """The server could not be reached (no network, DNS, refused, reset, timed out)."""
+
+
+class ServerError(ApiError):
+    """The server answered 5xx (or 408) and retries did not help."""
+
+
+class AuthError(ApiError):
+    """The server rejected the credentials (401/403): the person must sign in again."""
+
+
+class InsufficientCredits(ApiError):
+    """The usage balance cannot cover the call; ``upgrade_options`` lists what to buy."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int | None = None,
+        error_code: str | None = None,
+        upgrade_options: AvailablePlansOutput | None = None,
+    ) -> None:
+        super().__init__(message, status_code=status_code)
+        self.error_code = error_code
+        self.upgrade_options = upgrade_options
+
+
+class RateLimited(ApiError):
+    """429 after the retries ran out; ``retry_after`` is the server's wait in seconds."""
+
+    def __init__(
+        self, message: str, *, status_code: int | None = 429, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message, status_code=status_code)
+        self.retry_after = retry_after
+
+
+class ValidationError(ApiError):
+    """The server refused the request as malformed (400/404/409/422 ...); not retried."""
+
+
+class ContractError(ApiError):
+    """The response did not match the contract; ``raw_body`` keeps (a prefix of) it for logs."""
+
+    def __init__(
+        self, message: str, *, status_code: int | None = None, raw_body: bytes = b""
+    ) -> None:
+        super().__init__(message, status_code=status_code)
+        self.raw_body = raw_body[:4096]

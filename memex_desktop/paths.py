@@ -1,0 +1,73 @@
+"""Where memex-desktop keeps its files and finds its bundled resources.
+
+Data (the cache and the outbox) lives in the platformdirs user data folder unless a data
+folder is given (``--data-dir`` or ``MEMEX_DATA_DIR``); settings live in the user config
+folder. Resources are found in one place for all three layouts: the installed package
+(``memex_desktop/resources``), the source tree (``resources/`` beside the package) and a
+PyInstaller bundle (``sys._MEIPASS``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "memex-desktop"
+DATA_DIR_ENV = "MEMEX_DATA_DIR"
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def resources_dir() -> Path:
+    """The folder holding icons, the stylesheet and the demo library.
+
+    Raises:
+        FileNotFoundError: when no layout holds a resources folder (a broken install).
+    """
+    candidates = []
+    bundle_root = getattr(sys, "_MEIPASS", None)
+    if bundle_root:
+        candidates.append(Path(bundle_root) / "resources")
+    candidates += [_PACKAGE_DIR / "resources", _PACKAGE_DIR.parent / "resources"]
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate
+    searched = ", ".join(str(path) for path in candidates)
+    raise FileNotFoundError(f"memex-desktop resources not found (looked in {searched})")
+
+
+def resource_path(*parts: str) -> Path:
+    """A file inside :func:`resources_dir`, e.g. ``resource_path("demo", "library.json")``."""
+    return resources_dir().joinpath(*parts)
+
+
+def source_tree_dir() -> Path | None:
+    """The repository checkout the package runs from, or ``None`` when installed elsewhere."""
+    root = _PACKAGE_DIR.parent
+    return root if (root / "pyproject.toml").is_file() and (root / "tests").is_dir() else None
+
+
+def default_data_dir() -> Path:
+    """The data folder: ``MEMEX_DATA_DIR`` when set, else the platform's user data folder."""
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def config_dir() -> Path:
+    """The folder for the settings file (never holds secrets)."""
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def cache_db_path(data_dir: Path) -> Path:
+    """The disposable local mirror of the library."""
+    return data_dir / "cache.db"
+
+
+def outbox_db_path(data_dir: Path) -> Path:
+    """The precious queue of saves the server has not confirmed yet."""
+    return data_dir / "outbox.db"

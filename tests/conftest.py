@@ -1,0 +1,39 @@
+"""Test-wide set-up: headless Qt, a private home for every test, strict logging of secrets."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+# Before anything imports PySide6: the tests never need a screen.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
+
+TESTS_DIR = Path(__file__).resolve().parent
+if str(TESTS_DIR) not in sys.path:
+    sys.path.insert(0, str(TESTS_DIR))
+
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile(
+    "ci", deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
+
+
+@pytest.fixture(autouse=True)
+def _private_environment(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each test gets its own home, config and data folders, and no inherited Memex settings."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    for name in ("MEMEX_API_URL", "MEMEX_API_KEY", "MEMEX_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    # Tests never touch the developer's real keyring.
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")

@@ -1,0 +1,1 @@
+"""Shared test helpers (fixtures are imported by the conftest files that use them)."""
