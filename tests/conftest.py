@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 # Before anything imports PySide6: the tests never need a screen.
@@ -16,6 +18,7 @@ if str(TESTS_DIR) not in sys.path:
 
 import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
+from support.secrets import SECRETS  # noqa: E402
 
 settings.register_profile(
     "ci", deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow]
@@ -37,3 +40,35 @@ def _private_environment(
         monkeypatch.delenv(name, raising=False)
     # Tests never touch the developer's real keyring.
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+
+
+class _RecordEverything(logging.Handler):
+    """Collects every formatted log record, whatever logger emits it."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
+@pytest.fixture(autouse=True)
+def _secrets_never_logged() -> Iterator[None]:
+    """httpx, httpcore and every app logger run at DEBUG; no test credential may be logged."""
+    handler = _RecordEverything()
+    handler.setFormatter(logging.Formatter("%(name)s %(message)s %(args)s"))
+    root = logging.getLogger()
+    loggers = [root, *(logging.getLogger(name) for name in ("httpx", "httpcore", "memex_desktop"))]
+    previous = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.DEBUG)
+    root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        for logger, level in zip(loggers, previous, strict=True):
+            logger.setLevel(level)
+    leaked = [line for line in handler.lines if any(secret in line for secret in SECRETS)]
+    assert not leaked, f"a credential reached the log: {leaked[0][:200]}"

@@ -9,7 +9,6 @@ model: nothing the server sent is dropped, and every entity keeps its raw JSON i
 
 from __future__ import annotations
 
-import copy
 import logging
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
@@ -66,9 +65,7 @@ class ContentEntityBase(MemexModel):
     metadata: JsonObject | None = None
     annotations: EntityList | None = None
     references: EntityList | None = None
-    resolved_references: EntityList | None = Field(
-        default=None, alias="resolvedReferences"
-    )
+    resolved_references: EntityList | None = Field(default=None, alias="resolvedReferences")
 
     _raw: JsonObject = PrivateAttr(default_factory=dict)
 
@@ -288,8 +285,9 @@ EntityList = Annotated[
 ]
 
 ContentEntityBase.model_rebuild()
-for _model in (*ENTITY_MODELS.values(), OtherContentEntity):
-    _model.model_rebuild()
+_entity_model: type[ContentEntityBase]
+for _entity_model in (*ENTITY_MODELS.values(), OtherContentEntity):
+    _entity_model.model_rebuild()
 
 
 # --------------------------------------------------------------------------- tags, plans, meta
