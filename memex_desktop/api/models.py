@@ -285,8 +285,8 @@ EntityList = Annotated[
 ]
 
 ContentEntityBase.model_rebuild()
-_entity_model: type[ContentEntityBase]
-for _entity_model in (*ENTITY_MODELS.values(), OtherContentEntity):
+_ALL_ENTITY_MODELS: list[type[ContentEntityBase]] = [*ENTITY_MODELS.values(), OtherContentEntity]
+for _entity_model in _ALL_ENTITY_MODELS:
     _entity_model.model_rebuild()
 
 
