@@ -172,7 +172,7 @@ class TaskRunner(QObject):
         """Forget a finished task (runs on the GUI thread, after its result signal)."""
         task = self.sender()
         with self._lock:
-            self._active.discard(task)  # type: ignore[arg-type]
+            self._active.discard(task)
             count = len(self._active)
         self.active_changed.emit(count)
 
