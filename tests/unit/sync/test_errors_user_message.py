@@ -1,0 +1,101 @@
+"""Every expected error becomes one clear message with an action; bugs get a generic one."""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+
+import pytest
+from support.secrets import TEST_API_KEY
+
+from memex_desktop.api.errors import (
+    ApiError,
+    AuthError,
+    ContractError,
+    InsufficientCredits,
+    NetworkUnavailable,
+    RateLimited,
+    ServerError,
+    ValidationError,
+)
+from memex_desktop.api.models import AvailablePlan, AvailablePlansOutput
+from memex_desktop.errors import UserMessage, user_message
+
+PLANS = AvailablePlansOutput(
+    plans=[AvailablePlan(id="payg-10", planName="Pay as you go", amount=10, currency="usd")]
+)
+
+
+@pytest.mark.parametrize(
+    ("exc", "level", "needle", "action_needle"),
+    [
+        (NetworkUnavailable("connect failed"), "warning", "offline", "network"),
+        (AuthError("invalid key", status_code=401), "error", "rejected the API key", "API key"),
+        (
+            InsufficientCredits("no credits", status_code=402, upgrade_options=PLANS),
+            "error",
+            "usage balance",
+            "pricing",
+        ),
+        (RateLimited("slow down", retry_after=12), "warning", "limiting", "12 s"),
+        (ServerError("boom", status_code=503), "warning", "trouble", "later"),
+        (ValidationError("bad url", status_code=400), "error", "refused", "not be retried"),
+        (ContractError("not json", raw_body=b"<html>"), "error", "does not understand", "Update"),
+        (ApiError("odd"), "error", "failed", None),
+        (OSError(errno.ENOSPC, "No space left", "/data/cache.db"), "error", "disk is full", "Free"),
+        (
+            PermissionError(errno.EACCES, "Permission denied", "/x"),
+            "error",
+            "may not write",
+            "data",
+        ),
+        (FileNotFoundError(errno.ENOENT, "No such file", "/y"), "error", "not found", None),
+        (sqlite3.OperationalError("database is locked"), "warning", "busy", "Close"),
+        (sqlite3.DatabaseError("database disk image is malformed"), "error", "damaged", "cache.db"),
+        (KeyboardInterrupt(), "info", "Stopped", None),
+        (RuntimeError("unexpected"), "error", "went wrong", "report"),
+    ],
+)
+def test_user_message_maps_each_error(
+    exc: BaseException, level: str, needle: str, action_needle: str | None
+) -> None:
+    message = user_message(exc)
+    assert isinstance(message, UserMessage)
+    assert message.level == level
+    assert needle in message.text
+    if action_needle is None:
+        assert message.action is None
+    else:
+        assert message.action is not None
+        assert action_needle in message.action
+    line = message.one_line()
+    assert "\n" not in line
+    assert message.text.rstrip(".") in line
+
+
+def test_insufficient_credits_lists_the_plans() -> None:
+    message = user_message(InsufficientCredits("no credits", upgrade_options=PLANS))
+    assert message.detail is not None
+    assert "Pay as you go (10 USD)" in message.detail
+
+
+def test_validation_error_keeps_the_server_message() -> None:
+    message = user_message(ValidationError("url must be absolute", status_code=422))
+    assert message.detail == "url must be absolute"
+
+
+def test_store_errors_are_recognised_by_their_known_base() -> None:
+    class KnownStoreError(Exception):
+        pass
+
+    class SchemaTooNewError(KnownStoreError):
+        pass
+
+    message = user_message(SchemaTooNewError("schema 9 > 3"))
+    assert "newer memex-desktop" in message.text
+    assert user_message(KnownStoreError("locked")).text.startswith("The local library")
+
+
+def test_messages_never_contain_the_key() -> None:
+    exc = AuthError("invalid key")
+    assert TEST_API_KEY not in user_message(exc).one_line()
