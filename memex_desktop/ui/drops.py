@@ -1,0 +1,172 @@
+"""Turning what a person drops on the window into URLs to save (pure functions, no Qt).
+
+A drag from a browser carries the link in several formats at once: ``text/uri-list`` (RFC 2483,
+one URL per line, ``#`` comments), ``text/x-moz-url`` (Firefox: UTF-16 "url\\ntitle" pairs)
+and ``text/plain``. A drag from a file manager carries ``file:`` URLs, which are saved only
+when they point at an internet shortcut (``.url`` on Windows, ``.webloc`` on macOS): the
+shortcut's target is read, never the file itself. Only ``http``/``https`` links are saved;
+anything else (``javascript:``, ``file:``, ``data:``, ``smb:``, ...) is refused with a reason.
+"""
+
+from __future__ import annotations
+
+import configparser
+import plistlib
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+from xml.parsers.expat import ExpatError
+
+MAX_URLS_PER_DROP = 200
+MAX_SHORTCUT_BYTES = 64 * 1024
+MAX_URL_LENGTH = 8 * 1024
+SHORTCUT_SUFFIXES = (".url", ".webloc")
+
+URI_LIST = "text/uri-list"
+MOZ_URL = "text/x-moz-url"
+PLAIN_TEXT = "text/plain"
+
+# A scheme followed by ":" at the start of a token: enough to tell a link from prose.
+_SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+@dataclass(frozen=True)
+class DropVerdict:
+    """One dropped link and whether it may be saved (``reason`` says why not)."""
+
+    url: str
+    accepted: bool
+    reason: str = ""
+
+
+def _decode(data: bytes, mime: str) -> str:
+    """Text of one mime payload; x-moz-url is UTF-16 (with or without a BOM)."""
+    if mime == MOZ_URL:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            return data.decode("utf-16", errors="replace")
+        if len(data) >= 2 and data[1:2] == b"\x00":
+            return data.decode("utf-16-le", errors="replace")
+    return data.decode("utf-8", errors="replace")
+
+
+def parse_uri_list(text: str) -> list[str]:
+    """The URLs of a text/uri-list payload (comments and blank lines skipped)."""
+    return [
+        line.strip()
+        for line in text.replace("\r\n", "\n").split("\n")
+        if line.strip() and not line.strip().startswith("#")
+    ]
+
+
+def parse_moz_url(text: str) -> list[str]:
+    """The URLs of a text/x-moz-url payload: alternating url and title lines."""
+    lines = [line.strip() for line in text.replace("\x00", "").replace("\r\n", "\n").split("\n")]
+    return [line for line in lines[0::2] if line]
+
+
+def parse_plain_text(text: str) -> list[str]:
+    """Tokens of dropped plain text that look like links (anything with a scheme)."""
+    return [token for token in text.split() if _SCHEME_RE.match(token)]
+
+
+def parse_shortcut_file(name: str, content: bytes) -> str | None:
+    """The target URL of a ``.url`` or ``.webloc`` internet shortcut, or None."""
+    suffix = Path(name).suffix.lower()
+    if len(content) > MAX_SHORTCUT_BYTES:
+        return None
+    if suffix == ".url":
+        parser = configparser.ConfigParser(interpolation=None, strict=False)
+        try:
+            parser.read_string(content.decode("utf-8-sig", errors="replace"))
+        except configparser.Error:
+            return None
+        for section in parser.sections():
+            if section.lower() == "internetshortcut":
+                value = parser[section].get("URL")
+                return value.strip() if value else None
+        return None
+    if suffix == ".webloc":
+        try:
+            data = plistlib.loads(content)
+        except (plistlib.InvalidFileException, ExpatError, ValueError, TypeError, OverflowError):
+            return None
+        value = data.get("URL") if isinstance(data, dict) else None
+        return value.strip() if isinstance(value, str) else None
+    return None
+
+
+def local_path_of(url: str) -> Path | None:
+    """The local path of a ``file:`` URL (``file:///x`` or ``file://localhost/x``), or None."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() != "file" or parts.netloc not in ("", "localhost"):
+        return None
+    return Path(unquote(parts.path)) if parts.path else None
+
+
+def _resolve_shortcut(url: str, read_file: Callable[[Path], bytes] | None) -> str:
+    """Replace a file: URL of an internet shortcut with its target; other URLs unchanged."""
+    path = local_path_of(url)
+    if path is None or read_file is None or path.suffix.lower() not in SHORTCUT_SUFFIXES:
+        return url
+    try:
+        content = read_file(path)
+    except OSError:
+        return url
+    return parse_shortcut_file(path.name, content) or url
+
+
+def urls_from_mime(
+    payloads: Mapping[str, bytes], *, read_file: Callable[[Path], bytes] | None = None
+) -> list[str]:
+    """Every link carried by a drop, in order, without duplicates.
+
+    Args:
+        payloads: mime type -> raw bytes (only the three link formats are looked at; the
+            richest present wins: uri-list, then x-moz-url, then plain text).
+        read_file: reads a dropped internet-shortcut file (bounded by the caller); None
+            means shortcut files are not opened.
+    """
+    found: list[str] = []
+    if payloads.get(URI_LIST):
+        found = parse_uri_list(_decode(payloads[URI_LIST], URI_LIST))
+    if not found and payloads.get(MOZ_URL):
+        found = parse_moz_url(_decode(payloads[MOZ_URL], MOZ_URL))
+    if not found and payloads.get(PLAIN_TEXT):
+        found = parse_plain_text(_decode(payloads[PLAIN_TEXT], PLAIN_TEXT))
+    unique: list[str] = []
+    for url in found[:MAX_URLS_PER_DROP]:
+        resolved = _resolve_shortcut(url, read_file)
+        if resolved not in unique:
+            unique.append(resolved)
+    return unique
+
+
+def judge_url(url: str) -> DropVerdict:
+    """Whether a dropped link may be saved: only http(s) with a host."""
+    if len(url) > MAX_URL_LENGTH:
+        return DropVerdict(url[:80] + "…", False, "The link is too long to be a web address.")
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https"):
+        if not parts.hostname:
+            return DropVerdict(url, False, "The link has no web site in it.")
+        return DropVerdict(url.strip(), True)
+    shown = f"{scheme}:" if scheme else "this kind of"
+    return DropVerdict(
+        url, False, f"Only web links (http and https) can be saved; {shown} links are refused."
+    )
+
+
+def judge_drop(
+    payloads: Mapping[str, bytes], *, read_file: Callable[[Path], bytes] | None = None
+) -> list[DropVerdict]:
+    """Every link of a drop with its verdict, in the order they were dropped."""
+    return [judge_url(url) for url in urls_from_mime(payloads, read_file=read_file)]
+
+
+def read_shortcut_bounded(path: Path) -> bytes:
+    """Read at most MAX_SHORTCUT_BYTES + 1 bytes of a dropped shortcut file."""
+    with path.open("rb") as handle:
+        return handle.read(MAX_SHORTCUT_BYTES + 1)
