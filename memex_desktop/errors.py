@@ -24,6 +24,13 @@ from memex_desktop.api.errors import (
     ValidationError,
 )
 from memex_desktop.api.models import AvailablePlansOutput
+from memex_desktop.store.errors import (
+    DatabaseCorruptError,
+    DatabaseLockedError,
+    DiskFullError,
+    KnownStoreError,
+    SchemaTooNewError,
+)
 
 Level = Literal["info", "warning", "error"]
 
@@ -134,17 +141,32 @@ def _os_message(exc: OSError) -> UserMessage:
     return UserMessage("error", f"A file operation failed{where}.", exc.strerror, None)
 
 
-def _store_message(exc: Exception) -> UserMessage | None:
-    """Words for the store's known errors (locked, corrupt, too new), when it is one."""
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    if "KnownStoreError" not in names:
-        return None
-    if "SchemaTooNewError" in names:
+def _store_message(exc: KnownStoreError) -> UserMessage:
+    """Words for the store's known errors (too new, disk full, locked, damaged)."""
+    if isinstance(exc, SchemaTooNewError):
         return UserMessage(
             "error",
             "The local library was written by a newer memex-desktop; it was left untouched.",
             str(exc) or None,
             "Update memex-desktop, or choose another data folder (--data-dir).",
+        )
+    if isinstance(exc, DiskFullError):
+        return UserMessage(
+            "error", "The disk is full.", str(exc) or None, "Free some disk space and try again."
+        )
+    if isinstance(exc, DatabaseLockedError):
+        return UserMessage(
+            "warning",
+            "The local library is busy (another memex-desktop is writing to it).",
+            None,
+            "Close the other window or command and try again.",
+        )
+    if isinstance(exc, DatabaseCorruptError):
+        return UserMessage(
+            "error",
+            "The local library file is damaged.",
+            str(exc) or None,
+            "Delete cache.db in the data folder and sync again; queued saves are kept.",
         )
     return UserMessage(
         "error", "The local library cannot be used right now.", str(exc) or None, None
@@ -155,10 +177,8 @@ def user_message(exc: BaseException) -> UserMessage:
     """The words for a person about ``exc``: level, text, detail and the fixing action."""
     if isinstance(exc, ApiError):
         return _api_message(exc)
-    if isinstance(exc, Exception):
-        store = _store_message(exc)
-        if store is not None:
-            return store
+    if isinstance(exc, KnownStoreError):
+        return _store_message(exc)
     if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc).lower():
         return UserMessage(
             "warning",

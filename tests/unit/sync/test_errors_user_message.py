@@ -20,6 +20,13 @@ from memex_desktop.api.errors import (
 )
 from memex_desktop.api.models import AvailablePlan, AvailablePlansOutput
 from memex_desktop.errors import UserMessage, user_message
+from memex_desktop.store.errors import (
+    DatabaseCorruptError,
+    DatabaseLockedError,
+    DiskFullError,
+    KnownStoreError,
+    SchemaTooNewError,
+)
 
 PLANS = AvailablePlansOutput(
     plans=[AvailablePlan(id="payg-10", planName="Pay as you go", amount=10, currency="usd")]
@@ -84,16 +91,18 @@ def test_validation_error_keeps_the_server_message() -> None:
     assert message.detail == "url must be absolute"
 
 
-def test_store_errors_are_recognised_by_their_known_base() -> None:
-    class KnownStoreError(Exception):
-        pass
-
-    class SchemaTooNewError(KnownStoreError):
-        pass
-
-    message = user_message(SchemaTooNewError("schema 9 > 3"))
-    assert "newer memex-desktop" in message.text
-    assert user_message(KnownStoreError("locked")).text.startswith("The local library")
+@pytest.mark.parametrize(
+    ("exc", "needle"),
+    [
+        (SchemaTooNewError("/d/cache.db", 9, 3), "newer memex-desktop"),
+        (DiskFullError("writing: full"), "disk is full"),
+        (DatabaseLockedError("locked"), "busy"),
+        (DatabaseCorruptError("damaged"), "damaged"),
+        (KnownStoreError("odd"), "cannot be used"),
+    ],
+)
+def test_store_errors(exc: Exception, needle: str) -> None:
+    assert needle in user_message(exc).text
 
 
 def test_messages_never_contain_the_key() -> None:
