@@ -1,0 +1,228 @@
+"""The graph pane: layout off the GUI thread, cancel on re-selection, clicks, the Links list."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, Slot
+from PySide6.QtTest import QAbstractItemModelTester
+from support.qt_refcount import keep_singletons_alive
+
+from memex_desktop.graph import budget
+from memex_desktop.graph.synthetic import (
+    SyntheticEdge,
+    SyntheticNode,
+    synthetic_neighbourhood,
+)
+from memex_desktop.ui.graph_pane import GraphPane, NodeItem
+from memex_desktop.ui.tasks import TaskRunner
+
+keep_singletons_alive()
+
+# The offscreen platform warns that it cannot resize windows to their size hints.
+pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
+
+
+@dataclass(frozen=True)
+class _Hood:
+    center: str
+    nodes: list[SyntheticNode]
+    edges: list[SyntheticEdge]
+    omitted: int
+
+
+@dataclass
+class FakeGraphReader:
+    """Answers neighbourhood() like the cache does, from an in-memory graph."""
+
+    nodes: list[SyntheticNode]
+    edges: list[SyntheticEdge]
+    calls: list[tuple[str, int, int]] = field(default_factory=list)
+
+    def neighbourhood(self, entity_id: str, hops: int = 1, max_nodes: int = 300) -> _Hood:
+        self.calls.append((entity_id, hops, max_nodes))
+        kept = budget(self.nodes, self.edges, center=entity_id, max_nodes=max_nodes)
+        near = [n for n in kept.nodes if kept.hops.get(n.id, hops + 1) <= hops]
+        ids = {n.id for n in near}
+        edges = [e for e in kept.edges if e.source in ids and e.target in ids]
+        return _Hood(entity_id, near, edges, len(self.nodes) - len(near))
+
+
+def _small_reader() -> FakeGraphReader:
+    nodes = [
+        SyntheticNode("page", "web", "A page"),
+        SyntheticNode("note1", "annotation", "First note"),
+        SyntheticNode("reply1", "annotation", "A reply"),
+        SyntheticNode("video", "youtube", "A video"),
+        SyntheticNode("t1", "tag", "reading"),
+        SyntheticNode("far", "web", "Far away"),
+    ]
+    edges = [
+        SyntheticEdge("note1", "page", "annotates"),
+        SyntheticEdge("reply1", "note1", "reply"),
+        SyntheticEdge("note1", "video", "references"),
+        SyntheticEdge("page", "t1", "tag"),
+        SyntheticEdge("far", "video", "references"),
+    ]
+    return FakeGraphReader(nodes, edges)
+
+
+@pytest.fixture
+def runner() -> Iterator[TaskRunner]:
+    tasks = TaskRunner(max_threads=2)
+    yield tasks
+    assert tasks.shutdown()
+
+
+@pytest.fixture
+def small_pane(qtbot, runner: TaskRunner) -> GraphPane:
+    pane = GraphPane(_small_reader(), runner)
+    qtbot.addWidget(pane)
+    pane.resize(600, 400)
+    pane.show()
+    return pane
+
+
+class Heartbeat(QObject):
+    """A 16 ms timer on the GUI thread recording the longest gap between its ticks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.clock = QElapsedTimer()
+        self.worst_ms = 0
+        self.timer = QTimer(self)
+        self.timer.setInterval(16)
+        self.timer.timeout.connect(self._on_timer_timeout)
+
+    def start(self) -> None:
+        self.clock.start()
+        self.timer.start()
+
+    @Slot()
+    def _on_timer_timeout(self) -> None:
+        self.worst_ms = max(self.worst_ms, self.clock.restart())
+
+
+def test_links_tab_lists_the_neighbourhood(qtbot, small_pane: GraphPane) -> None:
+    with qtbot.waitSignal(small_pane.layout_finished, timeout=10_000):
+        small_pane.show_entity("page")
+    QAbstractItemModelTester(
+        small_pane.links_model, QAbstractItemModelTester.FailureReportingMode.Fatal
+    )
+    model = small_pane.links_model
+    tops = [model.index(r, 0) for r in range(model.rowCount())]
+    texts = [t.data() for t in tops]
+    assert texts[0] == "A page (web)"
+    assert [model.index(r, 0, tops[0]).data() for r in range(model.rowCount(tops[0]))] == [
+        "annotated by: First note (annotation)",
+        "tag: reading (tag)",
+    ]
+    note = next(t for t in tops if t.data(Qt.ItemDataRole.UserRole) == "note1")
+    assert [model.index(r, 0, note).data() for r in range(model.rowCount(note))] == [
+        "annotates: A page (web)",
+        "references: A video (youtube)",
+        "replied to by: A reply (annotation)",
+    ]
+    assert "far" not in [t.data(Qt.ItemDataRole.UserRole) for t in tops]
+    assert texts[-1] == "+1 more not shown"
+    assert texts[1:-1] == sorted(texts[1:-1], key=str.casefold)
+
+
+def test_enter_in_links_opens_the_item(qtbot, small_pane: GraphPane) -> None:
+    with qtbot.waitSignal(small_pane.layout_finished, timeout=10_000):
+        small_pane.show_entity("page")
+    small_pane.tabs.setCurrentWidget(small_pane.links)
+    tree = small_pane.links
+    tree.setFocus()
+    model = small_pane.links_model
+    tree.setCurrentIndex(model.index(0, 0, model.index(0, 0)))
+    with qtbot.waitSignal(small_pane.entity_activated, timeout=2000) as blocker:
+        qtbot.keyClick(tree, Qt.Key.Key_Return)
+    assert blocker.args == ["note1"]
+
+
+def test_one_hop_leaves_out_second_neighbours(qtbot, small_pane: GraphPane) -> None:
+    small_pane.set_hops(1)
+    with qtbot.waitSignal(small_pane.layout_finished, timeout=10_000):
+        small_pane.show_entity("page")
+    assert set(small_pane.node_positions()) == {"page", "note1", "t1"}
+
+
+def _viewport_pos(pane: GraphPane, entity_id: str):
+    item = pane.node_item(entity_id)
+    assert isinstance(item, NodeItem)
+    return pane.view.mapFromScene(item.scenePos())
+
+
+def test_click_opens_and_double_click_recentres(qtbot, small_pane: GraphPane) -> None:
+    with qtbot.waitSignal(small_pane.layout_finished, timeout=10_000):
+        small_pane.show_entity("page")
+    where = _viewport_pos(small_pane, "note1")
+    with qtbot.waitSignal(small_pane.entity_activated, timeout=2000) as blocker:
+        qtbot.mouseClick(small_pane.view.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    assert blocker.args == ["note1"]
+    with qtbot.waitSignal(small_pane.layout_finished, timeout=10_000):
+        qtbot.mouseDClick(small_pane.view.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    assert small_pane.center == "note1"
+    assert small_pane.node_positions()["note1"] == (0.0, 0.0)
+
+
+def test_same_centre_gives_the_same_drawing(qtbot, small_pane: GraphPane) -> None:
+    with qtbot.waitSignal(small_pane.layout_finished, timeout=10_000):
+        small_pane.show_entity("page")
+    first = small_pane.node_positions()
+    with qtbot.waitSignal(small_pane.layout_finished, timeout=10_000):
+        small_pane.show_entity("page")
+    assert small_pane.node_positions() == first
+
+
+def test_zoom_changes_scale_and_idle_pane_runs_no_timers(qtbot, small_pane: GraphPane) -> None:
+    with qtbot.waitSignal(small_pane.layout_finished, timeout=10_000):
+        small_pane.show_entity("page")
+    before = small_pane.view.transform().m11()
+    small_pane.zoom_in()
+    assert small_pane.view.transform().m11() == pytest.approx(before * 1.2)
+    small_pane.zoom_out()
+    assert small_pane.view.transform().m11() == pytest.approx(before)
+    assert not small_pane.is_laying_out()
+    assert not [t for t in small_pane.findChildren(QTimer) if t.isActive()]
+
+
+def test_reselection_cancels_the_running_layout(qtbot, runner: TaskRunner) -> None:
+    center, nodes, edges = synthetic_neighbourhood(2000, 6000, seed=9)
+    pane = GraphPane(FakeGraphReader(nodes, edges), runner)
+    qtbot.addWidget(pane)
+    pane.max_nodes = 2000
+    pane.show_entity(center)
+    first = pane._task
+    assert first is not None
+    drawn: list[str] = []
+    pane.layout_finished.connect(lambda: drawn.append(pane.center or ""))
+    with qtbot.waitSignal(pane.layout_finished, timeout=20_000):
+        pane.show_entity(nodes[5].id)
+    assert first.cancel_event.is_set()
+    qtbot.waitUntil(first.is_done, timeout=5000)
+    assert drawn == [nodes[5].id]
+
+
+def test_layout_of_2000_nodes_keeps_the_gui_responsive(qtbot, runner: TaskRunner) -> None:
+    center, nodes, edges = synthetic_neighbourhood(2000, 6000, seed=10)
+    reader = FakeGraphReader(nodes, edges)
+    pane = GraphPane(reader, runner)
+    qtbot.addWidget(pane)
+    pane.resize(800, 600)
+    pane.show()
+    pane.max_nodes = 2000
+    heartbeat = Heartbeat()
+    heartbeat.start()
+    started = time.perf_counter()
+    with qtbot.waitSignal(pane.layout_finished, timeout=30_000):
+        pane.show_entity(center)
+    qtbot.waitUntil(lambda: heartbeat.clock.elapsed() >= 0 and heartbeat.worst_ms > 0, timeout=2000)
+    elapsed = time.perf_counter() - started
+    heartbeat.timer.stop()
+    assert len(pane.node_positions()) == 2000
+    assert heartbeat.worst_ms <= 100, f"GUI stalled {heartbeat.worst_ms} ms (total {elapsed:.2f} s)"
