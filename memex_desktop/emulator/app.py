@@ -1,0 +1,102 @@
+"""The Starlette application: authentication, JSON in and out, routing to the handlers.
+
+Auth follows the service: ``Authorization: Bearer <token>`` (takes precedence when present)
+or ``x-api-key`` plus an optional ``x-user-id``; anything else is 401 ``{error}``. Every
+endpoint is ``POST`` with a JSON object body (an empty body counts as ``{}``).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Awaitable, Callable
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from memex_desktop.emulator.database import dumps
+from memex_desktop.emulator.endpoints import ROUTES, Handler
+from memex_desktop.emulator.faults import FaultMiddleware, Faults, Scope
+from memex_desktop.emulator.problem import ApiProblem
+from memex_desktop.emulator.state import EmulatorState, RequestRecord
+
+
+def authentication_problem(state: EmulatorState, request: Request) -> str | None:
+    """Why the request's credentials are rejected, or ``None`` when they are valid."""
+    authorization = request.headers.get("authorization")
+    if authorization is not None:
+        scheme, _, token = authorization.strip().partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            return "Malformed Authorization header: expected 'Bearer <token>'."
+        with state.lock:
+            known = any(hmac.compare_digest(token, valid) for valid in state.bearer_tokens)
+        return None if known else "Invalid or expired access token."
+    key = request.headers.get("x-api-key")
+    if key is None:
+        return "Missing credentials: send x-api-key or Authorization: Bearer."
+    if not hmac.compare_digest(key.encode(), state.config.api_key.encode()):
+        return "Invalid API key."
+    user_id = request.headers.get("x-user-id")
+    expected = state.config.user_id
+    if user_id and expected and user_id != expected:
+        return "x-user-id does not belong to this API key."
+    return None
+
+
+def _endpoint(state: EmulatorState, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+    """Wrap a handler with auth, body decoding and error answers."""
+
+    async def endpoint(request: Request) -> Response:
+        problem = authentication_problem(state, request)
+        if problem is not None:
+            return JSONResponse(
+                {"error": problem}, status_code=401, headers={"www-authenticate": "Bearer"}
+            )
+        raw = await request.body()
+        try:
+            body = json.loads(raw) if raw.strip() else {}
+        except ValueError:
+            return JSONResponse({"error": "The request body must be JSON."}, status_code=400)
+        if not isinstance(body, dict):
+            return JSONResponse({"error": "The request body must be a JSON object."}, 400)
+        try:
+            answer = handler(state, body)
+        except ApiProblem as exc:
+            return JSONResponse(exc.payload, status_code=exc.status)
+        content = answer if isinstance(answer, str) else dumps(answer)
+        return Response(content.encode("utf-8"), media_type="application/json")
+
+    return endpoint
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Unknown paths and wrong methods answer JSON like everything else."""
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    detail = exc.detail if isinstance(exc, HTTPException) else "Internal error"
+    return JSONResponse({"error": f"{detail} ({request.method} {request.url.path})"}, status)
+
+
+def build_app(state: EmulatorState, faults: Faults) -> FaultMiddleware:
+    """The emulator's ASGI application (faults outermost, then auth and routes)."""
+    routes = [
+        Route(path, _endpoint(state, handler), methods=["POST"]) for path, handler in ROUTES.items()
+    ]
+    starlette = Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
+
+    def record(scope: Scope) -> None:
+        names = {bytes(name).lower() for name, _ in scope.get("headers", [])}
+        state.record_request(
+            RequestRecord(
+                method=str(scope.get("method", "")),
+                path=str(scope.get("path", "")),
+                has_api_key=b"x-api-key" in names,
+                has_bearer=b"authorization" in names,
+                has_user_id=b"x-user-id" in names,
+            )
+        )
+
+    return FaultMiddleware(starlette, faults, on_request=record)

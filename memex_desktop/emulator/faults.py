@@ -1,0 +1,340 @@
+"""Fault injection: switches tests flip while the server runs, applied by an ASGI middleware.
+
+Faults are consumed in the order they were armed; latency applies on top of any of them.
+Breaking the connection (dropped connection, truncated body, lost response) needs the socket:
+uvicorn's ``send`` is a bound method of its request cycle, whose transport is closed directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import threading
+from collections.abc import Awaitable, Callable, Collection, MutableMapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from email.utils import format_datetime
+from typing import Any
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+RetryAfter = int | float | str | datetime | None
+
+DEFAULT_SAVE_PATHS = frozenset({"/save-content-entity", "/save-content-by-url"})
+
+
+@dataclass
+class Fault:
+    """One armed fault: what to do, to how many more requests, on which paths."""
+
+    kind: str
+    remaining: int | None
+    paths: frozenset[str] | None = None
+    status: int = 500
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    body: dict[str, Any] | None = None
+    mode: str = "length"
+    chunk: int = 1
+    interval_s: float = 0.5
+    location: str = ""
+
+    def applies_to(self, path: str) -> bool:
+        """Whether this fault affects a request to ``path``."""
+        return self.paths is None or path in self.paths
+
+
+def _retry_after_value(value: RetryAfter) -> str | None:
+    """A ``Retry-After`` header value: whole seconds, or an HTTP-date."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return format_datetime(value, usegmt=True)
+    if isinstance(value, int | float):
+        return str(max(0, math.ceil(value)))
+    return value
+
+
+class Faults:
+    """Thread-safe fault switches of one emulator (``RunningEmulator.faults``)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._faults: list[Fault] = []
+        self._latency_s = 0.0
+        self._latency_remaining: int | None = None
+
+    def _arm(self, fault: Fault) -> None:
+        with self._lock:
+            self._faults.append(fault)
+
+    def latency(self, seconds: float, count: int | None = None) -> None:
+        """Delay every response (or the next ``count``) by ``seconds``; 0 turns it off."""
+        with self._lock:
+            self._latency_s = seconds
+            self._latency_remaining = count
+
+    def next_status(
+        self,
+        code: int,
+        count: int = 1,
+        retry_after: RetryAfter = None,
+        *,
+        body: dict[str, Any] | None = None,
+        paths: Collection[str] | None = None,
+    ) -> None:
+        """Answer the next ``count`` requests with ``code`` (JSON ``{error}``, Retry-After)."""
+        headers = []
+        header = _retry_after_value(retry_after)
+        if header is not None:
+            headers.append(("retry-after", header))
+        self._arm(
+            Fault(
+                "status",
+                count,
+                frozenset(paths) if paths is not None else None,
+                status=code,
+                headers=headers,
+                body=body,
+            )
+        )
+
+    def rate_limit(self, retry_after: RetryAfter = 1, count: int = 1) -> None:
+        """429 Too Many Requests with ``Retry-After`` for the next ``count`` requests."""
+        self.next_status(429, count, retry_after)
+
+    def drop_connection(self, count: int = 1, *, paths: Collection[str] | None = None) -> None:
+        """Close the socket without any response for the next ``count`` requests."""
+        self._arm(Fault("drop", count, frozenset(paths) if paths is not None else None))
+
+    def truncate_body(
+        self, count: int = 1, *, mode: str = "length", paths: Collection[str] | None = None
+    ) -> None:
+        """Cut the next responses: ``"length"`` declares the full Content-Length but sends
+        half and closes; ``"json"`` sends a complete response whose JSON is cut short."""
+        if mode not in ("length", "json"):
+            raise ValueError("mode must be 'length' or 'json'")
+        self._arm(
+            Fault("truncate", count, frozenset(paths) if paths is not None else None, mode=mode)
+        )
+
+    def drip(
+        self,
+        bytes_per_interval: int = 1,
+        interval_s: float = 0.5,
+        count: int | None = None,
+        *,
+        paths: Collection[str] | None = None,
+    ) -> None:
+        """Send responses ``bytes_per_interval`` bytes at a time, one chunk per interval
+        (all responses until cleared, or the next ``count``)."""
+        self._arm(
+            Fault(
+                "drip",
+                count,
+                frozenset(paths) if paths is not None else None,
+                chunk=max(1, bytes_per_interval),
+                interval_s=interval_s,
+            )
+        )
+
+    def lose_response_after_commit(
+        self, count: int = 1, *, paths: Collection[str] | None = DEFAULT_SAVE_PATHS
+    ) -> None:
+        """Let the next ``count`` saves happen, then drop the connection instead of answering."""
+        self._arm(Fault("lose", count, frozenset(paths) if paths is not None else None))
+
+    def redirect(
+        self,
+        location_base: str,
+        count: int = 1,
+        *,
+        status: int = 307,
+        paths: Collection[str] | None = None,
+    ) -> None:
+        """Redirect the next ``count`` requests to the same path on ``location_base``."""
+        self._arm(
+            Fault(
+                "redirect",
+                count,
+                frozenset(paths) if paths is not None else None,
+                status=status,
+                location=location_base.rstrip("/"),
+            )
+        )
+
+    def clear(self) -> None:
+        """Disarm every fault and the latency."""
+        with self._lock:
+            self._faults.clear()
+            self._latency_s = 0.0
+            self._latency_remaining = None
+
+    @property
+    def armed(self) -> int:
+        """How many faults are still armed (latency not counted)."""
+        with self._lock:
+            return len(self._faults)
+
+    def take(self, path: str) -> tuple[float, Fault | None]:
+        """Consume what applies to one request: (latency seconds, fault or ``None``)."""
+        with self._lock:
+            latency = self._latency_s
+            if latency and self._latency_remaining is not None:
+                self._latency_remaining -= 1
+                if self._latency_remaining <= 0:
+                    self._latency_s, self._latency_remaining = 0.0, None
+            for fault in self._faults:
+                if fault.applies_to(path):
+                    if fault.remaining is not None:
+                        fault.remaining -= 1
+                        if fault.remaining <= 0:
+                            self._faults.remove(fault)
+                    return latency, fault
+            return latency, None
+
+
+async def _close_connection(send: Send) -> None:
+    """Close the client's socket now, without (or without finishing) a response."""
+    cycle = getattr(send, "__self__", None)
+    transport = getattr(cycle, "transport", None)
+    if transport is None:
+        raise ConnectionAbortedError("the server does not expose its transport to drop it")
+    transport.close()
+    # Let the server notice the disconnect before the app returns, so it does not answer.
+    for _ in range(100):
+        if getattr(cycle, "disconnected", True):
+            return
+        await asyncio.sleep(0)
+
+
+async def _disconnected(receive: Receive) -> None:
+    """Return once the client has gone (request body messages still unread are skipped)."""
+    while (await receive())["type"] != "http.disconnect":
+        continue
+
+
+class _Captured:
+    """A response the app produced, held back so a fault can mangle its delivery."""
+
+    def __init__(self) -> None:
+        self.status = 500
+        self.headers: list[tuple[bytes, bytes]] = []
+        self.body = bytearray()
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.status = int(message["status"])
+            self.headers = list(message.get("headers", []))
+        elif message["type"] == "http.response.body":
+            self.body += message.get("body", b"")
+
+    def headers_with_length(self, length: int) -> list[tuple[bytes, bytes]]:
+        """The captured headers with Content-Length set to ``length``."""
+        kept = [(k, v) for k, v in self.headers if k.lower() != b"content-length"]
+        return [*kept, (b"content-length", str(length).encode())]
+
+
+async def _send_json(
+    send: Send, status: int, payload: dict[str, Any], headers: list[tuple[str, str]]
+) -> None:
+    """A complete JSON response."""
+    body = json.dumps(payload).encode()
+    raw_headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    raw_headers += [(k.encode(), v.encode()) for k, v in headers]
+    await send({"type": "http.response.start", "status": status, "headers": raw_headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+class FaultMiddleware:
+    """ASGI middleware applying :class:`Faults` (outermost, before auth and routing)."""
+
+    def __init__(
+        self, app: App, faults: Faults, on_request: Callable[[Scope], None] | None = None
+    ) -> None:
+        self.app = app
+        self.faults = faults
+        self.on_request = on_request
+        # Set while the server stops, so injected waits end at once instead of holding it up.
+        self.stopping = threading.Event()
+
+    async def _sleep(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``; ``False`` when cut short because the server stops."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while not self.stopping.is_set():
+            left = deadline - loop.time()
+            if left <= 0:
+                return True
+            await asyncio.sleep(min(left, 0.05))
+        return False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.on_request is not None:
+            self.on_request(scope)
+        latency, fault = self.faults.take(scope["path"])
+        if latency > 0 and not await self._sleep(latency):
+            await _close_connection(send)
+            return
+        if fault is None:
+            await self.app(scope, receive, send)
+        elif fault.kind == "status":
+            payload = fault.body or {"error": f"Injected failure (HTTP {fault.status})"}
+            await _send_json(send, fault.status, payload, fault.headers)
+        elif fault.kind == "redirect":
+            query = scope.get("query_string", b"").decode()
+            location = fault.location + scope["path"] + (f"?{query}" if query else "")
+            await _send_json(send, fault.status, {"error": "moved"}, [("location", location)])
+        elif fault.kind == "drop":
+            await _close_connection(send)
+        else:
+            captured = _Captured()
+            await self.app(scope, receive, captured.send)
+            await self._deliver_badly(fault, captured, receive, send)
+
+    async def _deliver_badly(
+        self, fault: Fault, captured: _Captured, receive: Receive, send: Send
+    ) -> None:
+        """Deliver a produced response the way ``fault`` says (lost, truncated, dripped)."""
+        body = bytes(captured.body)
+        if fault.kind == "lose":
+            await _close_connection(send)
+            return
+        if fault.kind == "truncate" and fault.mode == "json":
+            cut = body[: max(1, len(body) // 2)]
+            headers = captured.headers_with_length(len(cut))
+            await send(
+                {"type": "http.response.start", "status": captured.status, "headers": headers}
+            )
+            await send({"type": "http.response.body", "body": cut, "more_body": False})
+            return
+        headers = captured.headers_with_length(len(body))
+        await send({"type": "http.response.start", "status": captured.status, "headers": headers})
+        if fault.kind == "truncate":
+            await send(
+                {"type": "http.response.body", "body": body[: len(body) // 2], "more_body": True}
+            )
+            await _close_connection(send)
+            return
+        # Drip: stop as soon as the client gives up (receive() reports the disconnect).
+        gone = asyncio.ensure_future(_disconnected(receive))
+        try:
+            for start in range(0, len(body), fault.chunk):
+                if gone.done():
+                    return
+                piece = body[start : start + fault.chunk]
+                last = start + fault.chunk >= len(body)
+                await send({"type": "http.response.body", "body": piece, "more_body": not last})
+                if not last:
+                    await asyncio.wait({gone}, timeout=fault.interval_s)
+                    if self.stopping.is_set():
+                        await _close_connection(send)
+                        return
+        finally:
+            gone.cancel()

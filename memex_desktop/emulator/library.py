@@ -1,0 +1,359 @@
+"""Pure helpers over entity JSON: URL normalization, text extraction, reference discovery.
+
+Nothing here touches the database; :mod:`memex_desktop.emulator.store` calls these while
+loading a library and while saving.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+JsonObject = dict[str, Any]
+
+# Content types the service validates ``contentTypes`` against (research §9.1).
+SUPPORTED_CONTENT_TYPES: tuple[str, ...] = (
+    "web",
+    "pdf",
+    "youtube",
+    "twitter",
+    "instagram",
+    "tiktok",
+    "facebook",
+    "linkedin",
+    "pinterest",
+    "reddit",
+    "snapchat",
+    "chatgpt",
+    "claude",
+    "annotation",
+    "image",
+    "transcribedMedia",
+    "selector",
+    "chatThread",
+    "twitterProfile",
+    "subreddit",
+    "youtubeChannel",
+    "substack",
+    "youtubeShorts",
+    "rssFeed",
+    "linkedinProfile",
+    "audioRecording",
+    "book",
+    "audiobook",
+    "other",
+)
+
+# Keys that search adds to entities; stored entities never carry them.
+SEARCH_DECORATIONS = ("annotations", "references", "resolvedReferences")
+
+_TITLE_KEYS = ("title", "source_title", "subreddit_name", "author_name")
+_BODY_KEYS = (
+    "text",
+    "description",
+    "full_text",
+    "abstract",
+    "keywords",
+    "author",
+    "author_name",
+    "author_handle",
+    "channel_title",
+    "subreddit_name",
+)
+_TAG_RE = re.compile(r"<[^>]+>")
+
+
+def load_library_file(path: Path) -> JsonObject:
+    """Read a library file (JSON object in the raw search shape)."""
+    with path.open("r", encoding="utf-8") as handle:
+        data = json.load(handle)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a library file must hold a JSON object")
+    return data
+
+
+def now_ms() -> int:
+    """The current time in epoch milliseconds, the unit of every entity timestamp."""
+    return int(datetime.now(UTC).timestamp() * 1000)
+
+
+def timestamp_ms(value: Any) -> int | None:
+    """A timestamp (epoch ms number or ISO string) as epoch milliseconds, else ``None``."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return int(value)
+    if isinstance(value, str) and value:
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+        return int(parsed.timestamp() * 1000)
+    return None
+
+
+def iso_from_ms(value: Any) -> str | None:
+    """Epoch milliseconds as the ISO-8601 string the compact shape uses (``...Z``)."""
+    ms = timestamp_ms(value)
+    if ms is None:
+        return None
+    moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def normalize_url(url: str) -> str:
+    """The service's URL identity: no scheme, ``www.``, fragment, ``utm_*`` or trailing slash."""
+    parts = urlsplit(url.strip())
+    host = (parts.hostname or "").lower()
+    host = host.removeprefix("www.")
+    if parts.port and parts.port not in (80, 443):
+        host = f"{host}:{parts.port}"
+    query = sorted(
+        (key, value)
+        for key, value in parse_qsl(parts.query, keep_blank_values=True)
+        if not key.lower().startswith("utm_")
+    )
+    path = parts.path.rstrip("/")
+    normalized = host + path
+    if query:
+        normalized += "?" + urlencode(query)
+    return normalized
+
+
+def external_id_for_url(url: str) -> str:
+    """The app's ``external_id`` convention for web pages (normalized URL, escaped)."""
+    normalized = normalize_url(url)
+    for old, new in (
+        ("%", "__pct__"),
+        ("/", "--"),
+        ("?", "__q__"),
+        ("=", "__e__"),
+        ("&", "__a__"),
+        ("#", "__h__"),
+    ):
+        normalized = normalized.replace(old, new)
+    return normalized
+
+
+def detect_type(url: str) -> str:
+    """The content type the service derives from a URL's host (research §5.2)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower().removeprefix("www.").removeprefix("m.")
+    if host in ("youtube.com", "youtu.be") or host.endswith(".youtube.com"):
+        return "youtube"
+    if host in ("twitter.com", "x.com"):
+        return "twitter"
+    if host.endswith("reddit.com"):
+        return "reddit"
+    if host.endswith("facebook.com"):
+        return "facebook"
+    if host.endswith("instagram.com"):
+        return "instagram"
+    if host.endswith("tiktok.com"):
+        return "tiktok"
+    if host in ("chatgpt.com", "chat.openai.com"):
+        return "chatgpt"
+    if host == "claude.ai":
+        return "claude"
+    if parts.path.lower().endswith(".pdf"):
+        return "pdf"
+    return "web"
+
+
+def url_host(url: Any) -> str | None:
+    """The host of a URL without ``www.``, for feed membership; ``None`` when not a URL."""
+    if not isinstance(url, str) or not url:
+        return None
+    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    return host or None
+
+
+def walk_nodes(node: Any) -> Iterator[JsonObject]:
+    """Every object node of a ProseMirror JSON document, depth first."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            yield current
+            children = current.get("content")
+            if isinstance(children, list):
+                stack.extend(reversed(children))
+        elif isinstance(current, list):
+            stack.extend(reversed(current))
+
+
+def prosemirror_reference_ids(doc: Any) -> list[str]:
+    """Ids named by ``memex-reference`` (and editor reference) nodes of a document."""
+    found: list[str] = []
+    for node in walk_nodes(doc):
+        attrs = node.get("attrs")
+        if not isinstance(attrs, dict) or "reference" not in str(node.get("type", "")):
+            continue
+        for key in ("content_id", "contentId", "selector_id", "selectorId"):
+            value = attrs.get(key)
+            if isinstance(value, str) and value and value not in found:
+                found.append(value)
+    return found
+
+
+def prosemirror_text(doc: Any) -> str:
+    """The plain text of a ProseMirror document (paragraphs separated by newlines)."""
+    lines: list[str] = []
+    for block in doc.get("content", []) if isinstance(doc, dict) else []:
+        pieces = [
+            str(node.get("text", ""))
+            for node in walk_nodes(block)
+            if node.get("type") == "text" and isinstance(node.get("text"), str)
+        ]
+        lines.append("".join(pieces))
+    return "\n".join(line for line in lines if line)
+
+
+def reference_targets(entity: JsonObject) -> list[str]:
+    """Ids the entity points at: ``reference_content_ids`` first, then rich-text references."""
+    targets: list[str] = []
+    ids = entity.get("reference_content_ids")
+    if isinstance(ids, list):
+        targets.extend(item for item in ids if isinstance(item, str) and item)
+    docs: list[Any] = [entity.get("content")]
+    messages = entity.get("messages")
+    if isinstance(messages, list):
+        docs.extend(message.get("content") for message in messages if isinstance(message, dict))
+    for doc in docs:
+        for target in prosemirror_reference_ids(doc):
+            if target not in targets:
+                targets.append(target)
+    for key in ("target_id", "quote_tweet"):
+        value = entity.get(key)
+        if isinstance(value, str) and value and value not in targets:
+            targets.append(value)
+    return targets
+
+
+def attached_to(entity: JsonObject) -> str | None:
+    """What an annotation is attached to: the first id of ``reference_content_ids``."""
+    if entity.get("type") != "annotation":
+        return None
+    ids = entity.get("reference_content_ids")
+    if isinstance(ids, list) and ids and isinstance(ids[0], str):
+        return ids[0]
+    return None
+
+
+def tag_ids_of(entity: JsonObject) -> list[str]:
+    """The entity's ``tag_ids`` (strings only)."""
+    ids = entity.get("tag_ids")
+    return [item for item in ids if isinstance(item, str)] if isinstance(ids, list) else []
+
+
+def entity_title(entity: JsonObject) -> str:
+    """The title-like text of an entity, for the FTS title column."""
+    for key in _TITLE_KEYS:
+        value = entity.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def entity_body(entity: JsonObject) -> str:
+    """All searchable text of an entity except the title, for the FTS body column."""
+    parts: list[str] = []
+    for key in _BODY_KEYS:
+        value = entity.get(key)
+        if isinstance(value, str) and value:
+            parts.append(value)
+    summary = entity.get("summary")
+    if isinstance(summary, str):
+        parts.append(summary)
+    elif isinstance(summary, dict):
+        parts.extend(value for value in summary.values() if isinstance(value, str))
+    html = entity.get("html")
+    if isinstance(html, str) and not isinstance(entity.get("full_text"), str):
+        parts.append(_TAG_RE.sub(" ", html))
+    transcript = entity.get("transcript")
+    if isinstance(transcript, dict):
+        for segments in transcript.values():
+            if isinstance(segments, list):
+                parts.extend(
+                    str(segment.get("text", ""))
+                    for segment in segments
+                    if isinstance(segment, dict)
+                )
+    messages = entity.get("messages")
+    if isinstance(messages, list):
+        for message in messages:
+            if isinstance(message, dict):
+                parts.append(message_text(message))
+    analysis = entity.get("image_analysis")
+    if isinstance(analysis, dict):
+        parts.extend(
+            str(item.get("description", "")) for item in analysis.values() if isinstance(item, dict)
+        )
+    return "\n".join(part for part in parts if part)
+
+
+def message_text(message: JsonObject) -> str:
+    """The text of one chat message: ``llmMessage.content``, else its rich-text content."""
+    llm = message.get("llmMessage")
+    if isinstance(llm, dict):
+        content = llm.get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            return "".join(str(item.get("text", "")) for item in content if isinstance(item, dict))
+    return prosemirror_text(message.get("content"))
+
+
+def stable_url(entity: JsonObject) -> str:
+    """A citation URL for any entity, as the service derives one for non-web items."""
+    url = entity.get("url")
+    if isinstance(url, str) and url:
+        return url
+    kind = entity.get("type")
+    external = entity.get("external_id")
+    if kind == "twitter" and isinstance(external, str):
+        handle = entity.get("author_handle") or "i"
+        return f"https://x.com/{str(handle).lstrip('@')}/status/{external}"
+    if kind == "youtube" and isinstance(external, str):
+        return f"https://www.youtube.com/watch?v={external}"
+    if kind == "reddit" and isinstance(entity.get("permalink"), str):
+        return f"https://www.reddit.com{entity['permalink']}"
+    if kind == "image" and isinstance(entity.get("original_url"), str):
+        return str(entity["original_url"])
+    return f"https://memex.garden/c/{entity.get('id', '')}"
+
+
+def derive_references(entity: JsonObject, types: dict[str, str]) -> JsonObject:
+    """The ``referencesByResultId`` entry of an entity that the library did not provide.
+
+    The parent of a reply (an annotation attached to an annotation) is given as
+    ``{"id": parent, "type": "reply"}``, as the service does.
+    """
+    targets = reference_targets(entity)
+    parent = attached_to(entity)
+    ids: list[Any] = []
+    for target in targets:
+        if target == parent and types.get(target) == "annotation":
+            ids.append({"id": target, "type": "reply"})
+        else:
+            ids.append(target)
+    return {"contentEntityIds": ids, "tagIds": tag_ids_of(entity)}
+
+
+def reference_ids_of(refs: JsonObject) -> list[str]:
+    """The entity ids of a ``referencesByResultId`` entry (plain or ``{id, type}`` items)."""
+    ids: list[str] = []
+    items = refs.get("contentEntityIds")
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, str):
+            ids.append(item)
+        elif isinstance(item, dict) and isinstance(item.get("id"), str):
+            ids.append(item["id"])
+    return ids

@@ -1,0 +1,314 @@
+"""``/save-content-by-url`` and ``/save-content-entity``: asynchronous, idempotent saves.
+
+A new item is stored at once with ``metadata.status: "pending"`` and becomes searchable (and
+``indexing-done``) after the configured processing delay. Saving the same normalized URL again,
+or an entity whose ``id`` or ``external_id`` exists, returns the existing entity with
+``isNew: false`` (an entity save merges its fields into it; identical data changes nothing, not
+even ``updated_at``). Only new items are charged ``save_cost_micros``; a balance that cannot
+cover it answers 402 ``SAVE_CONTENT_INSUFFICIENT_CREDITS``.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from memex_desktop.emulator.library import (
+    SEARCH_DECORATIONS,
+    JsonObject,
+    derive_references,
+    detect_type,
+    external_id_for_url,
+    normalize_url,
+    now_ms,
+    reference_targets,
+)
+from memex_desktop.emulator.problem import (
+    ApiProblem,
+    optional_bool,
+    optional_str,
+    reject_unknown_fields,
+    string_list,
+)
+from memex_desktop.emulator.state import EmulatorState
+
+SAVE_URL_FIELDS = frozenset({"url", "tag_ids", "tags"})
+SAVE_ITEM_FIELDS = frozenset(
+    {
+        "data",
+        "waitForEnrichment",
+        "sourceContentId",
+        "sourceContentExternalId",
+        "relatedContentIds",
+        "unsavedReferences",
+        "publicToken",
+        "sharedResourceId",
+    }
+)
+SAVE_ENTITY_FIELDS = SAVE_ITEM_FIELDS | {"responseMode", "items"}
+RESPONSE_MODES = ("receipt", "entity")
+
+
+def _insufficient() -> ApiProblem:
+    """The 402 a save gets when the balance cannot cover it."""
+    return ApiProblem(
+        402,
+        "Insufficient usage balance to save content.",
+        errorCode="SAVE_CONTENT_INSUFFICIENT_CREDITS",
+    )
+
+
+def _check_tags(state: EmulatorState, tag_ids: list[str]) -> None:
+    """400 when a tag id does not exist (tags are created elsewhere)."""
+    unknown = [tag for tag in tag_ids if tag not in state.tags]
+    if unknown:
+        raise ApiProblem(400, f"Unknown tag_ids: {', '.join(unknown)}")
+
+
+def _tags_for(state: EmulatorState, entity: JsonObject) -> list[JsonObject]:
+    """The tag entities of an entity's ``tag_ids``."""
+    ids = entity.get("tag_ids")
+    return [state.tags[tag] for tag in ids or [] if isinstance(tag, str) and tag in state.tags]
+
+
+def _store(state: EmulatorState, entity: JsonObject, *, new: bool) -> None:
+    """Write an entity; new ones stay pending for the processing delay."""
+    known = state.db.get_many(reference_targets(entity), ready_only=False)
+    refs = derive_references(entity, {key: row.type for key, row in known.items()})
+    delay = state.processing_delay_s
+    if not new:
+        # An update keeps the item's processing state (and when processing ends).
+        entity_id = str(entity["id"])
+        ready = _is_ready(state, entity_id)
+        ready_at = state.db.scalar("SELECT ready_at FROM entities WHERE id = ?", (entity_id,))
+        state.db.put(entity, refs, ready=ready, ready_at=None if ready else ready_at)
+    elif delay <= 0:
+        entity["metadata"] = {**entity.get("metadata", {}), "status": "indexing-done"}
+        state.db.put(entity, refs, ready=True)
+    else:
+        state.db.put(entity, refs, ready=False, ready_at=time.monotonic() + delay)
+
+
+def _is_ready(state: EmulatorState, entity_id: str) -> bool:
+    """Whether an existing entity is searchable."""
+    return bool(state.db.scalar("SELECT ready FROM entities WHERE id = ?", (entity_id,)))
+
+
+def _external_id(kind: str, url: str) -> str:
+    """The service's ``external_id`` for a URL of a given type."""
+    parts = urlsplit(url)
+    if kind == "youtube":
+        video = parse_qs(parts.query).get("v")
+        if video:
+            return video[0]
+        if (parts.hostname or "").endswith("youtu.be"):
+            return parts.path.strip("/")
+    if kind == "twitter" and "/status/" in parts.path:
+        return parts.path.split("/status/")[1].split("/")[0]
+    return external_id_for_url(url)
+
+
+def save_by_url(state: EmulatorState, body: JsonObject) -> JsonObject:
+    """Save a URL (returns at once; the item is processed in the background)."""
+    reject_unknown_fields(body, SAVE_URL_FIELDS, "save-content-by-url")
+    url = optional_str(body, "url")
+    parts = urlsplit(url or "")
+    if not url or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ApiProblem(400, "url must be an absolute http(s) URL")
+    tag_ids = string_list(body, "tag_ids")
+    tag_names = string_list(body, "tags")
+    with state.lock:
+        state.promote_due()
+        _check_tags(state, tag_ids)
+        normalized = normalize_url(url)
+        existing = state.db.find_by("normalized_url", normalized)
+        if existing is not None:
+            known = existing.data()
+            return {"entity": known, "tags": _tags_for(state, known), "isNew": False}
+        if not state.try_charge(state.config.save_cost_micros):
+            raise _insufficient()
+        tag_ids += [_tag_named(state, name) for name in tag_names]
+        kind = detect_type(url)
+        now = now_ms()
+        entity: JsonObject = {
+            "id": str(uuid.uuid4()),
+            "type": kind,
+            "url": url,
+            "normalized_url": normalized,
+            "external_id": _external_id(kind, url),
+            "title": normalized,
+            "created_at": now,
+            "updated_at": now,
+            "tag_ids": list(dict.fromkeys(tag_ids)),
+            "metadata": {"status": "pending"},
+        }
+        _store(state, entity, new=True)
+        stored = state.db.get(entity["id"])
+        saved = stored.data() if stored is not None else entity
+        return {"entity": saved, "tags": _tags_for(state, saved), "isNew": True}
+
+
+def _tag_named(state: EmulatorState, name: str) -> str:
+    """The id of the tag called ``name`` (case-insensitive), created when missing."""
+    for tag_id, tag in state.tags.items():
+        if str(tag.get("name", "")).lower() == name.lower():
+            return tag_id
+    now = now_ms()
+    tag_id = f"tag-{uuid.uuid4().hex[:12]}"
+    state.tags[tag_id] = {"id": tag_id, "name": name, "created_at": now, "updated_at": now}
+    return tag_id
+
+
+def save_entity(state: EmulatorState, body: JsonObject) -> JsonObject:
+    """Save one entity (``data``) or a batch (``items``); ``responseMode: "receipt"`` too."""
+    reject_unknown_fields(body, SAVE_ENTITY_FIELDS, "save-content-entity")
+    mode = optional_str(body, "responseMode")
+    if mode is not None and mode not in RESPONSE_MODES:
+        raise ApiProblem(400, f"responseMode must be one of {', '.join(RESPONSE_MODES)}")
+    items = body.get("items")
+    if items is not None:
+        if "data" in body or not isinstance(items, list) or not items:
+            raise ApiProblem(400, "items must be a non-empty array (and replaces data)")
+        if not all(isinstance(item, dict) for item in items):
+            raise ApiProblem(400, "every item must be an object")
+        for item in items:
+            reject_unknown_fields(item, SAVE_ITEM_FIELDS, "save-content-entity items")
+        with state.lock:
+            results = [_save_one(state, item) for item in items]
+        if mode == "receipt":
+            return _receipt(state, [result["entity"]["id"] for result in results])
+        return {"results": results}
+    with state.lock:
+        result = _save_one(state, body)
+    if mode == "receipt":
+        return _receipt(state, [result["entity"]["id"]])
+    return result
+
+
+def _receipt(state: EmulatorState, entity_ids: list[str]) -> JsonObject:
+    """``{ok, processingRequestId}``, remembering which entities the request covers."""
+    request_id = f"proc_{uuid.uuid4().hex}"
+    with state.lock:
+        state.processing_requests[request_id] = ",".join(entity_ids)
+    return {"ok": True, "processingRequestId": request_id}
+
+
+def _save_one(state: EmulatorState, item: JsonObject) -> JsonObject:
+    """Create or update one entity from a save item (caller holds the lock)."""
+    data = item.get("data")
+    if not isinstance(data, dict):
+        raise ApiProblem(400, "data must be an object with the entity's fields")
+    optional_bool(item, "waitForEnrichment")
+    for key in ("publicToken", "sharedResourceId"):
+        optional_str(item, key)
+    state.promote_due()
+    entity = {key: value for key, value in data.items() if key not in SEARCH_DECORATIONS}
+    extra_entities = _save_unsaved_references(state, item, entity)
+    source = optional_str(item, "sourceContentId")
+    source_external = optional_str(item, "sourceContentExternalId")
+    if source is None and source_external is not None:
+        found = state.db.find_by("external_id", source_external)
+        if found is None:
+            raise ApiProblem(404, f"No content with external_id {source_external}")
+        source = found.id
+    kind = entity.get("type")
+    url = entity.get("url")
+    if not isinstance(kind, str) or not kind:
+        if not isinstance(url, str) or not url:
+            raise ApiProblem(400, "data needs a type or a url")
+        kind = detect_type(url)
+        entity["type"] = kind
+    related = string_list(item, "relatedContentIds")
+    if kind == "annotation" and (source or related):
+        ids = [str(i) for i in entity.get("reference_content_ids") or [] if isinstance(i, str)]
+        if source and source not in ids:
+            ids.insert(0, source)
+        entity["reference_content_ids"] = ids + [i for i in related if i not in ids]
+    if kind == "selector" and source and "target_id" not in entity:
+        entity["target_id"] = source
+    tag_ids = entity.get("tag_ids")
+    if tag_ids is not None:
+        if not isinstance(tag_ids, list) or not all(isinstance(t, str) for t in tag_ids):
+            raise ApiProblem(400, "data.tag_ids must be an array of strings")
+        _check_tags(state, tag_ids)
+    if isinstance(url, str) and url:
+        entity.setdefault("normalized_url", normalize_url(url))
+        entity.setdefault("external_id", _external_id(kind, url))
+    existing = _existing(state, entity)
+    if existing is not None:
+        merged = {**existing, **entity, "id": existing["id"]}
+        merged["created_at"] = existing.get("created_at", merged.get("created_at"))
+        merged["metadata"] = existing.get("metadata", {"status": "indexing-done"})
+        merged["updated_at"] = existing.get("updated_at")
+        if merged != existing:
+            merged["updated_at"] = now_ms()
+            _store(state, merged, new=False)
+        return _entity_response(state, merged, extra_entities, is_new=False)
+    if not state.try_charge(state.config.save_cost_micros):
+        raise _insufficient()
+    now = now_ms()
+    entity.setdefault("id", str(uuid.uuid4()))
+    entity.setdefault("created_at", now)
+    entity["updated_at"] = now
+    entity["metadata"] = {**(entity.get("metadata") or {}), "status": "pending"}
+    if not isinstance(entity["id"], str):
+        raise ApiProblem(400, "data.id must be a string")
+    _store(state, entity, new=True)
+    stored = state.db.get(entity["id"])
+    return _entity_response(state, stored.data() if stored else entity, extra_entities, is_new=True)
+
+
+def _existing(state: EmulatorState, entity: JsonObject) -> JsonObject | None:
+    """The stored entity a save refers to: same ``id``, ``external_id`` or normalized URL."""
+    entity_id = entity.get("id")
+    if isinstance(entity_id, str):
+        row = state.db.get(entity_id)
+        if row is not None:
+            return row.data()
+    for column in ("external_id", "normalized_url"):
+        value = entity.get(column)
+        if isinstance(value, str) and value:
+            row = state.db.find_by(column, value)
+            if row is not None and row.type == entity.get("type"):
+                return row.data()
+    return None
+
+
+def _save_unsaved_references(
+    state: EmulatorState, item: JsonObject, entity: JsonObject
+) -> list[JsonObject]:
+    """Save ``unsavedReferences`` first and point the entity at their real ids."""
+    unsaved = item.get("unsavedReferences")
+    if unsaved is None:
+        return []
+    if not isinstance(unsaved, list):
+        raise ApiProblem(400, "unsavedReferences must be an array")
+    saved: list[JsonObject] = []
+    replacements: dict[str, str] = {}
+    for reference in unsaved:
+        if not isinstance(reference, dict) or not isinstance(reference.get("entity"), dict):
+            raise ApiProblem(400, "each unsavedReferences item needs an entity object")
+        client_id = reference.get("clientReferenceId")
+        result = _save_one(state, {"data": reference["entity"]})
+        saved.append(result["entity"])
+        if isinstance(client_id, str):
+            replacements[client_id] = result["entity"]["id"]
+    ids = entity.get("reference_content_ids")
+    if isinstance(ids, list):
+        entity["reference_content_ids"] = [replacements.get(i, i) for i in ids]
+    return saved
+
+
+def _entity_response(
+    state: EmulatorState, entity: JsonObject, extra: list[JsonObject], *, is_new: bool
+) -> JsonObject:
+    """``SaveContentEntityResponse``."""
+    response: dict[str, Any] = {
+        "entity": entity,
+        "entities": [entity, *extra],
+        "tags": _tags_for(state, entity),
+        "isNew": is_new,
+    }
+    return response

@@ -1,0 +1,543 @@
+"""``/search``: validation, filtering in SQL, and the raw and compact response shapes.
+
+Choices where the public contract is silent (documented so clients can rely on them):
+
+- Every entity is a search result in its own right, annotations (notes and replies), chat
+  threads and selectors included. An empty ``query`` therefore lists the WHOLE library by date,
+  which is what a full sync pages through (``query: "", raw: true, includeNotes: true,
+  sortBy: "date-desc"``). ``includeNotes`` additionally nests, under each result, the
+  annotations attached to it (``reference_content_ids[0]`` is the result): a note appears both
+  as a result and nested under its target, and a reply both as a result and nested under the
+  note it answers.
+- Entities still being processed (``metadata.status: "pending"``) are not searchable.
+- Raw results are the stored entity JSON verbatim (every field kept) plus ``annotations`` (with
+  ``includeNotes``) and, for annotations and chat threads, ``references``. Nested annotations
+  carry ``resolvedReferences`` and ``references`` (the items they mention, without the one they
+  are attached to); a referenced annotation gets its own ``references`` one level deeper.
+- ``referencesByResultId`` holds the stored entry of every result and nested annotation; with
+  ``includeNotes`` a result's entry also lists its notes, as the documented example does.
+  ``referencedEntities`` holds items the results point at that are not on the page.
+- Relevance is FTS5 bm25 over title (weighted) and all text fields, words OR-matched;
+  ``#name`` tokens in the query filter by tag name. ``sortBy`` date orders use ``created_at``.
+- Usage: a search costs 0 unless ``enableRerank: true`` is sent (charged
+  ``rerank_cost_micros``); compact searches with a query report ``rerankApplied: true`` for free.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from memex_desktop.emulator.compact import compact_item
+from memex_desktop.emulator.database import ROW_COLUMNS, EntityRow, dumps
+from memex_desktop.emulator.library import SUPPORTED_CONTENT_TYPES, JsonObject, timestamp_ms
+from memex_desktop.emulator.problem import (
+    ApiProblem,
+    optional_bool,
+    optional_int,
+    optional_number,
+    optional_object,
+    optional_str,
+    reject_unknown_fields,
+    string_list,
+)
+from memex_desktop.emulator.state import EmulatorState
+
+SEARCH_FIELDS = frozenset(
+    {
+        "query",
+        "rewriteQuery",
+        "forceFullQueryProcessing",
+        "raw",
+        "enableRerank",
+        "rerankWindow",
+        "includeFields",
+        "excludeFields",
+        "tag",
+        "tagMatchStrategy",
+        "dateFrom",
+        "dateTo",
+        "tag_ids",
+        "contentTypes",
+        "timeRange",
+        "sortBy",
+        "offset",
+        "limit",
+        "relevanceThreshold",
+        "includeNotes",
+        "includeChunkContext",
+        "twitterBotDashboardTid",
+        "demoSlug",
+        "publicToken",
+        "viewIds",
+        "feedIds",
+        "feedScope",
+    }
+)
+SORT_VALUES = ("date-desc", "date-asc", "relevance")
+_TAG_TOKEN = re.compile(r"#([A-Za-z0-9_-]+)")
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass
+class Filters:
+    """The parts of a search (or view definition) that select entities."""
+
+    text: str = ""
+    content_types: list[str] = field(default_factory=list)
+    tag_ids: list[str] = field(default_factory=list)
+    tag_names: list[str] = field(default_factory=list)
+    tag_match: str = "AND"
+    start: int | None = None
+    end: int | None = None
+
+
+@dataclass
+class SearchRequest:
+    """A validated search request."""
+
+    filters: Filters
+    raw: bool
+    limit: int
+    offset: int
+    sort_by: str | None
+    include_notes: bool
+    enable_rerank: bool | None
+    view_ids: list[str]
+    feed_ids: list[str]
+    feed_scope: str | None
+    include_fields: list[str]
+    exclude_fields: list[str]
+
+
+def _content_types(body: JsonObject, key: str, present: set[str]) -> list[str]:
+    """``contentTypes`` validated against the supported list (and types in the library)."""
+    values = string_list(body, key)
+    supported = set(SUPPORTED_CONTENT_TYPES) | present
+    bad = [value for value in values if value not in supported]
+    if bad:
+        raise ApiProblem(
+            400,
+            f"Unsupported contentTypes filter values: {', '.join(bad)}. "
+            f"Supported values: {', '.join(SUPPORTED_CONTENT_TYPES)}.",
+        )
+    return values
+
+
+def _time_bound(value: Any, key: str) -> int | None:
+    """A ``timeRange`` bound or ``dateFrom``/``dateTo`` value as epoch milliseconds."""
+    if value is None:
+        return None
+    ms = timestamp_ms(value)
+    if ms is None:
+        raise ApiProblem(400, f"{key} must be epoch milliseconds or an ISO date")
+    return ms
+
+
+def parse_filters(body: JsonObject, present_types: set[str]) -> Filters:
+    """The entity-selecting fields of a search body or view definition."""
+    query = optional_str(body, "query") or ""
+    tag_names = [name for name in _TAG_TOKEN.findall(query)]
+    text = _TAG_TOKEN.sub(" ", query).strip()
+    tag_field = body.get("tag")
+    if isinstance(tag_field, str):
+        tag_names += [name for name in re.split(r"[\s,]+", tag_field) if name]
+    elif isinstance(tag_field, list) and all(isinstance(item, str) for item in tag_field):
+        tag_names += [name for name in tag_field if name]
+    elif tag_field is not None:
+        raise ApiProblem(400, "tag must be a string or an array of strings")
+    match = optional_str(body, "tagMatchStrategy") or "AND"
+    if match.upper() not in ("AND", "OR"):
+        raise ApiProblem(400, "tagMatchStrategy must be AND or OR")
+    time_range = optional_object(body, "timeRange") or {}
+    unknown = sorted(set(time_range) - {"start", "end"})
+    if unknown:
+        raise ApiProblem(400, f"Unknown timeRange field(s): {', '.join(unknown)}")
+    start = _time_bound(time_range.get("start"), "timeRange.start")
+    end = _time_bound(time_range.get("end"), "timeRange.end")
+    if start is None:
+        start = _time_bound(body.get("dateFrom"), "dateFrom")
+    if end is None:
+        end = _time_bound(body.get("dateTo"), "dateTo")
+        if end is not None and isinstance(body.get("dateTo"), str) and len(body["dateTo"]) == 10:
+            end += 86_400_000 - 1  # a plain date includes that whole day
+    return Filters(
+        text=text,
+        content_types=_content_types(body, "contentTypes", present_types),
+        tag_ids=string_list(body, "tag_ids"),
+        tag_names=tag_names,
+        tag_match=match.upper(),
+        start=start,
+        end=end,
+    )
+
+
+def parse_search_request(
+    body: JsonObject, state: EmulatorState, *, allowed: frozenset[str] = SEARCH_FIELDS
+) -> SearchRequest:
+    """Validate a ``/search`` body; :class:`ApiProblem` (400) on anything malformed."""
+    reject_unknown_fields(body, allowed, "search")
+    with state.lock:
+        present = state.db.types()
+    filters = parse_filters(body, present)
+    for key in ("rewriteQuery", "forceFullQueryProcessing", "includeChunkContext"):
+        optional_bool(body, key)
+    optional_number(body, "relevanceThreshold")
+    optional_int(body, "rerankWindow", minimum=1)
+    for key in ("twitterBotDashboardTid", "demoSlug", "publicToken"):
+        optional_str(body, key)
+    sort_by = optional_str(body, "sortBy")
+    if sort_by is not None and sort_by not in SORT_VALUES:
+        raise ApiProblem(400, f"sortBy must be one of {', '.join(SORT_VALUES)}")
+    feed_scope = optional_str(body, "feedScope")
+    if feed_scope is not None and feed_scope != "all":
+        raise ApiProblem(400, 'feedScope must be "all"')
+    view_ids = string_list(body, "viewIds")
+    missing = [view for view in view_ids if view not in state.views]
+    if missing:
+        raise ApiProblem(400, f"Unknown viewIds: {', '.join(missing)}")
+    feed_ids = string_list(body, "feedIds")
+    known_feeds = {feed["id"] for feed in state.feeds}
+    missing = [feed for feed in feed_ids if feed not in known_feeds]
+    if missing:
+        raise ApiProblem(400, f"Unknown feedIds: {', '.join(missing)}")
+    requested = optional_int(body, "limit", minimum=1)
+    limit = min(
+        requested if requested is not None else state.config.default_page_size,
+        state.config.max_page_size,
+    )
+    return SearchRequest(
+        filters=filters,
+        raw=bool(optional_bool(body, "raw")),
+        limit=limit,
+        offset=optional_int(body, "offset", minimum=0) or 0,
+        sort_by=sort_by,
+        include_notes=bool(optional_bool(body, "includeNotes")),
+        enable_rerank=optional_bool(body, "enableRerank"),
+        view_ids=view_ids,
+        feed_ids=feed_ids,
+        feed_scope=feed_scope,
+        include_fields=string_list(body, "includeFields"),
+        exclude_fields=string_list(body, "excludeFields"),
+    )
+
+
+def _fts_query(text: str) -> str | None:
+    """An FTS5 expression OR-matching every word of ``text`` (``None`` when no words)."""
+    words = _WORD.findall(text)
+    return " OR ".join(f'"{word}"' for word in words) if words else None
+
+
+def _filter_sql(state: EmulatorState, filters: Filters) -> tuple[list[str], list[Any]]:
+    """SQL conditions (over alias ``e``) and parameters selecting ``filters``."""
+    where: list[str] = []
+    params: list[Any] = []
+    if filters.content_types:
+        where.append(f"e.type IN ({','.join('?' * len(filters.content_types))})")
+        params += filters.content_types
+    tag_ids = list(filters.tag_ids)
+    by_name = {str(tag.get("name", "")).lower(): tag_id for tag_id, tag in state.tags.items()}
+    # An unknown tag name matches nothing rather than being ignored.
+    tag_ids += [by_name.get(name.lower(), f"\x00unknown:{name}") for name in filters.tag_names]
+    if tag_ids and filters.tag_match == "OR":
+        where.append(
+            "e.seq IN (SELECT entity_seq FROM entity_tags WHERE tag_id IN "
+            f"({','.join('?' * len(tag_ids))}))"
+        )
+        params += tag_ids
+    else:
+        for tag_id in tag_ids:
+            where.append("e.seq IN (SELECT entity_seq FROM entity_tags WHERE tag_id = ?)")
+            params.append(tag_id)
+    if filters.start is not None:
+        where.append("e.created_at >= ?")
+        params.append(filters.start)
+    if filters.end is not None:
+        where.append("e.created_at <= ?")
+        params.append(filters.end)
+    return where, params
+
+
+def _view_sql(state: EmulatorState, view_ids: list[str]) -> tuple[str, list[Any]]:
+    """One condition matching any of the views (each view's definition ANDed)."""
+    alternatives: list[str] = []
+    params: list[Any] = []
+    present = state.db.types()
+    for view_id in view_ids:
+        definition = state.views[view_id].get("definition") or {}
+        filters = parse_filters(
+            {key: value for key, value in definition.items() if key in _VIEW_FILTER_KEYS},
+            present,
+        )
+        where, view_params = _filter_sql(state, filters)
+        fts = _fts_query(filters.text)
+        if fts is not None:
+            state.db.ensure_fts()
+            where.append("e.seq IN (SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?)")
+            view_params.append(fts)
+        alternatives.append("(" + (" AND ".join(where) or "1") + ")")
+        params += view_params
+    return "(" + " OR ".join(alternatives) + ")", params
+
+
+_VIEW_FILTER_KEYS = ("query", "contentTypes", "tag_ids", "tag", "timeRange", "dateFrom", "dateTo")
+
+
+def find_rows(state: EmulatorState, request: SearchRequest) -> list[EntityRow]:
+    """The page of entities a request selects, in response order (caller holds the lock)."""
+    where, params = _filter_sql(state, request.filters)
+    where.insert(0, "e.ready = 1")
+    if request.view_ids:
+        condition, view_params = _view_sql(state, request.view_ids)
+        where.append(condition)
+        params += view_params
+    if request.feed_ids:
+        where.append(f"e.feed_id IN ({','.join('?' * len(request.feed_ids))})")
+        params += request.feed_ids
+    elif request.feed_scope == "all":
+        where.append("e.feed_id IS NOT NULL")
+    fts = _fts_query(request.filters.text)
+    sort = request.sort_by
+    if fts is not None:
+        state.db.ensure_fts()
+    if fts is not None and sort in (None, "relevance"):
+        sql = (
+            f"SELECT {ROW_COLUMNS} FROM entities e JOIN (SELECT rowid AS hit,"
+            " bm25(entity_fts, 4.0, 1.0) AS score FROM entity_fts WHERE entity_fts MATCH ?) m"
+            f" ON m.hit = e.seq WHERE {' AND '.join(where)}"
+            " ORDER BY m.score, e.created_at DESC, e.seq DESC LIMIT ? OFFSET ?"
+        )
+        return state.db.rows(sql, [fts, *params, request.limit, request.offset])
+    if fts is not None:
+        where.append("e.seq IN (SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?)")
+        params.append(fts)
+    direction = "ASC" if sort == "date-asc" else "DESC"
+    sql = (
+        f"SELECT {ROW_COLUMNS} FROM entities e WHERE {' AND '.join(where)}"
+        f" ORDER BY e.created_at {direction}, e.seq {direction} LIMIT ? OFFSET ?"
+    )
+    return state.db.rows(sql, [*params, request.limit, request.offset])
+
+
+def _splice(object_json: str, extra: list[tuple[str, str]]) -> str:
+    """Add keys (already-serialized values) to a serialized JSON object without re-parsing."""
+    if not extra:
+        return object_json
+    added = "".join(f",{json.dumps(key)}:{value}" for key, value in extra)
+    return object_json[:-1] + added + "}" if object_json != "{}" else "{" + added[1:] + "}"
+
+
+def _array(items: list[str]) -> str:
+    """A JSON array of already-serialized items."""
+    return "[" + ",".join(items) + "]"
+
+
+class _Graph:
+    """Entities around one page of results, fetched with a few batched queries."""
+
+    def __init__(self, state: EmulatorState, rows: list[EntityRow], include_notes: bool) -> None:
+        db = state.db
+        self.rows = rows
+        self.page_ids = {row.id for row in rows}
+        self.notes: dict[str, list[EntityRow]] = {}
+        if include_notes and rows:
+            for note in db.annotations_on([row.id for row in rows]):
+                self.notes.setdefault(note.parent_id or "", []).append(note)
+        wanted: list[str] = []
+        for row in rows:
+            wanted += row.targets
+        for notes in self.notes.values():
+            for note in notes:
+                wanted += self.mentioned(note)
+        self.lookup: dict[str, EntityRow] = db.get_many(wanted)
+        deeper = [
+            target
+            for row in self.lookup.values()
+            if row.type == "annotation"
+            for target in row.targets
+            if target not in self.lookup
+        ]
+        if deeper:
+            self.lookup.update(db.get_many(deeper))
+
+    @staticmethod
+    def mentioned(row: EntityRow) -> list[str]:
+        """What an annotation points at, without the entity it is attached to."""
+        return [target for target in row.targets if target != row.parent_id]
+
+    def reference_json(self, row: EntityRow, nest: bool) -> str:
+        """A referenced entity; a referenced annotation gets its own references once."""
+        if nest and row.type == "annotation":
+            inner = [self.lookup[t].json for t in row.targets if t in self.lookup and t != row.id]
+            return _splice(row.json, [("references", _array(inner))])
+        return row.json
+
+    def note_json(self, note: EntityRow) -> str:
+        """A nested annotation with ``resolvedReferences`` and ``references``."""
+        direct = [self.lookup[t] for t in self.mentioned(note) if t in self.lookup]
+        return _splice(
+            note.json,
+            [
+                ("resolvedReferences", _array([row.json for row in direct])),
+                ("references", _array([self.reference_json(row, True) for row in direct])),
+            ],
+        )
+
+
+def raw_response(state: EmulatorState, request: SearchRequest, rows: list[EntityRow]) -> str:
+    """The raw (``raw: true``) response body (caller holds the lock)."""
+    graph = _Graph(state, rows, request.include_notes)
+    results: list[str] = []
+    refs: dict[str, str] = {}
+    referenced: dict[str, str] = {}
+    tag_seqs = [row.seq for row in rows]
+    for row in rows:
+        extra: list[tuple[str, str]] = []
+        notes = graph.notes.get(row.id, [])
+        if request.include_notes:
+            extra.append(("annotations", _array([graph.note_json(note) for note in notes])))
+        if row.type in ("annotation", "chatThread"):
+            inline = [
+                graph.reference_json(graph.lookup[t], True)
+                for t in row.targets
+                if t in graph.lookup
+            ]
+            extra.append(("references", _array(inline)))
+        body = _splice(row.json, extra)
+        if request.include_fields or request.exclude_fields:
+            body = _project(body, request.include_fields, request.exclude_fields)
+        results.append(body)
+        entry = row.refs
+        if notes and state.config.list_notes_in_references:
+            parsed = json.loads(entry)
+            listed = parsed.setdefault("contentEntityIds", [])
+            for note in notes:
+                if note.id not in listed:
+                    listed.append(note.id)
+            entry = dumps(parsed)
+        refs[row.id] = entry
+        for target in row.targets:
+            if target not in graph.page_ids and target in graph.lookup:
+                referenced.setdefault(target, graph.lookup[target].json)
+        for note in notes:
+            refs.setdefault(note.id, note.refs)
+            tag_seqs.append(note.seq)
+            for target in graph.mentioned(note):
+                found = graph.lookup.get(target)
+                if found is not None and found.type == "annotation":
+                    refs.setdefault(found.id, found.refs)
+    tag_ids = _tags_of(state, tag_seqs)
+    charged, rerank = _charge_details(request)
+    meta = _meta(state, request, len(rows), charged, rerank)
+    references_json = "{" + ",".join(f"{json.dumps(k)}:{v}" for k, v in refs.items()) + "}"
+    return (
+        '{"results":' + _array(results)
+        + ',"extraEntities":[]'
+        + ',"referencesByResultId":' + references_json
+        + ',"referencedEntities":' + _array(list(referenced.values()))
+        + ',"referencedTags":' + state.referenced_tags_json(tag_ids)
+        + ',"meta":' + meta + "}"
+    )  # fmt: skip
+
+
+def compact_response(state: EmulatorState, request: SearchRequest, rows: list[EntityRow]) -> str:
+    """The compact (``raw`` false/omitted) response body (caller holds the lock)."""
+    graph = _Graph(state, rows, request.include_notes)
+    cache: dict[str, JsonObject | None] = {}
+    page = {row.id: row for row in rows}
+
+    def lookup(entity_id: str) -> JsonObject | None:
+        if entity_id not in cache:
+            row = graph.lookup.get(entity_id) or page.get(entity_id)
+            if row is None:
+                row = state.db.get(entity_id)
+                row = row if row is not None and row.id else None
+            cache[entity_id] = None if row is None else row.data()
+        return cache[entity_id]
+
+    results = []
+    for row in rows:
+        notes = [note.data() for note in graph.notes.get(row.id, [])]
+        results.append(
+            compact_item(row.data(), lookup, notes=notes if request.include_notes else None)
+        )
+    charged, rerank = _charge_details(request)
+    meta = _meta(state, request, len(rows), charged, rerank)
+    return '{"results":' + dumps(results) + ',"meta":' + meta + "}"
+
+
+def _project(body: str, include: list[str], exclude: list[str]) -> str:
+    """``includeFields``/``excludeFields`` applied to one result (``id``/``type`` always kept)."""
+    data = json.loads(body)
+    if include:
+        keep = {*include, "id", "type"}
+        data = {key: value for key, value in data.items() if key in keep}
+    for key in exclude:
+        if key not in ("id", "type"):
+            data.pop(key, None)
+    return dumps(data)
+
+
+def _tags_of(state: EmulatorState, seqs: list[int]) -> list[str]:
+    """Tag ids linked to any of the entity rows ``seqs``."""
+    found: list[str] = []
+    for start in range(0, len(seqs), 900):
+        chunk = seqs[start : start + 900]
+        marks = ",".join("?" * len(chunk))
+        found += [
+            str(tag)
+            for tag in state.db.column(
+                f"SELECT DISTINCT tag_id FROM entity_tags WHERE entity_seq IN ({marks})", chunk
+            )
+        ]
+    return sorted(set(found))
+
+
+def _charge_details(request: SearchRequest) -> tuple[bool, bool]:
+    """(charged, rerank applied) of a request: only an explicit ``enableRerank`` costs."""
+    charged = request.enable_rerank is True
+    if request.enable_rerank is not None:
+        return charged, request.enable_rerank and bool(request.filters.text)
+    return False, not request.raw and bool(request.filters.text)
+
+
+def search_cost(state: EmulatorState, request: SearchRequest) -> int:
+    """Micros a request costs."""
+    charged, _ = _charge_details(request)
+    return state.config.rerank_cost_micros if charged else 0
+
+
+def _meta(
+    state: EmulatorState, request: SearchRequest, returned: int, charged: bool, rerank: bool
+) -> str:
+    """The ``meta`` object of a search."""
+    return dumps(
+        {
+            "offset": request.offset,
+            "limit": request.limit,
+            "returnedCount": returned,
+            "rerankApplied": rerank,
+            "usageMicrosCharged": state.config.rerank_cost_micros if charged else 0,
+            "remainingUsageBalance": state.remaining_balance(),
+        }
+    )
+
+
+def run_search(state: EmulatorState, request: SearchRequest, *, raw: bool | None = None) -> str:
+    """Charge, select and serialize one search (raw when ``raw`` or the request says so)."""
+    with state.lock:
+        state.promote_due()
+        cost = search_cost(state, request)
+        if not state.try_charge(cost):
+            raise ApiProblem(
+                402,
+                "Insufficient usage balance for this search.",
+                errorCode="INSUFFICIENT_CREDITS",
+                upgradeOptions=state.plans,
+            )
+        rows = find_rows(state, request)
+        if raw if raw is not None else request.raw:
+            return raw_response(state, request, rows)
+        return compact_response(state, request, rows)

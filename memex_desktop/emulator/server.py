@@ -1,0 +1,209 @@
+"""Running the emulator: in a background thread (tests, ``--demo``) or blocking (the CLI).
+
+The thread runner binds the listening socket itself, so port 0 reports the real port and a
+restart (``stop()`` then ``start()``) listens on the same port with the same state: what an
+offline/online test needs. Stopping closes open connections at once and takes well under a
+second; the thread is joined, nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import threading
+import time
+from types import TracebackType
+
+import uvicorn
+
+from memex_desktop.emulator.app import build_app
+from memex_desktop.emulator.config import EmulatorConfig
+from memex_desktop.emulator.faults import FaultMiddleware, Faults
+from memex_desktop.emulator.state import EmulatorState
+
+_log = logging.getLogger(__name__)
+_START_TIMEOUT_S = 10.0
+_STOP_TIMEOUT_S = 5.0
+
+
+def _uvicorn_config(
+    app: FaultMiddleware, *, host: str = "127.0.0.1", port: int = 0, embedded: bool
+) -> uvicorn.Config:
+    """Uvicorn settings of both runners (h11, no lifespan, no websockets).
+
+    Embedded servers leave the process's logging configuration alone and log no access lines.
+    """
+    if embedded:
+        return uvicorn.Config(
+            app,
+            host=host,
+            port=port,
+            http="h11",
+            ws="none",
+            lifespan="off",
+            loop="asyncio",
+            timeout_keep_alive=5,
+            log_config=None,
+            access_log=False,
+        )
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http="h11",
+        ws="none",
+        lifespan="off",
+        loop="asyncio",
+        timeout_keep_alive=5,
+        log_level="info",
+        access_log=False,
+    )
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening-ready socket on ``host:port`` (port 0: any free port)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        # Rebinding the same port right after a stop must work (connections in TIME_WAIT).
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+class RunningEmulator:
+    """An emulator served from a background thread; also a context manager."""
+
+    def __init__(
+        self,
+        config: EmulatorConfig,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        state: EmulatorState | None = None,
+    ) -> None:
+        self.config = config
+        self.host = host
+        self.port = port
+        self.state = state if state is not None else EmulatorState(config)
+        self.faults = Faults()
+        self.app = build_app(self.state, self.faults)
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._error: BaseException | None = None
+
+    @property
+    def api_key(self) -> str:
+        """The API key the emulator accepts."""
+        return self.config.api_key
+
+    @property
+    def base_url(self) -> str:
+        """``http://host:port`` of the running server."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        """Whether the server thread is serving."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> RunningEmulator:
+        """Start serving (again), on the same port as before when restarted."""
+        if self.running:
+            return self
+        sock = _bind(self.host, self.port)
+        self.port = int(sock.getsockname()[1])
+        server = uvicorn.Server(_uvicorn_config(self.app, embedded=True))
+        self.app.stopping.clear()
+        self._server, self._error = server, None
+        thread = threading.Thread(
+            target=self._run, args=(server, sock), name=f"memex-emulator-{self.port}", daemon=True
+        )
+        self._thread = thread
+        thread.start()
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"the emulator did not start: {self._error!r}")
+            time.sleep(0.002)
+        return self
+
+    def _run(self, server: uvicorn.Server, sock: socket.socket) -> None:
+        """Thread body: an event loop of its own running uvicorn on ``sock``."""
+        try:
+            asyncio.run(self._serve(server, sock))
+        except BaseException as exc:  # reported by start()/stop(), the thread must not die loudly
+            self._error = exc
+            _log.error("emulator server failed: %r", exc)
+        finally:
+            sock.close()
+
+    async def _serve(self, server: uvicorn.Server, sock: socket.socket) -> None:
+        """Serve until told to stop."""
+        self._loop = asyncio.get_running_loop()
+        await server.serve(sockets=[sock])
+
+    def _close_connections(self, server: uvicorn.Server) -> None:
+        """Drop every open connection (runs on the server's loop)."""
+        for connection in list(server.server_state.connections):
+            transport = getattr(connection, "transport", None)
+            if transport is not None:
+                transport.close()
+
+    def stop(self) -> None:
+        """Stop serving; open connections are dropped. The state is kept for ``start()``."""
+        server, thread, loop = self._server, self._thread, self._loop
+        if server is None or thread is None:
+            return
+        self.app.stopping.set()
+        server.should_exit = True
+        if loop is not None and thread.is_alive():
+            try:
+                loop.call_soon_threadsafe(self._close_connections, server)
+            except RuntimeError:
+                _log.debug("emulator loop already closed while stopping")
+        thread.join(_STOP_TIMEOUT_S)
+        if thread.is_alive():
+            server.force_exit = True
+            thread.join(_STOP_TIMEOUT_S)
+        self._server = self._thread = self._loop = None
+
+    def close(self) -> None:
+        """Stop and release the state's database."""
+        self.stop()
+        self.state.close()
+
+    def __enter__(self) -> RunningEmulator:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def run_emulator_in_thread(
+    config: EmulatorConfig, host: str = "127.0.0.1", port: int = 0
+) -> RunningEmulator:
+    """Start an emulator in a background thread and return it once it accepts connections."""
+    return RunningEmulator(config, host, port).start()
+
+
+def serve(config: EmulatorConfig, host: str = "127.0.0.1", port: int = 8787) -> None:
+    """Serve in the calling thread until interrupted (Ctrl-C); what the CLI runs."""
+    state = EmulatorState(config)
+    app = build_app(state, Faults())
+    try:
+        uvicorn.Server(_uvicorn_config(app, host=host, port=port, embedded=False)).run()
+    finally:
+        state.close()
