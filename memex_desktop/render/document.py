@@ -1,0 +1,233 @@
+"""Building blocks of a rendered document: context, result, escaping helpers and cards.
+
+A document is assembled from *template* HTML (made here from escaped strings) and *fragments*
+(content already cleaned by :func:`sanitize_html`, e.g. an article body). At the end the
+template is itself cleaned by the same sanitiser and the fragments are spliced in at random
+per-document tokens, so every byte of the result has passed nh3 exactly once; a fragment is
+well-formed on its own, so hostile markup cannot break the structure around it.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from memex_desktop.api.models import ContentEntityBase
+from memex_desktop.render.sanitize import (
+    escape_attr,
+    escape_text,
+    merge_resources,
+    sanitize_html,
+)
+from memex_desktop.render.text import html_to_text
+
+Lookup = Callable[[str], ContentEntityBase | None]
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    """How to render one item.
+
+    Attributes:
+        allow_remote: show remote images of this item (the person opted in for it).
+        transcript_language: preferred transcript/summary language; else the first one.
+        lookup: resolves referenced ids (from the cache) for reference cards.
+    """
+
+    allow_remote: bool = False
+    transcript_language: str | None = None
+    lookup: Lookup | None = None
+
+
+@dataclass(frozen=True)
+class RenderedDoc:
+    """A rendered item: safe HTML for QTextBrowser, its plain text, the remote URLs it needs."""
+
+    html: str
+    text: str
+    remote_resources: list[str] = field(default_factory=list)
+    title: str = ""
+
+
+def esc(text: object) -> str:
+    """Escape any value as HTML text."""
+    return escape_text(str(text))
+
+
+def entity_href(entity_id: str) -> str:
+    """The in-app link of an entity (``memex://entity/ID``); the id is percent-encoded."""
+    return "memex://entity/" + quote(entity_id, safe="")
+
+
+def link(url: str, label: str | None = None, css_class: str | None = None) -> str:
+    """A link; the sanitiser later removes the href if its scheme is not allowed."""
+    class_attr = f' class="{css_class}"' if css_class else ""
+    return f'<a{class_attr} href="{escape_attr(url.strip())}">{esc(label or url)}</a>'
+
+
+def image(url: str, alt: str = "") -> str:
+    """An image; the sanitiser turns it into a placeholder link unless remote is allowed."""
+    return f'<img src="{escape_attr(url.strip())}" alt="{escape_attr(alt)}">'
+
+
+def format_timestamp(value: object) -> str | None:
+    """Epoch milliseconds (or seconds) as a UTC date and time; strings are shown as given."""
+    if isinstance(value, bool) or value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, int | float):
+        return None
+    seconds = float(value) / 1000 if abs(value) > 100_000_000_000 else float(value)
+    try:
+        moment = datetime.fromtimestamp(seconds, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return str(value)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def site_of(url: str | None) -> str | None:
+    """The host name of a web URL, without ``www.``."""
+    if not url:
+        return None
+    try:
+        host = urlsplit(url.strip()).hostname
+    except ValueError:
+        return None
+    return host.removeprefix("www.") if host else None
+
+
+def _first_text(*values: object) -> str | None:
+    """The first value that is a non-blank string, stripped."""
+    for value in values:
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``limit`` characters."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    cut = line[:limit].rsplit(" ", 1)[0] or line[:limit]
+    return cut + "…"
+
+
+def display_title(entity: ContentEntityBase) -> str:
+    """A short human title for any entity (title, author, text, description, URL or id)."""
+    data: dict[str, Any] = entity.to_json_dict()
+    title = _first_text(data.get("title"), data.get("source_title"))
+    if title:
+        return shorten(title, 200)
+    if entity.type == "twitter":
+        name = _first_text(data.get("author_name"))
+        handle = _first_text(data.get("author_handle"))
+        if name or handle:
+            who = " ".join(p for p in (name, f"(@{handle.lstrip('@')})" if handle else None) if p)
+            return f"Tweet by {who}"
+    text = _first_text(data.get("text"), data.get("description"), data.get("summary"))
+    if text:
+        prefix = "Note: " if entity.type == "annotation" else ""
+        return prefix + shorten(text, 80)
+    return _first_text(entity.url) or entity.id
+
+
+def excerpt_of(entity: ContentEntityBase, limit: int = 280) -> str | None:
+    """A short excerpt of an entity's main text, for block reference cards."""
+    data: dict[str, Any] = entity.to_json_dict()
+    text = _first_text(data.get("text"), data.get("description"), data.get("full_text"))
+    if text is None and isinstance(data.get("summary"), str):
+        text = _first_text(data["summary"])
+    return shorten(text, limit) if text else None
+
+
+def lookup_entity(context: RenderContext, entity_id: str) -> ContentEntityBase | None:
+    """The referenced entity from the cache, or None when it is unknown."""
+    return context.lookup(entity_id) if context.lookup is not None else None
+
+
+def reference_card(entity_id: str, context: RenderContext) -> str:
+    """An inline card for a referenced item: title and type linking to ``memex://entity/ID``."""
+    target = lookup_entity(context, entity_id)
+    href = entity_href(entity_id)
+    if target is None:
+        return (
+            f'<a class="ref ref-missing" href="{escape_attr(href)}">'
+            f"{esc(f'[item {entity_id} — not in the cache yet]')}</a>"
+        )
+    return (
+        f'<a class="ref" href="{escape_attr(href)}">{esc(display_title(target))}</a>'
+        f'<span class="ref-type"> [{esc(target.type)}]</span>'
+    )
+
+
+def reference_block(entity_id: str, context: RenderContext, caption: str) -> str:
+    """A block card (caption, inline card and an excerpt) for quotes and note targets."""
+    target = lookup_entity(context, entity_id)
+    parts = [f'<blockquote class="ref-card"><p>{esc(caption)} {reference_card(entity_id, context)}']
+    if target is not None:
+        excerpt = excerpt_of(target)
+        if excerpt and excerpt != display_title(target):
+            parts.append(f'<br><span class="excerpt">{esc(excerpt)}</span>')
+    parts.append("</p></blockquote>")
+    return "".join(parts)
+
+
+class DocumentBuilder:
+    """Collects template HTML and sanitised fragments, then produces the RenderedDoc."""
+
+    def __init__(self, context: RenderContext) -> None:
+        self.context = context
+        self._parts: list[str] = []
+        self._fragments: dict[str, str] = {}
+        self._remote: list[str] = []
+        self._nonce = secrets.token_hex(8)
+
+    def add(self, template_html: str) -> None:
+        """Append template HTML (built from escaped values by the helpers of this module)."""
+        self._parts.append(template_html)
+
+    def add_fragment(self, safe_html: str, remote: list[str]) -> None:
+        """Append HTML already cleaned by :func:`sanitize_html`, with its remote URLs."""
+        token = self.token()
+        self._fragments[token] = safe_html
+        merge_resources(self._remote, remote)
+        self._parts.append(f'<div class="body">{token}</div>')
+
+    def token(self) -> str:
+        """A new placeholder that cannot occur in content (random per document)."""
+        return f"memexfragment{self._nonce}n{len(self._fragments)}x"
+
+    def keep(self, safe_html: str, remote: list[str] | None = None) -> str:
+        """Register an inline sanitised snippet; returns the token to place in template text."""
+        token = self.token()
+        self._fragments[token] = safe_html
+        merge_resources(self._remote, remote or [])
+        return token
+
+    def finish(self, title: str) -> RenderedDoc:
+        """Clean the template, splice the fragments in, and derive the plain text."""
+        template = '<div class="memex-doc">' + "".join(self._parts) + "</div>"
+        safe_template, remote = sanitize_html(template, allow_remote=self.context.allow_remote)
+        resources = list(remote)
+        merge_resources(resources, self._remote)
+        pattern = re.compile(f"memexfragment{self._nonce}n[0-9]+x")
+        # Fragments may hold tokens of their own (citation cards inside a message): repeat.
+        for _ in range(len(self._fragments)):
+            if not pattern.search(safe_template):
+                break
+            safe_template = pattern.sub(
+                lambda m: self._fragments.get(m.group(0), ""), safe_template
+            )
+        return RenderedDoc(
+            html=safe_template,
+            text=html_to_text(safe_template),
+            remote_resources=resources,
+            title=title,
+        )
