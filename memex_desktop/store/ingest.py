@@ -1,0 +1,526 @@
+"""Writes into cache.db: entities with their text, edges and tags, views, feeds, sync state.
+
+Every function here runs inside one transaction on the writer thread and returns the
+ChangeSet of what really changed: rows whose ``updated_at`` and raw JSON are unchanged are
+skipped, so ingesting the same page twice reports an empty ChangeSet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlite_utils import Database
+
+from memex_desktop.store.extract import (
+    MENTIONING_TYPES,
+    NESTED_KEYS,
+    JsonObject,
+    columns,
+    own_references,
+    tag_ids_of,
+    to_epoch_ms,
+)
+from memex_desktop.store.rows import ChangeSet
+
+# referencesByResultId as plain data: source id -> ([(target, reference type)], tag ids).
+References = Mapping[str, tuple[Sequence[tuple[str, str | None]], Sequence[str]]]
+_CHUNK = 500  # ids per IN (...) list, well below SQLite's parameter limit
+
+
+@dataclass
+class _Item:
+    """One entity met in a page, with what its position in the page tells about it."""
+
+    data: JsonObject
+    authoritative: bool
+    attached_to: str | None = None
+    nested: list[str] = field(default_factory=list)
+
+
+def _chunks(values: Sequence[Any]) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(values), _CHUNK):
+        yield values[start : start + _CHUNK]
+
+
+def _marks(count: int) -> str:
+    return ",".join("?" * count)
+
+
+def stored_json(data: JsonObject) -> str:
+    """The raw JSON kept for an entity: nested annotations/references live as rows and edges."""
+    kept = {key: value for key, value in data.items() if key not in NESTED_KEYS}
+    return json.dumps(kept, ensure_ascii=False, separators=(",", ":"))
+
+
+def _collect(tops: Iterable[JsonObject], referenced: Iterable[JsonObject]) -> dict[str, _Item]:
+    """Every entity of a page, nested ones included; complete copies win over partial ones."""
+    items: dict[str, _Item] = {}
+
+    def visit(data: Any, authoritative: bool, attached_to: str | None) -> str | None:
+        if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+            return None
+        entity_id: str = data["id"]
+        known = items.get(entity_id)
+        if (
+            known is None
+            or (authoritative and not known.authoritative)
+            or (not known.authoritative and not authoritative and len(data) > len(known.data))
+        ):
+            inherited = known.attached_to if known is not None else None
+            item = _Item(data, authoritative, attached_to or inherited)
+            if known is not None:
+                item.nested = known.nested
+            items[entity_id] = item
+        elif attached_to and known.attached_to is None:
+            known.attached_to = attached_to
+        for note in data.get("annotations") or []:
+            visit(note, False, entity_id)
+        for key in ("references", "resolvedReferences"):
+            for reference in data.get(key) or []:
+                target = visit(reference, False, None)
+                if target and target not in items[entity_id].nested:
+                    items[entity_id].nested.append(target)
+        return entity_id
+
+    for data in tops:
+        visit(data, True, None)
+    for data in referenced:
+        visit(data, True, None)
+    return items
+
+
+def _existing(
+    db: Database, ids: Sequence[str]
+) -> dict[str, tuple[int, str, int | None, int, int | None]]:
+    """id -> (rowid, raw_hash, updated_at, complete, deleted_upstream_at) of cached entities."""
+    found: dict[str, tuple[int, str, int | None, int, int | None]] = {}
+    for chunk in _chunks(ids):
+        for row in db.execute(
+            "SELECT id, rowid, raw_hash, updated_at, complete, deleted_upstream_at "
+            f"FROM entities WHERE id IN ({_marks(len(chunk))})",
+            list(chunk),
+        ):
+            found[row[0]] = (row[1], row[2], row[3], row[4], row[5])
+    return found
+
+
+def _types(db: Database, ids: Iterable[str], known: Mapping[str, str]) -> dict[str, str]:
+    """Types of the given ids: from the page when there, else from the cache."""
+    result = {entity_id: known[entity_id] for entity_id in ids if entity_id in known}
+    missing = sorted({entity_id for entity_id in ids if entity_id not in known})
+    for chunk in _chunks(missing):
+        for row in db.execute(
+            f"SELECT id, type FROM entities WHERE id IN ({_marks(len(chunk))})", list(chunk)
+        ):
+            result[row[0]] = row[1]
+    return result
+
+
+Edge = tuple[str, str, str]  # (source, target, kind)
+
+
+def _derive_edges(
+    items: Mapping[str, _Item],
+    own: Mapping[str, tuple[str | None, list[tuple[str, float | None]]]],
+    references: References,
+    types: Mapping[str, str],
+) -> dict[str, dict[tuple[str, str], float | None]]:
+    """source -> {(target, kind): seconds} from everything the page says about each source."""
+    edges: dict[str, dict[tuple[str, str], float | None]] = {}
+
+    def parent_kind(target: str, hinted: str | None = None) -> str:
+        return "reply" if hinted == "reply" or types.get(target) == "annotation" else "annotates"
+
+    for entity_id, item in items.items():
+        out = edges.setdefault(entity_id, {})
+        parent, mentions = own[entity_id]
+        kind = item.data.get("type")
+        if parent is None and kind == "annotation" and item.attached_to:
+            parent = item.attached_to
+        if parent is not None:
+            out[(parent, parent_kind(parent))] = None
+        for target, seconds in mentions:
+            out[(target, "references")] = seconds
+        if kind in MENTIONING_TYPES:
+            for target in item.nested:
+                if target != parent and target != entity_id:
+                    out.setdefault((target, "references"), None)
+    for source, (targets, _tags) in references.items():
+        out = edges.setdefault(source, {})
+        source_type = types.get(source)
+        if source_type == "annotation" and targets:
+            parent_id, hint = targets[0]
+            if not any(key[1] in ("annotates", "reply") for key in out):
+                out[(parent_id, parent_kind(parent_id, hint))] = None
+            rest = targets[1:]
+        else:
+            rest = targets
+        for target, hint in rest:
+            if target == source or any(key[0] == target for key in out):
+                continue
+            if hint == "reply" and source_type == "annotation":
+                out[(target, "reply")] = None
+            elif source_type in MENTIONING_TYPES or types.get(target) != "annotation":
+                # A page "referencing" a note is the note attached to it, not a mention.
+                out[(target, "references")] = None
+    return {source: out for source, out in edges.items() if out}
+
+
+def ingest_page(
+    db: Database,
+    *,
+    entities: Sequence[JsonObject],
+    referenced: Sequence[JsonObject] = (),
+    tags: Sequence[JsonObject] = (),
+    references: References | None = None,
+    now_ms: int,
+) -> ChangeSet:
+    """Upsert a page of entities (with nested ones), their text, edges and tags."""
+    references = references or {}
+    items = _collect(entities, referenced)
+    ids = list(items)
+    existing = _existing(db, ids)
+    inserts: list[tuple[str, _Item, str, str]] = []
+    updates: list[tuple[str, _Item, str, str, int]] = []
+    for entity_id, item in items.items():
+        raw = stored_json(item.data)
+        raw_hash = hashlib.blake2b(raw.encode(), digest_size=12).hexdigest()
+        old = existing.get(entity_id)
+        if old is None:
+            inserts.append((entity_id, item, raw, raw_hash))
+        elif _should_update(item, raw_hash, old):
+            updates.append((entity_id, item, raw, raw_hash, old[0]))
+    changed = {entity_id for entity_id, *_ in inserts} | {entity_id for entity_id, *_ in updates}
+    _write_entities(db, inserts, updates, now_ms)
+
+    page_types = {entity_id: str(item.data.get("type")) for entity_id, item in items.items()}
+    referred = set(ids)
+    for source, (targets, _tags) in references.items():
+        referred.add(source)
+        referred.update(target for target, _hint in targets)
+    own = {entity_id: own_references(item.data) for entity_id, item in items.items()}
+    for parent, mentions in own.values():
+        if parent is not None:
+            referred.add(parent)
+        referred.update(target for target, _seconds in mentions)
+    types = _types(db, referred, page_types)
+    edges = _derive_edges(items, own, references, types)
+    replace_sources = {entity_id for entity_id in changed if items[entity_id].authoritative}
+    edges_changed = _write_edges(db, edges, replace_sources)
+    new_notes = [
+        (entity_id,) for entity_id, *_ in inserts if page_types.get(entity_id) == "annotation"
+    ]
+    if new_notes:
+        before = db.conn.total_changes
+        db.conn.executemany(
+            "UPDATE OR REPLACE edges SET kind = 'reply' WHERE target = ? AND kind = 'annotates'",
+            new_notes,
+        )
+        edges_changed = edges_changed or db.conn.total_changes > before
+
+    tag_changes = _write_tags(db, tags)
+    entity_tags: dict[str, set[str]] = {}
+    for entity_id, item in items.items():
+        entity_tags.setdefault(entity_id, set()).update(tag_ids_of(item.data))
+    for source, (_targets, tag_list) in references.items():
+        entity_tags.setdefault(source, set()).update(tag_list)
+    tag_changes |= _write_entity_tags(db, entity_tags, replace_sources)
+    return ChangeSet(
+        entity_ids=frozenset(changed),
+        tag_ids=frozenset(tag_changes),
+        edges_changed=edges_changed,
+    )
+
+
+def _should_update(
+    item: _Item, raw_hash: str, old: tuple[int, str, int | None, int, int | None]
+) -> bool:
+    """Whether a cached row must be rewritten with this copy."""
+    _rowid, old_hash, old_updated, old_complete, deleted_at = old
+    if item.authoritative:
+        return old_hash != raw_hash or not old_complete or deleted_at is not None
+    if old_hash == raw_hash:
+        return False
+    new_updated = to_epoch_ms(item.data.get("updated_at"))
+    if new_updated is not None and old_updated is not None and new_updated > old_updated:
+        return True
+    return not old_complete and (
+        new_updated is None or old_updated is None or new_updated >= old_updated
+    )
+
+
+_ENTITY_COLUMNS = (
+    "type, title, url, normalized_url, author, site, snippet_source, created_at, updated_at, "
+    "status, raw, raw_hash, complete, cached_at, deleted_upstream_at"
+)
+
+
+def _entity_values(
+    item: _Item, cols: Mapping[str, Any], raw: str, raw_hash: str, now_ms: int
+) -> tuple[Any, ...]:
+    return (
+        cols["type"], cols["title"], cols["url"], cols["normalized_url"], cols["author"],
+        cols["site"], cols["snippet_source"], cols["created_at"], cols["updated_at"],
+        cols["status"], raw, raw_hash, 1 if item.authoritative else 0, now_ms, None,
+    )  # fmt: skip
+
+
+def _text_values(rowid: int, cols: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (rowid, cols["text_title"], cols["text_author"], cols["text_summary"], cols["text_body"])
+
+
+def _write_entities(
+    db: Database,
+    inserts: Sequence[tuple[str, _Item, str, str]],
+    updates: Sequence[tuple[str, _Item, str, str, int]],
+    now_ms: int,
+) -> None:
+    """Insert new rows (rowids assigned here: one writer), rewrite changed ones, queue text."""
+    conn = db.conn
+    texts: list[tuple[Any, ...]] = []
+    if inserts:
+        next_rowid = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM entities").fetchone()[0])
+        rows = []
+        for offset, (entity_id, item, raw, raw_hash) in enumerate(inserts, start=1):
+            cols = columns(item.data)
+            rowid = next_rowid + offset
+            rows.append((rowid, entity_id, *_entity_values(item, cols, raw, raw_hash, now_ms)))
+            texts.append(_text_values(rowid, cols))
+        conn.executemany(
+            f"INSERT INTO entities (rowid, id, {_ENTITY_COLUMNS}) VALUES (?, ?, {_marks(15)})",
+            rows,
+        )
+    if updates:
+        rowids = [rowid for *_, rowid in updates]
+        _unindex(db, rowids)
+        rows = []
+        for entity_id, item, raw, raw_hash, rowid in updates:
+            cols = columns(item.data)
+            rows.append((*_entity_values(item, cols, raw, raw_hash, now_ms), entity_id))
+            texts.append(_text_values(rowid, cols))
+        assignments = ", ".join(f"{name.strip()} = ?" for name in _ENTITY_COLUMNS.split(","))
+        conn.executemany(f"UPDATE entities SET {assignments} WHERE id = ?", rows)
+    if texts:
+        conn.executemany("INSERT OR REPLACE INTO entity_text VALUES (?, ?, ?, ?, ?)", texts)
+        conn.executemany(
+            "INSERT OR IGNORE INTO fts_pending (rowid) VALUES (?)", [(row[0],) for row in texts]
+        )
+
+
+def _unindex(db: Database, rowids: Sequence[int]) -> None:
+    """Remove indexed rows from both FTS indexes (with their old text) before a rewrite."""
+    for chunk in _chunks(rowids):
+        old = db.conn.execute(
+            "SELECT rowid, title, author, summary, body FROM entity_text "
+            f"WHERE rowid IN ({_marks(len(chunk))}) "
+            "AND rowid NOT IN (SELECT rowid FROM fts_pending)",
+            list(chunk),
+        ).fetchall()
+        if old:
+            db.conn.executemany(
+                "INSERT INTO entity_fts (entity_fts, rowid, title, author, summary, body) "
+                "VALUES ('delete', ?, ?, ?, ?, ?)",
+                old,
+            )
+            db.conn.executemany(
+                "INSERT INTO title_fts (title_fts, rowid, title, author) "
+                "VALUES ('delete', ?, ?, ?)",
+                [row[:3] for row in old],
+            )
+
+
+def index_pending(db: Database, limit: int) -> int:
+    """Move up to ``limit`` queued texts into the FTS indexes; returns how many."""
+    rowids = [
+        (row[0],)
+        for row in db.execute("SELECT rowid FROM fts_pending ORDER BY rowid LIMIT ?", [limit])
+    ]
+    if not rowids:
+        return 0
+    first, last = rowids[0][0], rowids[-1][0]
+    selection = "SELECT rowid FROM fts_pending WHERE rowid BETWEEN ? AND ?"
+    db.execute(
+        "INSERT INTO entity_fts (rowid, title, author, summary, body) "
+        f"SELECT rowid, title, author, summary, body FROM entity_text WHERE rowid IN ({selection})",
+        [first, last],
+    )
+    db.execute(
+        "INSERT INTO title_fts (rowid, title, author) "
+        f"SELECT rowid, title, author FROM entity_text WHERE rowid IN ({selection})",
+        [first, last],
+    )
+    db.execute("DELETE FROM fts_pending WHERE rowid BETWEEN ? AND ?", [first, last])
+    return len(rowids)
+
+
+def _write_edges(
+    db: Database,
+    edges: Mapping[str, Mapping[tuple[str, str], float | None]],
+    replace_sources: set[str],
+) -> bool:
+    """Store derived edges; sources rewritten authoritatively get exactly their new set."""
+    conn = db.conn
+    before = conn.total_changes
+    replace = sorted(replace_sources)
+    old: dict[str, dict[tuple[str, str], float | None]] = {}
+    for chunk in _chunks(replace):
+        for source, target, kind, seconds in conn.execute(
+            "SELECT source, target, kind, timestamp_s FROM edges "
+            f"WHERE source IN ({_marks(len(chunk))})",
+            list(chunk),
+        ):
+            old.setdefault(source, {})[(target, kind)] = seconds
+    removals: list[tuple[str, str, str]] = []
+    upserts: list[tuple[str, str, str, float | None]] = []
+    additions: list[tuple[str, str, str, float | None]] = []
+    for source in replace:
+        new = edges.get(source, {})
+        previous = old.get(source, {})
+        removals += [(source, t, k) for (t, k) in previous if (t, k) not in new]
+        upserts += [
+            (source, t, k, s)
+            for (t, k), s in new.items()
+            if (t, k) not in previous or previous[(t, k)] != s
+        ]
+    for source, new in edges.items():
+        if source not in replace_sources:
+            additions += [(source, t, k, s) for (t, k), s in new.items()]
+    if removals:
+        conn.executemany("DELETE FROM edges WHERE source = ? AND target = ? AND kind = ?", removals)
+    if upserts:
+        conn.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?)", upserts)
+    if additions:
+        conn.executemany("INSERT OR IGNORE INTO edges VALUES (?, ?, ?, ?)", additions)
+    return conn.total_changes > before
+
+
+def _write_tags(db: Database, tags: Sequence[JsonObject]) -> set[str]:
+    """Upsert tag rows whose JSON changed; returns their ids."""
+    wanted = {
+        tag["id"]: tag for tag in tags if isinstance(tag, dict) and isinstance(tag.get("id"), str)
+    }
+    if not wanted:
+        return set()
+    current: dict[str, str] = {}
+    ids = sorted(wanted)
+    for chunk in _chunks(ids):
+        current.update(
+            db.execute(f"SELECT id, raw FROM tags WHERE id IN ({_marks(len(chunk))})", list(chunk))
+        )
+    rows = []
+    for tag_id in ids:
+        tag = wanted[tag_id]
+        raw = json.dumps(tag, ensure_ascii=False, separators=(",", ":"))
+        if current.get(tag_id) != raw:
+            name = tag.get("name") if isinstance(tag.get("name"), str) else tag_id
+            rows.append(
+                (
+                    tag_id,
+                    name,
+                    to_epoch_ms(tag.get("created_at")),
+                    to_epoch_ms(tag.get("updated_at")),
+                    raw,
+                )
+            )
+    db.conn.executemany("INSERT OR REPLACE INTO tags VALUES (?, ?, ?, ?, ?)", rows)
+    return {row[0] for row in rows}
+
+
+def _write_entity_tags(
+    db: Database, entity_tags: Mapping[str, set[str]], replace_sources: set[str]
+) -> set[str]:
+    """Store tag links; returns the tags whose membership changed."""
+    conn = db.conn
+    changed: set[str] = set()
+    replace = sorted(replace_sources)
+    old: dict[str, set[str]] = {}
+    for chunk in _chunks(replace):
+        for entity_id, tag_id in conn.execute(
+            f"SELECT entity_id, tag_id FROM entity_tags WHERE entity_id IN ({_marks(len(chunk))})",
+            list(chunk),
+        ):
+            old.setdefault(entity_id, set()).add(tag_id)
+    removals = [
+        (entity_id, tag_id)
+        for entity_id in replace
+        for tag_id in old.get(entity_id, set()) - entity_tags.get(entity_id, set())
+    ]
+    if removals:
+        conn.executemany("DELETE FROM entity_tags WHERE entity_id = ? AND tag_id = ?", removals)
+        changed.update(tag_id for _e, tag_id in removals)
+    cursor = conn.cursor()
+    for entity_id, tag_set in entity_tags.items():
+        for tag_id in tag_set:
+            if entity_id in replace_sources and tag_id in old.get(entity_id, set()):
+                continue
+            cursor.execute(
+                "INSERT OR IGNORE INTO entity_tags (entity_id, tag_id) VALUES (?, ?)",
+                (entity_id, tag_id),
+            )
+            if cursor.rowcount > 0:
+                changed.add(tag_id)
+    return changed
+
+
+def mark_deleted_upstream(db: Database, ids: Sequence[str], now_ms: int) -> ChangeSet:
+    """Flag entities the server no longer returns; they stay readable, never erased."""
+    marked: set[str] = set()
+    for chunk in _chunks(sorted(set(ids))):
+        marked.update(
+            row[0]
+            for row in db.execute(
+                f"SELECT id FROM entities WHERE id IN ({_marks(len(chunk))}) "
+                "AND deleted_upstream_at IS NULL",
+                list(chunk),
+            )
+        )
+    db.conn.executemany(
+        "UPDATE entities SET deleted_upstream_at = ? WHERE id = ?",
+        [(now_ms, entity_id) for entity_id in sorted(marked)],
+    )
+    return ChangeSet(deleted_ids=frozenset(marked))
+
+
+def upsert_views(db: Database, views: Sequence[JsonObject]) -> ChangeSet:
+    """Store saved views whose JSON changed."""
+    rows = []
+    for view in views:
+        raw = json.dumps(view, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        current = db.execute("SELECT raw FROM views WHERE id = ?", [view["id"]]).fetchone()
+        if current is None or current[0] != raw:
+            name = view.get("name") or view.get("title") or view["id"]
+            definition = view.get("definition") if isinstance(view.get("definition"), dict) else {}
+            rows.append((view["id"], str(name), json.dumps(definition), raw))
+    db.conn.executemany("INSERT OR REPLACE INTO views VALUES (?, ?, ?, ?)", rows)
+    return ChangeSet(view_ids=frozenset(row[0] for row in rows))
+
+
+def upsert_feeds(db: Database, feeds: Sequence[JsonObject]) -> ChangeSet:
+    """Store feeds whose JSON changed."""
+    rows = []
+    for feed in feeds:
+        raw = json.dumps(feed, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        current = db.execute("SELECT raw FROM feeds WHERE id = ?", [feed["id"]]).fetchone()
+        if current is None or current[0] != raw:
+            rows.append(
+                (
+                    feed["id"],
+                    str(feed.get("title") or feed.get("feed_url") or feed["id"]),
+                    feed.get("feed_url"),
+                    feed.get("site_url"),
+                    feed.get("source_platform"),
+                    raw,
+                )
+            )
+    db.conn.executemany("INSERT OR REPLACE INTO feeds VALUES (?, ?, ?, ?, ?, ?)", rows)
+    return ChangeSet(feed_ids=frozenset(row[0] for row in rows))
+
+
+def set_sync_state(db: Database, key: str, value: str) -> ChangeSet:
+    """Persist one sync bookmark (not a visible change)."""
+    db.execute("INSERT OR REPLACE INTO sync_state (key, value) VALUES (?, ?)", [key, value])
+    return ChangeSet.empty()

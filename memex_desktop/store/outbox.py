@@ -1,0 +1,391 @@
+"""outbox.db: what the person saved that the server has not confirmed yet. Never lost.
+
+Every operation is acknowledged only after its COMMIT. The file uses WAL with
+``synchronous=FULL``: each commit fsyncs the WAL once (a rollback journal needs two syncs
+per commit), committed rows survive power loss, and the GUI thread can read the queue
+while the sync thread writes. Each thread gets its own connection; writes take the lock
+up front (``BEGIN IMMEDIATE``) so two writers never deadlock on a lock upgrade.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from memex_desktop.store.errors import StoreError, translate
+from memex_desktop.store.urls import normalize_url
+
+OutboxState = Literal["queued", "sending", "accepted", "confirmed", "needs_attention"]
+STATES: tuple[OutboxState, ...] = ("queued", "sending", "accepted", "confirmed", "needs_attention")
+OUTBOX_SCHEMA_VERSION = 1
+_BUSY_TIMEOUT_S = 10.0
+
+_SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS ops (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        url TEXT,
+        normalized_url TEXT UNIQUE,
+        external_id TEXT UNIQUE,
+        payload TEXT,
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        reason TEXT,
+        entity_id TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        next_attempt_at INTEGER NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS ops_due ON ops(state, next_attempt_at, id)",
+    "CREATE TABLE IF NOT EXISTS control (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+]
+_OP_COLUMNS = (
+    "id, kind, url, normalized_url, external_id, payload, state, attempts, reason, entity_id, "
+    "created_at, updated_at, next_attempt_at"
+)
+
+
+@dataclass(frozen=True)
+class OutboxOp:
+    """One queued operation (``payload`` is the entity JSON of a save_entity)."""
+
+    id: int
+    kind: str
+    url: str | None
+    normalized_url: str | None
+    external_id: str | None
+    payload: dict[str, Any] | None
+    state: str
+    attempts: int
+    reason: str | None
+    entity_id: str | None
+    created_at: int
+    updated_at: int
+    next_attempt_at: int
+
+
+@dataclass(frozen=True)
+class EnqueueResult:
+    """What happened to a save request; it is committed when this is returned."""
+
+    status: Literal["queued", "already_queued", "already_saved"]
+    op: OutboxOp | None
+    entity_id: str | None
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _as_ms(value: float | None) -> int:
+    """Epoch ms from ms or seconds (values below 1e11 are seconds); now when None."""
+    if value is None:
+        return _now_ms()
+    return int(value * 1000 if abs(value) < 1e11 else value)
+
+
+def _op(row: tuple[Any, ...]) -> OutboxOp:
+    payload = json.loads(row[5]) if row[5] else None
+    return OutboxOp(row[0], row[1], row[2], row[3], row[4], payload, *row[6:])
+
+
+class Outbox:
+    """The durable queue of saves; safe to use from several threads at once."""
+
+    def __init__(self, path: Path, *, cache_path: Path | None = None) -> None:
+        self.path = Path(path)
+        self.cache_path = Path(cache_path) if cache_path else self.path.with_name("cache.db")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._connections: builtins.list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        with self._write() as conn:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            if version > OUTBOX_SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path} was written by a newer memex-desktop (outbox schema {version})"
+                )
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {OUTBOX_SCHEMA_VERSION}")
+
+    # ------------------------------------------------------------------ connections
+
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(
+                    str(self.path),
+                    timeout=_BUSY_TIMEOUT_S,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=FULL")
+            except sqlite3.Error as exc:
+                raise translate(exc, f"opening {self.path}") or StoreError(str(exc)) from exc
+            self._local.conn = conn
+            with self._connections_lock:
+                self._connections.append(conn)
+        return conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One immediate transaction; committed (durably) when the block ends."""
+        conn = self._conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise translate(exc, f"writing {self.path.name}") or exc from exc
+
+    def _read(self, sql: str, params: Iterable[Any] = ()) -> builtins.list[tuple[Any, ...]]:
+        try:
+            return self._conn().execute(sql, list(params)).fetchall()
+        except sqlite3.Error as exc:
+            raise translate(exc, f"reading {self.path.name}") or exc from exc
+
+    # ------------------------------------------------------------------ enqueue
+
+    def enqueue_url(
+        self, url: str, *, known_in_cache: Callable[[str], str | None] | None = None
+    ) -> EnqueueResult:
+        """Queue a URL save (committed on return).
+
+        Raises:
+            ValueError: when ``url`` is not an http(s) URL (the message says why).
+        """
+        normalized = normalize_url(url)
+        lookup = known_in_cache or self._known_in_cache
+        entity_id = lookup(normalized)
+        if entity_id is not None:
+            return EnqueueResult("already_saved", None, entity_id)
+        now = _now_ms()
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO ops (kind, url, normalized_url, state, created_at, updated_at, "
+                "next_attempt_at) VALUES ('save_url', ?, ?, 'queued', ?, ?, ?) "
+                "ON CONFLICT (normalized_url) DO NOTHING",
+                (url.strip(), normalized, now, now, now),
+            )
+            inserted = cursor.rowcount > 0
+            row = conn.execute(
+                f"SELECT {_OP_COLUMNS} FROM ops WHERE normalized_url = ?", (normalized,)
+            ).fetchone()
+        op = _op(row)
+        if inserted:
+            return EnqueueResult("queued", op, None)
+        if op.state in ("accepted", "confirmed"):
+            return EnqueueResult("already_saved", op, op.entity_id)
+        return EnqueueResult("already_queued", op, op.entity_id)
+
+    def enqueue_entity(
+        self, data: dict[str, Any], *, external_id: str, kind: str = "save_entity"
+    ) -> EnqueueResult:
+        """Queue an entity save (a note) identified by a client ``external_id``."""
+        if not external_id:
+            raise ValueError("an entity save needs an external_id to stay idempotent")
+        payload = json.dumps(data, ensure_ascii=False)
+        now = _now_ms()
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO ops (kind, external_id, payload, state, created_at, updated_at, "
+                "next_attempt_at) VALUES (?, ?, ?, 'queued', ?, ?, ?) "
+                "ON CONFLICT (external_id) DO NOTHING",
+                (kind, external_id, payload, now, now, now),
+            )
+            inserted = cursor.rowcount > 0
+            row = conn.execute(
+                f"SELECT {_OP_COLUMNS} FROM ops WHERE external_id = ?", (external_id,)
+            ).fetchone()
+        op = _op(row)
+        return EnqueueResult("queued" if inserted else "already_queued", op, op.entity_id)
+
+    def _known_in_cache(self, normalized: str) -> str | None:
+        """The id of a cached entity with this normalized URL (http or https), if any."""
+        if not self.cache_path.exists():
+            return None
+        variants = sorted({normalized, normalized.replace("https://", "http://", 1)})
+        try:
+            conn = sqlite3.connect(f"{self.cache_path.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                row = conn.execute(
+                    "SELECT id FROM entities WHERE normalized_url IN (?, ?) "
+                    "AND deleted_upstream_at IS NULL LIMIT 1",
+                    variants,
+                ).fetchone()
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            # The cache is disposable and may be missing or mid-rebuild: then just queue.
+            return None
+        return str(row[0]) if row else None
+
+    # ------------------------------------------------------------------ reads
+
+    def list(self, states: Iterable[str] | None = None) -> builtins.list[OutboxOp]:
+        """Operations (optionally only in ``states``), oldest first."""
+        if states is None:
+            rows = self._read(f"SELECT {_OP_COLUMNS} FROM ops ORDER BY id LIMIT 100000")
+        else:
+            wanted = builtins.list(states)
+            marks = ",".join("?" * len(wanted))
+            rows = self._read(
+                f"SELECT {_OP_COLUMNS} FROM ops WHERE state IN ({marks}) ORDER BY id LIMIT 100000",
+                wanted,
+            )
+        return [_op(row) for row in rows]
+
+    def get(self, op_id: int) -> OutboxOp | None:
+        """One operation by id."""
+        rows = self._read(f"SELECT {_OP_COLUMNS} FROM ops WHERE id = ?", [op_id])
+        return _op(rows[0]) if rows else None
+
+    def pending_count(self) -> int:
+        """Saves not yet accepted by the server (queued or being sent)."""
+        return int(
+            self._read("SELECT count(*) FROM ops WHERE state IN ('queued', 'sending')")[0][0]
+        )
+
+    # ------------------------------------------------------------------ state changes
+
+    def claim_next(self, now: float | None = None) -> OutboxOp | None:
+        """The oldest due queued operation, moved to ``sending`` (None when paused or idle).
+
+        ``now`` is epoch ms (or seconds); the current time when omitted.
+        """
+        if self.paused_reason() is not None:
+            return None
+        with self._write() as conn:
+            row = conn.execute(
+                "SELECT id FROM ops WHERE state = 'queued' AND next_attempt_at <= ? "
+                "ORDER BY id LIMIT 1",
+                (_as_ms(now),),
+            ).fetchone()
+            if row is None:
+                return None
+            conn.execute(
+                "UPDATE ops SET state = 'sending', attempts = attempts + 1, updated_at = ? "
+                "WHERE id = ?",
+                (_now_ms(), row[0]),
+            )
+            claimed = conn.execute(f"SELECT {_OP_COLUMNS} FROM ops WHERE id = ?", row).fetchone()
+        return _op(claimed)
+
+    def _set(self, op_id: int, state: OutboxState, **fields: Any) -> None:
+        assignments = "".join(f", {name} = ?" for name in fields)
+        with self._write() as conn:
+            cursor = conn.execute(
+                f"UPDATE ops SET state = ?, updated_at = ?{assignments} WHERE id = ?",
+                (state, _now_ms(), *fields.values(), op_id),
+            )
+            if cursor.rowcount == 0:
+                raise KeyError(f"no outbox operation {op_id}")
+
+    def mark_accepted(self, op_id: int, entity_id: str | None) -> None:
+        """The server took the save (it becomes confirmed once a pull shows the entity)."""
+        self._set(op_id, "accepted", entity_id=entity_id, reason=None)
+
+    def mark_failed_retryable(self, op_id: int, reason: str, retry_at: float) -> None:
+        """Back to the queue, to be retried at ``retry_at`` (epoch ms or seconds)."""
+        self._set(op_id, "queued", reason=reason, next_attempt_at=_as_ms(retry_at))
+
+    def mark_needs_attention(self, op_id: int, reason: str) -> None:
+        """The server refused it for a reason retrying cannot fix; kept with that reason."""
+        self._set(op_id, "needs_attention", reason=reason)
+
+    def mark_confirmed(self, op_id: int) -> None:
+        """The saved entity was seen in a pull."""
+        self._set(op_id, "confirmed")
+
+    def confirm_seen(self, entity_ids: Iterable[str], normalized_urls: Iterable[str]) -> int:
+        """Confirm accepted (or still queued) operations whose entity or URL a pull returned."""
+        ids = builtins.list(entity_ids)
+        urls = builtins.list(normalized_urls)
+        now = _now_ms()
+        confirmed = 0
+        with self._write() as conn:
+            for start in range(0, max(len(ids), len(urls)), 500):
+                id_chunk = ids[start : start + 500]
+                url_chunk = urls[start : start + 500]
+                cursor = conn.execute(
+                    "UPDATE ops SET state = 'confirmed', updated_at = ? "
+                    "WHERE state IN ('accepted', 'queued') AND ("
+                    f"entity_id IN ({','.join('?' * len(id_chunk))}) OR "
+                    f"normalized_url IN ({','.join('?' * len(url_chunk))}))",
+                    (now, *id_chunk, *url_chunk),
+                )
+                confirmed += cursor.rowcount
+        return confirmed
+
+    def retry(self, op_id: int) -> None:
+        """Queue a failed operation again, due now."""
+        self._set(op_id, "queued", reason=None, next_attempt_at=_now_ms())
+
+    def drop(self, op_id: int) -> bool:
+        """Forget an operation (the person gave up on it); False when it does not exist."""
+        with self._write() as conn:
+            return conn.execute("DELETE FROM ops WHERE id = ?", (op_id,)).rowcount > 0
+
+    def undo(self, op_id: int) -> bool:
+        """Drop an operation that was never sent; False when it was already on its way."""
+        with self._write() as conn:
+            cursor = conn.execute(
+                "DELETE FROM ops WHERE id = ? AND state = 'queued' AND attempts = 0", (op_id,)
+            )
+            return cursor.rowcount > 0
+
+    def pause(self, reason: str) -> None:
+        """Stop handing out operations (e.g. out of credits) until :meth:`resume`."""
+        with self._write() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO control (key, value) VALUES ('paused', ?)", (reason,)
+            )
+
+    def resume(self) -> None:
+        """Hand out operations again."""
+        with self._write() as conn:
+            conn.execute("DELETE FROM control WHERE key = 'paused'")
+
+    def paused_reason(self) -> str | None:
+        """Why the outbox is paused, or None."""
+        rows = self._read("SELECT value FROM control WHERE key = 'paused'")
+        return str(rows[0][0]) if rows else None
+
+    def recover_after_crash(self) -> int:
+        """Operations left ``sending`` by a crash go back to the queue; returns how many."""
+        with self._write() as conn:
+            return conn.execute(
+                "UPDATE ops SET state = 'queued', updated_at = ? WHERE state = 'sending'",
+                (_now_ms(),),
+            ).rowcount
+
+    def close(self) -> None:
+        """Close every thread's connection."""
+        with self._connections_lock:
+            connections, self._connections = self._connections, []
+        for conn in connections:
+            conn.close()
+        self._local = threading.local()
+
+    def __enter__(self) -> Outbox:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,106 @@
+"""Turning what a person types into a safe FTS5 expression, and filters into SQL."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# Letters and digits only, like FTS5's unicode61 tokenizer: every operator character
+# (", *, ^, :, parentheses, NEAR/AND/OR as bare words) is dropped or quoted away.
+_TOKEN = re.compile(r"[^\W_]+")
+MAX_TERMS = 16
+# Prefix expansion of very short stems touches a large part of the index: only from 3 chars.
+MIN_PREFIX_CHARS = 3
+
+
+def terms(query: str) -> list[str]:
+    """The words of a query, lowercased."""
+    return _TOKEN.findall(query.lower())[:MAX_TERMS]
+
+
+def match_expression(query: str) -> str | None:
+    """An FTS5 MATCH expression: every word required, the last one as a prefix while typing.
+
+    Each word is a quoted string, so nothing a person types is read as FTS syntax.
+    Returns None when the query holds no words.
+    """
+    words = terms(query)
+    if not words:
+        return None
+    quoted = [f'"{word}"' for word in words]
+    typing = not query[-1:].isspace() and not query.rstrip().endswith('"')
+    if typing and len(words[-1]) >= MIN_PREFIX_CHARS:
+        quoted[-1] += "*"
+    return " ".join(quoted)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Restrictions every read of entities honours."""
+
+    types: tuple[str, ...] = ()
+    tag_ids: tuple[str, ...] = ()
+    date_from_ms: int | None = None
+    date_to_ms: int | None = None
+    include_deleted: bool = False
+
+    def sql(self, alias: str = "e") -> tuple[str, list[Any]]:
+        """A WHERE fragment (starting with ``AND`` when not empty) and its parameters."""
+        parts: list[str] = []
+        params: list[Any] = []
+        if self.types:
+            parts.append(f"{alias}.type IN ({','.join('?' * len(self.types))})")
+            params += list(self.types)
+        if self.tag_ids:
+            parts.append(
+                f"{alias}.id IN (SELECT entity_id FROM entity_tags WHERE tag_id IN "
+                f"({','.join('?' * len(self.tag_ids))}))"
+            )
+            params += list(self.tag_ids)
+        if self.date_from_ms is not None:
+            parts.append(f"{alias}.created_at >= ?")
+            params.append(self.date_from_ms)
+        if self.date_to_ms is not None:
+            parts.append(f"{alias}.created_at <= ?")
+            params.append(self.date_to_ms)
+        if not self.include_deleted:
+            parts.append(f"{alias}.deleted_upstream_at IS NULL")
+        return "".join(f" AND {part}" for part in parts), params
+
+
+def make_filters(
+    types: Sequence[str] = (),
+    tag_id: str | None = None,
+    date_from_ms: int | None = None,
+    date_to_ms: int | None = None,
+    include_deleted: bool = False,
+) -> Filters:
+    """Filters from the keyword arguments of the reader's search methods."""
+    if isinstance(types, str):
+        types = (types,)
+    return Filters(
+        types=tuple(types),
+        tag_ids=(tag_id,) if tag_id else (),
+        date_from_ms=date_from_ms,
+        date_to_ms=date_to_ms,
+        include_deleted=include_deleted,
+    )
+
+
+def python_snippet(text: str, words: Sequence[str], width: int = 160) -> str:
+    """A snippet marking the first occurrence of any word (for text not yet in the index)."""
+    lowered = text.lower()
+    positions = [(lowered.find(word), word) for word in words if word and word in lowered]
+    if not positions:
+        return text[:width]
+    start, word = min(positions)
+    left = max(0, start - width // 3)
+    end = start + len(word)
+    while end < len(text) and text[end].isalnum():
+        end += 1
+    right = min(len(text), left + width)
+    prefix = "…" if left else ""
+    suffix = "…" if right < len(text) else ""
+    return f"{prefix}{text[left:start]}\x02{text[start:end]}\x03{text[end:right]}{suffix}"

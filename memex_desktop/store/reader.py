@@ -1,0 +1,626 @@
+"""Bounded reads of cache.db on a read-only connection owned by the calling thread."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from memex_desktop.api.models import ContentEntityBase, parse_content_entity
+from memex_desktop.store.errors import StoreError, translate
+from memex_desktop.store.extract import to_epoch_ms
+from memex_desktop.store.query import (
+    Filters,
+    make_filters,
+    match_expression,
+    python_snippet,
+    terms,
+)
+from memex_desktop.store.rows import (
+    Backlink,
+    CacheStats,
+    EntityRow,
+    FeedRow,
+    GraphEdge,
+    GraphNode,
+    Neighbourhood,
+    SearchHit,
+    TagRow,
+    ThreadNode,
+    ViewRow,
+)
+from memex_desktop.store.schema import SCHEMA_VERSION, check_not_too_new, connect, open_cache
+from memex_desktop.store.urls import normalize_url
+
+_ROW_COLUMNS = (
+    "e.id, e.type, e.title, e.url, e.author, e.site, e.created_at, e.updated_at, e.status, "
+    "e.deleted_upstream_at, e.snippet_source"
+)
+_CHUNK = 500
+# A body query matching more documents than this is ranked by recency: bm25 over a term
+# found in most of a 100k library costs far more than a keystroke may.
+RANK_PROBE_LIMIT = 5000
+# The not-yet-indexed backlog (during a sync) is scanned directly, up to this many rows.
+BACKLOG_SCAN_ROWS = 5000
+MAX_THREAD_NODES = 5000
+MAX_BACKLINKS = 1000
+LAST_SYNC_KEY = "last_sync_at"
+
+
+def _marks(count: int) -> str:
+    return ",".join("?" * count)
+
+
+def _row(values: Sequence[Any]) -> EntityRow:
+    return EntityRow(
+        id=values[0],
+        type=values[1],
+        title=values[2] or "",
+        url=values[3],
+        author=values[4],
+        site=values[5],
+        created_at=values[6],
+        updated_at=values[7],
+        status=values[8],
+        deleted_upstream_at=values[9],
+        snippet_source=values[10] or "",
+    )
+
+
+class CacheReader:
+    """Reads for the thread that creates it (GUI or worker); every query is bounded."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        check_not_too_new(self.path, SCHEMA_VERSION)
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            open_cache(self.path).close()
+        try:
+            self.db = Database(connect(self.path, read_only=True))
+            version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+        except sqlite3.Error as exc:
+            raise translate(exc, f"opening {self.path}") or StoreError(str(exc)) from exc
+        if version < SCHEMA_VERSION:
+            self.db.close()
+            open_cache(self.path).close()
+            self.db = Database(connect(self.path, read_only=True))
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run one read, turning environment failures into KnownStoreError."""
+        try:
+            return list(self.db.execute(sql, list(params)).fetchall())
+        except sqlite3.Error as exc:
+            raise translate(exc, f"reading {self.path.name}") or exc from exc
+
+    # ------------------------------------------------------------------ search
+
+    def search(
+        self,
+        query: str,
+        *,
+        types: Sequence[str] = (),
+        tag_id: str | None = None,
+        date_from_ms: int | None = None,
+        date_to_ms: int | None = None,
+        include_deleted: bool = False,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[SearchHit]:
+        """Local full-text search, best first (an exact URL or title first of all).
+
+        An empty query lists the newest items. Snippets mark matches with \\x02..\\x03.
+        """
+        filters = make_filters(types, tag_id, date_from_ms, date_to_ms, include_deleted)
+        ids = self._ranked_ids(query, filters, offset + limit)[offset : offset + limit]
+        if not ids:
+            return []
+        rows = self.get_many(ids)
+        snippets = self._snippets(query, ids)
+        return [
+            SearchHit(
+                id=entity_id,
+                type=rows[entity_id].type,
+                title=rows[entity_id].title,
+                url=rows[entity_id].url,
+                snippet=snippets.get(entity_id) or rows[entity_id].snippet_source,
+                created_at=rows[entity_id].created_at,
+            )
+            for entity_id in ids
+            if entity_id in rows
+        ]
+
+    def search_ids(
+        self,
+        query: str,
+        *,
+        types: Sequence[str] = (),
+        tag_id: str | None = None,
+        date_from_ms: int | None = None,
+        date_to_ms: int | None = None,
+        include_deleted: bool = False,
+        limit: int = 100_000,
+    ) -> list[str]:
+        """The ids :meth:`search` would return, in order, without rows or snippets."""
+        filters = make_filters(types, tag_id, date_from_ms, date_to_ms, include_deleted)
+        return self._ranked_ids(query, filters, limit)
+
+    def _ranked_ids(self, query: str, filters: Filters, needed: int) -> list[str]:
+        """Exact URL/title matches, then title hits, then body hits, then the backlog."""
+        if needed <= 0:
+            return []
+        where, params = filters.sql()
+        if not query.strip():
+            return [
+                row[0]
+                for row in self._query(
+                    f"SELECT e.id FROM entities e WHERE 1=1{where} "
+                    "ORDER BY e.created_at DESC LIMIT ?",
+                    [*params, needed],
+                )
+            ]
+        ordered: dict[str, None] = dict.fromkeys(self._exact_ids(query, where, params, needed))
+        expression = match_expression(query)
+        if expression is not None:
+            for source in (
+                self._title_ids(expression, where, params, needed),
+                self._body_ids(expression, where, params, needed),
+                self._backlog_ids(query, where, params, needed),
+            ):
+                if len(ordered) >= needed:
+                    break
+                ordered.update(dict.fromkeys(source))
+        return list(ordered)[:needed]
+
+    def _exact_ids(self, query: str, where: str, params: list[Any], needed: int) -> list[str]:
+        text = query.strip()
+        found = [
+            row[0]
+            for row in self._query(
+                f"SELECT e.id FROM entities e WHERE e.title = ? COLLATE NOCASE{where} "
+                "ORDER BY e.created_at DESC LIMIT ?",
+                [text, *params, needed],
+            )
+        ]
+        candidates = [text] if "://" in text else [text, f"https://{text}"] if "." in text else []
+        for candidate in candidates:
+            try:
+                normalized = normalize_url(candidate)
+            except ValueError:
+                continue
+            variants = {normalized, normalized.replace("https://", "http://", 1)}
+            found[:0] = [
+                row[0]
+                for row in self._query(
+                    f"SELECT e.id FROM entities e WHERE e.normalized_url IN (?, ?){where} "
+                    "ORDER BY e.created_at DESC LIMIT ?",
+                    [*sorted(variants), *params, needed],
+                )
+            ]
+            break
+        return list(dict.fromkeys(found))
+
+    def _title_ids(self, expression: str, where: str, params: list[Any], needed: int) -> list[str]:
+        return [
+            row[0]
+            for row in self._query(
+                "SELECT e.id FROM title_fts JOIN entities e ON e.rowid = title_fts.rowid "
+                f"WHERE title_fts MATCH ?{where} ORDER BY title_fts.rank LIMIT ?",
+                [expression, *params, needed],
+            )
+        ]
+
+    def _body_ids(self, expression: str, where: str, params: list[Any], needed: int) -> list[str]:
+        probe = self._query(
+            "SELECT count(*) FROM (SELECT rowid FROM entity_fts WHERE entity_fts MATCH ? LIMIT ?)",
+            [expression, RANK_PROBE_LIMIT],
+        )[0][0]
+        if probe < RANK_PROBE_LIMIT:
+            sql = (
+                "SELECT e.id FROM entity_fts JOIN entities e ON e.rowid = entity_fts.rowid "
+                f"WHERE entity_fts MATCH ?{where} ORDER BY entity_fts.rank LIMIT ?"
+            )
+        else:
+            sql = (
+                "SELECT e.id FROM entities e WHERE e.rowid IN "
+                f"(SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?){where} "
+                "ORDER BY e.created_at DESC LIMIT ?"
+            )
+        return [row[0] for row in self._query(sql, [expression, *params, needed])]
+
+    def _backlog_ids(self, query: str, where: str, params: list[Any], needed: int) -> list[str]:
+        words = terms(query)
+        if not words or not self._query("SELECT 1 FROM fts_pending LIMIT 1"):
+            return []
+        text = "lower(t.title || ' ' || t.author || ' ' || t.summary || ' ' || t.body)"
+        conditions = " AND ".join(f"instr({text}, ?) > 0" for _ in words)
+        return [
+            row[0]
+            for row in self._query(
+                "SELECT e.id FROM (SELECT rowid FROM fts_pending LIMIT ?) p "
+                "JOIN entities e ON e.rowid = p.rowid JOIN entity_text t ON t.rowid = p.rowid "
+                f"WHERE {conditions}{where} ORDER BY e.created_at DESC LIMIT ?",
+                [BACKLOG_SCAN_ROWS, *words, *params, needed],
+            )
+        ]
+
+    def _snippets(self, query: str, ids: Sequence[str]) -> dict[str, str]:
+        """Marked snippets for the given hits (FTS5 for indexed rows, Python for the rest)."""
+        expression = match_expression(query)
+        if expression is None:
+            return {}
+        marks = _marks(len(ids))
+        snippets = {
+            row[0]: row[1]
+            for row in self._query(
+                "SELECT e.id, snippet(entity_fts, -1, char(2), char(3), '…', 24) "
+                "FROM entity_fts JOIN entities e ON e.rowid = entity_fts.rowid "
+                f"WHERE entity_fts MATCH ? AND entity_fts.rowid IN "
+                f"(SELECT rowid FROM entities WHERE id IN ({marks}))",
+                [expression, *ids],
+            )
+            if row[1]
+        }
+        missing = [entity_id for entity_id in ids if entity_id not in snippets]
+        if missing:
+            words = terms(query)
+            for entity_id, summary, body in self._query(
+                "SELECT e.id, t.summary, t.body FROM entities e JOIN entity_text t "
+                f"ON t.rowid = e.rowid WHERE e.id IN ({_marks(len(missing))})",
+                missing,
+            ):
+                text = body or summary or ""
+                if any(word in text.lower() for word in words):
+                    snippets[entity_id] = python_snippet(text, words)
+        return snippets
+
+    # ------------------------------------------------------------------ rows
+
+    def get(self, entity_id: str) -> EntityRow | None:
+        """The display row of one entity."""
+        return self.get_many([entity_id]).get(entity_id)
+
+    def get_many(self, ids: Iterable[str]) -> dict[str, EntityRow]:
+        """Display rows by id (missing ids are left out)."""
+        id_list = list(dict.fromkeys(ids))
+        rows: dict[str, EntityRow] = {}
+        for start in range(0, len(id_list), _CHUNK):
+            chunk = id_list[start : start + _CHUNK]
+            for values in self._query(
+                f"SELECT {_ROW_COLUMNS} FROM entities e WHERE e.id IN ({_marks(len(chunk))})",
+                chunk,
+            ):
+                rows[values[0]] = _row(values)
+        return rows
+
+    def entity(self, entity_id: str) -> ContentEntityBase | None:
+        """The full entity, re-parsed from its stored raw JSON."""
+        found = self._query("SELECT raw FROM entities WHERE id = ?", [entity_id])
+        return parse_content_entity(json.loads(found[0][0])) if found else None
+
+    def raw_json(self, entity_id: str) -> dict[str, Any] | None:
+        """The stored raw JSON of one entity (nested annotations/references are rows)."""
+        found = self._query("SELECT raw FROM entities WHERE id = ?", [entity_id])
+        value = json.loads(found[0][0]) if found else None
+        return value if isinstance(value, dict) else None
+
+    def all_ids(self, limit: int = 1_000_000) -> list[str]:
+        """Every cached id, newest first, deleted-upstream included."""
+        return [
+            row[0]
+            for row in self._query(
+                "SELECT id FROM entities ORDER BY created_at DESC LIMIT ?", [limit]
+            )
+        ]
+
+    def counts_by_type(self) -> dict[str, int]:
+        """How many live (not deleted upstream) entities of each type are cached."""
+        return dict(
+            self._query(
+                "SELECT type, count(*) FROM entities WHERE deleted_upstream_at IS NULL "
+                "GROUP BY type ORDER BY type LIMIT 1000"
+            )
+        )
+
+    def deleted_upstream(self, limit: int = 1000) -> list[EntityRow]:
+        """Entities the server no longer returns, most recently noticed first."""
+        return [
+            _row(values)
+            for values in self._query(
+                f"SELECT {_ROW_COLUMNS} FROM entities e WHERE e.deleted_upstream_at IS NOT NULL "
+                "ORDER BY e.deleted_upstream_at DESC LIMIT ?",
+                [limit],
+            )
+        ]
+
+    # ------------------------------------------------------------------ tags, views, feeds
+
+    def tags(self, limit: int = 10_000) -> list[TagRow]:
+        """Every tag with its number of cached entities, by name."""
+        return [
+            TagRow(*values)
+            for values in self._query(
+                "SELECT t.id, t.name, (SELECT count(*) FROM entity_tags et WHERE et.tag_id = t.id) "
+                "FROM tags t ORDER BY t.name COLLATE NOCASE LIMIT ?",
+                [limit],
+            )
+        ]
+
+    def ids_with_tag(self, tag_id: str, limit: int = 100_000) -> list[str]:
+        """Ids of live entities carrying a tag, newest first."""
+        return self._ranked_ids("", Filters(tag_ids=(tag_id,)), limit)
+
+    def views(self) -> list[ViewRow]:
+        """Saved views by name."""
+        return [
+            ViewRow(view_id, name, json.loads(definition))
+            for view_id, name, definition in self._query(
+                "SELECT id, name, definition FROM views ORDER BY name COLLATE NOCASE LIMIT 10000"
+            )
+        ]
+
+    def ids_for_view(self, view_id: str, limit: int = 100_000) -> list[str]:
+        """Run a view's definition (query, contentTypes, tag_ids, timeRange) on the cache."""
+        found = self._query("SELECT definition FROM views WHERE id = ?", [view_id])
+        if not found:
+            return []
+        definition = json.loads(found[0][0])
+        date_from, date_to = time_range(definition.get("timeRange"))
+        types = definition.get("contentTypes") or definition.get("content_types") or ()
+        tag_ids = definition.get("tag_ids") or definition.get("tagIds") or ()
+        filters = Filters(
+            types=tuple(str(kind) for kind in types if isinstance(kind, str)),
+            tag_ids=tuple(str(tag) for tag in tag_ids if isinstance(tag, str)),
+            date_from_ms=date_from,
+            date_to_ms=date_to,
+        )
+        query = definition.get("query") if isinstance(definition.get("query"), str) else ""
+        ids = self._ranked_ids(query, filters, limit)
+        if query and definition.get("sortBy") in ("date-desc", "date-asc"):
+            created = {row.id: row.created_at or 0 for row in self.get_many(ids).values()}
+            ids.sort(key=lambda entity_id: created.get(entity_id, 0))
+            if definition.get("sortBy") == "date-desc":
+                ids.reverse()
+        elif not query and definition.get("sortBy") == "date-asc":
+            ids.reverse()
+        return ids
+
+    def feeds(self) -> list[FeedRow]:
+        """Followed feeds by title."""
+        return [
+            FeedRow(*values)
+            for values in self._query(
+                "SELECT id, title, feed_url, site_url, source_platform FROM feeds "
+                "ORDER BY title COLLATE NOCASE LIMIT 10000"
+            )
+        ]
+
+    # ------------------------------------------------------------------ threads and graph
+
+    def thread_for(self, entity_id: str) -> list[ThreadNode]:
+        """Annotations on an entity (or replies to a note) as trees, oldest first per level."""
+        links = self._query(
+            "WITH RECURSIVE thread(id, parent, depth) AS ("
+            " SELECT source, target, 0 FROM edges"
+            " WHERE target = ? AND kind IN ('annotates', 'reply')"
+            " UNION"
+            " SELECT e.source, e.target, t.depth + 1 FROM edges e JOIN thread t"
+            " ON e.target = t.id AND e.kind = 'reply' WHERE t.depth < 64"
+            ") SELECT id, parent, min(depth) FROM thread GROUP BY id LIMIT ?",
+            [entity_id, MAX_THREAD_NODES],
+        )
+        ids = [link[0] for link in links]
+        rows = self.get_many(ids)
+        texts = dict(self._text_of(ids))
+        nodes = {
+            note_id: ThreadNode(entity=rows[note_id], text=texts.get(note_id, ""), depth=depth)
+            for note_id, _parent, depth in links
+            if note_id in rows
+        }
+        roots: list[ThreadNode] = []
+        for note_id, parent, _depth in links:
+            node = nodes.get(note_id)
+            if node is None:
+                continue
+            if parent == entity_id or parent not in nodes:
+                roots.append(node)
+            else:
+                nodes[parent].children.append(node)
+        _order(roots, 0)
+        return roots
+
+    def _text_of(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        result: list[tuple[str, str]] = []
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            result += [
+                (row[0], row[1] or "")
+                for row in self._query(
+                    "SELECT e.id, t.body FROM entities e JOIN entity_text t ON t.rowid = e.rowid "
+                    f"WHERE e.id IN ({_marks(len(chunk))})",
+                    chunk,
+                )
+            ]
+        return result
+
+    def backlinks(self, entity_id: str) -> list[Backlink]:
+        """Entities pointing at this one (notes, replies, mentions), newest first."""
+        links = self._query(
+            "SELECT source, kind, timestamp_s FROM edges WHERE target = ? LIMIT ?",
+            [entity_id, MAX_BACKLINKS],
+        )
+        rows = self.get_many(link[0] for link in links)
+        found = [
+            Backlink(source=rows[source], kind=kind, timestamp_s=seconds)
+            for source, kind, seconds in links
+            if source in rows
+        ]
+        found.sort(key=lambda link: link.source.created_at or 0, reverse=True)
+        return found
+
+    def neighbourhood(self, entity_id: str, hops: int = 1, max_nodes: int = 300) -> Neighbourhood:
+        """The graph within ``hops`` of an entity, at most ``max_nodes`` nodes.
+
+        Each expansion reads a bounded number of edges, so a hub (a tag on 10,000 items)
+        costs no more than the budget; ``omitted`` counts the neighbours left out.
+        """
+        max_nodes = max(1, max_nodes)
+        included: dict[str, None] = {entity_id: None}
+        omitted: set[str] = set()
+        extra_omitted = 0
+        edges: set[tuple[str, str, str]] = set()
+        frontier = [entity_id]
+        for _hop in range(max(0, hops)):
+            next_frontier: list[str] = []
+            cap = max_nodes * 2
+            for start in range(0, len(frontier), _CHUNK):
+                chunk = frontier[start : start + _CHUNK]
+                found, cut = self._adjacent(chunk, cap)
+                extra_omitted += cut
+                for source, target, kind in found:
+                    other = target if source in chunk else source
+                    if other not in included:
+                        if len(included) < max_nodes:
+                            included[other] = None
+                            next_frontier.append(other)
+                        else:
+                            omitted.add(other)
+                            continue
+                    edges.add((source, target, kind))
+            frontier = next_frontier
+        edges |= self._edges_among(list(included))
+        return Neighbourhood(
+            center=entity_id,
+            nodes=self._graph_nodes(list(included)),
+            edges=[GraphEdge(*edge) for edge in sorted(edges)],
+            omitted=len(omitted - included.keys()) + extra_omitted,
+        )
+
+    def _adjacent(self, ids: Sequence[str], cap: int) -> tuple[list[tuple[str, str, str]], int]:
+        """Edges and tag links touching ``ids`` (at most ``cap`` per kind) and how many were cut."""
+        marks = _marks(len(ids))
+        queries = [
+            f"SELECT source, target, kind FROM edges WHERE source IN ({marks})",
+            f"SELECT source, target, kind FROM edges WHERE target IN ({marks})",
+            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE entity_id IN ({marks})",
+            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE tag_id IN ({marks})",
+        ]
+        found: list[tuple[str, str, str]] = []
+        cut = 0
+        for sql in queries:
+            rows = self._query(f"{sql} LIMIT ?", [*ids, cap + 1])
+            if len(rows) > cap:
+                total = self._query(f"SELECT count(*) FROM ({sql})", list(ids))[0][0]
+                cut += int(total) - cap
+                rows = rows[:cap]
+            found += [(row[0], row[1], row[2]) for row in rows]
+        return found, cut
+
+    def _edges_among(self, ids: Sequence[str]) -> set[tuple[str, str, str]]:
+        if len(ids) > 2 * _CHUNK:
+            return set()
+        marks = _marks(len(ids))
+        found = {
+            (row[0], row[1], row[2])
+            for row in self._query(
+                f"SELECT source, target, kind FROM edges WHERE source IN ({marks}) "
+                f"AND target IN ({marks})",
+                [*ids, *ids],
+            )
+        }
+        found |= {
+            (row[0], row[1], "tag")
+            for row in self._query(
+                f"SELECT entity_id, tag_id FROM entity_tags WHERE entity_id IN ({marks}) "
+                f"AND tag_id IN ({marks})",
+                [*ids, *ids],
+            )
+        }
+        return found
+
+    def _graph_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
+        rows = self.get_many(ids)
+        tag_names: dict[str, str] = {}
+        missing = [node_id for node_id in ids if node_id not in rows]
+        if missing:
+            tag_names = dict(
+                self._query(
+                    f"SELECT id, name FROM tags WHERE id IN ({_marks(len(missing))})", missing
+                )
+            )
+        nodes = []
+        for node_id in ids:
+            if node_id in rows:
+                nodes.append(GraphNode(node_id, rows[node_id].type, rows[node_id].title))
+            elif node_id in tag_names:
+                nodes.append(GraphNode(node_id, "tag", tag_names[node_id]))
+            else:
+                nodes.append(GraphNode(node_id, "missing", node_id))
+        return nodes
+
+    # ------------------------------------------------------------------ state
+
+    def sync_state(self, key: str) -> str | None:
+        """A sync bookmark written by the writer."""
+        found = self._query("SELECT value FROM sync_state WHERE key = ?", [key])
+        return str(found[0][0]) if found else None
+
+    def stats(self) -> CacheStats:
+        """Entity count, bytes on disk (with the WAL) and the last sync time."""
+        count = int(self._query("SELECT count(*) FROM entities")[0][0])
+        size = sum(
+            candidate.stat().st_size
+            for candidate in (self.path, Path(f"{self.path}-wal"))
+            if candidate.exists()
+        )
+        last = self.sync_state(LAST_SYNC_KEY)
+        return CacheStats(entities=count, size_bytes=size, last_sync_at=to_epoch_ms(last))
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    def __enter__(self) -> CacheReader:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _order(nodes: list[ThreadNode], depth: int) -> None:
+    """Sort every level of a thread by creation time and set depths from the roots."""
+    nodes.sort(key=lambda node: (node.entity.created_at or 0, node.entity.id))
+    for node in nodes:
+        node.depth = depth
+        _order(node.children, depth + 1)
+
+
+_RELATIVE_RANGES = {
+    "day": timedelta(days=1),
+    "today": timedelta(days=1),
+    "week": timedelta(weeks=1),
+    "month": timedelta(days=31),
+    "year": timedelta(days=365),
+}
+
+
+def time_range(value: Any) -> tuple[int | None, int | None]:
+    """(from, to) epoch ms of a view's ``timeRange``: ``{start|from, end|to}`` or ``"week"``."""
+    if isinstance(value, dict):
+        start = to_epoch_ms(value.get("start", value.get("from")))
+        end = to_epoch_ms(value.get("end", value.get("to")))
+        return start, end
+    if isinstance(value, str):
+        key = value.lower().removeprefix("last_").removeprefix("past_").removeprefix("last-")
+        span = _RELATIVE_RANGES.get(key.rstrip("s"))
+        if span is None and key.endswith(("d", "_days")):
+            digits = key.removesuffix("_days").removesuffix("d")
+            span = timedelta(days=int(digits)) if digits.isdigit() else None
+        if span is not None:
+            now = datetime.now(UTC)
+            return int((now - span).timestamp() * 1000), None
+    return None, None

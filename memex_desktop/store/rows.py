@@ -1,0 +1,160 @@
+"""Plain typed rows that cross the store boundary (never pydantic objects, never connections)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ChangeSet:
+    """What one write touched, so panes refresh only what they show."""
+
+    entity_ids: frozenset[str] = frozenset()
+    deleted_ids: frozenset[str] = frozenset()
+    tag_ids: frozenset[str] = frozenset()
+    view_ids: frozenset[str] = frozenset()
+    feed_ids: frozenset[str] = frozenset()
+    edges_changed: bool = False
+
+    @classmethod
+    def empty(cls) -> ChangeSet:
+        """A change set that reports nothing changed."""
+        return cls()
+
+    def __or__(self, other: ChangeSet) -> ChangeSet:
+        """Both change sets merged."""
+        return ChangeSet(
+            entity_ids=self.entity_ids | other.entity_ids,
+            deleted_ids=self.deleted_ids | other.deleted_ids,
+            tag_ids=self.tag_ids | other.tag_ids,
+            view_ids=self.view_ids | other.view_ids,
+            feed_ids=self.feed_ids | other.feed_ids,
+            edges_changed=self.edges_changed or other.edges_changed,
+        )
+
+    def __bool__(self) -> bool:
+        """True when anything changed."""
+        return bool(
+            self.entity_ids
+            or self.deleted_ids
+            or self.tag_ids
+            or self.view_ids
+            or self.feed_ids
+            or self.edges_changed
+        )
+
+
+@dataclass(frozen=True)
+class EntityRow:
+    """The display columns of one cached entity."""
+
+    id: str
+    type: str
+    title: str
+    url: str | None
+    author: str | None
+    site: str | None
+    created_at: int | None
+    updated_at: int | None
+    status: str | None
+    deleted_upstream_at: int | None
+    snippet_source: str
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One local search result; ``snippet`` marks matches with ``\\x02``..``\\x03``."""
+
+    id: str
+    type: str
+    title: str
+    url: str | None
+    snippet: str
+    created_at: int | None
+    source: str = "local"
+
+
+@dataclass(frozen=True)
+class TagRow:
+    """A tag and how many cached entities carry it."""
+
+    id: str
+    name: str
+    count: int
+
+
+@dataclass(frozen=True)
+class ViewRow:
+    """A saved view; ``definition`` holds query, contentTypes, tag_ids, timeRange, sortBy."""
+
+    id: str
+    name: str
+    definition: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class FeedRow:
+    """A followed feed."""
+
+    id: str
+    title: str
+    feed_url: str | None
+    site_url: str | None
+    source_platform: str | None
+
+
+@dataclass
+class ThreadNode:
+    """An annotation in a thread with its replies, each level ordered by creation time."""
+
+    entity: EntityRow
+    text: str
+    children: list[ThreadNode] = field(default_factory=list)
+    depth: int = 0
+
+
+@dataclass(frozen=True)
+class Backlink:
+    """An entity pointing at another; ``timestamp_s`` when it points into a video moment."""
+
+    source: EntityRow
+    kind: str
+    timestamp_s: float | None
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """A node of the reference graph (``type`` is ``tag`` for tags, ``missing`` if uncached)."""
+
+    id: str
+    type: str
+    title: str
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    """A directed edge: annotates, reply, references or tag."""
+
+    source: str
+    target: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    """The bounded graph around ``center``; ``omitted`` counts nodes left out by the budget."""
+
+    center: str
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    omitted: int
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    """Size of the cache and when it was last synced (epoch ms)."""
+
+    entities: int
+    size_bytes: int
+    last_sync_at: int | None

@@ -1,0 +1,187 @@
+"""cache.db schema, its versioned migrations, and opening the file safely.
+
+The schema version lives in ``PRAGMA user_version``. A file written by a newer
+memex-desktop is refused before any connection is opened (the version is read from the
+file header), so it stays byte-identical and no ``-wal``/``-shm`` files appear.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from memex_desktop.store.errors import (
+    DatabaseCorruptError,
+    SchemaTooNewError,
+    StoreError,
+    translate,
+)
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_USER_VERSION_OFFSET = 60
+BUSY_TIMEOUT_S = 5.0
+
+# bm25 column weights of entity_fts: title, author, summary, body.
+BM25_WEIGHTS = "bm25(10.0, 4.0, 2.0, 1.0)"
+
+_V1 = [
+    """CREATE TABLE entities (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        type TEXT NOT NULL,
+        title TEXT NOT NULL DEFAULT '',
+        url TEXT,
+        normalized_url TEXT,
+        author TEXT,
+        site TEXT,
+        snippet_source TEXT NOT NULL DEFAULT '',
+        created_at INTEGER,
+        updated_at INTEGER,
+        status TEXT,
+        raw TEXT NOT NULL,
+        raw_hash TEXT NOT NULL,
+        complete INTEGER NOT NULL DEFAULT 1,
+        cached_at INTEGER NOT NULL,
+        deleted_upstream_at INTEGER
+    )""",
+    "CREATE INDEX entities_created ON entities(created_at)",
+    "CREATE INDEX entities_type_created ON entities(type, created_at)",
+    "CREATE INDEX entities_normalized_url ON entities(normalized_url)",
+    "CREATE INDEX entities_title_nocase ON entities(title COLLATE NOCASE)",
+    """CREATE INDEX entities_deleted ON entities(deleted_upstream_at)
+        WHERE deleted_upstream_at IS NOT NULL""",
+    # The searchable text of each entity (external content of entity_fts).
+    """CREATE TABLE entity_text (
+        rowid INTEGER PRIMARY KEY, title TEXT, author TEXT, summary TEXT, body TEXT)""",
+    # Rows of entity_text not yet in entity_fts: indexing runs in batches when the writer
+    # is idle, so a sync page commits fast; readers scan this backlog directly meanwhile.
+    "CREATE TABLE fts_pending (rowid INTEGER PRIMARY KEY)",
+    """CREATE VIRTUAL TABLE entity_fts USING fts5(
+        title, author, summary, body,
+        content='entity_text', content_rowid='rowid',
+        tokenize='unicode61 remove_diacritics 2')""",
+    f"INSERT INTO entity_fts(entity_fts, rank) VALUES ('rank', '{BM25_WEIGHTS}')",
+    # Titles and authors again, in a small index that ranks title hits cheaply.
+    """CREATE VIRTUAL TABLE title_fts USING fts5(
+        title, author, content='entity_text', content_rowid='rowid',
+        tokenize='unicode61 remove_diacritics 2')""",
+    "INSERT INTO title_fts(title_fts, rank) VALUES ('rank', 'bm25(4.0, 1.0)')",
+    """CREATE TABLE tags (
+        id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER, updated_at INTEGER,
+        raw TEXT NOT NULL)""",
+    """CREATE TABLE entity_tags (
+        entity_id TEXT NOT NULL, tag_id TEXT NOT NULL, PRIMARY KEY (entity_id, tag_id)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX entity_tags_tag ON entity_tags(tag_id, entity_id)",
+    """CREATE TABLE edges (
+        source TEXT NOT NULL, target TEXT NOT NULL, kind TEXT NOT NULL, timestamp_s REAL,
+        PRIMARY KEY (source, target, kind)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX edges_target ON edges(target, kind)",
+    """CREATE TABLE views (
+        id TEXT PRIMARY KEY, name TEXT NOT NULL, definition TEXT NOT NULL, raw TEXT NOT NULL)""",
+    """CREATE TABLE feeds (
+        id TEXT PRIMARY KEY, title TEXT NOT NULL, feed_url TEXT, site_url TEXT,
+        source_platform TEXT, raw TEXT NOT NULL)""",
+    "CREATE TABLE sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+]
+
+
+def _migrate_v1(db: Database) -> None:
+    """The first schema: entities, searchable text, tags, edges, views, feeds, sync state."""
+    for statement in _V1:
+        db.execute(statement)
+
+
+# Append-only: migration N brings a file from user_version N-1 to N.
+MIGRATIONS: list[Callable[[Database], None]] = [_migrate_v1]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def file_schema_version(path: Path) -> int | None:
+    """The schema version recorded in the file, or None when it does not exist or is empty.
+
+    Reads the header bytes only (no connection, so nothing is written) unless a ``-wal``
+    file exists, whose newer header pages only SQLite itself can see.
+    """
+    if not path.exists():
+        return None
+    if Path(f"{path}-wal").exists():
+        return _version_via_sqlite(path)
+    with path.open("rb") as handle:
+        header = handle.read(100)
+    if not header:
+        return None
+    if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
+        raise DatabaseCorruptError(f"{path} is not an SQLite database")
+    return int.from_bytes(header[_USER_VERSION_OFFSET : _USER_VERSION_OFFSET + 4], "big")
+
+
+def _version_via_sqlite(path: Path) -> int:
+    """``user_version`` read through a read-only connection."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = conn.execute("PRAGMA user_version").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise translate(exc, f"reading {path}") or StoreError(str(exc)) from exc
+    return int(row[0])
+
+
+def check_not_too_new(path: Path, supported: int) -> None:
+    """Raise SchemaTooNewError, touching nothing, when the file is newer than ``supported``."""
+    found = file_schema_version(path)
+    if found is not None and found > supported:
+        raise SchemaTooNewError(str(path), found, supported)
+
+
+def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
+    """A connection in legacy transaction mode (what sqlite-utils expects)."""
+    if read_only:
+        return sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S
+        )
+    return sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S)
+
+
+def open_cache(path: Path) -> Database:
+    """Open (creating it if needed) cache.db in WAL mode with every migration applied.
+
+    Raises:
+        SchemaTooNewError: the file was written by a newer version; it is left untouched.
+        KnownStoreError: disk full, locked or damaged file.
+    """
+    path = Path(path)
+    check_not_too_new(path, SCHEMA_VERSION)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        db = Database(connect(path))
+        try:
+            _prepare(db, path)
+        except BaseException:
+            db.close()
+            raise
+    except sqlite3.Error as exc:
+        raise translate(exc, f"opening {path}") or StoreError(str(exc)) from exc
+    return db
+
+
+def _prepare(db: Database, path: Path) -> None:
+    """Set connection pragmas and apply pending migrations, each in its own transaction."""
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise SchemaTooNewError(str(path), version, SCHEMA_VERSION)
+    db.enable_wal()
+    # A cache can be rebuilt by a sync, so NORMAL (durable across app crashes) is enough.
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA temp_store=MEMORY")
+    db.execute("PRAGMA cache_size=-32000")
+    for number in range(version + 1, SCHEMA_VERSION + 1):
+        with db.atomic():
+            MIGRATIONS[number - 1](db)
+            db.execute(f"PRAGMA user_version = {number}")

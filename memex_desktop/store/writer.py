@@ -1,0 +1,220 @@
+"""The single writer: one thread owning the only read-write connection to cache.db."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from memex_desktop.api.models import ContentEntityBase, Feed, SearchRawResponse, View
+from memex_desktop.store import ingest
+from memex_desktop.store.errors import StoreError, translate
+from memex_desktop.store.extract import JsonObject
+from memex_desktop.store.rows import ChangeSet
+from memex_desktop.store.schema import open_cache
+
+_log = logging.getLogger(__name__)
+
+WriteTask = Callable[[Database], ChangeSet]
+# Pages at most this large are indexed for search before their future resolves; larger
+# ones (a sync) are indexed in batches when the writer has nothing else to do.
+INLINE_INDEX_ROWS = 200
+INDEX_BATCH_ROWS = 1000
+
+
+def now_ms() -> int:
+    """The current time in epoch milliseconds."""
+    return int(time.time() * 1000)
+
+
+def entity_json(entity: ContentEntityBase) -> JsonObject:
+    """The JSON object of an entity: the raw dict it came from, else its serialization."""
+    return entity.raw or entity.to_json_dict()
+
+
+class StoreWriter:
+    """Runs write tasks one at a time, each in one transaction, on a thread of its own.
+
+    ``submit`` and the helpers return futures resolving to the task's ChangeSet (or raising
+    its error: KnownStoreError for disk full / locked / damaged, anything else is a bug).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._tasks: queue.Queue[tuple[WriteTask, Future[ChangeSet]] | None] = queue.Queue()
+        self._opened: Future[None] = Future()
+        self._closed = False
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="memex-store-writer", daemon=True)
+        self._thread.start()
+        self._opened.result()  # re-raises SchemaTooNewError and friends in the caller
+
+    # ------------------------------------------------------------------ thread
+
+    def _run(self) -> None:
+        try:
+            db = open_cache(self.path)
+        except BaseException as exc:
+            self._opened.set_exception(exc)
+            return
+        self._opened.set_result(None)
+        try:
+            self._loop(db)
+        finally:
+            db.close()
+
+    def _loop(self, db: Database) -> None:
+        while True:
+            try:
+                job = self._tasks.get_nowait() if self._backlog(db) else self._tasks.get()
+            except queue.Empty:
+                self._run_task(db, self._index_batch, Future())
+                continue
+            if job is None:
+                self._drain_index(db)
+                return
+            task, future = job
+            if future.set_running_or_notify_cancel():
+                self._run_task(db, task, future)
+
+    def _run_task(self, db: Database, task: WriteTask, future: Future[ChangeSet]) -> None:
+        try:
+            with db.atomic():
+                changes = task(db)
+        except sqlite3.Error as exc:
+            known = translate(exc, f"writing {self.path.name}")
+            if known is None:
+                _log.error("store write failed: %s", exc)
+            future.set_exception(known or exc)
+        except BaseException as exc:
+            future.set_exception(exc)
+        else:
+            future.set_result(changes)
+
+    @staticmethod
+    def _backlog(db: Database) -> bool:
+        return db.execute("SELECT 1 FROM fts_pending LIMIT 1").fetchone() is not None
+
+    @staticmethod
+    def _index_batch(db: Database) -> ChangeSet:
+        ingest.index_pending(db, INDEX_BATCH_ROWS)
+        return ChangeSet.empty()
+
+    def _drain_index(self, db: Database) -> None:
+        while self._backlog(db):
+            future: Future[ChangeSet] = Future()
+            self._run_task(db, self._index_batch, future)
+            if future.exception() is not None:
+                _log.warning("search indexing stopped: %s", future.exception())
+                return
+
+    # ------------------------------------------------------------------ API
+
+    def submit(self, fn: WriteTask) -> Future[ChangeSet]:
+        """Run ``fn(db)`` in one transaction on the writer thread."""
+        future: Future[ChangeSet] = Future()
+        with self._lock:
+            if self._closed:
+                raise StoreError("the store writer is closed")
+            self._tasks.put((fn, future))
+        return future
+
+    def ingest_search_page(self, response: SearchRawResponse) -> Future[ChangeSet]:
+        """Upsert a raw search page: results, extra/referenced entities, nested ones, tags,
+        and edges from referencesByResultId, reference_content_ids and memex-reference nodes."""
+        tops = [entity_json(entity) for entity in response.results]
+        tops += [entity_json(entity) for entity in response.extra_entities]
+        referenced = [entity_json(entity) for entity in response.referenced_entities]
+        tags = [tag.to_json_dict() for tag in response.referenced_tags]
+        references = {
+            source: (refs.targets(), list(refs.tag_ids))
+            for source, refs in response.references_by_result_id.items()
+        }
+        return self.submit(lambda db: self._ingest(db, tops, referenced, tags, references))
+
+    def ingest_entities(self, entities: Sequence[ContentEntityBase]) -> Future[ChangeSet]:
+        """Upsert complete entities (a save's answer, a remote search hit, an import)."""
+        tops = [entity_json(entity) for entity in entities]
+        return self.submit(lambda db: self._ingest(db, tops, [], [], {}))
+
+    def ingest_json(
+        self,
+        entities: Sequence[JsonObject],
+        *,
+        tags: Sequence[JsonObject] = (),
+        references: ingest.References | None = None,
+    ) -> Future[ChangeSet]:
+        """Upsert entities given as decoded JSON (library files, exports), skipping pydantic."""
+        tops, tag_list = list(entities), list(tags)
+        return self.submit(lambda db: self._ingest(db, tops, [], tag_list, references or {}))
+
+    @staticmethod
+    def _ingest(
+        db: Database,
+        tops: list[JsonObject],
+        referenced: list[JsonObject],
+        tags: list[JsonObject],
+        references: ingest.References,
+    ) -> ChangeSet:
+        changes = ingest.ingest_page(
+            db,
+            entities=tops,
+            referenced=referenced,
+            tags=tags,
+            references=references,
+            now_ms=now_ms(),
+        )
+        if len(changes.entity_ids) <= INLINE_INDEX_ROWS:
+            ingest.index_pending(db, INLINE_INDEX_ROWS * 2)
+        return changes
+
+    def upsert_views(self, views: Iterable[View]) -> Future[ChangeSet]:
+        """Store saved views (definition kept as JSON)."""
+        data = [view.to_json_dict() for view in views]
+        return self.submit(lambda db: ingest.upsert_views(db, data))
+
+    def upsert_feeds(self, feeds: Iterable[Feed]) -> Future[ChangeSet]:
+        """Store feeds."""
+        data = [feed.to_json_dict() for feed in feeds]
+        return self.submit(lambda db: ingest.upsert_feeds(db, data))
+
+    def mark_deleted_upstream(self, ids: Iterable[str]) -> Future[ChangeSet]:
+        """Flag entities gone from the server (kept and listed, never erased)."""
+        id_list = list(ids)
+        return self.submit(lambda db: ingest.mark_deleted_upstream(db, id_list, now_ms()))
+
+    def set_sync_state(self, key: str, value: str) -> Future[ChangeSet]:
+        """Persist a sync bookmark (page offset, newest timestamp, ...)."""
+        return self.submit(lambda db: ingest.set_sync_state(db, key, value))
+
+    def flush_index(self) -> Future[ChangeSet]:
+        """Index every queued text now; resolves when search sees everything written so far."""
+
+        def flush(db: Database) -> ChangeSet:
+            while ingest.index_pending(db, INDEX_BATCH_ROWS):
+                pass
+            return ChangeSet.empty()
+
+        return self.submit(flush)
+
+    def close(self) -> None:
+        """Finish queued tasks and the search index backlog, then close the connection."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._tasks.put(None)
+        self._thread.join()
+
+    def __enter__(self) -> StoreWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
