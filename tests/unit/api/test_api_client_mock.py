@@ -566,6 +566,7 @@ def test_2xx_body_with_unknown_error_is_a_validation_error() -> None:
         b"[" * 100_000 + b"]" * 100_000,
         b'{"results": "not a list", "meta": 7}',
         b'{"view": {"name": "no id"}}',
+        b'{"view": {"id": ["not", "a", "string"]}}',
     ],
 )
 def test_undecodable_or_invalid_bodies_are_contract_errors(content: bytes) -> None:
@@ -573,6 +574,13 @@ def test_undecodable_or_invalid_bodies_are_contract_errors(content: bytes) -> No
     with pytest.raises(ContractError) as caught:
         client.create_view("x") if b"view" in content else client.search_raw()
     assert caught.value.raw_body == content[:4096]
+
+
+def test_entity_with_a_list_as_type_is_a_contract_error() -> None:
+    body = {"entity": {"id": "e", "type": ["web"]}, "tags": [], "isNew": True}
+    client, _ = make_client(Recorder([json_response(200, body)]))
+    with pytest.raises(ContractError, match="SaveContentByUrlResponse"):
+        client.save_content_by_url("https://a")
 
 
 def test_unfollowed_redirect_status_is_a_contract_error() -> None:
