@@ -1,0 +1,703 @@
+"""The ``memex-desktop`` command (DESIGN.md §7): the window by default, subcommands for scripts.
+
+Expected failures (offline, rejected key, unknown id, a full disk ...) print one line to stderr
+and exit non-zero, never a traceback; the exit status says which failure it was (see
+``EXIT_*``). Store, API and sync modules are imported inside the commands so ``--version`` and
+``--help`` stay fast and the window starts without loading what it does not need.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import os
+import sqlite3
+import sys
+import time
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from pydantic import SecretStr
+
+from memex_desktop import __version__, paths
+from memex_desktop.api.errors import ApiError
+from memex_desktop.errors import user_message
+from memex_desktop.settings import API_KEY_ENV, Settings
+from memex_desktop.store.errors import KnownStoreError
+
+if TYPE_CHECKING:
+    from memex_desktop.api.client import MemexClient
+    from memex_desktop.store import CacheReader, Outbox, StoreWriter
+    from memex_desktop.sync import SyncEngine, SyncProgress, SyncReport
+
+_log = logging.getLogger(__name__)
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_OFFLINE = 3
+EXIT_SERVER_DOWN = 4
+EXIT_AUTH = 5
+EXIT_CREDITS = 6
+EXIT_NOT_FOUND = 7
+EXIT_CANCELLED = 130
+
+SUBCOMMANDS = ("sync", "search", "show", "save", "outbox", "export", "import", "emulator", "bench")
+
+PROG = "memex-desktop"
+
+
+class CliError(Exception):
+    """An expected failure: one line for stderr and the exit status."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_FAILURE) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+# --------------------------------------------------------------------------- the parser
+
+
+def _add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    """--data-dir/--api-url/--api-key, accepted before or after the subcommand."""
+    default: Any = None if top else argparse.SUPPRESS
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=default,
+        help="folder of the local cache and outbox (env MEMEX_DATA_DIR)",
+    )
+    parser.add_argument(
+        "--api-url", default=default, help="base URL of the Memex API (env MEMEX_API_URL)"
+    )
+    parser.add_argument(
+        "--api-key",
+        default=default,
+        help="API key for this run (env MEMEX_API_KEY; otherwise the keyring)",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0 if top else argparse.SUPPRESS,
+        help="log more to stderr (repeat for debug)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command-line interface (a README test checks every subcommand is listed)."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="A local-first desktop knowledge browser for Memex. "
+        "Without a subcommand it opens the window.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="open the window on the bundled demo library (embedded emulator)",
+    )
+    _add_global_options(parser, top=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def command(name: str, handler: Callable[[argparse.Namespace, Any], int], help_: str) -> Any:
+        cmd = sub.add_parser(name, help=help_, description=help_)
+        _add_global_options(cmd, top=False)
+        cmd.set_defaults(handler=handler)
+        return cmd
+
+    cmd = command("sync", cmd_sync, "pull + reconcile + drain the outbox (progress on stderr)")
+    cmd.add_argument("--full", action="store_true", help="a complete pass with reconciliation")
+    cmd.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+
+    cmd = command("search", cmd_search, "search the local cache (or the server with --remote)")
+    cmd.add_argument("query", metavar="QUERY")
+    cmd.add_argument(
+        "--type", action="append", default=[], metavar="T", help="content type (repeatable)"
+    )
+    cmd.add_argument("--tag", metavar="NAME", help="only items with this tag")
+    cmd.add_argument("--limit", type=_positive_int, default=20, metavar="N")
+    cmd.add_argument(
+        "--remote", action="store_true", help="ask the server too and cache what it returns"
+    )
+    cmd.add_argument("--json", action="store_true", help="print a JSON array")
+
+    cmd = command("show", cmd_show, "print the reader's rendering of one cached item")
+    cmd.add_argument("id", metavar="ID")
+    cmd.add_argument("--format", choices=("text", "html"), default="text")
+
+    cmd = command("save", cmd_save, "queue URL saves (sent at once when online)")
+    cmd.add_argument("urls", nargs="+", metavar="URL")
+
+    cmd = command("outbox", cmd_outbox, "list, retry or drop queued saves")
+    cmd.add_argument("action", nargs="?", choices=("list", "retry", "drop"), default="list")
+    cmd.add_argument("op_id", nargs="?", metavar="ID")
+    cmd.add_argument("--json", action="store_true", help="print a JSON array (list)")
+
+    cmd = command("export", cmd_export, "write every cached item, note, thread and tag to DIR")
+    cmd.add_argument("directory", type=Path, metavar="DIR")
+    cmd.add_argument("--format", choices=("json", "markdown"), default="json")
+
+    cmd = command("import", cmd_import, "load a JSON export (or library file) into the cache")
+    cmd.add_argument("file", type=Path, metavar="FILE")
+
+    cmd = command("emulator", cmd_emulator, "run a Memex-compatible API server on loopback")
+    cmd.add_argument("--host", default="127.0.0.1")
+    cmd.add_argument("--port", type=int, default=8787)
+    cmd.add_argument("--library", type=Path, metavar="FILE", help="library file (JSON)")
+    cmd.add_argument(
+        "--generate",
+        type=_positive_int,
+        metavar="N",
+        help="serve a generated library of N items instead of a file",
+    )
+    cmd.add_argument("--balance-micros", type=int, default=None, metavar="N")
+    cmd.add_argument("--max-page-size", type=_positive_int, default=None, metavar="N")
+    cmd.add_argument("--processing-delay", type=float, default=None, metavar="SECONDS")
+
+    cmd = command("bench", cmd_bench, "run the benchmarks of a source checkout")
+    cmd.add_argument("--entities", type=_positive_int, default=10_000, metavar="N")
+    cmd.add_argument("--json", action="store_true", help="print one JSON object of measures")
+    cmd.add_argument("--only", action="append", default=[], metavar="AREA", help="e.g. sync")
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+# --------------------------------------------------------------------------- the session
+
+
+@dataclass
+class Session:
+    """What one command run uses: settings, folders, credentials and lazily opened stores."""
+
+    settings: Settings
+    data_dir: Path
+    api_url: str
+    api_key: SecretStr | None
+    stack: ExitStack = field(default_factory=ExitStack)
+    _reader: CacheReader | None = None
+    _writer: StoreWriter | None = None
+    _outbox: Outbox | None = None
+    _client: MemexClient | None = None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Session:
+        """Settings file, then environment, then flags (each overrides the one before)."""
+        settings = Settings.load()
+        data_dir = settings.effective_data_dir(getattr(args, "data_dir", None))
+        api_url = settings.effective_api_url(getattr(args, "api_url", None))
+        return cls(settings, data_dir, api_url, _api_key(getattr(args, "api_key", None)))
+
+    def _ensure_data_dir(self) -> None:
+        """Create the data folder (a clear error when it cannot be)."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+
+    def reader(self) -> CacheReader:
+        """The read connection of this thread (opens the cache, migrating it if needed)."""
+        if self._reader is None:
+            self.writer()  # opening the writer creates and migrates the cache first
+            from memex_desktop.store import CacheReader
+
+            self._reader = CacheReader(paths.cache_db_path(self.data_dir))
+            self.stack.callback(self._reader.close)
+        return self._reader
+
+    def writer(self) -> StoreWriter:
+        """The single writer of the cache."""
+        if self._writer is None:
+            from memex_desktop.store import StoreWriter
+
+            self._ensure_data_dir()
+            self._writer = StoreWriter(paths.cache_db_path(self.data_dir))
+            self.stack.callback(self._writer.close)
+        return self._writer
+
+    def outbox(self) -> Outbox:
+        """The queue of saves (a separate, fully synchronous file)."""
+        if self._outbox is None:
+            from memex_desktop.store import Outbox
+
+            self._ensure_data_dir()
+            self._outbox = Outbox(paths.outbox_db_path(self.data_dir))
+            self.stack.callback(self._outbox.close)
+        return self._outbox
+
+    def client(self) -> MemexClient:
+        """The API client; a clear error when no API key is known."""
+        if self._client is None:
+            if self.api_key is None:
+                raise CliError(
+                    f"no API key: pass --api-key, set {API_KEY_ENV}, or enter it in the window",
+                    EXIT_AUTH,
+                )
+            from memex_desktop.api.client import MemexClient
+
+            self._client = MemexClient(
+                self.api_url,
+                api_key=self.api_key.get_secret_value(),
+                user_id=self.settings.user_id,
+                deadline_s=self.settings.request_timeout_s,
+            )
+            self.stack.callback(self._client.close)
+        return self._client
+
+    def engine(self) -> SyncEngine:
+        """The sync engine over this session's client and stores."""
+        from memex_desktop.sync import OutboxPolicy, SyncEngine
+
+        return SyncEngine(
+            self.client(),
+            self.writer(),
+            self.outbox(),
+            reader=self.reader(),
+            page_size=self.settings.page_size,
+            reconcile_interval_s=self.settings.reconcile_interval_hours * 3600.0,
+            outbox_policy=OutboxPolicy(max_delay_s=self.settings.outbox_max_backoff_s),
+        )
+
+    def close(self) -> None:
+        """Close everything opened (the writer drains its queue first)."""
+        self.stack.close()
+
+
+def _api_key(flag: str | None) -> SecretStr | None:
+    """The key: --api-key, else MEMEX_API_KEY, else the keyring (never a file)."""
+    if flag:
+        return SecretStr(flag)
+    env = os.environ.get(API_KEY_ENV)
+    if env:
+        return SecretStr(env)
+    from memex_desktop.secrets import CredentialStore
+
+    return CredentialStore().get_api_key()
+
+
+# --------------------------------------------------------------------------- sync
+
+
+_OUTCOME_EXIT = {
+    "ok": EXIT_OK,
+    "cancelled": EXIT_CANCELLED,
+    "offline": EXIT_OFFLINE,
+    "server_down": EXIT_SERVER_DOWN,
+    "auth_rejected": EXIT_AUTH,
+    "insufficient_credits": EXIT_CREDITS,
+}
+
+_OUTCOME_TEXT = {
+    "offline": "offline: the Memex server cannot be reached; nothing local was changed",
+    "server_down": "the Memex server is having trouble; try again later",
+    "auth_rejected": "the Memex server rejected the API key",
+    "insufficient_credits": "the usage balance is used up; queued saves are paused",
+    "cancelled": "cancelled",
+}
+
+
+class _StderrProgress:
+    """Prints sync progress to stderr, at most a few lines per second."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.last_at = 0.0
+        self.last_phase = ""
+
+    def __call__(self, progress: SyncProgress) -> None:
+        now = time.monotonic()
+        if progress.phase == self.last_phase and now - self.last_at < 0.5:
+            return
+        self.last_at, self.last_phase = now, progress.phase
+        total = f"/~{progress.total_estimate}" if progress.total_estimate else ""
+        print(f"{progress.phase}: {progress.done}{total} ({progress.message})", file=self.stream)
+        self.stream.flush()
+
+
+def _report_failure(report: SyncReport) -> int:
+    """One stderr line for a sync that did not finish; the exit status of its outcome."""
+    outcome = report.outcome.value
+    if report.error is not None:
+        line = user_message(report.error).one_line()
+    else:
+        line = _OUTCOME_TEXT.get(outcome, outcome)
+    print(f"{PROG}: {line}", file=sys.stderr)
+    return _OUTCOME_EXIT.get(outcome, EXIT_FAILURE)
+
+
+def cmd_sync(args: argparse.Namespace, session: Session) -> int:
+    """Pull, reconcile when due (or --full), drain the outbox; summary on stdout."""
+    progress = None if args.quiet else _StderrProgress(sys.stderr)
+    report = session.engine().run(full=args.full, progress=progress, resume_paused_outbox=True)
+    summary = (
+        f"synced: {report.pulled} items read, {len(report.changes.entity_ids)} changed, "
+        f"{report.deleted_upstream} deleted upstream, {report.sent} saves sent"
+    )
+    if report.needs_attention:
+        summary += f", {report.needs_attention} need attention (see `{PROG} outbox`)"
+    print(summary)
+    return EXIT_OK if report.ok else _report_failure(report)
+
+
+# --------------------------------------------------------------------------- search / show
+
+
+def _plain_snippet(snippet: str) -> str:
+    """The store marks matches with control characters; the command line shows plain text."""
+    return " ".join(snippet.replace("\x02", "").replace("\x03", "").split())
+
+
+def cmd_search(args: argparse.Namespace, session: Session) -> int:
+    """Search the cache (and the server with --remote); text lines or a JSON array."""
+    reader = session.reader()
+    tag_id: str | None = None
+    if args.tag:
+        matches = [tag for tag in reader.tags() if tag.name.lower() == args.tag.lower()]
+        if not matches and not args.remote:
+            raise CliError(f"no tag named {args.tag!r} in the local library", EXIT_NOT_FOUND)
+        tag_id = matches[0].id if matches else None
+    rows: list[dict[str, Any]]
+    if args.remote:
+        rows = _remote_rows(args, session)
+    else:
+        hits = reader.search(args.query, types=tuple(args.type), tag_id=tag_id, limit=args.limit)
+        rows = [
+            {
+                "id": hit.id,
+                "type": hit.type,
+                "title": hit.title,
+                "url": hit.url,
+                "snippet": _plain_snippet(hit.snippet),
+                "created_at": hit.created_at,
+            }
+            for hit in hits
+        ]
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False))
+        return EXIT_OK
+    for row in rows:
+        print(f"{row['id']}  [{row['type']}]  {row['title'] or '(untitled)'}")
+        if row["url"]:
+            print(f"    {row['url']}")
+        if row["snippet"]:
+            print(f"    {row['snippet'][:200]}")
+    if not rows:
+        print("no results", file=sys.stderr)
+    return EXIT_OK
+
+
+def _remote_rows(args: argparse.Namespace, session: Session) -> list[dict[str, Any]]:
+    """Ask the server, cache what it returns (cache-on-view), rows in the server's order."""
+    filters: dict[str, Any] = {}
+    if args.type:
+        filters["content_types"] = list(args.type)
+    if args.tag:
+        filters["tag"] = args.tag
+    ids, _changes = session.engine().remote_search(args.query, limit=args.limit, **filters)
+    reader = session.reader()
+    rows_by_id = reader.get_many(ids)
+    rows = []
+    for entity_id in ids:
+        row = rows_by_id.get(entity_id)
+        if row is None:
+            continue
+        rows.append(
+            {
+                "id": row.id,
+                "type": row.type,
+                "title": row.title,
+                "url": row.url,
+                "snippet": " ".join(row.snippet_source.split())[:200],
+                "created_at": row.created_at,
+            }
+        )
+    return rows
+
+
+def cmd_show(args: argparse.Namespace, session: Session) -> int:
+    """Print one cached entity as the reader renders it (text or safe HTML)."""
+    reader = session.reader()
+    entity = reader.entity(args.id)
+    if entity is None:
+        raise CliError(f"no cached item with id {args.id!r}", EXIT_NOT_FOUND)
+    row = reader.get(args.id)
+    if row is not None and row.deleted_upstream_at is not None:
+        print(
+            f"{PROG}: note: this item was deleted on the server; the local copy is kept",
+            file=sys.stderr,
+        )
+    from memex_desktop.sync.export import render_for_cli
+
+    sys.stdout.write(render_for_cli(entity, reader, args.format))
+    if not sys.stdout.isatty():
+        sys.stdout.flush()
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- save / outbox
+
+
+def cmd_save(args: argparse.Namespace, session: Session) -> int:
+    """Queue each URL (acknowledged only after the outbox commit), then try to send them."""
+    from memex_desktop.store import normalize_url
+
+    session.writer()  # the cache exists (and is migrated) before the outbox looks into it
+    outbox = session.outbox()
+    invalid = 0
+    queued = 0
+    for url in args.urls:
+        try:
+            normalize_url(url)
+        except ValueError as exc:
+            print(f"{PROG}: cannot save {url!r}: {exc}", file=sys.stderr)
+            invalid += 1
+            continue
+        result = outbox.enqueue_url(url)
+        if result.status == "already_saved":
+            print(f"already saved: {url} ({result.entity_id})")
+        elif result.status == "already_queued":
+            print(f"already queued: {url}")
+            queued += 1
+        else:
+            print(f"queued: {url}")
+            queued += 1
+        sys.stdout.flush()
+    status = EXIT_FAILURE if invalid else EXIT_OK
+    if not queued:
+        return status
+    if session.api_key is None:
+        print(f"{queued} saves queued; no API key yet, they are sent by the next `{PROG} sync`")
+        return status
+    from memex_desktop.sync import SyncOutcome
+
+    report = session.engine().drain_outbox(resume_paused=True, max_wait_s=20.0)
+    pending = outbox.pending_count()
+    if report.outcome in (SyncOutcome.OFFLINE, SyncOutcome.SERVER_DOWN):
+        why = "offline" if report.outcome is SyncOutcome.OFFLINE else "the server is having trouble"
+        print(f"{why}: {pending} saves queued; they are sent by the next `{PROG} sync`")
+        return status
+    if not report.ok:
+        return _report_failure(report)
+    print(f"sent: {report.sent}" + (f", {pending} still queued" if pending else ""))
+    if report.needs_attention:
+        print(
+            f"{PROG}: {report.needs_attention} saves were refused; see `{PROG} outbox`",
+            file=sys.stderr,
+        )
+        return EXIT_FAILURE
+    return status
+
+
+def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
+    """List the queued saves, or retry / drop one by id."""
+    outbox = session.outbox()
+    if args.action in ("retry", "drop"):
+        if not args.op_id:
+            raise CliError(f"`outbox {args.action}` needs the id of an operation", EXIT_USAGE)
+        op_id = _op_id(args.op_id)
+        if outbox.get(op_id) is None:
+            raise CliError(f"no outbox operation with id {args.op_id}", EXIT_NOT_FOUND)
+        if args.action == "retry":
+            outbox.retry(op_id)
+            if outbox.paused_reason() is not None:
+                outbox.resume()
+            print(f"queued again: {args.op_id}")
+        else:
+            outbox.drop(op_id)
+            print(f"dropped: {args.op_id}")
+        return EXIT_OK
+    ops = outbox.list()
+    if args.json:
+        print(json.dumps([_op_json(op) for op in ops], ensure_ascii=False))
+        return EXIT_OK
+    paused = outbox.paused_reason()
+    if paused:
+        print(f"paused: {paused}")
+    if not ops:
+        print("the outbox is empty")
+    for op in ops:
+        target = op.url or op.external_id or ""
+        line = f"{op.id}  {op.state:<15} {op.kind:<12} {target}"
+        if op.attempts:
+            line += f"  (attempts: {op.attempts})"
+        print(line)
+        if op.reason and op.state != "confirmed":
+            print(f"    {op.reason}")
+    return EXIT_OK
+
+
+def _op_id(text: str) -> int:
+    """Outbox operation ids are the numbers `outbox list` prints."""
+    if not text.isdigit():
+        raise CliError(f"not an outbox operation id: {text!r} (see `{PROG} outbox list`)")
+    return int(text)
+
+
+def _op_json(op: Any) -> dict[str, Any]:
+    """An outbox operation as a JSON object (the payload left out: it may be large)."""
+    return {
+        "id": op.id,
+        "kind": op.kind,
+        "state": op.state,
+        "url": op.url,
+        "normalized_url": op.normalized_url,
+        "external_id": op.external_id,
+        "attempts": op.attempts,
+        "reason": op.reason,
+        "entity_id": op.entity_id,
+        "created_at": op.created_at,
+        "updated_at": op.updated_at,
+    }
+
+
+# --------------------------------------------------------------------------- export / import
+
+
+def cmd_export(args: argparse.Namespace, session: Session) -> int:
+    """Write the whole cache to DIR as one JSON library file or a folder of Markdown."""
+    from memex_desktop.sync.export import export_json, export_markdown
+
+    reader = session.reader()
+    if args.format == "json":
+        path = export_json(reader, args.directory)
+    else:
+        path = export_markdown(reader, args.directory)
+    print(f"exported to {path}")
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace, session: Session) -> int:
+    """Load a JSON export (or any library file) into the cache."""
+    from memex_desktop.sync.export import import_json
+
+    if not args.file.is_file():
+        raise CliError(f"no such file: {args.file}", EXIT_NOT_FOUND)
+    count = import_json(session.writer(), args.file)
+    print(f"imported {count} items")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- emulator / bench
+
+
+def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
+    """Serve a Memex-compatible API on loopback until interrupted."""
+    del session
+    from memex_desktop.emulator import EmulatorConfig, serve
+
+    library: dict[str, Any] | None = None
+    library_path: Path | None = args.library
+    if args.generate:
+        from memex_desktop.emulator.synthetic import generate_library
+
+        library = generate_library(args.generate)
+    elif library_path is None:
+        try:
+            demo = paths.resource_path("demo", "library.json")
+        except FileNotFoundError:
+            demo = None
+        library_path = demo if demo is not None and demo.is_file() else None
+    elif not library_path.is_file():
+        raise CliError(f"no such library file: {library_path}", EXIT_NOT_FOUND)
+    options: dict[str, Any] = {}
+    if args.api_key:
+        options["api_key"] = args.api_key
+    elif os.environ.get(API_KEY_ENV):
+        options["api_key"] = os.environ[API_KEY_ENV]
+    if args.balance_micros is not None:
+        options["balance_micros"] = args.balance_micros
+    if args.max_page_size is not None:
+        options["max_page_size"] = args.max_page_size
+    if args.processing_delay is not None:
+        options["processing_delay_s"] = args.processing_delay
+    config = EmulatorConfig(library_path=library_path, library=library, **options)
+    print(f"Memex emulator on http://{args.host}:{args.port}", file=sys.stderr)
+    serve(config, host=args.host, port=args.port)
+    return EXIT_OK
+
+
+def cmd_bench(args: argparse.Namespace, session: Session | None) -> int:
+    """Run every benchmark module of the source checkout; a table or one JSON object."""
+    del session
+    from memex_desktop.bench import BenchError, format_table, run_benchmarks
+
+    try:
+        results = run_benchmarks(args.entities, only=args.only, log=sys.stderr)
+    except BenchError as exc:
+        raise CliError(str(exc)) from exc
+    if args.json:
+        merged: dict[str, float] = {}
+        for measures in results.values():
+            merged.update(measures)
+        print(json.dumps(merged, sort_keys=True))
+    else:
+        print(format_table(results))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- main
+
+
+_NEEDS_NO_SESSION = {"emulator", "bench"}
+
+
+def _configure_logging(verbosity: int) -> None:
+    """Warnings to stderr by default; -v info, -vv debug."""
+    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``memex-desktop``; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _configure_logging(getattr(args, "verbose", 0) or 0)
+    command = getattr(args, "command", None)
+    if command is None:
+        app = importlib.import_module("memex_desktop.app")
+        result: int = app.run_gui(args)
+        return result
+    session: Session | None = None
+    try:
+        if command not in _NEEDS_NO_SESSION:
+            session = Session.from_args(args)
+        status: int = args.handler(args, session)
+        return status
+    except CliError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return EXIT_CANCELLED
+    except (ApiError, KnownStoreError, OSError, sqlite3.Error) as exc:
+        return _print_error(exc)
+    finally:
+        if session is not None:
+            session.close()
+
+
+def _print_error(exc: BaseException) -> int:
+    """One line on stderr for an expected failure; its exit status."""
+    from memex_desktop.sync import outcome_for
+
+    print(f"{PROG}: {user_message(exc).one_line()}", file=sys.stderr)
+    _log.debug("command failed", exc_info=exc)
+    if isinstance(exc, ApiError):
+        return _OUTCOME_EXIT.get(outcome_for(exc).value, EXIT_FAILURE)
+    return EXIT_FAILURE
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

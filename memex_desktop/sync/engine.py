@@ -1,0 +1,593 @@
+"""The sync engine: mirror the library into the cache and deliver the outbox (DESIGN.md §3).
+
+There is no change feed, so the library is read by paging ``POST /search`` (empty query, raw,
+notes included, newest first). Each page is ingested in one transaction and the position of a
+full pass is persisted after it, so a crash or quit resumes from the last page. A complete pass
+is also the reconciliation: ids held locally that the server no longer returns are marked
+deleted upstream (kept and listed, never erased) — and only after a COMPLETE pass, never because
+the server could not be reached.
+
+The outbox is drained one operation at a time, oldest first, with capped full-jitter backoff
+that honours ``Retry-After``. URL saves are idempotent by their normalized URL and entity saves
+by their ``external_id``, so repeating a save whose response was lost never duplicates it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from memex_desktop.api.client import MemexClient
+from memex_desktop.api.errors import (
+    ApiError,
+    AuthError,
+    InsufficientCredits,
+    NetworkUnavailable,
+    RateLimited,
+    ValidationError,
+)
+from memex_desktop.api.models import (
+    ContentEntityBase,
+    SaveContentByUrlResponse,
+    SaveContentEntityResponse,
+    SearchMeta,
+    SearchRawResponse,
+)
+from memex_desktop.store import CacheReader, ChangeSet, Outbox, OutboxOp, StoreWriter
+from memex_desktop.sync.types import (
+    SyncCancelled,
+    SyncOutcome,
+    SyncProgress,
+    SyncReport,
+    outcome_for,
+)
+
+_log = logging.getLogger(__name__)
+
+ProgressCallback = Callable[[SyncProgress], None]
+
+# sync_state keys (in cache.db; losing them only costs a re-fetch).
+STATE_FULL_PASS = "sync.full_pass"
+STATE_NEWEST_MS = "sync.newest_ms"
+STATE_LAST_FULL_MS = "sync.last_full_pass_at_ms"
+STATE_LAST_SYNC_MS = "sync.last_sync_at_ms"
+
+# A server that ignores ``offset`` would page forever; no library is this large.
+MAX_PAGES = 1_000_000
+ALL_IDS_LIMIT = 10_000_000
+# Processing statuses of items the server lists; others (pending, running ...) are unlisted.
+_SETTLED_STATUSES = frozenset({None, "indexing-done", "done", "failed", "error"})
+
+
+@dataclass(frozen=True)
+class OutboxPolicy:
+    """How the outbox backs off: full jitter between 0 and ``base * 2**attempt``, capped."""
+
+    base_delay_s: float = 1.0
+    max_delay_s: float = 300.0
+    max_drain_wait_s: float = 60.0
+    offline_after_failures: int = 3
+
+    def backoff_s(self, attempt: int, rand: Callable[[], float]) -> float:
+        """The wait before attempt number ``attempt + 1`` (full jitter, capped)."""
+        ceiling = min(self.max_delay_s, self.base_delay_s * (2.0 ** min(max(attempt, 0), 30)))
+        return ceiling * min(max(rand(), 0.0), 1.0)
+
+
+@dataclass
+class _PassState:
+    """Where an interrupted full pass stopped (persisted after every page)."""
+
+    pass_id: str
+    offset: int
+    started_at_ms: int
+
+    def dump(self) -> str:
+        """The state as JSON for sync_state."""
+        return json.dumps(
+            {"id": self.pass_id, "offset": self.offset, "started_at_ms": self.started_at_ms}
+        )
+
+    @classmethod
+    def load(cls, text: str | None) -> _PassState | None:
+        """The persisted state, or ``None`` when no pass is in progress (or it is unreadable)."""
+        if not text:
+            return None
+        try:
+            data = json.loads(text)
+            return cls(str(data["id"]), int(data["offset"]), int(data.get("started_at_ms", 0)))
+        except (ValueError, KeyError, TypeError):
+            _log.warning("unreadable full-pass state ignored: %.100r", text)
+            return None
+
+
+def entity_time_ms(entity: ContentEntityBase) -> int | None:
+    """The newest of ``updated_at`` and ``created_at`` in epoch milliseconds, when known."""
+    best: int | None = None
+    for value in (entity.updated_at, entity.created_at):
+        ms = _to_epoch_ms(value)
+        if ms is not None and (best is None or ms > best):
+            best = ms
+    return best
+
+
+def _to_epoch_ms(value: int | float | str | None) -> int | None:
+    """Epoch milliseconds from a number or an ISO string (older payloads use strings)."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return int(value)
+    try:
+        return int(float(value))
+    except ValueError:
+        pass
+    try:
+        return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
+    except ValueError:
+        return None
+
+
+def _page_entity_ids(response: SearchRawResponse) -> set[str]:
+    """Every entity id a page shows to exist on the server (results and everything nested)."""
+    ids: set[str] = set()
+    stack: list[ContentEntityBase] = [
+        *response.results,
+        *response.extra_entities,
+        *response.referenced_entities,
+    ]
+    while stack:
+        entity = stack.pop()
+        if entity.id in ids:
+            continue
+        ids.add(entity.id)
+        for nested in (entity.annotations, entity.references, entity.resolved_references):
+            if nested:
+                stack.extend(nested)
+    return ids
+
+
+class SyncEngine:
+    """Pulls the library into the cache, reconciles deletions and drains the outbox.
+
+    Not thread-safe: one run at a time (the UI runs it on one worker; the CLI on its main
+    thread). Reads go through ``reader``, writes through ``writer`` (the single writer).
+    """
+
+    def __init__(
+        self,
+        client: MemexClient,
+        writer: StoreWriter,
+        outbox: Outbox,
+        *,
+        reader: CacheReader,
+        page_size: int = 100,
+        reconcile_interval_s: float = 24 * 3600.0,
+        outbox_policy: OutboxPolicy | None = None,
+        clock: Callable[[], float] = time.time,
+        rand: Callable[[], float] = random.random,
+    ) -> None:
+        """Wire the collaborators; ``clock`` and ``rand`` are injectable for tests."""
+        if page_size < 1:
+            raise ValueError("page_size must be positive")
+        self.client = client
+        self.writer = writer
+        self.outbox = outbox
+        self.reader = reader
+        self.page_size = page_size
+        self.reconcile_interval_s = reconcile_interval_s
+        self.outbox_policy = outbox_policy or OutboxPolicy()
+        self._clock = clock
+        self._rand = rand
+        self._recovered = False
+        self.last_meta: SearchMeta | None = None
+
+    # ------------------------------------------------------------------ the whole run
+
+    def run(
+        self,
+        *,
+        full: bool = False,
+        cancel: threading.Event | None = None,
+        progress: ProgressCallback | None = None,
+        resume_paused_outbox: bool = False,
+    ) -> SyncReport:
+        """Drain the outbox, pull (full or incremental; reconciling when due), confirm saves."""
+        cancel = cancel or threading.Event()
+        drained = self.drain_outbox(
+            cancel=cancel, progress=progress, resume_paused=resume_paused_outbox
+        )
+        if drained.outcome in (
+            SyncOutcome.OFFLINE,
+            SyncOutcome.AUTH_REJECTED,
+            SyncOutcome.CANCELLED,
+        ):
+            return drained
+        pulled = self.pull(full=full, cancel=cancel, progress=progress)
+        outcome = pulled.outcome if not pulled.ok else drained.outcome
+        error = pulled.error if not pulled.ok else drained.error
+        return replace(
+            pulled,
+            outcome=outcome,
+            error=error,
+            sent=drained.sent,
+            needs_attention=drained.needs_attention,
+            changes=pulled.changes | drained.changes,
+        )
+
+    # ------------------------------------------------------------------ pulling
+
+    def pull(
+        self,
+        *,
+        full: bool = False,
+        cancel: threading.Event | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> SyncReport:
+        """Pull pages into the cache: a full pass (resumed if one was interrupted) or new items.
+
+        A full pass runs when asked, when one was interrupted, on the first sync and when the
+        reconciliation interval has passed; otherwise pages are pulled until one is older
+        than the newest item held.
+        """
+        cancel = cancel or threading.Event()
+        interrupted = _PassState.load(self.reader.sync_state(STATE_FULL_PASS))
+        newest = _to_epoch_ms(self.reader.sync_state(STATE_NEWEST_MS))
+        if full or interrupted is not None or newest is None or self.reconcile_due():
+            return self._full_pass(interrupted, cancel, progress)
+        return self._incremental(newest, cancel, progress)
+
+    def reconcile(
+        self, *, cancel: threading.Event | None = None, progress: ProgressCallback | None = None
+    ) -> SyncReport:
+        """A complete id pass that marks items gone from the server as deleted upstream."""
+        return self.pull(full=True, cancel=cancel, progress=progress)
+
+    def reconcile_due(self) -> bool:
+        """Whether the last complete pass is older than the reconciliation interval."""
+        last = _to_epoch_ms(self.reader.sync_state(STATE_LAST_FULL_MS))
+        if last is None:
+            return True
+        return self._now_ms() - last >= self.reconcile_interval_s * 1000
+
+    def _now_ms(self) -> int:
+        """The injectable clock in epoch milliseconds."""
+        return int(self._clock() * 1000)
+
+    def _fetch_page(self, offset: int) -> SearchRawResponse:
+        """One page of the whole library, newest first, notes included."""
+        response = self.client.search_raw(
+            "",
+            limit=self.page_size,
+            offset=offset,
+            sort_by="date-desc",
+            include_notes=True,
+        )
+        self.last_meta = response.meta
+        return response
+
+    def _ingest(self, response: SearchRawResponse) -> ChangeSet:
+        """Write one page in one transaction (the writer thread owns the connection)."""
+        return self.writer.ingest_search_page(response).result()
+
+    def _set_state(self, key: str, value: str) -> None:
+        """Persist one sync_state value and wait for its commit."""
+        self.writer.set_sync_state(key, value).result()
+
+    def _page_is_last(self, response: SearchRawResponse) -> bool:
+        """A page with fewer results than the limit the server applied ends the listing."""
+        applied = response.meta.limit or self.page_size
+        return not response.results or len(response.results) < min(applied, self.page_size)
+
+    def _full_pass(
+        self,
+        interrupted: _PassState | None,
+        cancel: threading.Event,
+        progress: ProgressCallback | None,
+    ) -> SyncReport:
+        """Page through the whole library from the persisted offset; reconcile when complete."""
+        state = interrupted or _PassState(uuid.uuid4().hex, 0, self._now_ms())
+        # Ids seen before a crash are not known to this process, so a resumed pass cannot
+        # prove an item is gone; only a pass seen whole from offset 0 may mark deletions.
+        whole = state.offset == 0
+        if interrupted is None:
+            self._set_state(STATE_FULL_PASS, state.dump())
+        seen: set[str] = set()
+        changes = ChangeSet.empty()
+        pulled = 0
+        newest: int | None = None
+        estimate = self._estimate_total()
+        try:
+            for _ in range(MAX_PAGES):
+                if cancel.is_set():
+                    raise SyncCancelled()
+                response = self._fetch_page(state.offset)
+                changes |= self._ingest(response)
+                seen |= _page_entity_ids(response)
+                newest = _max_opt(newest, _newest_in(response.results))
+                pulled += len(response.results)
+                state.offset += len(response.results)
+                self._set_state(STATE_FULL_PASS, state.dump())
+                estimate = max(estimate or 0, state.offset) or None
+                _emit(progress, "pull", state.offset, estimate, f"{state.offset} items")
+                if self._page_is_last(response):
+                    break
+        except (ApiError, SyncCancelled) as exc:
+            return SyncReport(
+                outcome_for(exc), pulled=pulled, changes=changes, meta=self.last_meta, error=exc
+            )
+        deleted = 0
+        if whole:
+            _emit(progress, "reconcile", len(seen), len(seen), "checking for deleted items")
+            gone = self._gone_upstream(seen)
+            if gone:
+                changes |= self.writer.mark_deleted_upstream(sorted(gone)).result()
+                deleted = len(gone)
+        self._finish_pull(newest, full_pass_started_ms=state.started_at_ms)
+        self._set_state(STATE_FULL_PASS, "")
+        self._confirm_seen(seen)
+        return SyncReport(
+            SyncOutcome.OK,
+            pulled=pulled,
+            changes=changes,
+            meta=self.last_meta,
+            deleted_upstream=deleted,
+            full_pass_completed=True,
+        )
+
+    def _incremental(
+        self, newest_held: int, cancel: threading.Event, progress: ProgressCallback | None
+    ) -> SyncReport:
+        """Pull the newest pages until a whole page is no newer than what the cache holds."""
+        offset = 0
+        seen: set[str] = set()
+        changes = ChangeSet.empty()
+        newest: int | None = newest_held
+        try:
+            for _ in range(MAX_PAGES):
+                if cancel.is_set():
+                    raise SyncCancelled()
+                response = self._fetch_page(offset)
+                changes |= self._ingest(response)
+                seen |= _page_entity_ids(response)
+                page_newest = _newest_in(response.results)
+                newest = _max_opt(newest, page_newest)
+                offset += len(response.results)
+                _emit(progress, "pull", offset, None, f"{offset} new or changed items checked")
+                if self._page_is_last(response):
+                    break
+                if page_newest is not None and page_newest <= newest_held:
+                    break
+        except (ApiError, SyncCancelled) as exc:
+            return SyncReport(
+                outcome_for(exc), pulled=offset, changes=changes, meta=self.last_meta, error=exc
+            )
+        self._finish_pull(newest, full_pass_started_ms=None)
+        self._confirm_seen(seen)
+        return SyncReport(SyncOutcome.OK, pulled=offset, changes=changes, meta=self.last_meta)
+
+    def _estimate_total(self) -> int | None:
+        """How many items the library probably holds: what the cache holds, if anything."""
+        entities = self.reader.stats().entities
+        return entities or None
+
+    def _gone_upstream(self, seen: set[str]) -> set[str]:
+        """Ids held locally (and not already marked) that a complete pass did not return."""
+        held = set(self.reader.all_ids(ALL_IDS_LIMIT))
+        already = {row.id for row in self.reader.deleted_upstream(limit=ALL_IDS_LIMIT)}
+        candidates = held - seen - already
+        if not candidates:
+            return candidates
+        # A save the server accepted is not listed until it is processed: not gone, just new.
+        in_flight = {op.entity_id for op in self.outbox.list(states=["accepted"])}
+        rows = self.reader.get_many(candidates)
+        return {
+            entity_id
+            for entity_id in candidates - in_flight
+            if entity_id in rows and rows[entity_id].status in _SETTLED_STATUSES
+        }
+
+    def _finish_pull(self, newest: int | None, *, full_pass_started_ms: int | None) -> None:
+        """Persist the watermark (only after a complete pull) and when the pass finished."""
+        now = str(self._now_ms())
+        if newest is not None:
+            self._set_state(STATE_NEWEST_MS, str(newest))
+        if full_pass_started_ms is not None:
+            self._set_state(STATE_LAST_FULL_MS, now)
+        self._set_state(STATE_LAST_SYNC_MS, now)
+
+    def _confirm_seen(self, seen: set[str]) -> None:
+        """Saves the server accepted and a pull has now returned become confirmed."""
+        accepted = self.outbox.list(states=["accepted"])
+        ids = {op.entity_id for op in accepted if op.entity_id and op.entity_id in seen}
+        if ids:
+            self.outbox.confirm_seen(ids, set())
+
+    # ------------------------------------------------------------------ remote search
+
+    def remote_search(
+        self, query: str, *, limit: int = 50, **filters: Any
+    ) -> tuple[list[str], ChangeSet]:
+        """Search on the server; results are cached first (cache-on-view), ids in server order."""
+        response = self.client.search_raw(query, limit=limit, include_notes=True, **filters)
+        self.last_meta = response.meta
+        changes = self._ingest(response)
+        ids: list[str] = []
+        for entity in response.results:
+            if entity.id not in ids:
+                ids.append(entity.id)
+        return ids, changes
+
+    # ------------------------------------------------------------------ the outbox
+
+    def drain_outbox(
+        self,
+        *,
+        cancel: threading.Event | None = None,
+        progress: ProgressCallback | None = None,
+        resume_paused: bool = False,
+        max_wait_s: float | None = None,
+    ) -> SyncReport:
+        """Send queued saves oldest first, one at a time, until the queue is empty or stuck.
+
+        Waits for backoff up to ``max_wait_s`` in total (the policy's default); a save that
+        is still due later stays queued for the next sync.
+        """
+        cancel = cancel or threading.Event()
+        budget = self.outbox_policy.max_drain_wait_s if max_wait_s is None else max_wait_s
+        if not self._recovered:
+            # An operation left "sending" by a killed process may or may not have reached the
+            # server; sending it again is safe because saves are idempotent by identity.
+            self.outbox.recover_after_crash()
+            self._recovered = True
+        paused = self.outbox.paused_reason()
+        if paused is not None:
+            if not resume_paused:
+                return SyncReport(SyncOutcome.INSUFFICIENT_CREDITS, error=None)
+            self.outbox.resume()
+        sent = attention = 0
+        changes = ChangeSet.empty()
+        waited = 0.0
+        last_failure: BaseException | None = None
+        network_failures = 0
+        total = self.outbox.pending_count()
+        while True:
+            if cancel.is_set():
+                return self._drain_report(
+                    SyncOutcome.CANCELLED, sent, attention, changes, SyncCancelled()
+                )
+            now = self._clock()
+            op = self.outbox.claim_next(now)
+            if op is None:
+                wait = self._next_wait(now)
+                if wait is None:
+                    return self._drain_report(SyncOutcome.OK, sent, attention, changes, None)
+                if waited + wait > budget:
+                    outcome = (
+                        outcome_for(last_failure)
+                        if last_failure is not None
+                        else SyncOutcome.SERVER_DOWN
+                    )
+                    return self._drain_report(outcome, sent, attention, changes, last_failure)
+                waited += wait
+                cancel.wait(wait)  # returns early when cancelled; checked at the loop's top
+                continue
+            try:
+                entity = self._send(op)
+            except NetworkUnavailable as exc:
+                # One dropped connection is a fault to retry (the save may even have been
+                # applied: resending is safe); failing again in a row means we are offline.
+                network_failures += 1
+                last_failure = exc
+                delay = self.outbox_policy.backoff_s(op.attempts, self._rand)
+                self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock() + delay)
+                if network_failures >= self.outbox_policy.offline_after_failures:
+                    return self._drain_report(SyncOutcome.OFFLINE, sent, attention, changes, exc)
+                continue
+            except AuthError as exc:
+                # Not this save's fault: put it back as it was and stop until the key is fixed.
+                self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock())
+                return self._drain_report(outcome_for(exc), sent, attention, changes, exc)
+            except InsufficientCredits as exc:
+                self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock())
+                self.outbox.pause(_reason(exc))
+                return self._drain_report(
+                    SyncOutcome.INSUFFICIENT_CREDITS, sent, attention, changes, exc
+                )
+            except ValidationError as exc:
+                self.outbox.mark_needs_attention(op.id, exc.message or _reason(exc))
+                attention += 1
+                continue
+            except ApiError as exc:
+                last_failure = exc
+                network_failures = 0
+                delay = self.outbox_policy.backoff_s(op.attempts, self._rand)
+                if isinstance(exc, RateLimited) and exc.retry_after is not None:
+                    delay = max(delay, exc.retry_after)
+                self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock() + delay)
+                continue
+            sent += 1
+            network_failures = 0
+            if entity is not None:
+                changes |= self.writer.ingest_entities([entity]).result()
+            self.outbox.mark_accepted(op.id, entity.id if entity is not None else None)
+            _emit(progress, "outbox", sent, max(total, sent), f"{sent} saves sent")
+
+    def _send(self, op: OutboxOp) -> ContentEntityBase | None:
+        """Deliver one operation; the entity the server answered with, when it sent one."""
+        if op.kind == "save_url":
+            if not op.url:
+                raise ValidationError("the queued save has no URL")
+            url_response: SaveContentByUrlResponse = self.client.save_content_by_url(op.url)
+            return url_response.entity
+        payload = dict(op.payload or {})
+        if op.external_id and not payload.get("external_id"):
+            payload["external_id"] = op.external_id
+        entity_response = self.client.save_content_entity(payload)
+        if isinstance(entity_response, SaveContentEntityResponse):
+            return entity_response.entity
+        return None
+
+    def _next_wait(self, now: float) -> float | None:
+        """Seconds until the next queued operation is due, or ``None`` when none is queued."""
+        due = [op.next_attempt_at for op in self.outbox.list(states=["queued"])]
+        if not due:
+            return None
+        earliest_s = min(due) / 1000.0  # the outbox keeps epoch milliseconds
+        return max(earliest_s - now, 0.0)
+
+    def _drain_report(
+        self,
+        outcome: SyncOutcome,
+        sent: int,
+        attention: int,
+        changes: ChangeSet,
+        error: BaseException | None,
+    ) -> SyncReport:
+        """The report of a drain."""
+        return SyncReport(
+            outcome,
+            sent=sent,
+            needs_attention=attention,
+            changes=changes,
+            error=error,
+            meta=self.last_meta,
+        )
+
+
+def _newest_in(entities: Iterable[ContentEntityBase]) -> int | None:
+    """The newest timestamp on a page."""
+    best: int | None = None
+    for entity in entities:
+        best = _max_opt(best, entity_time_ms(entity))
+    return best
+
+
+def _max_opt(a: int | None, b: int | None) -> int | None:
+    """The larger of two optional numbers."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return max(a, b)
+
+
+def _emit(
+    progress: ProgressCallback | None, phase: str, done: int, total: int | None, message: str
+) -> None:
+    """Report progress when someone listens."""
+    if progress is not None:
+        progress(SyncProgress(phase, done, total, message))
+
+
+def _reason(exc: BaseException) -> str:
+    """A short reason kept with an outbox operation (never a credential)."""
+    text = getattr(exc, "message", None) or str(exc)
+    return f"{type(exc).__name__}: {text}"[:500]

@@ -1,0 +1,268 @@
+"""Export the cache (JSON library file or Markdown folder) and import a JSON export back.
+
+The JSON export is a library file (the raw search response shape: every entity in ``results``,
+``referencedTags``, ``referencesByResultId``, plus ``views``, ``feeds`` and the ids deleted
+upstream), so importing it into an empty cache reproduces the cache, and the emulator can
+serve it. The Markdown export writes one file per item with its notes as threads, its
+references and tags, for reading without memex-desktop.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import json
+import os
+import re
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memex_desktop.api.models import (
+    ContentEntityBase,
+    Feed,
+    SearchRawResponse,
+    View,
+)
+from memex_desktop.store import CacheReader, StoreWriter, ThreadNode
+
+EXPORT_FILE_NAME = "memex-export.json"
+MARKDOWN_DIR_NAME = "memex-export"
+ALL_LIMIT = 10_000_000
+_EDGE_LIMIT = 100_000
+
+
+def _entity_edges(reader: CacheReader, entity_id: str) -> dict[str, Any] | None:
+    """The outgoing edges of one entity as a ``referencesByResultId`` value."""
+    hood = reader.neighbourhood(entity_id, hops=1, max_nodes=_EDGE_LIMIT)
+    content: list[Any] = []
+    tags: list[str] = []
+    for edge in hood.edges:
+        if edge.source != entity_id:
+            continue
+        if edge.kind == "tag":
+            if edge.target not in tags:
+                tags.append(edge.target)
+        elif edge.kind == "reply":
+            content.append({"id": edge.target, "type": "reply"})
+        elif edge.target not in content:
+            content.append(edge.target)
+    if not content and not tags:
+        return None
+    return {"contentEntityIds": sorted(content, key=_edge_key), "tagIds": sorted(tags)}
+
+
+def _edge_key(item: Any) -> str:
+    """Sort key of a contentEntityIds item (plain id or ``{id, type}``)."""
+    return item["id"] if isinstance(item, dict) else str(item)
+
+
+def build_export(reader: CacheReader) -> dict[str, Any]:
+    """The whole cache as a library file object."""
+    ids = sorted(reader.all_ids(ALL_LIMIT))
+    results: list[dict[str, Any]] = []
+    references: dict[str, Any] = {}
+    for entity_id in ids:
+        raw = reader.raw_json(entity_id)
+        if raw is None:
+            continue
+        results.append(_exportable(raw))
+        edges = _entity_edges(reader, entity_id)
+        if edges is not None:
+            references[entity_id] = edges
+    tags = [{"id": tag.id, "name": tag.name} for tag in sorted(reader.tags(), key=lambda t: t.id)]
+    views = [
+        {"id": view.id, "name": view.name, "definition": view.definition}
+        for view in sorted(reader.views(), key=lambda v: v.id)
+    ]
+    feeds = [
+        {
+            "id": feed.id,
+            "title": feed.title,
+            "feed_url": feed.feed_url,
+            "site_url": feed.site_url,
+            "source_platform": feed.source_platform,
+        }
+        for feed in sorted(reader.feeds(), key=lambda f: f.id)
+    ]
+    deleted = sorted(row.id for row in reader.deleted_upstream(limit=ALL_LIMIT))
+    return {
+        "results": results,
+        "extraEntities": [],
+        "referencedEntities": [],
+        "referencedTags": tags,
+        "referencesByResultId": references,
+        "meta": {"offset": 0, "limit": len(results), "returnedCount": len(results)},
+        "views": views,
+        "feeds": feeds,
+        "deletedUpstream": deleted,
+    }
+
+
+def _exportable(raw: dict[str, Any]) -> dict[str, Any]:
+    """The entity's JSON as the server sent it, nested graphs left out (they are edges)."""
+    data = dict(raw)
+    for key in ("annotations", "references", "resolvedReferences"):
+        data.pop(key, None)
+    return data
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write a file through a temporary one, so a crash never leaves half an export."""
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def export_json(reader: CacheReader, directory: Path) -> Path:
+    """Write ``memex-export.json`` into ``directory``; returns its path."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / EXPORT_FILE_NAME
+    _write_atomically(path, json.dumps(build_export(reader), ensure_ascii=False, sort_keys=True))
+    return path
+
+
+def import_json(writer: StoreWriter, path: Path) -> int:
+    """Load a JSON export (or any library file) into the cache; returns the items imported.
+
+    Raises:
+        ValueError: when the file is not a library file.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not JSON: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise ValueError(f"{path} is not a memex-desktop export (no results list)")
+    response = SearchRawResponse.model_validate(data)
+    writer.ingest_search_page(response).result()
+    views = [View.model_validate(item) for item in data.get("views") or []]
+    if views:
+        writer.upsert_views(views).result()
+    feeds = [Feed.model_validate(item) for item in data.get("feeds") or []]
+    if feeds:
+        writer.upsert_feeds(feeds).result()
+    deleted = [str(item) for item in data.get("deletedUpstream") or []]
+    if deleted:
+        writer.mark_deleted_upstream(deleted).result()
+    return len(response.results)
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def render_for_cli(entity: ContentEntityBase, reader: CacheReader, fmt: str) -> str:
+    """The reader's rendering of an entity (text or HTML); plain fields without a renderer."""
+    render = importlib.import_module("memex_desktop.render")
+    render_entity = getattr(render, "render_entity", None)
+    context_type = getattr(render, "RenderContext", None)
+    if render_entity is not None and context_type is not None:
+        doc = render_entity(entity, context_type(allow_remote=False, lookup=reader.entity))
+        out = str(doc.html if fmt == "html" else doc.text)
+        return out if out.endswith("\n") else out + "\n"
+    text = _plain_fields(entity)
+    if fmt == "html":
+        return f"<pre>{html.escape(text)}</pre>\n"
+    return text
+
+
+def _plain_fields(entity: ContentEntityBase) -> str:
+    """Title first, then every text field the server sent (nothing hidden)."""
+    fields = entity.text_fields()
+    title = fields.pop("title", "") or fields.get("url", "") or entity.id
+    lines = [title, "=" * min(len(title), 80), f"type: {entity.type}"]
+    for key in ("id", "type", "title"):
+        fields.pop(key, None)
+    for key, value in fields.items():
+        lines.append(f"{key}: {value}")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def _slug(text: str, fallback: str) -> str:
+    """A safe file-name part from a title."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:60]
+    return slug or fallback
+
+
+def _iso(ms: int | None) -> str:
+    """Epoch milliseconds as an ISO date-time (UTC)."""
+    if ms is None:
+        return ""
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def _thread_lines(nodes: list[ThreadNode], depth: int = 0) -> list[str]:
+    """A note thread as nested Markdown list items."""
+    lines: list[str] = []
+    for node in nodes:
+        text = " ".join(node.text.split()) or "(empty note)"
+        lines.append(f"{'  ' * depth}- **{_iso(node.entity.created_at)}** {text}")
+        lines += _thread_lines(node.children, depth + 1)
+    return lines
+
+
+def _annotation_parent(entity: ContentEntityBase) -> str | None:
+    """The item a note is attached to: the first of its reference_content_ids."""
+    targets = entity.reference_content_ids or []
+    return targets[0] if targets else None
+
+
+def export_markdown(reader: CacheReader, directory: Path) -> Path:
+    """Write one Markdown file per item (notes as threads under their item) and an index."""
+    folder = directory / MARKDOWN_DIR_NAME
+    folder.mkdir(parents=True, exist_ok=True)
+    tag_names = {tag.id: tag.name for tag in reader.tags()}
+    ids = sorted(reader.all_ids(ALL_LIMIT))
+    index: list[str] = ["# Memex export", ""]
+    for entity_id in ids:
+        entity = reader.entity(entity_id)
+        row = reader.get(entity_id)
+        if entity is None or row is None:
+            continue
+        parent = _annotation_parent(entity) if entity.type == "annotation" else None
+        if parent is not None and reader.get(parent) is not None:
+            continue  # written inside its parent's thread
+        name = f"{_slug(row.title, entity.type)}-{_slug(entity_id, 'item')}.md"
+        lines = [
+            "---",
+            f"id: {json.dumps(entity_id)}",
+            f"type: {json.dumps(entity.type)}",
+            f"title: {json.dumps(row.title)}",
+        ]
+        if row.url:
+            lines.append(f"url: {json.dumps(row.url)}")
+        lines.append(f"created_at: {json.dumps(_iso(row.created_at))}")
+        tags = [tag_names.get(tag_id, tag_id) for tag_id in entity.tag_ids or []]
+        lines.append(f"tags: {json.dumps(tags, ensure_ascii=False)}")
+        if row.deleted_upstream_at is not None:
+            lines.append("deleted_upstream: true")
+        lines += ["---", "", render_for_cli(entity, reader, "text").rstrip(), ""]
+        thread = reader.thread_for(entity_id)
+        if thread:
+            lines += ["## Notes", "", *_thread_lines(thread), ""]
+        edges = _entity_edges(reader, entity_id)
+        targets = [_edge_key(item) for item in (edges or {}).get("contentEntityIds", [])]
+        if targets:
+            found = reader.get_many(targets)
+            lines += ["## References", ""]
+            for target in targets:
+                ref = found.get(target)
+                label = ref.title if ref is not None and ref.title else target
+                kind = ref.type if ref is not None else "not cached"
+                lines.append(f"- [{label}](memex://entity/{target}) ({kind})")
+            lines.append("")
+        _write_atomically(folder / name, "\n".join(lines))
+        index.append(f"- [{row.title or entity_id}]({name}) ({entity.type})")
+    _write_atomically(folder / "index.md", "\n".join(index) + "\n")
+    return folder

@@ -1,0 +1,156 @@
+"""The command-line tree of DESIGN.md §7: subcommands, global options, dispatch, exit codes."""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from memex_desktop import __version__, cli
+from memex_desktop.bench import BenchError, format_table
+
+
+def test_every_designed_subcommand_exists() -> None:
+    parser = cli.build_parser()
+    actions = [a for a in parser._actions if a.dest == "command"]
+    assert actions
+    choices = set(actions[0].choices or {})
+    assert set(cli.SUBCOMMANDS) == choices
+    assert {"sync", "search", "show", "save", "outbox", "export", "emulator", "bench"} <= choices
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["--version"])
+    assert exit_info.value.code == 0
+    assert __version__ in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--data-dir", "/d", "--api-url", "http://u", "--api-key", "k", "search", "word"],
+        ["search", "word", "--data-dir", "/d", "--api-url", "http://u", "--api-key", "k"],
+    ],
+)
+def test_global_options_before_or_after_the_subcommand(argv: list[str]) -> None:
+    args = cli.build_parser().parse_args(argv)
+    assert args.data_dir == Path("/d")
+    assert args.api_url == "http://u"
+    assert args.api_key == "k"
+    assert args.command == "search"
+
+
+def test_search_options() -> None:
+    args = cli.build_parser().parse_args(
+        ["search", "q", "--type", "web", "--type", "youtube", "--tag", "t", "--limit", "5"]
+    )
+    assert args.type == ["web", "youtube"]
+    assert args.tag == "t"
+    assert args.limit == 5
+    assert not args.remote
+    assert not args.json
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "q", "--limit", "0"],
+        ["show", "x", "--format", "pdf"],
+        ["export", "/tmp/x", "--format", "csv"],
+        ["outbox", "explode"],
+        ["save"],
+        ["nonsense"],
+    ],
+)
+def test_bad_usage_exits_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(argv)
+    assert exit_info.value.code == cli.EXIT_USAGE
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_no_subcommand_opens_the_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[object] = []
+    fake = types.ModuleType("memex_desktop.app")
+
+    def run_gui(args: object) -> int:
+        seen.append(args)
+        return 0
+
+    fake.run_gui = run_gui  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "memex_desktop.app", fake)
+    assert cli.main(["--demo"]) == 0
+    assert cli.main(["--api-url", "http://x"]) == 0
+    assert len(seen) == 2
+    assert seen[0].demo  # type: ignore[attr-defined]
+    assert seen[1].api_url == "http://x"  # type: ignore[attr-defined]
+
+
+def test_bench_outside_a_checkout_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli.paths, "source_tree_dir", lambda: None)
+    assert cli.main(["bench", "--entities", "10"]) == cli.EXIT_FAILURE
+    err = capsys.readouterr().err
+    assert "source checkout" in err
+    assert "Traceback" not in err
+
+
+def test_bench_runs_discovered_modules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench_dir = tmp_path / "tests" / "benchmarks"
+    bench_dir.mkdir(parents=True)
+    (bench_dir / "bench_alpha.py").write_text(
+        "def run(workdir, entities):\n"
+        "    assert workdir.is_dir()\n"
+        "    return {'alpha_items_per_s': entities * 2.0, 'alpha_ms': 1.5}\n",
+        encoding="utf-8",
+    )
+    (bench_dir / "bench_beta.py").write_text(
+        "def run(workdir, entities):\n    return {'beta_mb': 3}\n", encoding="utf-8"
+    )
+    monkeypatch.setattr(cli.paths, "source_tree_dir", lambda: tmp_path)
+    assert cli.main(["bench", "--entities", "7", "--json"]) == 0
+    out = capsys.readouterr().out
+    import json
+
+    assert json.loads(out) == {"alpha_items_per_s": 14.0, "alpha_ms": 1.5, "beta_mb": 3.0}
+    assert cli.main(["bench", "--entities", "7", "--only", "beta"]) == 0
+    table = capsys.readouterr().out
+    assert "beta_mb" in table
+    assert "alpha" not in table
+    assert cli.main(["bench", "--only", "gamma"]) == cli.EXIT_FAILURE
+    assert "no benchmark named gamma" in capsys.readouterr().err
+
+
+def test_bench_module_without_run_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bench_dir = tmp_path / "tests" / "benchmarks"
+    bench_dir.mkdir(parents=True)
+    (bench_dir / "bench_broken.py").write_text("x = 1\n", encoding="utf-8")
+    monkeypatch.setattr(cli.paths, "source_tree_dir", lambda: tmp_path)
+    from memex_desktop.bench import run_benchmarks
+
+    with pytest.raises(BenchError, match="defines no run"):
+        run_benchmarks(1)
+
+
+def test_format_table() -> None:
+    table = format_table({"sync": {"sync_entities_per_s": 2500.5, "sync_peak_rss_mb": 120.0}})
+    assert "sync_entities_per_s" in table
+    assert "2500.5" in table
+    assert "120" in table
+    assert format_table({}) == "no measures"
+
+
+def test_sync_without_a_key_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status = cli.main(["sync", "--data-dir", str(tmp_path), "--api-url", "http://127.0.0.1:9"])
+    assert status == cli.EXIT_AUTH
+    err = capsys.readouterr().err
+    assert "no API key" in err
+    assert len(err.strip().splitlines()) == 1
