@@ -125,6 +125,9 @@ def test_every_referenced_id_exists(library: Library, by_id: dict[str, Any]) -> 
         assert set(refs["tagIds"]) <= tag_ids
     for entity in library["results"]:
         assert set(entity.get("reference_content_ids", [])) <= set(by_id), entity["id"]
+        for target in entity.get("reference_content_ids", []):
+            # Nothing mentions an item that was saved after it.
+            assert by_id[target]["created_at"] < entity["created_at"], (entity["id"], target)
         assert set(entity.get("tag_ids", [])) <= tag_ids, entity["id"]
         for key in ("target_id", "quote_tweet"):
             if key in entity:
