@@ -329,7 +329,7 @@ MAYBE_ENTITIES = (ENTITIES | JSON | st.dictionaries(FIELD_NAMES, JSON, max_size=
 )
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(MAYBE_ENTITIES)
 def test_parse_content_entity_never_crashes_and_keeps_everything(data: Any) -> None:
     original = copy.deepcopy(data)
@@ -425,7 +425,7 @@ RESPONSE_MODELS = st.sampled_from(
 )  # fmt: skip
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(RESPONSE_MODELS, RESPONSE_BODIES)
 def test_response_models_fail_only_with_validation_errors(
     model: type[pydantic.BaseModel], body: dict[str, Any]
