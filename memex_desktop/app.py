@@ -1,0 +1,369 @@
+"""The composition root of the desktop app: QApplication, store, client, sync and the window.
+
+``build_main_window`` wires every collaborator (the same factory the end-to-end tests use);
+``run_gui`` adds the QApplication, first-run choice, ``--demo`` (an in-process emulator on
+loopback with the bundled demo library in a temporary data folder), ``--quit-after-sync``,
+the crash handler and a clean shutdown.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import sys
+import tempfile
+import threading
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from PySide6.QtCore import QSettings, QTimer, Slot
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
+
+from memex_desktop import paths
+from memex_desktop.api.client import MemexClient
+from memex_desktop.errors import user_message
+from memex_desktop.secrets import CredentialStore
+from memex_desktop.settings import Settings
+from memex_desktop.store import CacheReader, Outbox, StoreWriter
+from memex_desktop.sync import SyncReport
+from memex_desktop.ui.dialogs import ErrorDialog, FirstRunDialog, SettingsDialog
+from memex_desktop.ui.main_window import MainWindow
+from memex_desktop.ui.readers import close_thread_readers
+from memex_desktop.ui.sync_controller import SyncController, SyncServices
+from memex_desktop.ui.tasks import TaskRunner
+
+log = logging.getLogger(__name__)
+
+_SINGLETON_HEADROOM = 1 << 40
+
+
+def keep_singletons_alive() -> None:
+    """Give None/True/False a permanent reference headroom (CPython < 3.12 only).
+
+    WORKAROUND: PySide6 6.12 drops one reference to ``None`` on many void calls (setEnabled,
+    processEvents, ...); before Python 3.12 these singletons are not immortal, so a long
+    session ends with "deallocating None". A huge extra count keeps them alive.
+    """
+    if sys.version_info >= (3, 12) or getattr(sys, "_memex_singletons_kept", False):
+        return
+    import ctypes
+
+    for singleton in (None, True, False):
+        ctypes.c_ssize_t.from_address(id(singleton)).value += _SINGLETON_HEADROOM
+    sys._memex_singletons_kept = True  # type: ignore[attr-defined]
+
+
+ORGANIZATION = "memex-desktop"
+APPLICATION = "memex-desktop"
+
+
+@dataclass
+class AppContext:
+    """Everything build_main_window created, and how to shut it down in order."""
+
+    window: MainWindow
+    runner: TaskRunner
+    controller: SyncController
+    writer: StoreWriter
+    reader: CacheReader
+    settings: Settings
+    credentials: CredentialStore
+    data_dir: Path
+    client: MemexClient | None
+    cleanups: list[Callable[[], None]] = field(default_factory=list)
+    _closed: bool = False
+
+    def shutdown(self) -> None:
+        """Stop syncs and workers, drain the writer, close connections (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self.controller.cancel()
+        self.controller.set_interval(0)
+        self.runner.shutdown()
+        close_thread_readers()
+        self.writer.close()
+        self.reader.close()
+        if self.controller.services.client is not None:
+            self.controller.services.client.close()
+        for cleanup in reversed(self.cleanups):
+            try:
+                cleanup()
+            except Exception:  # one failing cleanup must not skip the others
+                log.exception("cleanup failed")
+
+
+def make_client(api_url: str, api_key: str | None, settings: Settings) -> MemexClient | None:
+    """An API client, or None when no key is known (the app then runs local-only)."""
+    if not api_key:
+        return None
+    return MemexClient(
+        api_url, api_key=api_key, user_id=settings.user_id, deadline_s=settings.request_timeout_s
+    )
+
+
+def build_main_window(
+    *,
+    data_dir: Path,
+    api_url: str | None = None,
+    api_key: str | None = None,
+    settings: Settings | None = None,
+    credentials: CredentialStore | None = None,
+    qsettings: QSettings | None = None,
+    client: MemexClient | None = None,
+    sync_on_start: bool = True,
+    runner_threads: int = 4,
+) -> AppContext:
+    """Create the store, client, runner, sync controller and window (nothing global).
+
+    Args:
+        data_dir: folder of cache.db and outbox.db (created when missing).
+        api_url: the API to talk to (default: the settings' effective URL).
+        api_key: the key for this run (default: the credential store's).
+        client: a ready client (tests); overrides api_url/api_key.
+        sync_on_start: start a sync as soon as the window exists.
+    """
+    keep_singletons_alive()
+    settings = settings or Settings()
+    credentials = credentials or CredentialStore()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    cache_path = paths.cache_db_path(data_dir)
+    outbox_path = paths.outbox_db_path(data_dir)
+    writer = StoreWriter(cache_path)
+    Outbox(outbox_path).close()  # create the file (and recover it) before any worker races
+    reader = CacheReader(cache_path)
+    if client is None:
+        key = api_key
+        if key is None:
+            stored = credentials.get_api_key()
+            key = stored.get_secret_value() if stored is not None else None
+        client = make_client(settings.effective_api_url(api_url), key, settings)
+    runner = TaskRunner(max_threads=runner_threads)
+    services = SyncServices(
+        client=client,
+        writer=writer,
+        cache_path=cache_path,
+        outbox_path=outbox_path,
+        page_size=settings.page_size,
+        reconcile_interval_s=settings.reconcile_interval_hours * 3600.0,
+    )
+    controller = SyncController(services, runner, interval_minutes=settings.sync_interval_minutes)
+    context_holder: dict[str, AppContext] = {}
+
+    def open_settings(window: MainWindow) -> None:
+        show_settings_dialog(context_holder["context"], window)
+
+    window = MainWindow(
+        reader=reader,
+        runner=runner,
+        controller=controller,
+        cache_path=cache_path,
+        outbox_path=outbox_path,
+        qsettings=qsettings,
+        open_settings=open_settings,
+        transcript_language=settings.transcript_language,
+        allow_remote_images=settings.allow_remote_images,
+    )
+    context = AppContext(
+        window, runner, controller, writer, reader, settings, credentials, data_dir, client
+    )
+    context_holder["context"] = context
+    if sync_on_start and client is not None:
+        controller.sync_now()
+    return context
+
+
+def show_settings_dialog(context: AppContext, parent: QWidget) -> bool:
+    """Open the settings dialog and apply what was saved (key to the keyring, client rebuilt)."""
+    dialog = SettingsDialog(
+        context.settings,
+        has_key=context.credentials.get_api_key() is not None,
+        key_in_memory_only=context.credentials.backend_is_memory,
+        parent=parent,
+    )
+    if dialog.exec() != QDialog.DialogCode.Accepted:
+        return False
+    choice = dialog.choice()
+    settings = context.settings.model_copy(
+        update={
+            "api_url": choice.api_url,
+            "sync_interval_minutes": choice.sync_interval_minutes,
+            "data_dir": choice.data_dir,
+        }
+    )
+    try:
+        settings.save()
+    except OSError as exc:
+        QMessageBox.warning(parent, "Settings not saved", user_message(exc).one_line())
+        return False
+    context.settings = settings
+    if choice.api_key:
+        context.credentials.set_api_key(choice.api_key)
+    stored = context.credentials.get_api_key()
+    key = stored.get_secret_value() if stored is not None else None
+    old = context.controller.services.client
+    client = make_client(settings.effective_api_url(), key, settings)
+    context.controller.set_client(client)
+    context.client = client
+    if old is not None and old is not client:
+        old.close()
+    context.controller.set_interval(settings.sync_interval_minutes)
+    if client is not None:
+        context.controller.sync_now(resume_paused=True)
+    return True
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _install_excepthook(app: QApplication) -> None:
+    """Uncaught exceptions (also in slots and threads) are logged and shown, never silent."""
+
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        log.critical("unexpected error", exc_info=(kind, exc, tb))
+        message = user_message(exc)
+        detail = "".join(traceback.format_exception(kind, exc, tb))
+        parent = app.activeWindow()
+        dialog = ErrorDialog(f"{message.text} {message.action or ''}".strip(), detail, parent)
+        dialog.open()
+
+    def thread_hook(args: threading.ExceptHookArgs) -> None:
+        log.critical(
+            "unexpected error in thread %s",
+            args.thread.name if args.thread else "?",
+            exc_info=(args.exc_type, args.exc_value or args.exc_type(), args.exc_traceback),
+        )
+
+    sys.excepthook = hook
+    threading.excepthook = thread_hook
+
+
+def _application() -> QApplication:
+    """The QApplication (created once)."""
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        return app
+    app = QApplication(sys.argv[:1])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    app.setApplicationDisplayName("Memex")
+    app.setDesktopFileName("memex-desktop")
+    try:
+        icon = paths.resource_path("icons", "memex-desktop.svg")
+        if icon.is_file():
+            app.setWindowIcon(QIcon(str(icon)))
+        style = paths.resource_path("style.qss")
+        if style.is_file():
+            app.setStyleSheet(style.read_text(encoding="utf-8"))
+    except (FileNotFoundError, OSError) as exc:
+        log.info("resources not found (%s); default look", exc)
+    return app
+
+
+@dataclass
+class DemoSession:
+    """An emulator serving the demo library, and the temporary data folder."""
+
+    emulator: Any
+    data_dir: Path
+
+    def close(self) -> None:
+        """Stop the emulator and delete the temporary folder."""
+        self.emulator.stop()
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+def start_demo() -> DemoSession:
+    """Start the emulator on loopback with resources/demo/library.json."""
+    from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
+
+    library = paths.resource_path("demo", "library.json")
+    config = EmulatorConfig(library_path=library if library.is_file() else None)
+    emulator = run_emulator_in_thread(config, host="127.0.0.1", port=0)
+    data_dir = Path(tempfile.mkdtemp(prefix="memex-demo-"))
+    return DemoSession(emulator, data_dir)
+
+
+class _QuitAfterSync:
+    """Quits the app after the first sync, with status 0 on success (packaging smoke test)."""
+
+    def __init__(self, app: QApplication) -> None:
+        self.app = app
+        self.status = 1
+
+    @Slot(object)
+    def on_sync_finished(self, report: SyncReport) -> None:
+        self.status = 0 if report.ok else 2
+        QTimer.singleShot(0, self.app.quit)
+
+
+def run_gui(args: Any) -> int:
+    """Open the window (``--demo``: on the bundled demo library); returns the exit status."""
+    keep_singletons_alive()
+    app = _application()
+    _install_excepthook(app)
+    settings = Settings.load()
+    credentials = CredentialStore()
+    demo: DemoSession | None = None
+    api_url: str | None = getattr(args, "api_url", None)
+    api_key: str | None = getattr(args, "api_key", None)
+    data_dir_arg = getattr(args, "data_dir", None)
+    want_demo = bool(getattr(args, "demo", False))
+    quit_after_sync = bool(getattr(args, "quit_after_sync", False))
+    if not want_demo and not quit_after_sync and _first_run(settings, credentials, api_key):
+        choice = FirstRunDialog().exec()
+        want_demo = choice == FirstRunDialog.DEMO
+    if want_demo:
+        demo = start_demo()
+        api_url, api_key, data_dir = demo.emulator.base_url, demo.emulator.api_key, demo.data_dir
+        settings = settings.model_copy(update={"sync_interval_minutes": 1})
+    else:
+        data_dir = settings.effective_data_dir(data_dir_arg)
+    qsettings = QSettings(ORGANIZATION, APPLICATION)
+    context = build_main_window(
+        data_dir=data_dir,
+        api_url=api_url,
+        api_key=api_key,
+        settings=settings,
+        credentials=credentials,
+        qsettings=qsettings,
+    )
+    if demo is not None:
+        context.cleanups.append(demo.close)
+        context.window.setWindowTitle("Memex (demo library)")
+    app.aboutToQuit.connect(context.shutdown)
+    quitter = _QuitAfterSync(app)
+    if quit_after_sync:
+        if context.client is None:
+            print("memex-desktop: no API key; nothing to sync", file=sys.stderr)
+            context.shutdown()
+            return 2
+        context.controller.sync_finished.connect(quitter.on_sync_finished)
+    context.window.show()
+    if (
+        not want_demo
+        and context.client is None
+        and not quit_after_sync
+        and _first_run(settings, credentials, api_key)
+    ):
+        show_settings_dialog(context, context.window)
+    status = app.exec()
+    context.shutdown()
+    return quitter.status if quit_after_sync else int(status)
+
+
+def _first_run(settings: Settings, credentials: CredentialStore, api_key: str | None) -> bool:
+    """No key anywhere and no settings file yet: offer to connect or open the demo."""
+    return api_key is None and credentials.get_api_key() is None and not Settings.path().exists()
+
+
+def main() -> int:
+    """``python -m memex_desktop.app``: the window with default options."""
+    from memex_desktop.cli import main as cli_main
+
+    return cli_main()

@@ -1,0 +1,891 @@
+"""The main window: sidebar, search bar, results, reader, docked panes and the status bar.
+
+The window wires collaborators it is given (``app.build_main_window`` creates them): the GUI
+thread's CacheReader, the one TaskRunner and the SyncController. Searches and renders run on
+workers; the GUI thread only applies their results. Links dropped anywhere on the window are
+queued in the outbox at once (no dialog) with an undo toast.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from PySide6.QtCore import (
+    QByteArray,
+    QItemSelectionModel,
+    QMimeData,
+    QModelIndex,
+    QSettings,
+    Qt,
+    QUrl,
+    Signal,
+    Slot,
+)
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QGuiApplication,
+    QKeySequence,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDockWidget,
+    QListView,
+    QMainWindow,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memex_desktop.store import ChangeSet, EnqueueResult, Outbox
+from memex_desktop.sync import SyncReport
+from memex_desktop.ui.actions import ACTIONS, ActionSpec
+from memex_desktop.ui.dialogs import ShortcutsDialog
+from memex_desktop.ui.drops import (
+    MOZ_URL,
+    PLAIN_TEXT,
+    URI_LIST,
+    DropVerdict,
+    judge_drop,
+    judge_url,
+    read_shortcut_bounded,
+)
+from memex_desktop.ui.outbox_pane import OutboxPane
+from memex_desktop.ui.reader_pane import ReaderPane
+from memex_desktop.ui.readers import thread_reader
+from memex_desktop.ui.results_delegate import ResultDelegate
+from memex_desktop.ui.results_model import ResultsModel, SearchFilters
+from memex_desktop.ui.search_bar import SearchBar, SearchRequest
+from memex_desktop.ui.sidebar import Scope, Sidebar
+from memex_desktop.ui.status_bar import StatusBar
+from memex_desktop.ui.sync_controller import (
+    OutboxCounts,
+    SyncController,
+    enqueue_urls,
+    outbox_action,
+    outbox_counts,
+)
+from memex_desktop.ui.tasks import Task, TaskRunner
+from memex_desktop.ui.toast import Toast
+
+log = logging.getLogger(__name__)
+
+SEARCH_LIMIT = 100_000
+SCOPE_LIMIT = 20_000
+PRICING_URL = "https://memex.garden/pricing"
+DROP_FORMATS = (URI_LIST, MOZ_URL, PLAIN_TEXT)
+
+
+@dataclass(frozen=True)
+class LocalSearchResult:
+    """The ids of one local search, tagged with its request number."""
+
+    sequence: int
+    request: SearchRequest
+    ids: list[str]
+
+
+def _scope_ids(reader: Any, scope: Scope) -> list[str] | None:
+    """The ids a list-like scope shows (views, feeds, deleted), or None for filter scopes."""
+    if scope.kind == "view" and scope.value:
+        return list(reader.ids_for_view(scope.value, limit=SCOPE_LIMIT))
+    if scope.kind == "deleted":
+        return [row.id for row in reader.deleted_upstream(limit=SCOPE_LIMIT)]
+    if scope.kind == "feed" and scope.value:
+        feed = next((f for f in reader.feeds() if f.id == scope.value), None)
+        host = urlsplit(feed.site_url or feed.feed_url or "").hostname if feed else None
+        if not host:
+            return []
+        host = host.removeprefix("www.")
+        candidates = reader.search_ids(host.split(".")[0], limit=SCOPE_LIMIT)
+        rows = reader.get_many(candidates[:SCOPE_LIMIT])
+        return [
+            i
+            for i in candidates
+            if i in rows and (urlsplit(rows[i].url or "").hostname or "").endswith(host)
+        ]
+    return None
+
+
+def local_search(
+    cache_path: Path, sequence: int, request: SearchRequest, scope: Scope
+) -> LocalSearchResult:
+    """Worker: the ids for a query within a sidebar scope (on this thread's own reader)."""
+    reader = thread_reader(cache_path)
+    filters = request.filters
+    if scope.kind == "type" and scope.value and not filters.types:
+        filters = SearchFilters(
+            (scope.value,), filters.tag_id, filters.date_from_ms, filters.date_to_ms
+        )
+    if scope.kind == "tag" and scope.value:
+        filters = SearchFilters(
+            filters.types, scope.value, filters.date_from_ms, filters.date_to_ms
+        )
+    listed = _scope_ids(reader, scope)
+    if listed is None:
+        ids = reader.search_ids(request.query, limit=SEARCH_LIMIT, **filters.as_kwargs())
+        return LocalSearchResult(sequence, request, ids)
+    if not request.query:
+        return LocalSearchResult(sequence, request, listed)
+    matching = set(reader.search_ids(request.query, limit=SEARCH_LIMIT, include_deleted=True))
+    return LocalSearchResult(sequence, request, [i for i in listed if i in matching])
+
+
+def list_outbox(outbox_path: Path) -> tuple[list[Any], OutboxCounts]:
+    """Worker: every outbox operation and the counts."""
+    outbox = Outbox(outbox_path)
+    try:
+        return outbox.list(), outbox_counts(outbox)
+    finally:
+        outbox.close()
+
+
+def mime_payloads(mime: QMimeData) -> dict[str, bytes]:
+    """The link-carrying formats of a drag, as bytes."""
+    return {fmt: bytes(mime.data(fmt).data()) for fmt in DROP_FORMATS if mime.hasFormat(fmt)}
+
+
+class ResultsView(QListView):
+    """The results list: uniform rows, no drops of its own (the window takes them)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("resultsview")
+        self.setAccessibleName("Results")
+        self.setUniformItemSizes(True)
+        self.setLayoutMode(QListView.LayoutMode.SinglePass)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setAcceptDrops(False)
+
+
+class MainWindow(QMainWindow):
+    """The application window.
+
+    Signals:
+        entity_opened(str): the reader now shows this entity.
+        search_applied(int): local results for a search are on screen (row count).
+        saves_queued(object): a drop or paste was handled (list of EnqueueResult, refused).
+    """
+
+    entity_opened = Signal(str)
+    search_applied = Signal(int)
+    saves_queued = Signal(object, object)
+
+    def __init__(
+        self,
+        *,
+        reader: Any,
+        runner: TaskRunner,
+        controller: SyncController,
+        cache_path: Path,
+        outbox_path: Path,
+        qsettings: QSettings | None = None,
+        open_settings: Callable[[MainWindow], None] | None = None,
+        transcript_language: str | None = None,
+        allow_remote_images: bool = False,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("mainwindow")
+        self.setWindowTitle("Memex")
+        self.setAccessibleName("Memex library")
+        self.reader = reader
+        self.runner = runner
+        self.controller = controller
+        self.cache_path = cache_path
+        self.outbox_path = outbox_path
+        self._qsettings = qsettings
+        self._open_settings = open_settings
+        self._search_sequence = 0
+        self._applied_sequence = 0
+        self._remote_request = 0
+        self._last_request = SearchRequest()
+        self._last_queued: list[int] = []
+        self._pending_refused: list[DropVerdict] = []
+        self.actions_by_key: dict[str, QAction] = {}
+        self._build(transcript_language, allow_remote_images)
+        self._build_actions()
+        self._connect()
+        self._refuse_child_drops(self)
+        self.setAcceptDrops(True)
+        self._restore_state()
+        self.refresh_filters()
+        self.refresh_outbox()
+        self.run_search(self.search_bar.request())
+
+    # -- construction ----------------------------------------------------------------------
+
+    def _build(self, transcript_language: str | None, allow_remote_images: bool) -> None:
+        """Sidebar | search + results | reader in a splitter; panes as docks."""
+        self.sidebar = Sidebar(self.reader, self)
+        self.search_bar = SearchBar(self)
+        self.results_model = ResultsModel(self.reader, self)
+        self.results_view = ResultsView(self)
+        self.results_view.setModel(self.results_model)
+        self.results_view.setItemDelegate(ResultDelegate(self.results_view))
+        middle = QWidget(self)
+        middle.setObjectName("resultscolumn")
+        column = QVBoxLayout(middle)
+        column.setContentsMargins(8, 8, 0, 0)
+        column.setSpacing(8)
+        column.addWidget(self.search_bar)
+        column.addWidget(self.results_view, 1)
+        self.reader_pane = ReaderPane(
+            self.cache_path,
+            self.runner,
+            transcript_language=transcript_language,
+            allow_all_remote_images=allow_remote_images,
+            parent=self,
+        )
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.setObjectName("mainsplitter")
+        self.splitter.addWidget(self.sidebar)
+        self.splitter.addWidget(middle)
+        self.splitter.addWidget(self.reader_pane)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setStretchFactor(2, 2)
+        self.splitter.setSizes([220, 420, 640])
+        self.splitter.setChildrenCollapsible(False)
+        self.setCentralWidget(self.splitter)
+        self.status = StatusBar(self)
+        self.setStatusBar(self.status)
+        self.toast = Toast(self)
+        self.outbox_pane = OutboxPane(self)
+        self.outbox_dock = self._dock("outboxdock", "Outbox", self.outbox_pane)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.outbox_dock)
+        self.outbox_dock.hide()
+        self.thread_pane = self._optional_pane("memex_desktop.ui.thread_pane", "ThreadPane")
+        self.graph_pane = self._optional_pane("memex_desktop.ui.graph_pane", "GraphPane")
+        self.thread_dock = self.graph_dock = None
+        if self.thread_pane is not None:
+            self.thread_dock = self._dock("threaddock", "Notes and replies", self.thread_pane)
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.thread_dock)
+        if self.graph_pane is not None:
+            self.graph_dock = self._dock("graphdock", "References", self.graph_pane)
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.graph_dock)
+        self.resize(1400, 860)
+
+    def _dock(self, name: str, title: str, widget: QWidget) -> QDockWidget:
+        """A dock with a stable objectName (its state is saved by name)."""
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setAccessibleName(title)
+        dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetClosable
+            | QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
+        return dock
+
+    def _optional_pane(self, module_name: str, class_name: str) -> Any:
+        """A pane built by another module, when that module is installed."""
+        import importlib
+
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            log.info("%s not available; its pane is not shown", module_name)
+            return None
+        pane = getattr(module, class_name)(self.reader, self.runner, self)
+        pane.entity_activated.connect(self._on_pane_entity_activated)
+        return pane
+
+    def _build_actions(self) -> None:
+        """One QAction per declared action, with its shortcuts, in its menu."""
+        handlers = self._action_handlers()
+        menus: dict[str, Any] = {}
+        for name in ("File", "Edit", "Go", "View", "Help"):
+            menus[name] = self.menuBar().addMenu(f"&{name}")
+        for spec in ACTIONS:
+            action = self._make_action(spec, handlers[spec.key])
+            self.actions_by_key[spec.key] = action
+            if spec.scope == "results":
+                action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+                self.results_view.addAction(action)
+            else:
+                action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+                self.addAction(action)
+            menus[spec.menu].addAction(action)
+
+    def _make_action(self, spec: ActionSpec, handler: Callable[[], None]) -> QAction:
+        """A QAction for a spec."""
+        action = QAction(spec.text, self)
+        action.setObjectName(spec.key)
+        action.setShortcuts([QKeySequence(s) for s in spec.shortcuts])
+        action.setToolTip(f"{spec.description} ({', '.join(spec.shortcuts)})")
+        action.setStatusTip(spec.description)
+        action.setWhatsThis(spec.description)
+        action.triggered.connect(handler)
+        return action
+
+    def _action_handlers(self) -> dict[str, Callable[[], None]]:
+        """Which method runs each declared action."""
+        return {
+            "focus_search": self.search_bar.focus_field,
+            "search_remote": self._on_search_remote_action,
+            "sync_now": self._on_sync_now_action,
+            "sync_full": self._on_sync_full_action,
+            "cancel_sync": self.controller.cancel,
+            "save_clipboard": self._on_save_clipboard_action,
+            "undo_save": self._on_undo_save_action,
+            "go_back": self.reader_pane.go_back,
+            "go_forward": self.reader_pane.go_forward,
+            "next_result": self._on_next_result_action,
+            "previous_result": self._on_previous_result_action,
+            "open_result": self._on_open_result_action,
+            "open_in_browser": self.reader_pane.open_original,
+            "copy_link": self.reader_pane.copy_link,
+            "load_remote_images": self.reader_pane.load_remote_images,
+            "focus_sidebar": self.sidebar.setFocus,
+            "focus_results": self.results_view.setFocus,
+            "focus_reader": self.reader_pane.browser.setFocus,
+            "toggle_threads": self._on_toggle_threads_action,
+            "toggle_graph": self._on_toggle_graph_action,
+            "toggle_outbox": self._on_toggle_outbox_action,
+            "settings": self._on_settings_action,
+            "shortcuts": self.show_shortcuts,
+            "quit": self._on_quit_action,
+        }
+
+    def _connect(self) -> None:
+        """Wire the widgets and the controller together."""
+        self.search_bar.search_changed.connect(self._on_search_bar_search_changed)
+        self.search_bar.remote_requested.connect(self._on_search_bar_remote_requested)
+        self.search_bar.move_to_results.connect(self._on_search_bar_move_to_results)
+        self.sidebar.scope_selected.connect(self._on_sidebar_scope_selected)
+        self.results_view.selectionModel().currentChanged.connect(self._on_results_current_changed)
+        self.results_view.activated.connect(self._on_results_activated)
+        self.reader_pane.entity_shown.connect(self._on_reader_entity_shown)
+        self.reader_pane.link_refused.connect(self._on_reader_link_refused)
+        self.reader_pane.message.connect(self._on_reader_message)
+        self.controller.store_changed.connect(self._on_controller_store_changed)
+        self.controller.sync_started.connect(self.status.on_sync_started)
+        self.controller.sync_progress.connect(self.status.on_sync_progress)
+        self.controller.sync_finished.connect(self.status.on_sync_finished)
+        self.controller.sync_finished.connect(self._on_controller_sync_finished)
+        self.controller.state_changed.connect(self.status.set_state)
+        self.controller.outbox_changed.connect(self.status.on_outbox_changed)
+        self.controller.outbox_changed.connect(self._on_controller_outbox_changed)
+        self.controller.meta_changed.connect(self.status.on_meta_changed)
+        self.controller.remote_results.connect(self._on_controller_remote_results)
+        self.controller.remote_failed.connect(self._on_controller_remote_failed)
+        self.status.action_requested.connect(self._on_status_action_requested)
+        self.status.cancel_requested.connect(self.controller.cancel)
+        self.status.outbox_requested.connect(self._on_toggle_outbox_action)
+        self.toast.undo_requested.connect(self._on_toast_undo_requested)
+        self.outbox_pane.retry_requested.connect(self._on_outbox_retry_requested)
+        self.outbox_pane.drop_requested.connect(self._on_outbox_drop_requested)
+        self.outbox_pane.entity_activated.connect(self._on_pane_entity_activated)
+        self.status.set_state(self.controller.state, None)
+
+    def _refuse_child_drops(self, widget: QWidget) -> None:
+        """Children do not take drops themselves, so a drop anywhere reaches the window."""
+        for child in widget.findChildren(QWidget):
+            child.setAcceptDrops(False)
+
+    # -- persistence -----------------------------------------------------------------------
+
+    def _restore_state(self) -> None:
+        """Window geometry, dock layout and splitter sizes from QSettings."""
+        if self._qsettings is None:
+            return
+        for key, restore in (
+            ("window/geometry", self.restoreGeometry),
+            ("window/state", self.restoreState),
+            ("window/splitter", self.splitter.restoreState),
+        ):
+            value = self._qsettings.value(key)
+            if isinstance(value, QByteArray | bytes):
+                restore(QByteArray(value))
+
+    def save_state(self) -> None:
+        """Remember window geometry, dock layout and splitter sizes."""
+        if self._qsettings is None:
+            return
+        self._qsettings.setValue("window/geometry", self.saveGeometry())
+        self._qsettings.setValue("window/state", self.saveState())
+        self._qsettings.setValue("window/splitter", self.splitter.saveState())
+        self._qsettings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Save the layout before closing."""
+        self.save_state()
+        super().closeEvent(event)
+
+    # -- searching -------------------------------------------------------------------------
+
+    def run_search(self, request: SearchRequest) -> int:
+        """Start a local search in the current scope; returns its sequence number."""
+        self._search_sequence += 1
+        self._last_request = request
+        task = self.runner.submit(
+            local_search,
+            self.cache_path,
+            self._search_sequence,
+            request,
+            self.sidebar.current_scope(),
+        )
+        task.finished.connect(self._on_local_search_finished)
+        task.failed.connect(self._on_local_search_failed)
+        if request.remote and request.query:
+            self._ask_remote(request)
+        return self._search_sequence
+
+    def _ask_remote(self, request: SearchRequest) -> None:
+        """Ask the server for the query; results merge in when they arrive."""
+        filters: dict[str, Any] = {}
+        if request.filters.types:
+            filters["content_types"] = list(request.filters.types)
+        if request.filters.tag_id:
+            filters["tag_ids"] = [request.filters.tag_id]
+        self._remote_request = self.controller.remote_search(request.query, filters)
+        if self._remote_request:
+            self.status.showMessage("Asking the Memex server…", 3000)
+
+    @Slot(object)
+    def _on_local_search_finished(self, result: LocalSearchResult) -> None:
+        """Show local results unless a newer search was started since."""
+        if result.sequence != self._search_sequence or result.sequence <= self._applied_sequence:
+            return
+        self._applied_sequence = result.sequence
+        current = self.results_model.id_at(self.results_view.currentIndex().row())
+        same = (
+            result.request.query == self.results_model.query
+            and result.request.filters == self._applied_filters
+            and self._applied_scope == self.sidebar.current_scope()
+        )
+        if same:
+            self.results_model.update_ids(result.ids)
+        else:
+            self.results_model.set_results(
+                result.ids, query=result.request.query, filters=result.request.filters
+            )
+        self._applied_filters = result.request.filters
+        self._applied_scope = self.sidebar.current_scope()
+        if current is not None:
+            self.select_entity(current, open_it=False)
+        self.search_applied.emit(self.results_model.rowCount())
+
+    _applied_filters: SearchFilters | None = None
+    _applied_scope: Scope | None = None
+
+    @Slot(object)
+    def _on_local_search_failed(self, exc: object) -> None:
+        """A local search failed (a store problem): keep the old results, say why."""
+        from memex_desktop.errors import user_message
+
+        if isinstance(exc, BaseException):
+            self.status.showMessage(user_message(exc).text, 8000)
+
+    @Slot(object)
+    def _on_search_bar_search_changed(self, request: SearchRequest) -> None:
+        """Typing settled or a filter changed."""
+        self.run_search(request)
+
+    @Slot(object)
+    def _on_search_bar_remote_requested(self, request: SearchRequest) -> None:
+        """Enter or the cloud toggle: add the server's results."""
+        if request.query:
+            self._ask_remote(request)
+
+    @Slot()
+    def _on_search_remote_action(self) -> None:
+        """The keyboard action for a remote search."""
+        request = self.search_bar.request()
+        if request.query:
+            self.run_search(request)
+            self._ask_remote(request)
+
+    @Slot(int, object)
+    def _on_controller_remote_results(self, request: int, ids: list[str]) -> None:
+        """Merge the server's results for the latest remote request."""
+        if request != self._remote_request:
+            return
+        added = self.results_model.merge_remote(ids)
+        self.status.showMessage(
+            f"{len(ids)} results from the server ({added} not in the local results)", 5000
+        )
+
+    @Slot(int, object)
+    def _on_controller_remote_failed(self, request: int, message: object) -> None:
+        """The remote search failed; local results stay."""
+        if request == self._remote_request and message is not None:
+            self.status.showMessage(getattr(message, "text", str(message)), 8000)
+
+    @Slot(object)
+    def _on_sidebar_scope_selected(self, scope: Scope) -> None:
+        """Show the picked scope (the Outbox entry opens the outbox pane)."""
+        if scope.kind == "outbox":
+            self.outbox_dock.show()
+            self.outbox_dock.raise_()
+            self.refresh_outbox()
+            return
+        self.run_search(self.search_bar.request())
+        if scope.kind == "feed" and scope.value and self.controller.services.client is not None:
+            self._remote_request = self.controller.remote_search("", {"feed_ids": [scope.value]})
+
+    @Slot()
+    def _on_search_bar_move_to_results(self) -> None:
+        """Down in the search field: into the results."""
+        self.results_view.setFocus()
+        if not self.results_view.currentIndex().isValid() and self.results_model.rowCount():
+            self.results_view.setCurrentIndex(self.results_model.index(0, 0))
+
+    # -- results and reading ---------------------------------------------------------------
+
+    def select_entity(self, entity_id: str, *, open_it: bool = True) -> bool:
+        """Select an entity's row if listed; open it in the reader when asked."""
+        row = self.results_model.row_of(entity_id)
+        if row is not None:
+            index = self.results_model.index(row, 0)
+            self.results_view.selectionModel().setCurrentIndex(
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            )
+            self.results_view.scrollTo(index)
+        if open_it and self.reader_pane.current_entity_id != entity_id:
+            self.reader_pane.show_entity(entity_id)
+        return row is not None
+
+    def open_entity(self, entity_id: str, anchor: str | None = None) -> None:
+        """Show an entity in the reader (and select it when listed)."""
+        row = self.results_model.row_of(entity_id)
+        if row is not None:
+            self.select_entity(entity_id, open_it=False)
+        self.reader_pane.show_entity(entity_id, anchor)
+
+    @Slot(QModelIndex, QModelIndex)
+    def _on_results_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        """Moving through the results reads each one."""
+        entity_id = self.results_model.id_at(current.row()) if current.isValid() else None
+        if entity_id and entity_id != self.reader_pane.current_entity_id:
+            self.reader_pane.show_entity(entity_id)
+
+    @Slot(QModelIndex)
+    def _on_results_activated(self, index: QModelIndex) -> None:
+        """Enter or double-click: open and move to the reader."""
+        entity_id = self.results_model.id_at(index.row())
+        if entity_id:
+            self.reader_pane.show_entity(entity_id)
+            self.reader_pane.browser.setFocus()
+
+    def _move_current(self, step: int) -> None:
+        """Select the next/previous result."""
+        count = self.results_model.rowCount()
+        if not count:
+            return
+        row = self.results_view.currentIndex().row()
+        row = 0 if row < 0 else max(0, min(count - 1, row + step))
+        self.results_view.setCurrentIndex(self.results_model.index(row, 0))
+
+    @Slot()
+    def _on_next_result_action(self) -> None:
+        """Down / j in the results."""
+        self._move_current(1)
+
+    @Slot()
+    def _on_previous_result_action(self) -> None:
+        """Up / k in the results."""
+        self._move_current(-1)
+
+    @Slot()
+    def _on_open_result_action(self) -> None:
+        """Enter in the results."""
+        index = self.results_view.currentIndex()
+        if index.isValid():
+            self._on_results_activated(index)
+
+    @Slot(str)
+    def _on_reader_entity_shown(self, entity_id: str) -> None:
+        """Point the docked panes at what is being read."""
+        for pane in (self.thread_pane, self.graph_pane):
+            if pane is not None:
+                pane.show_entity(entity_id)
+        title = self.reader_pane.title_label.text()
+        self.setWindowTitle(f"{title} — Memex" if title else "Memex")
+        self.entity_opened.emit(entity_id)
+
+    @Slot(str)
+    def _on_pane_entity_activated(self, entity_id: str) -> None:
+        """A docked pane asked to open an entity."""
+        self.open_entity(entity_id)
+
+    @Slot(str)
+    def _on_reader_link_refused(self, reason: str) -> None:
+        """Tell the person why a link did not open."""
+        self.toast.show_message(reason)
+        self.status.showMessage(reason, 8000)
+
+    @Slot(str)
+    def _on_reader_message(self, text: str) -> None:
+        """A passing message from the reader."""
+        self.status.showMessage(text, 5000)
+
+    # -- store changes and sync ------------------------------------------------------------
+
+    @Slot(object)
+    def _on_controller_store_changed(self, changes: ChangeSet) -> None:
+        """Refresh only what changed: rows, counts, the reader, the panes, the result ids."""
+        self.results_model.on_store_changed(changes)
+        self.sidebar.on_store_changed(changes)
+        self.reader_pane.on_store_changed(changes)
+        for pane in (self.thread_pane, self.graph_pane):
+            if pane is not None:
+                pane.on_store_changed(changes)
+        if changes.tag_ids or changes.entity_ids:
+            self.refresh_filters()
+        if changes.entity_ids or changes.deleted_ids:
+            self.run_search(self._last_request_local())
+
+    def _last_request_local(self) -> SearchRequest:
+        """The current search without asking the server again."""
+        request = self.search_bar.request()
+        return SearchRequest(request.query, request.filters, False)
+
+    @Slot(object)
+    def _on_controller_sync_finished(self, _report: SyncReport) -> None:
+        """After a sync the outbox states may have moved on."""
+        self.refresh_outbox()
+
+    @Slot(object)
+    def _on_controller_outbox_changed(self, counts: OutboxCounts) -> None:
+        """Keep the sidebar's outbox count current."""
+        self.sidebar.sidebar_model.set_section_count(
+            "outbox", counts.pending + counts.awaiting + counts.attention
+        )
+
+    def refresh_filters(self) -> None:
+        """Offer the cached types and tags in the search filters."""
+        try:
+            types = sorted(self.reader.counts_by_type())
+            tags = sorted(self.reader.tags(limit=500), key=lambda t: t.name.lower())
+        except Exception:  # filters keep their old choices when the cache cannot be read
+            log.exception("reading filter choices failed")
+            return
+        self.search_bar.set_type_choices(types)
+        self.search_bar.set_tag_choices([(t.name, t.id) for t in tags])
+
+    def refresh_outbox(self) -> None:
+        """Reload the outbox pane (off the GUI thread)."""
+        task = self.runner.submit(list_outbox, self.outbox_path)
+        task.finished.connect(self._on_outbox_listed)
+
+    @Slot(object)
+    def _on_outbox_listed(self, result: tuple[list[Any], OutboxCounts]) -> None:
+        """Show the outbox operations and counts."""
+        ops, counts = result
+        self.outbox_pane.model.set_ops(ops)
+        self.controller.refresh_counts(counts)
+
+    @Slot(str)
+    def _on_status_action_requested(self, action: str) -> None:
+        """The status bar's fixing action: settings, retry or plans."""
+        if action == "settings":
+            self._on_settings_action()
+        elif action == "retry":
+            self.controller.sync_now(resume_paused=True)
+        elif action == "plans":
+            self.reader_pane._open_external(PRICING_URL)
+
+    @Slot()
+    def _on_sync_now_action(self) -> None:
+        """Ctrl+R."""
+        if not self.controller.sync_now(resume_paused=True):
+            self.toast.show_message("Connect your Memex account first (Ctrl+,).")
+
+    @Slot()
+    def _on_sync_full_action(self) -> None:
+        """Ctrl+Shift+R."""
+        self.controller.sync_now(full=True, resume_paused=True)
+
+    # -- saving by drop / paste ------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        """Accept drags that carry links."""
+        if any(event.mimeData().hasFormat(fmt) for fmt in DROP_FORMATS):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        """Keep accepting while the drag moves over the window."""
+        if any(event.mimeData().hasFormat(fmt) for fmt in DROP_FORMATS):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        """Queue every web link of the drop; refuse the rest with a message."""
+        verdicts = judge_drop(mime_payloads(event.mimeData()), read_file=read_shortcut_bounded)
+        event.acceptProposedAction()
+        self.save_links(verdicts)
+
+    def save_links(self, verdicts: list[DropVerdict]) -> Task | None:
+        """Queue the accepted links (in a worker, committed before the toast says so)."""
+        accepted = [v.url for v in verdicts if v.accepted]
+        refused = [v for v in verdicts if not v.accepted]
+        if not accepted:
+            reason = refused[0].reason if refused else "Nothing to save in what was dropped."
+            self.toast.show_message(reason)
+            self.saves_queued.emit([], refused)
+            return None
+        task = self.runner.submit(enqueue_urls, self.cache_path, self.outbox_path, accepted)
+        task.finished.connect(self._on_links_enqueued)
+        task.failed.connect(self._on_links_enqueue_failed)
+        self._pending_refused = refused
+        return task
+
+    def save_urls(self, urls: list[str]) -> Task | None:
+        """Queue these URLs for saving (what a drop does)."""
+        return self.save_links([judge_url(url) for url in urls])
+
+    @Slot(object)
+    def _on_links_enqueued(self, results: list[EnqueueResult]) -> None:
+        """Say what happened to each dropped link; select one that was already saved."""
+        refused, self._pending_refused = self._pending_refused, []
+        queued = [r for r in results if r.status == "queued"]
+        known = [r for r in results if r.status != "queued"]
+        parts = []
+        if queued:
+            parts.append(f"Saving {len(queued)} link{'s' if len(queued) != 1 else ''}")
+        if known:
+            parts.append(f"{len(known)} already saved")
+        if refused:
+            parts.append(f"{len(refused)} refused: {refused[0].reason}")
+        self._last_queued = [r.op.id for r in queued if r.op is not None]
+        self.toast.show_message(" · ".join(parts) + ".", self._last_queued or None)
+        for result in known:
+            if result.entity_id:
+                self.select_entity(result.entity_id)
+                break
+            if result.op is not None:
+                self.outbox_pane.select_op(result.op.id)
+        self.saves_queued.emit(results, refused)
+        self.refresh_outbox()
+        if queued:
+            self.controller.sync_now()
+
+    @Slot(object)
+    def _on_links_enqueue_failed(self, exc: object) -> None:
+        """The outbox could not take the saves: say so loudly (nothing was queued)."""
+        from memex_desktop.errors import user_message
+
+        message = user_message(exc) if isinstance(exc, BaseException) else None
+        self.toast.show_message(
+            "The links could not be queued: " + (message.text if message else str(exc))
+        )
+
+    @Slot(object)
+    def _on_toast_undo_requested(self, op_ids: object) -> None:
+        """Undo the saves just queued (only those not sent yet)."""
+        for op_id in list(op_ids) if isinstance(op_ids, list) else []:
+            task = self.runner.submit(outbox_action, self.outbox_path, "undo", op_id)
+            task.finished.connect(self._on_outbox_action_finished)
+            task.failed.connect(self._on_outbox_action_failed)
+
+    @Slot()
+    def _on_undo_save_action(self) -> None:
+        """Ctrl+Z: undo the last queued saves."""
+        if self._last_queued:
+            ids, self._last_queued = self._last_queued, []
+            self._on_toast_undo_requested(ids)
+            self.toast.show_message("Save undone.")
+
+    @Slot()
+    def _on_save_clipboard_action(self) -> None:
+        """Save the link on the clipboard."""
+        mime = QGuiApplication.clipboard().mimeData()
+        if mime is None:
+            return
+        verdicts = judge_drop(mime_payloads(mime))
+        if not verdicts and mime.hasText():
+            verdicts = [judge_url(mime.text().strip())]
+        self.save_links(verdicts)
+
+    @Slot(object)
+    def _on_outbox_retry_requested(self, op_id: int) -> None:
+        """Retry one save, then try to send it."""
+        task = self.runner.submit(outbox_action, self.outbox_path, "retry", op_id)
+        task.finished.connect(self._on_outbox_action_finished)
+        task.failed.connect(self._on_outbox_action_failed)
+
+    @Slot(object)
+    def _on_outbox_drop_requested(self, op_id: int) -> None:
+        """Drop one save."""
+        task = self.runner.submit(outbox_action, self.outbox_path, "drop", op_id)
+        task.finished.connect(self._on_outbox_action_finished)
+        task.failed.connect(self._on_outbox_action_failed)
+
+    @Slot(object)
+    def _on_outbox_action_finished(self, counts: OutboxCounts) -> None:
+        """An outbox action went through: refresh and send what is queued."""
+        self.controller.refresh_counts(counts)
+        self.refresh_outbox()
+        if counts.pending:
+            self.controller.sync_now(resume_paused=True)
+
+    @Slot(object)
+    def _on_outbox_action_failed(self, exc: object) -> None:
+        """An outbox action failed (e.g. undo after the save was sent)."""
+        from memex_desktop.errors import user_message
+
+        text = user_message(exc).text if isinstance(exc, BaseException) else str(exc)
+        self.toast.show_message(text)
+        self.refresh_outbox()
+
+    # -- panes and dialogs -----------------------------------------------------------------
+
+    def _toggle(self, dock: QDockWidget | None) -> None:
+        """Show or hide a dock."""
+        if dock is not None:
+            dock.setVisible(not dock.isVisible())
+            if dock.isVisible():
+                dock.raise_()
+
+    @Slot()
+    def _on_toggle_threads_action(self) -> None:
+        """Ctrl+Shift+T."""
+        self._toggle(self.thread_dock)
+
+    @Slot()
+    def _on_toggle_graph_action(self) -> None:
+        """Ctrl+Shift+G."""
+        self._toggle(self.graph_dock)
+
+    @Slot()
+    def _on_toggle_outbox_action(self) -> None:
+        """Ctrl+Shift+O."""
+        self._toggle(self.outbox_dock)
+        if self.outbox_dock.isVisible():
+            self.refresh_outbox()
+
+    @Slot()
+    def _on_settings_action(self) -> None:
+        """Ctrl+,: the settings dialog (app.py decides what applying it means)."""
+        if self._open_settings is not None:
+            self._open_settings(self)
+
+    @Slot()
+    def _on_quit_action(self) -> None:
+        """Ctrl+Q."""
+        self.close()
+
+    @Slot()
+    def show_shortcuts(self) -> None:
+        """F1 / ?: every keyboard shortcut."""
+        dialog = ShortcutsDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+
+    def open_url_in_browser(self, url: str) -> None:
+        """Open an http(s) address after confirmation (the reader's policy)."""
+        self.reader_pane._open_external(QUrl(url).toString())

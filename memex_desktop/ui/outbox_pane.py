@@ -1,0 +1,214 @@
+"""The outbox pane: every queued save with its state, and retry / drop for each."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+    Slot,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memex_desktop.store import OutboxOp
+
+log = logging.getLogger(__name__)
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+def save_state_text(op: OutboxOp, processing: bool | None = None) -> str:
+    """Where a save is: queued -> sent -> processing -> in library (or what went wrong)."""
+    if op.state == "queued":
+        return "Queued" if not op.attempts else f"Queued (retry {op.attempts}: {op.reason or ''})"
+    if op.state == "sending":
+        return "Sending…"
+    if op.state == "accepted":
+        return "Sent · processing" if processing in (None, True) else "Sent"
+    if op.state == "confirmed":
+        return "In library"
+    if op.state == "needs_attention":
+        return f"Needs attention: {op.reason or 'the server refused it'}"
+    return op.state
+
+
+class OutboxModel(QAbstractTableModel):
+    """The outbox operations, newest first (a few hundred at most; read from the outbox db)."""
+
+    COLUMNS = ("Link", "State", "Queued at")
+    OpIdRole = Qt.ItemDataRole.UserRole + 1
+    EntityIdRole = Qt.ItemDataRole.UserRole + 2
+    StateRole = Qt.ItemDataRole.UserRole + 3
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._ops: list[OutboxOp] = []
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        """Number of operations."""
+        return 0 if parent.isValid() else len(self._ops)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        """Link, state, time."""
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        """Column titles."""
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(self.COLUMNS)
+        ):
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """Cell text and the op's id / entity / state in custom roles."""
+        if not index.isValid() or not 0 <= index.row() < len(self._ops):
+            return None
+        op = self._ops[index.row()]
+        if role == self.OpIdRole:
+            return op.id
+        if role == self.EntityIdRole:
+            return op.entity_id
+        if role == self.StateRole:
+            return op.state
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            column = index.column()
+            if column == 0:
+                return op.url or op.external_id or op.kind
+            if column == 1:
+                return save_state_text(op)
+            if column == 2:
+                return _format_time(op.created_at)
+        return None
+
+    def set_ops(self, ops: list[OutboxOp]) -> None:
+        """Show these operations (newest first); rows whose op is unchanged keep their place."""
+        ordered = sorted(ops, key=lambda op: (op.created_at or 0, op.id), reverse=True)
+        if [op.id for op in ordered] == [op.id for op in self._ops]:
+            changed = [row for row, op in enumerate(ordered) if op != self._ops[row]]
+            self._ops = ordered
+            for row in changed:
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
+            return
+        self.beginResetModel()
+        self._ops = ordered
+        self.endResetModel()
+
+    def op_at(self, row: int) -> OutboxOp | None:
+        """The operation of a row."""
+        return self._ops[row] if 0 <= row < len(self._ops) else None
+
+
+def _format_time(value: Any) -> str:
+    """A local time for a stored timestamp (seconds or milliseconds)."""
+    if not value:
+        return ""
+    seconds = float(value) / (1000 if float(value) > 1e11 else 1)
+    try:
+        return dt.datetime.fromtimestamp(seconds).strftime("%d %b %H:%M")
+    except (OverflowError, OSError, ValueError):
+        return ""
+
+
+class OutboxPane(QWidget):
+    """Table of saves with Retry, Drop and Open buttons.
+
+    Signals:
+        retry_requested(object): retry this op id.
+        drop_requested(object): drop this op id.
+        entity_activated(str): open the entity a confirmed save became.
+    """
+
+    retry_requested = Signal(object)
+    drop_requested = Signal(object)
+    entity_activated = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("outboxpane")
+        self.model = OutboxModel(self)
+        self.table = QTableView(self)
+        self.table.setObjectName("outboxtable")
+        self.table.setAccessibleName("Queued saves")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.setShowGrid(False)
+        self.table.doubleClicked.connect(self._on_table_double_clicked)
+        self.retry_button = QPushButton("Retry", self)
+        self.retry_button.setAccessibleName("Retry the selected save")
+        self.drop_button = QPushButton("Drop", self)
+        self.drop_button.setAccessibleName("Drop the selected save")
+        self.retry_button.clicked.connect(self._on_retry_clicked)
+        self.drop_button.clicked.connect(self._on_drop_clicked)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.retry_button)
+        buttons.addWidget(self.drop_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
+        self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self._on_selection_changed()
+
+    def selected_op(self) -> OutboxOp | None:
+        """The selected operation."""
+        rows = self.table.selectionModel().selectedRows()
+        return self.model.op_at(rows[0].row()) if rows else None
+
+    def select_op(self, op_id: int) -> None:
+        """Select the row of an operation."""
+        for row in range(self.model.rowCount()):
+            if self.model.index(row, 0).data(OutboxModel.OpIdRole) == op_id:
+                self.table.selectRow(row)
+                return
+
+    @Slot()
+    def _on_selection_changed(self) -> None:
+        """Retry fits failed or waiting saves; drop fits anything not yet in the library."""
+        op = self.selected_op()
+        self.retry_button.setEnabled(bool(op and op.state in ("needs_attention", "queued")))
+        self.drop_button.setEnabled(bool(op and op.state != "confirmed"))
+
+    @Slot()
+    def _on_retry_clicked(self) -> None:
+        """Ask for the selected save to be retried."""
+        op = self.selected_op()
+        if op is not None:
+            self.retry_requested.emit(op.id)
+
+    @Slot()
+    def _on_drop_clicked(self) -> None:
+        """Ask for the selected save to be dropped."""
+        op = self.selected_op()
+        if op is not None:
+            self.drop_requested.emit(op.id)
+
+    @Slot(QModelIndex)
+    def _on_table_double_clicked(self, index: QModelIndex) -> None:
+        """Open what a save became, once the server gave it an id."""
+        entity_id = index.data(OutboxModel.EntityIdRole)
+        if entity_id:
+            self.entity_activated.emit(entity_id)

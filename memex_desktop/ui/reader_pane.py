@@ -1,0 +1,500 @@
+"""The reader: one cached entity rendered to safe HTML, with history and a strict link policy.
+
+Rendering (parse, markdown, sanitising) and building the QTextDocument run on a worker thread;
+the GUI thread only swaps the finished document in. Links never navigate by themselves
+(``setOpenLinks(False)``): ``memex://entity/ID`` opens inside the app, ``http(s)`` opens in the
+browser only after the person saw the full address, everything else is refused. Resources are
+never read from disk, and remote images are fetched (by the app, off the GUI thread) only after
+the person asked for them for this item.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from PySide6.QtCore import QCoreApplication, Qt, QUrl, Signal, Slot
+from PySide6.QtGui import (
+    QDesktopServices,
+    QGuiApplication,
+    QImage,
+    QTextCursor,
+    QTextDocument,
+)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memex_desktop import paths
+from memex_desktop.render import RenderContext, render_entity
+from memex_desktop.store import ChangeSet
+from memex_desktop.ui.links import LinkTarget, classify_link, entity_link
+from memex_desktop.ui.readers import thread_reader
+from memex_desktop.ui.tasks import Task, TaskRunner
+
+log = logging.getLogger(__name__)
+
+_TIME_HREF = re.compile(r"[?&]t=(\d+)")
+MAX_REMOTE_IMAGES = 24
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+FALLBACK_CSS = """
+body { font-size: 11pt; line-height: 150%; }
+h1 { font-size: 17pt; margin-bottom: 4px; }
+h2 { font-size: 14pt; } h3 { font-size: 12pt; }
+blockquote { margin-left: 12px; color: #555; }
+pre, code { font-family: monospace; background: #f4f5f7; }
+a { color: #2f6fdb; text-decoration: none; }
+"""
+
+
+def reader_css() -> str:
+    """The reader's default stylesheet: resources/reader.css, else a small built-in one."""
+    try:
+        return paths.resource_path("reader.css").read_text(encoding="utf-8")
+    except (FileNotFoundError, OSError):
+        return FALLBACK_CSS
+
+
+class SafeTextDocument(QTextDocument):
+    """A document that loads no resource except images the app fetched on request.
+
+    Qt's default ``loadResource`` reads local files (and ``data:`` URLs); saved content must
+    never make the app read the disk, so every request not pre-fetched is refused and noted.
+    """
+
+    def __init__(self, images: dict[str, QImage] | None = None) -> None:
+        super().__init__()
+        self._images = images or {}
+        self.refused: list[str] = []
+
+    def loadResource(self, kind: int, url: QUrl | str) -> Any:
+        """The pre-fetched image for ``url``, else nothing (never the file system)."""
+        name = url.toString() if isinstance(url, QUrl) else str(url)
+        image = self._images.get(name)
+        if image is not None and kind == QTextDocument.ResourceType.ImageResource.value:
+            return image
+        self.refused.append(name)
+        return None
+
+
+class ReaderBrowser(QTextBrowser):
+    """A QTextBrowser that never navigates or loads anything by itself."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.refused_resources: list[str] = []
+
+    def loadResource(self, kind: int, url: QUrl | str) -> Any:
+        """Refuse every resource request (documents bring their own, already fetched)."""
+        self.refused_resources.append(url.toString() if isinstance(url, QUrl) else str(url))
+        return None
+
+    def setSource(self, url: QUrl | str, kind: Any = None) -> None:
+        """Never load a source: navigation is the reader pane's decision, not Qt's."""
+        shown = url.toString() if isinstance(url, QUrl) else str(url)
+        log.debug("reader refused to load a source by itself: %s", shown[:200])
+
+
+@dataclass
+class RenderResult:
+    """A finished render: the entity, the document (moved to the GUI thread), its title."""
+
+    entity_id: str
+    document: QTextDocument | None
+    title: str = ""
+    url: str | None = None
+    remote_resources: list[str] = field(default_factory=list)
+    text_length: int = 0
+
+
+def _fetch_images(urls: list[str], cancel: threading.Event) -> dict[str, QImage]:
+    """Fetch remote images the person allowed for one item (bounded count, size and time)."""
+    images: dict[str, QImage] = {}
+    wanted = [u for u in dict.fromkeys(urls) if u.lower().startswith(("http://", "https://"))]
+    if not wanted:
+        return images
+    with httpx.Client(timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=True) as client:
+        for url in wanted[:MAX_REMOTE_IMAGES]:
+            if cancel.is_set():
+                break
+            try:
+                with client.stream("GET", url) as response:
+                    if response.status_code != 200:
+                        continue
+                    body = bytearray()
+                    for chunk in response.iter_bytes():
+                        body += chunk
+                        if len(body) > MAX_IMAGE_BYTES:
+                            break
+            except httpx.HTTPError as exc:
+                log.info("remote image not loaded (%s)", type(exc).__name__)
+                continue
+            image = QImage.fromData(bytes(body)) if len(body) <= MAX_IMAGE_BYTES else QImage()
+            if not image.isNull():
+                images[url] = image
+    return images
+
+
+def render_document(
+    cache_path: Path,
+    entity_id: str,
+    allow_remote: bool,
+    transcript_language: str | None,
+    css: str,
+    *,
+    cancel: threading.Event,
+) -> RenderResult:
+    """Worker: load the entity, render it, build the document and hand it to the GUI thread."""
+    reader = thread_reader(cache_path)
+    entity = reader.entity(entity_id)
+    if entity is None:
+        return RenderResult(entity_id, None)
+    context = RenderContext(
+        allow_remote=allow_remote, transcript_language=transcript_language, lookup=reader.entity
+    )
+    rendered = render_entity(entity, context)
+    images = _fetch_images(rendered.remote_resources, cancel) if allow_remote else {}
+    document = SafeTextDocument(images)
+    document.setDefaultStyleSheet(css)
+    document.setHtml(rendered.html)
+    document.setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, rendered.title)
+    app = QCoreApplication.instance()
+    if app is not None:
+        document.moveToThread(app.thread())
+    return RenderResult(
+        entity_id,
+        document,
+        rendered.title,
+        getattr(entity, "url", None),
+        list(rendered.remote_resources),
+        len(rendered.text),
+    )
+
+
+class ReaderPane(QWidget):
+    """History, a small toolbar and the browser.
+
+    Signals:
+        entity_shown(str): an entity is now displayed (after its render finished).
+        link_refused(str): a link was refused; the text says why.
+        message(str): something to show in the status bar.
+    """
+
+    entity_shown = Signal(str)
+    link_refused = Signal(str)
+    message = Signal(str)
+
+    def __init__(
+        self,
+        cache_path: Path,
+        runner: TaskRunner,
+        *,
+        transcript_language: str | None = None,
+        allow_all_remote_images: bool = False,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("readerpane")
+        self._cache_path = cache_path
+        self._runner = runner
+        self._transcript_language = transcript_language
+        self._allow_all_remote = allow_all_remote_images
+        self._css = reader_css()
+        self._history: list[tuple[str, str | None]] = []
+        self._position = -1
+        self._remote_allowed: set[str] = set()
+        self._task: Task | None = None
+        self._pending: tuple[str, str | None] | None = None
+        self._current: RenderResult | None = None
+        self._build()
+
+    def _build(self) -> None:
+        """Toolbar (back, forward, title, remote images, open in browser) above the browser."""
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        bar = QWidget(self)
+        bar.setObjectName("readertoolbar")
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(8, 4, 8, 4)
+        self.back_button = self._tool_button("‹", "Back (Alt+Left)", "Back")
+        self.forward_button = self._tool_button("›", "Forward (Alt+Right)", "Forward")
+        self.title_label = QLabel("", bar)
+        self.title_label.setObjectName("readertitle")
+        self.title_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.images_button = self._tool_button(
+            "Load remote images", "Fetch this item's pictures from the web", "Load remote images"
+        )
+        self.browser_button = self._tool_button(
+            "Open original", "Open the original web page (Ctrl+O)", "Open original in browser"
+        )
+        row.addWidget(self.back_button)
+        row.addWidget(self.forward_button)
+        row.addWidget(self.title_label, 1)
+        row.addWidget(self.images_button)
+        row.addWidget(self.browser_button)
+        layout.addWidget(bar)
+        self.browser = ReaderBrowser(self)
+        self.browser.setObjectName("readerbrowser")
+        self.browser.setAccessibleName("Reader")
+        self.browser.anchorClicked.connect(self._on_browser_anchor_clicked)
+        layout.addWidget(self.browser, 1)
+        self.back_button.clicked.connect(self.go_back)
+        self.forward_button.clicked.connect(self.go_forward)
+        self.images_button.clicked.connect(self.load_remote_images)
+        self.browser_button.clicked.connect(self.open_original)
+        self._show_placeholder("Pick an item on the left to read it here.")
+
+    def _tool_button(self, text: str, tip: str, name: str) -> QToolButton:
+        """A flat toolbar button with a tooltip and an accessible name."""
+        button = QToolButton(self)
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setAccessibleName(name)
+        button.setAutoRaise(True)
+        button.setEnabled(False)
+        return button
+
+    # -- public ----------------------------------------------------------------------------
+
+    @property
+    def current_entity_id(self) -> str | None:
+        """The entity on screen (or being rendered)."""
+        if self._pending is not None:
+            return self._pending[0]
+        return self._history[self._position][0] if self._position >= 0 else None
+
+    @property
+    def current_document(self) -> QTextDocument | None:
+        """The document on screen (tests inspect it)."""
+        return self._current.document if self._current else None
+
+    @Slot(str)
+    def show_entity(self, entity_id: str, anchor: str | None = None) -> None:
+        """Open an entity (recorded in history unless it is already the current one)."""
+        same = self._position >= 0 and self._history[self._position][0] == entity_id
+        if same and anchor and self._pending is None:
+            self.scroll_to(anchor)
+            return
+        del self._history[self._position + 1 :]
+        self._history.append((entity_id, anchor))
+        self._position = len(self._history) - 1
+        self._render(entity_id, anchor)
+
+    @Slot()
+    def go_back(self) -> None:
+        """Show the previous entity of the history."""
+        if self._position > 0:
+            self._position -= 1
+            self._render(*self._history[self._position])
+
+    @Slot()
+    def go_forward(self) -> None:
+        """Show the next entity of the history."""
+        if self._position < len(self._history) - 1:
+            self._position += 1
+            self._render(*self._history[self._position])
+
+    def can_go_back(self) -> bool:
+        """Whether there is an earlier entity."""
+        return self._position > 0
+
+    def can_go_forward(self) -> bool:
+        """Whether there is a later entity."""
+        return self._position < len(self._history) - 1
+
+    @Slot()
+    def load_remote_images(self) -> None:
+        """Allow remote images for the current item and render it again."""
+        entity_id = self.current_entity_id
+        if entity_id is None:
+            return
+        self._remote_allowed.add(entity_id)
+        self.message.emit("Loading this item's pictures from the web…")
+        self._render(entity_id, None)
+
+    @Slot()
+    def open_original(self) -> None:
+        """Open the current item's web address, after showing it."""
+        if self._current and self._current.url:
+            self._open_external(self._current.url)
+
+    def copy_link(self) -> None:
+        """Put the memex:// link of the current item on the clipboard."""
+        entity_id = self.current_entity_id
+        if entity_id is not None:
+            QGuiApplication.clipboard().setText(entity_link(entity_id))
+            self.message.emit("Memex link copied.")
+
+    @Slot(object)
+    def on_store_changed(self, changes: ChangeSet) -> None:
+        """Render the current item again when the store changed it."""
+        entity_id = self.current_entity_id
+        if entity_id and entity_id in (changes.entity_ids | changes.deleted_ids):
+            self._render(entity_id, None)
+
+    def confirm_external(self, url: str) -> bool:
+        """Ask before leaving the app: the full address is shown (tests replace this)."""
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Open in your browser?")
+        box.setText("This link leads outside memex-desktop:")
+        box.setInformativeText(url)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.setStandardButtons(QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        return box.exec() == QMessageBox.StandardButton.Open
+
+    def scroll_to(self, anchor: str) -> None:
+        """Scroll to a named anchor, or for ``t-SECONDS`` to the transcript line at that time."""
+        match = re.fullmatch(r"t-(\d+)", anchor)
+        if match is None:
+            self.browser.scrollToAnchor(anchor)
+            return
+        position = self._transcript_position(int(match.group(1)))
+        if position is None:
+            self.browser.scrollToAnchor(anchor)
+            return
+        cursor = QTextCursor(self.browser.document())
+        cursor.setPosition(position)
+        self.browser.setTextCursor(cursor)
+        self.browser.ensureCursorVisible()
+        bar = self.browser.verticalScrollBar()
+        top = int(self.browser.cursorRect(cursor).top())
+        bar.setValue(bar.value() + top - 24)
+
+    def _transcript_position(self, seconds: int) -> int | None:
+        """Where the latest transcript timestamp link at or before ``seconds`` starts."""
+        best: tuple[int, int] | None = None
+        block = self.browser.document().begin()
+        while block.isValid():
+            iterator = block.begin()
+            while not iterator.atEnd():
+                fragment = iterator.fragment()
+                found = _TIME_HREF.search(fragment.charFormat().anchorHref())
+                if found is not None:
+                    at = int(found.group(1))
+                    if at <= seconds and (best is None or at >= best[0]):
+                        best = (at, fragment.position())
+                iterator += 1
+            block = block.next()
+        return best[1] if best else None
+
+    # -- rendering -------------------------------------------------------------------------
+
+    def _render(self, entity_id: str, anchor: str | None) -> None:
+        """Start rendering an entity on a worker; the newest request wins."""
+        if self._task is not None:
+            self._task.cancel()
+        self._pending = (entity_id, anchor)
+        allow = self._allow_all_remote or entity_id in self._remote_allowed
+        task = self._runner.submit(
+            render_document,
+            self._cache_path,
+            entity_id,
+            allow,
+            self._transcript_language,
+            self._css,
+        )
+        task.finished.connect(self._on_render_finished)
+        task.failed.connect(self._on_render_failed)
+        self._task = task
+        self._update_buttons()
+
+    @Slot(object)
+    def _on_render_finished(self, result: RenderResult) -> None:
+        """Show a finished render, unless a newer one was asked for meanwhile."""
+        if self._pending is None or result.entity_id != self._pending[0]:
+            if result.document is not None:
+                result.document.deleteLater()
+            return
+        anchor = self._pending[1]
+        self._pending = None
+        self._task = None
+        if result.document is None:
+            self._current = None
+            self._show_placeholder("This item is not in the local library (yet).")
+            self.title_label.setText("")
+            self._update_buttons()
+            return
+        previous = self._current.document if self._current else None
+        self._current = result
+        self.browser.setDocument(result.document)
+        result.document.setParent(self)
+        if previous is not None:
+            previous.deleteLater()
+        self.title_label.setText(result.title)
+        if anchor:
+            self.scroll_to(anchor)
+        self._update_buttons()
+        self.entity_shown.emit(result.entity_id)
+
+    @Slot(object)
+    def _on_render_failed(self, exc: object) -> None:
+        """A render failed: say so in the reader instead of showing stale content."""
+        from memex_desktop.ui.tasks import TaskCancelled
+
+        if isinstance(exc, TaskCancelled):
+            return
+        log.error("rendering failed", exc_info=exc if isinstance(exc, BaseException) else None)
+        self._pending = None
+        self._task = None
+        self._show_placeholder("This item could not be displayed.")
+        self._update_buttons()
+
+    def _show_placeholder(self, text: str) -> None:
+        """A calm message in place of a document."""
+        document = SafeTextDocument()
+        document.setDefaultStyleSheet(self._css)
+        document.setPlainText(text)
+        document.setParent(self)
+        self.browser.setDocument(document)
+
+    def _update_buttons(self) -> None:
+        """Enable the toolbar buttons that can do something now."""
+        self.back_button.setEnabled(self.can_go_back())
+        self.forward_button.setEnabled(self.can_go_forward())
+        current = self._current
+        self.images_button.setEnabled(bool(current and current.remote_resources))
+        self.browser_button.setEnabled(bool(current and current.url))
+
+    # -- links -----------------------------------------------------------------------------
+
+    @Slot(QUrl)
+    def _on_browser_anchor_clicked(self, url: QUrl) -> None:
+        """Route a clicked link by the link policy."""
+        self.follow_link(url.toString())
+
+    def follow_link(self, url: str) -> LinkTarget:
+        """Do what the policy allows for ``url``; returns the decision."""
+        target = classify_link(url)
+        if target.kind == "entity" and target.entity_id:
+            self.show_entity(target.entity_id, target.anchor)
+        elif target.kind == "anchor" and target.anchor:
+            self.scroll_to(target.anchor)
+        elif target.kind == "external":
+            self._open_external(target.url)
+        else:
+            self.link_refused.emit(target.reason)
+        return target
+
+    def _open_external(self, url: str) -> None:
+        """Open an http(s) address in the browser after the person confirmed it."""
+        if classify_link(url).kind != "external":
+            self.link_refused.emit(classify_link(url).reason)
+            return
+        if self.confirm_external(url):
+            QDesktopServices.openUrl(QUrl(url, QUrl.ParsingMode.StrictMode))

@@ -1,0 +1,354 @@
+"""The results list model: entity ids, with display rows fetched lazily from the cache.
+
+The model holds only ids (cheap for 100,000 rows). ``data()`` fetches the rows of the block
+around a requested row from :meth:`CacheReader.get_many` (bounded, on the GUI thread's own
+reader) and keeps them until the store reports a change to them. A row that cannot be loaded
+shows as a placeholder rather than raising. Each id carries its provenance: found in the local
+cache, on the server (remote search, "cloud"), or both.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+
+from memex_desktop.store import ChangeSet, EntityRow
+
+log = logging.getLogger(__name__)
+
+MARK_START = "\x02"
+MARK_END = "\x03"
+_SLOW_READ_MS = 50.0
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """The filters of a local search (the store's keyword arguments)."""
+
+    types: tuple[str, ...] = ()
+    tag_id: str | None = None
+    date_from_ms: int | None = None
+    date_to_ms: int | None = None
+    include_deleted: bool = False
+
+    def as_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for CacheReader.search / search_ids."""
+        return {
+            "types": self.types,
+            "tag_id": self.tag_id,
+            "date_from_ms": self.date_from_ms,
+            "date_to_ms": self.date_to_ms,
+            "include_deleted": self.include_deleted,
+        }
+
+
+def query_terms(query: str) -> list[str]:
+    """The words of a query worth marking (operators and one-letter words dropped)."""
+    words = re.findall(r"[\w']+", query.lower())
+    return [w for w in words if len(w) > 1 and w not in ("and", "or", "not", "near")]
+
+
+def mark_terms(text: str, query: str, width: int = 180) -> str:
+    """An excerpt of ``text`` around the first query word, matches wrapped in \\x02..\\x03."""
+    flat = " ".join(text.split())
+    terms = query_terms(query)
+    if not terms:
+        return flat[:width]
+    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.I)
+    first = pattern.search(flat)
+    start = max(0, first.start() - width // 3) if first else 0
+    excerpt = flat[start : start + width]
+    marked = pattern.sub(lambda m: f"{MARK_START}{m.group(0)}{MARK_END}", excerpt)
+    return ("…" if start else "") + marked
+
+
+def snippet_segments(snippet: str) -> list[tuple[str, bool]]:
+    """Split a marked snippet into (text, is_match) runs for painting."""
+    segments: list[tuple[str, bool]] = []
+    marked = False
+    for part in re.split(f"([{MARK_START}{MARK_END}])", snippet):
+        if part == MARK_START:
+            marked = True
+        elif part == MARK_END:
+            marked = False
+        elif part:
+            segments.append((part, marked))
+    return segments
+
+
+class ResultsModel(QAbstractListModel):
+    """Entity ids of the current search or sidebar selection, rows loaded on demand."""
+
+    EntityIdRole = Qt.ItemDataRole.UserRole + 1
+    RowRole = Qt.ItemDataRole.UserRole + 2
+    SnippetRole = Qt.ItemDataRole.UserRole + 3
+    ProvenanceRole = Qt.ItemDataRole.UserRole + 4
+    TypeRole = Qt.ItemDataRole.UserRole + 5
+    PlaceholderRole = Qt.ItemDataRole.UserRole + 6
+
+    BLOCK = 64
+    MAX_CACHED_ROWS = 4_000
+
+    def __init__(self, reader: Any, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._reader = reader
+        self._ids: list[str] = []
+        self._positions: dict[str, int] = {}
+        self._provenance: dict[str, str] = {}
+        self._rows: dict[str, EntityRow] = {}
+        self._snippets: dict[str, str] = {}
+        self._failed: set[str] = set()
+        self._local_count = 0
+        self._query = ""
+        self._filters = SearchFilters()
+
+    # -- reading -------------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        """Number of ids (0 under any valid parent: this is a flat list)."""
+        return 0 if parent.isValid() else len(self._ids)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """The value of one role for one row, loading its block of rows when needed."""
+        if not index.isValid() or not 0 <= index.row() < len(self._ids):
+            return None
+        entity_id = self._ids[index.row()]
+        if role == self.EntityIdRole:
+            return entity_id
+        if role == self.ProvenanceRole:
+            return self._provenance.get(entity_id, "cached")
+        row = self._row(index.row())
+        if role == self.PlaceholderRole:
+            return row is None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            if row is None:
+                return "(this item could not be loaded)"
+            return row.title or row.url or entity_id
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return None if row is None else (row.url or row.title)
+        if role == self.RowRole:
+            return row
+        if role == self.TypeRole:
+            return None if row is None else row.type
+        if role == self.SnippetRole:
+            return self._snippet(entity_id, row)
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        """Rows are selectable; a placeholder row is not enabled."""
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        flags = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+        if self._ids[index.row()] not in self._failed:
+            flags |= Qt.ItemFlag.ItemIsEnabled
+        return flags
+
+    def id_at(self, row: int) -> str | None:
+        """The entity id shown in ``row``."""
+        return self._ids[row] if 0 <= row < len(self._ids) else None
+
+    def row_of(self, entity_id: str) -> int | None:
+        """The row showing ``entity_id``, if any."""
+        return self._positions.get(entity_id)
+
+    def ids(self) -> list[str]:
+        """A copy of the ids in display order."""
+        return list(self._ids)
+
+    @property
+    def query(self) -> str:
+        """The query whose results are shown."""
+        return self._query
+
+    def _row(self, row: int) -> EntityRow | None:
+        """The cached display row of ``row``, loading its block on a miss."""
+        entity_id = self._ids[row]
+        cached = self._rows.get(entity_id)
+        if cached is not None or entity_id in self._failed:
+            return cached
+        self._load_block(row)
+        return self._rows.get(entity_id)
+
+    def _load_block(self, row: int) -> None:
+        """Fetch the rows (and, for a query, the marked snippets) of the block around ``row``."""
+        start = row - row % self.BLOCK
+        wanted = [i for i in self._ids[start : start + self.BLOCK] if i not in self._rows]
+        if len(self._rows) + len(wanted) > self.MAX_CACHED_ROWS:
+            self._rows.clear()
+            self._snippets.clear()
+        began = time.perf_counter()
+        try:
+            rows = self._reader.get_many(wanted)
+        except Exception:  # a row that cannot load becomes a placeholder, never a crash
+            log.exception("loading %d result rows failed", len(wanted))
+            rows = {}
+        self._rows.update(rows)
+        self._failed.update(i for i in wanted if i not in rows)
+        if self._query and start < self._local_count:
+            self._load_snippets(start)
+        elapsed = (time.perf_counter() - began) * 1000
+        if elapsed > _SLOW_READ_MS:
+            log.warning("slow result rows read: %d rows in %.0f ms", len(wanted), elapsed)
+
+    def _load_snippets(self, start: int) -> None:
+        """The store's marked snippets for a block of local search results."""
+        try:
+            hits = self._reader.search(
+                self._query, limit=self.BLOCK, offset=start, **self._filters.as_kwargs()
+            )
+        except Exception:  # the plain excerpt stands in for a snippet that failed
+            log.exception("loading snippets failed")
+            return
+        for hit in hits:
+            self._snippets[hit.id] = hit.snippet
+
+    def _snippet(self, entity_id: str, row: EntityRow | None) -> str:
+        """The marked snippet of a row: the store's, else an excerpt marked here."""
+        snippet = self._snippets.get(entity_id)
+        if snippet is not None:
+            return snippet
+        if row is None:
+            return ""
+        return mark_terms(row.snippet_source or "", self._query)
+
+    # -- changing ------------------------------------------------------------------------
+
+    def set_results(
+        self,
+        ids: Sequence[str],
+        *,
+        query: str = "",
+        filters: SearchFilters | None = None,
+        provenance: str = "cached",
+    ) -> None:
+        """Show a new list of ids (a new search or sidebar selection)."""
+        self.beginResetModel()
+        self._ids = list(dict.fromkeys(ids))
+        self._positions = {entity_id: row for row, entity_id in enumerate(self._ids)}
+        self._provenance = dict.fromkeys(self._ids, provenance)
+        self._local_count = len(self._ids) if provenance == "cached" else 0
+        self._query = query
+        self._filters = filters or SearchFilters()
+        self._snippets.clear()
+        self._failed.clear()
+        self.endResetModel()
+
+    def merge_remote(self, ids: Sequence[str]) -> int:
+        """Merge remote search results in by id; returns how many rows were added.
+
+        Ids already listed gain the "both" badge; new ones are appended in server order.
+        """
+        new: list[str] = []
+        for entity_id in dict.fromkeys(ids):
+            if entity_id in self._positions:
+                row = self._positions[entity_id]
+                if self._provenance.get(entity_id) != "cloud":
+                    self._provenance[entity_id] = "both"
+                index = self.index(row, 0)
+                self.dataChanged.emit(index, index, [self.ProvenanceRole])
+            else:
+                new.append(entity_id)
+        if new:
+            first = len(self._ids)
+            self.beginInsertRows(QModelIndex(), first, first + len(new) - 1)
+            for offset, entity_id in enumerate(new):
+                self._ids.append(entity_id)
+                self._positions[entity_id] = first + offset
+                self._provenance[entity_id] = "cloud"
+                self._failed.discard(entity_id)
+            self.endInsertRows()
+        return len(new)
+
+    def update_ids(self, ids: Sequence[str]) -> None:
+        """Move to a new id list with row inserts/removes (keeps selection and scroll).
+
+        Used when the store changed under the current search. Falls back to a reset when the
+        shared ids changed order (rare: a re-sort).
+        """
+        new_ids = list(dict.fromkeys(ids))
+        remote_only = [i for i in self._ids if self._provenance.get(i) == "cloud"]
+        new_set = set(new_ids)
+        new_ids += [i for i in remote_only if i not in new_set]
+        new_set = set(new_ids)
+        old_set = set(self._ids)
+        common_old = [i for i in self._ids if i in new_set]
+        common_new = [i for i in new_ids if i in old_set]
+        if common_old != common_new:
+            keep = dict(self._provenance)
+            self.set_results(new_ids, query=self._query, filters=self._filters)
+            for entity_id in new_ids:
+                if entity_id in keep:
+                    self._provenance[entity_id] = keep[entity_id]
+            return
+        self._remove_missing(new_set)
+        self._insert_new(new_ids, old_set)
+        self._local_count = len(new_ids) - len(remote_only)
+
+    def _remove_missing(self, keep: set[str]) -> None:
+        """Remove, in contiguous runs from the bottom, the rows whose ids are gone."""
+        row = len(self._ids) - 1
+        while row >= 0:
+            if self._ids[row] in keep:
+                row -= 1
+                continue
+            end = row
+            while row >= 0 and self._ids[row] not in keep:
+                row -= 1
+            self.beginRemoveRows(QModelIndex(), row + 1, end)
+            for gone in self._ids[row + 1 : end + 1]:
+                self._provenance.pop(gone, None)
+                self._rows.pop(gone, None)
+            del self._ids[row + 1 : end + 1]
+            self.endRemoveRows()
+        self._positions = {entity_id: r for r, entity_id in enumerate(self._ids)}
+
+    def _insert_new(self, new_ids: list[str], old_set: set[str]) -> None:
+        """Insert, in contiguous runs from the top, the ids that are new."""
+        row = 0
+        while row < len(new_ids):
+            if new_ids[row] in old_set:
+                row += 1
+                continue
+            start = row
+            while row < len(new_ids) and new_ids[row] not in old_set:
+                row += 1
+            run = new_ids[start:row]
+            self.beginInsertRows(QModelIndex(), start, row - 1)
+            self._ids[start:start] = run
+            for entity_id in run:
+                self._provenance[entity_id] = "cached"
+            self.endInsertRows()
+        self._positions = {entity_id: r for r, entity_id in enumerate(self._ids)}
+
+    def on_store_changed(self, changes: ChangeSet) -> None:
+        """Forget cached rows the store changed, and repaint those that are listed."""
+        touched = changes.entity_ids | changes.deleted_ids
+        rows: list[int] = []
+        for entity_id in touched:
+            self._rows.pop(entity_id, None)
+            self._snippets.pop(entity_id, None)
+            self._failed.discard(entity_id)
+            row = self._positions.get(entity_id)
+            if row is not None:
+                rows.append(row)
+        for first, last in _runs(sorted(rows)):
+            self.dataChanged.emit(self.index(first, 0), self.index(last, 0))
+
+
+def _runs(rows: Iterable[int]) -> list[tuple[int, int]]:
+    """Contiguous (first, last) runs of sorted row numbers."""
+    runs: list[tuple[int, int]] = []
+    for row in rows:
+        if runs and runs[-1][1] == row - 1:
+            runs[-1] = (runs[-1][0], row)
+        else:
+            runs.append((row, row))
+    return runs

@@ -1,0 +1,183 @@
+"""The search bar: query field (debounced), cloud toggle, and type / tag / date filters."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QToolButton, QWidget
+
+from memex_desktop.ui.results_delegate import type_label
+from memex_desktop.ui.results_model import SearchFilters
+
+DEBOUNCE_MS = 150
+DAY_MS = 24 * 3600 * 1000
+DATE_CHOICES: tuple[tuple[str, int | None], ...] = (
+    ("Any time", None),
+    ("Past week", 7),
+    ("Past month", 31),
+    ("Past year", 365),
+)
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """What the person asked for: the query text, filters, and whether to ask the server too."""
+
+    query: str = ""
+    filters: SearchFilters = field(default_factory=SearchFilters)
+    remote: bool = False
+
+
+class SearchBar(QWidget):
+    """Query field and filters.
+
+    Signals:
+        search_changed(object): the SearchRequest after typing settled or a filter changed.
+        remote_requested(object): Enter was pressed (or the cloud toggle turned on).
+        move_to_results(): Down was pressed in the field.
+    """
+
+    search_changed = Signal(object)
+    remote_requested = Signal(object)
+    move_to_results = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("searchbar")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        self.field = QLineEdit(self)
+        self.field.setObjectName("searchfield")
+        self.field.setPlaceholderText("Search your library  (Ctrl+K; Enter adds cloud results)")
+        self.field.setClearButtonEnabled(True)
+        self.field.setAccessibleName("Search")
+        self.field.setAccessibleDescription("Results update as you type; Enter asks the server too")
+        self.field.installEventFilter(self)
+        self.cloud = QToolButton(self)
+        self.cloud.setObjectName("cloudtoggle")
+        self.cloud.setText("Cloud")
+        self.cloud.setCheckable(True)
+        self.cloud.setToolTip("Also search the Memex server as you type (Enter does it once)")
+        self.cloud.setAccessibleName("Include results from the Memex server")
+        self.types = QComboBox(self)
+        self.types.setObjectName("typefilter")
+        self.types.setAccessibleName("Filter by type")
+        self.types.addItem("All types", None)
+        self.tags = QComboBox(self)
+        self.tags.setObjectName("tagfilter")
+        self.tags.setAccessibleName("Filter by tag")
+        self.tags.addItem("Any tag", None)
+        self.tags.setMaximumWidth(180)
+        self.dates = QComboBox(self)
+        self.dates.setObjectName("datefilter")
+        self.dates.setAccessibleName("Filter by date saved")
+        for label, days in DATE_CHOICES:
+            self.dates.addItem(label, days)
+        layout.addWidget(self.field, 1)
+        layout.addWidget(self.cloud)
+        layout.addWidget(self.types)
+        layout.addWidget(self.tags)
+        layout.addWidget(self.dates)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self._on_timer_timeout)
+        self.field.textChanged.connect(self._on_field_text_changed)
+        self.field.returnPressed.connect(self._on_field_return_pressed)
+        self.cloud.toggled.connect(self._on_cloud_toggled)
+        for combo in (self.types, self.tags, self.dates):
+            combo.currentIndexChanged.connect(self._on_filter_changed)
+
+    def request(self) -> SearchRequest:
+        """The current query and filters."""
+        days = self.dates.currentData()
+        date_from = int(time.time() * 1000) - int(days) * DAY_MS if days else None
+        entity_type = self.types.currentData()
+        filters = SearchFilters(
+            types=(entity_type,) if entity_type else (),
+            tag_id=self.tags.currentData(),
+            date_from_ms=date_from,
+        )
+        return SearchRequest(self.field.text().strip(), filters, self.cloud.isChecked())
+
+    def set_type_choices(self, types: list[str]) -> None:
+        """Offer these content types in the type filter (keeps the current choice)."""
+        self._refill(self.types, "All types", [(type_label(t), t) for t in types])
+
+    def set_tag_choices(self, tags: list[tuple[str, str]]) -> None:
+        """Offer these (name, id) tags in the tag filter (keeps the current choice)."""
+        self._refill(self.tags, "Any tag", tags)
+
+    def _refill(self, combo: QComboBox, first: str, items: list[tuple[str, str]]) -> None:
+        """Replace a combo's entries without announcing a change when the choice survives."""
+        current = combo.currentData()
+        wanted = [(first, None), *items]
+        if [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())] == wanted:
+            return
+        combo.blockSignals(True)
+        combo.clear()
+        for label, value in wanted:
+            combo.addItem(label, value)
+        position = combo.findData(current) if current is not None else 0
+        combo.setCurrentIndex(max(0, position))
+        combo.blockSignals(False)
+        if current is not None and position < 0:
+            self._on_filter_changed()
+
+    def focus_field(self) -> None:
+        """Move the keyboard to the query field with its text selected."""
+        self.field.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.field.selectAll()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Down in the query field moves to the results; Escape clears the query."""
+        if watched is self.field and event.type() == QEvent.Type.KeyPress:
+            key = event.key() if isinstance(event, QKeyEvent) else None
+            if key == Qt.Key.Key_Down:
+                self.move_to_results.emit()
+                return True
+            if key == Qt.Key.Key_Escape and self.field.text():
+                self.field.clear()
+                return True
+        return super().eventFilter(watched, event)
+
+    @Slot(str)
+    def _on_field_text_changed(self, _text: str) -> None:
+        """Restart the debounce timer on each keystroke."""
+        self._timer.start()
+
+    @Slot()
+    def _on_timer_timeout(self) -> None:
+        """Typing settled: announce the search."""
+        self.search_changed.emit(self.request())
+
+    @Slot()
+    def _on_filter_changed(self) -> None:
+        """A filter changed: search at once."""
+        self._timer.stop()
+        self.search_changed.emit(self.request())
+
+    @Slot()
+    def _on_field_return_pressed(self) -> None:
+        """Enter: search now, locally and on the server."""
+        self._timer.stop()
+        request = self.request()
+        self.search_changed.emit(request)
+        self.remote_requested.emit(replace(request, remote=True))
+
+    @Slot(bool)
+    def _on_cloud_toggled(self, checked: bool) -> None:
+        """Turning the cloud toggle on asks the server for the current query at once."""
+        self._on_filter_changed()
+        if checked and self.field.text().strip():
+            self.remote_requested.emit(replace(self.request(), remote=True))
+
+    def flush(self) -> None:
+        """Emit a pending debounced search now (tests and the benchmark use it)."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self._on_timer_timeout()

@@ -1,0 +1,217 @@
+"""The sidebar: Library by type, Tags, Saved views, Feeds, Outbox and Deleted upstream.
+
+Each entry is a :class:`Scope` that the main window turns into a list of results. Counts come
+from bounded cache reads; entries are updated in place (by key) so a sync never loses the
+person's selection.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QItemSelection, QModelIndex, Qt, Signal, Slot
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QAbstractItemView, QTreeView, QWidget
+
+from memex_desktop.store import ChangeSet
+from memex_desktop.ui.results_delegate import type_label
+
+log = logging.getLogger(__name__)
+
+MAX_TAGS_SHOWN = 300
+MAX_DELETED_COUNTED = 10_000
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a sidebar entry selects: kind (all, type, tag, view, feed, outbox, deleted)."""
+
+    kind: str
+    value: str | None = None
+    label: str = ""
+
+    @property
+    def key(self) -> str:
+        """A stable identity for the entry (survives count changes)."""
+        return f"{self.kind}:{self.value or ''}"
+
+
+ALL_ITEMS = Scope("all", None, "All items")
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("library", "Library"),
+    ("tags", "Tags"),
+    ("views", "Saved views"),
+    ("feeds", "Feeds"),
+    ("outbox", "Outbox"),
+    ("deleted", "Deleted upstream"),
+)
+
+
+class SidebarModel(QStandardItemModel):
+    """The sidebar's tree; leaves carry their Scope in ScopeRole."""
+
+    ScopeRole = Qt.ItemDataRole.UserRole + 1
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._sections: dict[str, QStandardItem] = {}
+        for key, title in SECTIONS:
+            item = QStandardItem(title)
+            item.setEditable(False)
+            item.setSelectable(key in ("outbox", "deleted"))
+            item.setData(Scope(key, None, title) if key in ("outbox", "deleted") else None)
+            font = item.font()
+            font.setBold(True)
+            item.setFont(font)
+            item.setData(f"{title} section", Qt.ItemDataRole.AccessibleTextRole)
+            self.appendRow(item)
+            self._sections[key] = item
+
+    def section(self, key: str) -> QStandardItem:
+        """The top-level item of a section."""
+        return self._sections[key]
+
+    def set_section_entries(self, key: str, entries: list[tuple[Scope, int | None]]) -> None:
+        """Make a section list exactly these entries (in order), updating items in place."""
+        parent = self._sections[key]
+        wanted = {scope.key: (scope, count) for scope, count in entries}
+        for row in reversed(range(parent.rowCount())):
+            scope = parent.child(row).data(self.ScopeRole)
+            if scope is None or scope.key not in wanted:
+                parent.removeRow(row)
+        existing = {parent.child(r).data(self.ScopeRole).key: r for r in range(parent.rowCount())}
+        for position, (scope, count) in enumerate(entries):
+            text = scope.label if count is None else f"{scope.label}  ({count:,})"
+            found = existing.get(scope.key)
+            if found is None:
+                item = QStandardItem(text)
+                item.setEditable(False)
+                item.setData(scope, self.ScopeRole)
+                item.setData(text, Qt.ItemDataRole.AccessibleTextRole)
+                parent.insertRow(min(position, parent.rowCount()), [item])
+                existing = {
+                    parent.child(r).data(self.ScopeRole).key: r for r in range(parent.rowCount())
+                }
+            else:
+                item = parent.child(found)
+                if item.text() != text:
+                    item.setText(text)
+                    item.setData(text, Qt.ItemDataRole.AccessibleTextRole)
+
+    def set_section_count(self, key: str, count: int) -> None:
+        """Show a count on a section header (Outbox, Deleted upstream)."""
+        item = self._sections[key]
+        title = dict(SECTIONS)[key]
+        text = f"{title}  ({count:,})" if count else title
+        if item.text() != text:
+            item.setText(text)
+            item.setData(text, Qt.ItemDataRole.AccessibleTextRole)
+
+    def index_of(self, scope_key: str) -> QModelIndex:
+        """The index of the entry with this scope key (invalid when absent)."""
+        for section in self._sections.values():
+            own = section.data()
+            if isinstance(own, Scope) and own.key == scope_key:
+                return section.index()
+            for row in range(section.rowCount()):
+                child = section.child(row)
+                if child.data(self.ScopeRole).key == scope_key:
+                    return child.index()
+        return QModelIndex()
+
+
+class Sidebar(QTreeView):
+    """The sidebar view.
+
+    Signals:
+        scope_selected(object): the person picked an entry (a Scope).
+    """
+
+    scope_selected = Signal(object)
+
+    def __init__(self, reader: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sidebar")
+        self.setAccessibleName("Library sidebar")
+        self._reader = reader
+        self.sidebar_model = SidebarModel(self)
+        self.setModel(self.sidebar_model)
+        self.setHeaderHidden(True)
+        self.setUniformRowHeights(True)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.refresh()
+        self.expandAll()
+        self.select_scope(ALL_ITEMS)
+
+    def current_scope(self) -> Scope:
+        """The selected entry (All items when nothing is selected)."""
+        indexes = self.selectionModel().selectedIndexes()
+        if indexes:
+            scope = self._scope_of(indexes[0])
+            if scope is not None:
+                return scope
+        return ALL_ITEMS
+
+    def _scope_of(self, index: QModelIndex) -> Scope | None:
+        """The Scope an index stands for (section headers of Outbox/Deleted are entries too)."""
+        scope = index.data(SidebarModel.ScopeRole)
+        if scope is None:
+            scope = index.data(Qt.ItemDataRole.UserRole + 1)
+        return scope if isinstance(scope, Scope) else None
+
+    def select_scope(self, scope: Scope) -> None:
+        """Select an entry by scope (no-op when it is not listed)."""
+        index = self.sidebar_model.index_of(scope.key)
+        if index.isValid():
+            self.setCurrentIndex(index)
+
+    @Slot(QItemSelection, QItemSelection)
+    def _on_selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        """Announce the newly selected scope."""
+        indexes = selected.indexes()
+        if not indexes:
+            return
+        scope = self._scope_of(indexes[0])
+        if scope is not None:
+            self.scope_selected.emit(scope)
+
+    def refresh(self, outbox_pending: int | None = None) -> None:
+        """Reload every section's entries and counts (bounded reads)."""
+        try:
+            counts = self._reader.counts_by_type()
+            library = [(ALL_ITEMS, sum(c for t, c in counts.items() if t != "annotation"))]
+            library += [
+                (Scope("type", t, type_label(t)), c)
+                for t, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+            ]
+            self.sidebar_model.set_section_entries("library", library)
+            tags = sorted(self._reader.tags(), key=lambda tag: (-tag.count, tag.name.lower()))
+            self.sidebar_model.set_section_entries(
+                "tags", [(Scope("tag", t.id, t.name), t.count) for t in tags[:MAX_TAGS_SHOWN]]
+            )
+            self.sidebar_model.set_section_entries(
+                "views", [(Scope("view", v.id, v.name), None) for v in self._reader.views()]
+            )
+            self.sidebar_model.set_section_entries(
+                "feeds",
+                [
+                    (Scope("feed", f.id, f.title or f.feed_url or f.id), None)
+                    for f in self._reader.feeds()
+                ],
+            )
+            deleted = len(self._reader.deleted_upstream(limit=MAX_DELETED_COUNTED))
+            self.sidebar_model.set_section_count("deleted", deleted)
+        except Exception:  # a failed refresh keeps the old entries on screen
+            log.exception("refreshing the sidebar failed")
+        if outbox_pending is not None:
+            self.sidebar_model.set_section_count("outbox", outbox_pending)
+
+    @Slot(object)
+    def on_store_changed(self, changes: ChangeSet) -> None:
+        """Refresh counts when the store changed anything the sidebar shows."""
+        if changes:
+            self.refresh()

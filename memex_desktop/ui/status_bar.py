@@ -1,0 +1,169 @@
+"""The status bar: connection state with its fixing action, sync progress, saves, balance."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWidget
+
+from memex_desktop.api.models import SearchMeta
+from memex_desktop.errors import UserMessage
+from memex_desktop.sync import SyncProgress, SyncReport
+from memex_desktop.ui.sync_controller import (
+    STATE_AUTH,
+    STATE_CREDITS,
+    STATE_NOT_CONFIGURED,
+    STATE_OFFLINE,
+    STATE_ONLINE,
+    STATE_SERVER_DOWN,
+    OutboxCounts,
+)
+
+# state -> (label, action button text, action key announced by action_requested)
+STATE_TEXT: dict[str, tuple[str, str, str]] = {
+    STATE_NOT_CONFIGURED: ("Not connected to Memex", "Connect…", "settings"),
+    STATE_ONLINE: ("Online", "", ""),
+    STATE_OFFLINE: ("Offline: reading the local library; saves wait", "Retry now", "retry"),
+    STATE_SERVER_DOWN: ("Memex server unreachable", "Retry now", "retry"),
+    STATE_AUTH: ("Sign-in needed: the API key was rejected", "Enter API key…", "settings"),
+    STATE_CREDITS: ("Out of credits: saves are paused", "See plans…", "plans"),
+}
+
+
+def format_balance(meta: SearchMeta | None) -> str:
+    """The remaining usage balance as money (micros → dollars) or credits; empty if unknown."""
+    if meta is None:
+        return ""
+    micros = meta.remaining_balance_micros
+    if micros is not None:
+        return f"Balance ${micros / 1_000_000:,.2f}"
+    credits = meta.remaining_credits.total if meta.remaining_credits else None
+    return f"{credits:,.0f} credits left" if credits is not None else ""
+
+
+class StatusBar(QStatusBar):
+    """Connection state, sync progress with cancel, pending saves and the usage balance.
+
+    Signals:
+        action_requested(str): the state's button was clicked (settings, retry, plans).
+        cancel_requested(): the cancel button of the sync progress was clicked.
+        outbox_requested(): the pending-saves button was clicked.
+    """
+
+    action_requested = Signal(str)
+    cancel_requested = Signal()
+    outbox_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("statusbar")
+        self.state = STATE_ONLINE
+        self.state_label = QLabel(self)
+        self.state_label.setObjectName("connectionstate")
+        self.state_label.setAccessibleName("Connection state")
+        self.action_button = QToolButton(self)
+        self.action_button.setObjectName("connectionaction")
+        self.action_button.setAutoRaise(True)
+        self.action_button.clicked.connect(self._on_action_button_clicked)
+        self.progress = QProgressBar(self)
+        self.progress.setObjectName("syncprogress")
+        self.progress.setAccessibleName("Sync progress")
+        self.progress.setMaximumWidth(180)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.cancel_button = QToolButton(self)
+        self.cancel_button.setText("Cancel")
+        self.cancel_button.setAccessibleName("Cancel sync")
+        self.cancel_button.setAutoRaise(True)
+        self.cancel_button.hide()
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.saves_button = QToolButton(self)
+        self.saves_button.setObjectName("pendingsaves")
+        self.saves_button.setAutoRaise(True)
+        self.saves_button.setAccessibleName("Pending saves")
+        self.saves_button.clicked.connect(self.outbox_requested)
+        self.saves_button.hide()
+        self.balance_label = QLabel(self)
+        self.balance_label.setObjectName("balance")
+        self.balance_label.setAccessibleName("Remaining usage balance")
+        self.addWidget(self.state_label)
+        self.addWidget(self.action_button)
+        self.addPermanentWidget(self.progress)
+        self.addPermanentWidget(self.cancel_button)
+        self.addPermanentWidget(self.saves_button)
+        self.addPermanentWidget(self.balance_label)
+        self._action = ""
+        self._last_sync: str = ""
+        self.set_state(STATE_ONLINE, None)
+
+    @Slot(str, object)
+    def set_state(self, state: str, message: UserMessage | None) -> None:
+        """Show a connection state with its fixing action."""
+        self.state = state
+        label, button, action = STATE_TEXT.get(state, (state, "", ""))
+        if state == STATE_ONLINE and self._last_sync:
+            label = f"Online · synced {self._last_sync}"
+        self.state_label.setText(label)
+        tip = message.one_line() if message is not None else label
+        self.state_label.setToolTip(tip)
+        self._action = action
+        self.action_button.setText(button)
+        self.action_button.setAccessibleName(button.rstrip("…") or "No action needed")
+        self.action_button.setVisible(bool(button))
+
+    @Slot()
+    def on_sync_started(self) -> None:
+        """Show an indeterminate progress bar with a cancel button."""
+        self.progress.setRange(0, 0)
+        self.progress.show()
+        self.cancel_button.show()
+
+    @Slot(object)
+    def on_sync_progress(self, progress: SyncProgress) -> None:
+        """Advance the progress bar (determinate when the engine knows a total)."""
+        if progress.total_estimate:
+            self.progress.setRange(0, max(progress.total_estimate, progress.done, 1))
+            self.progress.setValue(progress.done)
+        self.progress.setToolTip(progress.message)
+        self.showMessage(progress.message, 3000)
+
+    @Slot(object)
+    def on_sync_finished(self, report: SyncReport) -> None:
+        """Hide the progress; remember when the last successful sync ended."""
+        self.progress.hide()
+        self.cancel_button.hide()
+        if report.ok:
+            self._last_sync = dt.datetime.now().strftime("%H:%M")
+            if self.state == STATE_ONLINE:
+                self.set_state(STATE_ONLINE, None)
+            if report.pulled or report.sent:
+                self.showMessage(
+                    f"Synced: {report.pulled} items in, {report.sent} saves sent", 5000
+                )
+
+    @Slot(object)
+    def on_outbox_changed(self, counts: OutboxCounts) -> None:
+        """Show how many saves wait, are processing or need attention."""
+        parts = []
+        if counts.pending:
+            parts.append(f"{counts.pending} save{'s' if counts.pending != 1 else ''} waiting")
+        if counts.awaiting:
+            parts.append(f"{counts.awaiting} processing")
+        if counts.attention:
+            parts.append(f"{counts.attention} need attention")
+        self.saves_button.setText(" · ".join(parts))
+        self.saves_button.setVisible(bool(parts))
+
+    @Slot(object)
+    def on_meta_changed(self, meta: SearchMeta) -> None:
+        """Show the remaining usage balance from the latest server answer."""
+        text = format_balance(meta)
+        if text:
+            self.balance_label.setText(text)
+
+    @Slot()
+    def _on_action_button_clicked(self) -> None:
+        """Announce the state's fixing action."""
+        if self._action:
+            self.action_requested.emit(self._action)

@@ -1,0 +1,363 @@
+"""Runs the SyncEngine in the background, periodically and on demand, and reports to the panes.
+
+Each run builds its engine on the worker thread with its own cache reader and outbox
+connection (SQLite connections belong to their thread), sharing the API client (httpx clients
+are thread-safe) and the single StoreWriter. Results come back to the GUI thread as signals;
+``store_changed`` carries the ChangeSet so each pane refreshes only what it shows.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+from memex_desktop.api.models import SearchMeta
+from memex_desktop.errors import UserMessage, user_message
+from memex_desktop.store import CacheReader, ChangeSet, EnqueueResult, Outbox, StoreWriter
+from memex_desktop.sync import SyncEngine, SyncOutcome, SyncProgress, SyncReport, outcome_for
+from memex_desktop.ui.tasks import Task, TaskCancelled, TaskRunner
+
+log = logging.getLogger(__name__)
+
+# Connection states shown in the status bar, each with the action that fixes it.
+STATE_NOT_CONFIGURED = "not_configured"
+STATE_ONLINE = "online"
+STATE_OFFLINE = "offline"
+STATE_SERVER_DOWN = "server_down"
+STATE_AUTH = "auth"
+STATE_CREDITS = "credits"
+
+_OUTCOME_STATES: dict[SyncOutcome, str] = {
+    SyncOutcome.OK: STATE_ONLINE,
+    SyncOutcome.OFFLINE: STATE_OFFLINE,
+    SyncOutcome.SERVER_DOWN: STATE_SERVER_DOWN,
+    SyncOutcome.AUTH_REJECTED: STATE_AUTH,
+    SyncOutcome.INSUFFICIENT_CREDITS: STATE_CREDITS,
+}
+
+FOLLOW_UP_MS = 4_000  # how soon to look again while saves are being processed
+OFFLINE_RETRY_MS = 30_000  # how soon to try again after a failed sync with queued saves
+
+
+@dataclass
+class SyncServices:
+    """What a sync needs: the client (None when no account is set up), writer and file paths."""
+
+    client: Any | None
+    writer: StoreWriter
+    cache_path: Path
+    outbox_path: Path
+    page_size: int = 100
+    reconcile_interval_s: float = 24 * 3600.0
+
+
+@dataclass(frozen=True)
+class OutboxCounts:
+    """Saves waiting to be sent, and saves sent but not yet seen in the library."""
+
+    pending: int
+    awaiting: int
+    attention: int
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    """A finished run: the engine's report plus the outbox counts afterwards."""
+
+    report: SyncReport
+    counts: OutboxCounts
+
+
+def outbox_counts(outbox: Outbox) -> OutboxCounts:
+    """Count queued/sending, accepted and needs-attention operations."""
+    ops = outbox.list()
+    return OutboxCounts(
+        pending=sum(op.state in ("queued", "sending") for op in ops),
+        awaiting=sum(op.state == "accepted" for op in ops),
+        attention=sum(op.state == "needs_attention" for op in ops),
+    )
+
+
+def _engine(services: SyncServices, reader: CacheReader, outbox: Outbox) -> SyncEngine:
+    """An engine for one worker-thread run."""
+    if services.client is None:
+        raise RuntimeError("no Memex account is set up")
+    return SyncEngine(
+        services.client,
+        services.writer,
+        outbox,
+        reader=reader,
+        page_size=services.page_size,
+        reconcile_interval_s=services.reconcile_interval_s,
+    )
+
+
+def run_sync(
+    services: SyncServices,
+    full: bool,
+    resume_paused: bool,
+    *,
+    cancel: threading.Event,
+    progress: Callable[[object], None],
+) -> SyncResult:
+    """Worker: one sync run with connections owned by this thread."""
+    reader = CacheReader(services.cache_path)
+    outbox = Outbox(services.outbox_path)
+    try:
+        engine = _engine(services, reader, outbox)
+        report = engine.run(
+            full=full, cancel=cancel, progress=progress, resume_paused_outbox=resume_paused
+        )
+        return SyncResult(report, outbox_counts(outbox))
+    finally:
+        outbox.close()
+        reader.close()
+
+
+def run_remote_search(
+    services: SyncServices, query: str, filters: dict[str, Any]
+) -> tuple[list[str], ChangeSet, SearchMeta | None]:
+    """Worker: a remote search, cached on arrival (ids in server order)."""
+    reader = CacheReader(services.cache_path)
+    outbox = Outbox(services.outbox_path)
+    try:
+        engine = _engine(services, reader, outbox)
+        ids, changes = engine.remote_search(query, **filters)
+        return ids, changes, engine.last_meta
+    finally:
+        outbox.close()
+        reader.close()
+
+
+def enqueue_urls(cache_path: Path, outbox_path: Path, urls: list[str]) -> list[EnqueueResult]:
+    """Worker: queue URL saves (committed before returning), noting those already saved."""
+    outbox = Outbox(outbox_path, cache_path=cache_path)
+    try:
+        return [outbox.enqueue_url(url) for url in urls]
+    finally:
+        outbox.close()
+
+
+def outbox_action(outbox_path: Path, action: str, op_id: int) -> OutboxCounts:
+    """Worker: retry, drop or undo one outbox operation."""
+    outbox = Outbox(outbox_path)
+    try:
+        getattr(outbox, action)(op_id)
+        return outbox_counts(outbox)
+    finally:
+        outbox.close()
+
+
+class SyncController(QObject):
+    """Periodic and manual syncs, remote searches and outbox operations.
+
+    Signals:
+        sync_started(): a sync began.
+        sync_progress(object): a SyncProgress from the engine.
+        sync_finished(object): the SyncReport of a finished sync.
+        store_changed(object): a ChangeSet (sync, remote search).
+        state_changed(str, object): connection state and its UserMessage (or None).
+        outbox_changed(object): OutboxCounts after anything touched the outbox.
+        remote_results(int, object): a remote search's request number and ids.
+        remote_failed(int, object): a remote search's request number and UserMessage.
+        meta_changed(object): the SearchMeta of the latest server answer.
+    """
+
+    sync_started = Signal()
+    sync_progress = Signal(object)
+    sync_finished = Signal(object)
+    store_changed = Signal(object)
+    state_changed = Signal(str, object)
+    outbox_changed = Signal(object)
+    remote_results = Signal(int, object)
+    remote_failed = Signal(int, object)
+    meta_changed = Signal(object)
+
+    def __init__(
+        self,
+        services: SyncServices,
+        runner: TaskRunner,
+        *,
+        interval_minutes: int = 15,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.services = services
+        self._runner = runner
+        self._task: Task | None = None
+        self._again = False
+        self._remote_request = 0
+        self._remote_tasks: dict[Task, int] = {}
+        self.state = STATE_ONLINE if services.client is not None else STATE_NOT_CONFIGURED
+        self.last_meta: SearchMeta | None = None
+        self.counts = OutboxCounts(0, 0, 0)
+        self._timer = QTimer(self)
+        self._timer.timeout.connect(self._on_timer_timeout)
+        self._follow_up = QTimer(self)
+        self._follow_up.setSingleShot(True)
+        self._follow_up.timeout.connect(self._on_timer_timeout)
+        self.set_interval(interval_minutes)
+
+    # -- configuration ------------------------------------------------------------------------
+
+    def set_interval(self, minutes: int) -> None:
+        """Sync every ``minutes`` (0 turns periodic syncs off)."""
+        if minutes > 0:
+            self._timer.start(minutes * 60_000)
+        else:
+            self._timer.stop()
+
+    def set_client(self, client: Any | None) -> None:
+        """Use another API client (after the settings changed)."""
+        self.services.client = client
+        state = STATE_ONLINE if client is not None else STATE_NOT_CONFIGURED
+        self._set_state(state, None)
+
+    @property
+    def syncing(self) -> bool:
+        """Whether a sync is running."""
+        return self._task is not None
+
+    # -- syncing ------------------------------------------------------------------------------
+
+    @Slot()
+    def sync_now(self, full: bool = False, resume_paused: bool = False) -> bool:
+        """Start a sync unless one runs (then another follows it); False without an account."""
+        if self.services.client is None:
+            self._set_state(STATE_NOT_CONFIGURED, None)
+            return False
+        if self._task is not None:
+            self._again = True
+            return True
+        self._follow_up.stop()
+        task = self._runner.submit(run_sync, self.services, full, resume_paused)
+        task.finished.connect(self._on_sync_finished)
+        task.failed.connect(self._on_sync_failed)
+        task.progress.connect(self._on_sync_progress)
+        self._task = task
+        self.sync_started.emit()
+        return True
+
+    @Slot()
+    def cancel(self) -> None:
+        """Stop the running sync at its next page boundary."""
+        self._again = False
+        if self._task is not None:
+            self._task.cancel()
+
+    @Slot()
+    def _on_timer_timeout(self) -> None:
+        """Periodic or follow-up sync."""
+        self.sync_now()
+
+    @Slot(object)
+    def _on_sync_progress(self, value: object) -> None:
+        """Forward the engine's progress."""
+        if isinstance(value, SyncProgress):
+            self.sync_progress.emit(value)
+
+    @Slot(object)
+    def _on_sync_finished(self, result: SyncResult) -> None:
+        """Apply a finished sync: state, meta, counts, changes; schedule a follow-up."""
+        self._task = None
+        report = result.report
+        if report.meta is not None:
+            self.last_meta = report.meta
+            self.meta_changed.emit(report.meta)
+        if report.outcome is not SyncOutcome.CANCELLED:
+            state = _OUTCOME_STATES.get(report.outcome, STATE_SERVER_DOWN)
+            message = user_message(report.error) if report.error is not None else None
+            if state == STATE_CREDITS and message is None:
+                message = UserMessage("error", "Your Memex usage balance is used up.")
+            self._set_state(state, message)
+        self.counts = result.counts
+        self.outbox_changed.emit(result.counts)
+        if report.changes:
+            self.store_changed.emit(report.changes)
+        self.sync_finished.emit(report)
+        self._schedule_next(report)
+
+    def _schedule_next(self, report: SyncReport) -> None:
+        """Run again soon when asked during the run, or while saves are still in flight."""
+        if self._again:
+            self._again = False
+            self.sync_now()
+        elif report.ok and self.counts.awaiting:
+            self._follow_up.start(FOLLOW_UP_MS)
+        elif not report.ok and report.outcome is not SyncOutcome.CANCELLED and self.counts.pending:
+            self._follow_up.start(OFFLINE_RETRY_MS)
+
+    @Slot(object)
+    def _on_sync_failed(self, exc: object) -> None:
+        """A sync raised (a bug or a store problem): report it, keep the app running."""
+        self._task = None
+        if isinstance(exc, TaskCancelled):
+            return
+        error = exc if isinstance(exc, BaseException) else RuntimeError(str(exc))
+        log.error("sync failed", exc_info=error)
+        report = SyncReport(SyncOutcome.SERVER_DOWN, error=error)
+        self._set_state(self.state, user_message(error))
+        self.sync_finished.emit(report)
+        if self._again:
+            self._again = False
+            self.sync_now()
+
+    def _set_state(self, state: str, message: UserMessage | None) -> None:
+        """Remember and announce the connection state."""
+        self.state = state
+        self.state_changed.emit(state, message)
+
+    # -- remote search ------------------------------------------------------------------------
+
+    def remote_search(self, query: str, filters: dict[str, Any]) -> int:
+        """Ask the server; returns the request number (0 when there is no account)."""
+        if self.services.client is None:
+            self._set_state(STATE_NOT_CONFIGURED, None)
+            return 0
+        self._remote_request += 1
+        task = self._runner.submit(run_remote_search, self.services, query, filters)
+        task.finished.connect(self._on_remote_finished)
+        task.failed.connect(self._on_remote_failed)
+        self._remote_tasks[task] = self._remote_request
+        return self._remote_request
+
+    @Slot(object)
+    def _on_remote_finished(self, result: tuple[list[str], ChangeSet, SearchMeta | None]) -> None:
+        """Cache-on-view finished: announce the changes, then the ids."""
+        request = self._remote_tasks.pop(self.sender(), 0)  # type: ignore[call-overload]
+        ids, changes, meta = result
+        if meta is not None:
+            self.last_meta = meta
+            self.meta_changed.emit(meta)
+        if self.state != STATE_ONLINE:
+            self._set_state(STATE_ONLINE, None)
+        if changes:
+            self.store_changed.emit(changes)
+        self.remote_results.emit(request, ids)
+
+    @Slot(object)
+    def _on_remote_failed(self, exc: object) -> None:
+        """A remote search failed: the local results stay; say why."""
+        request = self._remote_tasks.pop(self.sender(), 0)  # type: ignore[call-overload]
+        if isinstance(exc, TaskCancelled):
+            return
+        message = user_message(exc) if isinstance(exc, BaseException) else None
+        if isinstance(exc, BaseException):
+            try:
+                self._set_state(_OUTCOME_STATES.get(outcome_for(exc), self.state), message)
+            except TypeError:
+                log.error("remote search failed", exc_info=exc)
+        self.remote_failed.emit(request, message)
+
+    # -- outbox --------------------------------------------------------------------------------
+
+    def refresh_counts(self, counts: OutboxCounts) -> None:
+        """Adopt outbox counts computed elsewhere (after a drop or an outbox action)."""
+        self.counts = counts
+        self.outbox_changed.emit(counts)
