@@ -221,7 +221,13 @@ def parse_content_entity(data: Any) -> ContentEntityBase:
         return data
     if not isinstance(data, dict):
         raise ValueError(f"a content entity must be a JSON object, not {type(data).__name__}")
-    model = ENTITY_MODELS.get(data.get("type"), OtherContentEntity)  # type: ignore[arg-type]
+    entity_type = data.get("type")
+    # A non-string type goes to the fallback model, whose validation names the problem.
+    model = (
+        ENTITY_MODELS.get(entity_type, OtherContentEntity)
+        if isinstance(entity_type, str)
+        else OtherContentEntity
+    )
     entity: ContentEntityBase
     try:
         entity = model.model_validate(data)
@@ -273,7 +279,7 @@ def _validate_entity_list(value: Any, handler: Callable[[Any], Any]) -> list[Con
     for item in value:
         try:
             entities.append(parse_content_entity(item))
-        except (ValidationError, TypeError, AttributeError):
+        except ValueError:  # includes pydantic's ValidationError
             _log.warning("skipped an item that is not a content entity: %.200r", item)
     return entities
 
