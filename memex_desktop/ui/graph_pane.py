@@ -10,6 +10,7 @@ list for the keyboard and screen readers.
 from __future__ import annotations
 
 import logging
+import threading
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +21,6 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPointF,
-    QRectF,
     Qt,
     Signal,
     Slot,
@@ -37,21 +37,21 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QComboBox,
-    QGraphicsItem,
+    QGraphicsEllipseItem,
     QGraphicsPathItem,
     QGraphicsScene,
+    QGraphicsSimpleTextItem,
     QGraphicsView,
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QStyleOptionGraphicsItem,
     QTabWidget,
     QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
-from memex_desktop.graph import DEFAULT_MAX_NODES, Layout, LayoutCancelled, layout
+from memex_desktop.graph import DEFAULT_MAX_NODES, Layout, LayoutCancelled, hop_distances, layout
 from memex_desktop.ui.tasks import TaskCancelled
 
 log = logging.getLogger(__name__)
@@ -87,7 +87,9 @@ INCOMING_WORDS = {
     "tag": "tag of",
 }
 
+CONNECT_WAIT_S = 10.0
 NODE_RADIUS = 7.0
+LABEL_ALL_UP_TO = 400
 LABEL_CHARS = 28
 ZOOM_STEP = 1.2
 
@@ -115,55 +117,39 @@ def _label(node: _Node) -> str:
     return title if len(title) <= LABEL_CHARS else title[: LABEL_CHARS - 1] + "…"
 
 
-def layout_neighbourhood(
+def layout_when_connected(
+    connected: threading.Event,
     node_ids: Sequence[str],
     edge_pairs: Sequence[tuple[str, str]],
     center: str,
     seed: int,
-    cancel: Any = None,
+    cancel: threading.Event | None = None,
 ) -> Layout:
-    """Worker body: lay out plain ids (no Qt or store objects cross the thread boundary)."""
+    """Worker body: lay out plain ids once the GUI listens (no Qt objects cross threads)."""
+    if not connected.wait(CONNECT_WAIT_S):
+        raise LayoutCancelled
     return layout(node_ids, edge_pairs, center=center, seed=seed, cancel=cancel)
 
 
-class NodeItem(QGraphicsItem):
-    """A node: a dot coloured by content type and its title (hidden when zoomed far out)."""
+class NodeItem(QGraphicsEllipseItem):
+    """A node: a dot coloured by content type, optionally with its title beside it.
 
-    def __init__(self, node: _Node, *, is_center: bool) -> None:
-        super().__init__()
+    Painting is left to Qt (no Python paint()), so redrawing thousands of nodes stays cheap.
+    """
+
+    def __init__(self, node: _Node, *, is_center: bool, labelled: bool) -> None:
+        r = NODE_RADIUS * (1.6 if is_center else 1.0)
+        super().__init__(-r, -r, 2 * r, 2 * r)
         self.node = node
         self.is_center = is_center
-        self._label = _label(node)
-        self._radius = NODE_RADIUS * (1.6 if is_center else 1.0)
-        self._colour = QColor(TYPE_COLOURS.get(node.type, OTHER_COLOUR))
+        self.setBrush(QBrush(QColor(TYPE_COLOURS.get(node.type, OTHER_COLOUR))))
+        self.setPen(QPen(QColor("#202020"), 2.0 if is_center else 0.8))
         self.setToolTip(f"{node.title or node.id} ({node.type})")
-        self.setAcceptHoverEvents(False)
         self.setZValue(2 if is_center else 1)
-
-    def boundingRect(self) -> QRectF:
-        """The dot plus room for the label to its right."""
-        r = self._radius
-        return QRectF(-r - 1, -r - 1, 2 * r + 2 + 8 * LABEL_CHARS, 2 * r + 2)
-
-    def shape(self) -> QPainterPath:
-        """Only the dot is clickable, not the label area."""
-        path = QPainterPath()
-        r = self._radius + 2
-        path.addEllipse(QPointF(0, 0), r, r)
-        return path
-
-    def paint(
-        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
-    ) -> None:
-        """Draw the dot, and the label when it would be legible."""
-        r = self._radius
-        painter.setBrush(QBrush(self._colour))
-        painter.setPen(QPen(QColor("#202020"), 2.0 if self.is_center else 0.8))
-        painter.drawEllipse(QPointF(0, 0), r, r)
-        detail = option.levelOfDetailFromTransform(painter.worldTransform())
-        if detail >= 0.6 or self.is_center:
-            painter.setPen(QColor("#202020"))
-            painter.drawText(QPointF(r + 3, 4), self._label)
+        self.label: QGraphicsSimpleTextItem | None = None
+        if labelled or is_center:
+            self.label = QGraphicsSimpleTextItem(_label(node), self)
+            self.label.setPos(r + 3, -8)
 
 
 class GraphView(QGraphicsView):
@@ -187,8 +173,9 @@ class GraphView(QGraphicsView):
     def node_at(self, pos: Any) -> str | None:
         """The id of the node under a viewport position, if any."""
         for item in self.items(pos):
-            if isinstance(item, NodeItem):
-                return item.node.id
+            owner = item if isinstance(item, NodeItem) else item.parentItem()
+            if isinstance(owner, NodeItem):
+                return owner.node.id
         return None
 
     def zoom_by(self, factor: float) -> None:
@@ -600,8 +587,12 @@ class GraphPane(QWidget):
             self._show_status(f"Laying out {len(self._nodes)} items…")
             self._stop.setVisible(True)
         seed = zlib.crc32(center.encode("utf-8"))
+        # The worker waits until the result signals are connected: a fast layout could
+        # otherwise finish, and emit to nobody, between submit() and connect().
+        connected = threading.Event()
         self._task = self._runner.submit(
-            layout_neighbourhood,
+            layout_when_connected,
+            connected,
             tuple(self._nodes),
             tuple((s, t) for s, t, _ in self._edges),
             center,
@@ -609,6 +600,11 @@ class GraphPane(QWidget):
         )
         self._task.finished.connect(self._on_task_finished)
         self._task.failed.connect(self._on_task_failed)
+        connected.set()
+
+    def _edges_pairs(self) -> list[tuple[str, str]]:
+        """The drawn edges as (source, target) pairs."""
+        return [(source, target) for source, target, _ in self._edges]
 
     def _more_text(self) -> str:
         """The "+N more" summary of nodes left out by the budget."""
@@ -622,6 +618,9 @@ class GraphPane(QWidget):
         if first.isValid():
             self.links.setExpanded(first, True)
             self.links.setCurrentIndex(first)
+        # Lay the list out now, while no layout thread competes for the interpreter lock: done
+        # later, each of its thousands of model calls would wait for the lock in turn.
+        self.links.doItemsLayout()
 
     def _draw(self, result: Layout) -> None:
         """Put the laid-out nodes and edges on the canvas (one path item per edge kind)."""
@@ -641,11 +640,18 @@ class GraphPane(QWidget):
             item.setPen(_edge_pen(kind))
             item.setZValue(0)
             self._scene.addItem(item)
+        # Labels for every node of a small graph; in a crowd, only the centre's neighbours.
+        labelled_all = len(self._nodes) <= LABEL_ALL_UP_TO
+        hops = {} if labelled_all else hop_distances(self._center or "", self._edges_pairs())
         for node_id, node in self._nodes.items():
             where = positions.get(node_id)
             if where is None:
                 continue
-            dot = NodeItem(node, is_center=node_id == self._center)
+            dot = NodeItem(
+                node,
+                is_center=node_id == self._center,
+                labelled=labelled_all or hops.get(node_id, 2) <= 1,
+            )
             dot.setPos(where[0], where[1])
             self._scene.addItem(dot)
         rect = self._scene.itemsBoundingRect().adjusted(-40, -40, 40, 40)
