@@ -197,7 +197,12 @@ def author_of(data: JsonObject) -> str:
         if value := _text(data.get(key)):
             return value
     handle = _text(data.get("author_handle"))
-    return f"@{handle.lstrip('@')}" if handle else ""
+    if handle:
+        return f"@{handle.lstrip('@')}"
+    authors = data.get("authors")
+    if isinstance(authors, list):
+        return ", ".join(name for name in authors if isinstance(name, str))
+    return ""
 
 
 def site_of(data: JsonObject, url: str) -> str:

@@ -221,12 +221,19 @@ class Outbox:
         """The id of a cached entity with this normalized URL (http or https), if any."""
         if not self.cache_path.exists():
             return None
-        variants = sorted({normalized, normalized.replace("https://", "http://", 1)})
+        variants = sorted(
+            {
+                normalized,
+                normalized.replace("https://", "http://", 1),
+                normalized.replace("http://", "https://", 1),
+            }
+        )
         try:
             conn = sqlite3.connect(f"{self.cache_path.resolve().as_uri()}?mode=ro", uri=True)
             try:
                 row = conn.execute(
-                    "SELECT id FROM entities WHERE normalized_url IN (?, ?) "
+                    "SELECT id FROM entities WHERE normalized_url IN "
+                    f"({','.join('?' * len(variants))}) "
                     "AND deleted_upstream_at IS NULL LIMIT 1",
                     variants,
                 ).fetchone()

@@ -90,17 +90,20 @@ def make_filters(
 
 
 def python_snippet(text: str, words: Sequence[str], width: int = 160) -> str:
-    """A snippet marking the first occurrence of any word (for text not yet in the index)."""
-    lowered = text.lower()
-    positions = [(lowered.find(word), word) for word in words if word and word in lowered]
-    if not positions:
+    """A snippet around the first word of ``text`` starting with a query word, marked with
+    ``\x02``..``\x03`` (the whole word, so a typed prefix marks the word it begins)."""
+    pattern = re.compile(
+        r"(?<![^\W_])(?:" + "|".join(re.escape(word) for word in words if word) + r")[^\W_]*",
+        re.IGNORECASE,
+    )
+    found = pattern.search(text) if words else None
+    if found is None:
         return text[:width]
-    start, word = min(positions)
+    start, end = found.span()
     left = max(0, start - width // 3)
-    end = start + len(word)
-    while end < len(text) and text[end].isalnum():
-        end += 1
-    right = min(len(text), left + width)
+    while left > 0 and not text[left - 1].isspace() and start - left < width // 2:
+        left -= 1
+    right = min(len(text), max(end, left + width))
     prefix = "…" if left else ""
     suffix = "…" if right < len(text) else ""
     return f"{prefix}{text[left:start]}\x02{text[start:end]}\x03{text[end:right]}{suffix}"

@@ -44,7 +44,7 @@ _ROW_COLUMNS = (
 _CHUNK = 500
 # A body query matching more documents than this is ranked by recency: bm25 over a term
 # found in most of a 100k library costs far more than a keystroke may.
-RANK_PROBE_LIMIT = 5000
+RANK_PROBE_LIMIT = 400
 # The not-yet-indexed backlog (during a sync) is scanned directly, up to this many rows.
 BACKLOG_SCAN_ROWS = 5000
 MAX_THREAD_NODES = 5000
@@ -249,33 +249,25 @@ class CacheReader:
         ]
 
     def _snippets(self, query: str, ids: Sequence[str]) -> dict[str, str]:
-        """Marked snippets for the given hits (FTS5 for indexed rows, Python for the rest)."""
-        expression = match_expression(query)
-        if expression is None:
+        """Marked snippets for the hits, cut from their stored text.
+
+        Done in Python rather than with FTS5's snippet(), which re-tokenizes each whole
+        document: for 50 long articles that alone would exceed a keystroke's budget.
+        """
+        words = terms(query)
+        if not words:
             return {}
-        marks = _marks(len(ids))
-        snippets = {
-            row[0]: row[1]
-            for row in self._query(
-                "SELECT e.id, snippet(entity_fts, -1, char(2), char(3), '…', 24) "
-                "FROM entity_fts JOIN entities e ON e.rowid = entity_fts.rowid "
-                f"WHERE entity_fts MATCH ? AND entity_fts.rowid IN "
-                f"(SELECT rowid FROM entities WHERE id IN ({marks}))",
-                [expression, *ids],
-            )
-            if row[1]
-        }
-        missing = [entity_id for entity_id in ids if entity_id not in snippets]
-        if missing:
-            words = terms(query)
-            for entity_id, summary, body in self._query(
-                "SELECT e.id, t.summary, t.body FROM entities e JOIN entity_text t "
-                f"ON t.rowid = e.rowid WHERE e.id IN ({_marks(len(missing))})",
-                missing,
-            ):
-                text = body or summary or ""
-                if any(word in text.lower() for word in words):
-                    snippets[entity_id] = python_snippet(text, words)
+        snippets: dict[str, str] = {}
+        for entity_id, summary, body in self._query(
+            "SELECT e.id, t.summary, t.body FROM entities e JOIN entity_text t "
+            f"ON t.rowid = e.rowid WHERE e.id IN ({_marks(len(ids))})",
+            ids,
+        ):
+            for text in (body or "", summary or ""):
+                snippet = python_snippet(text, words)
+                if "\x02" in snippet:
+                    snippets[entity_id] = snippet
+                    break
         return snippets
 
     # ------------------------------------------------------------------ rows

@@ -1,0 +1,117 @@
+"""The durable outbox: normalization, dedupe, states, crash recovery, threads."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memex_desktop.store import Outbox, StoreWriter, normalize_url
+
+
+def test_normalize_url_rules() -> None:
+    assert (
+        normalize_url("HTTPS://Example.COM:443/a/b/?utm_source=x&q=1#frag")
+        == "https://example.com/a/b?q=1"
+    )
+    assert normalize_url("http://bücher.example:80/") == "http://xn--bcher-kva.example"
+    for bad in ("", "ftp://x.org/a", "javascript:alert(1)", "not a url", "http://"):
+        with pytest.raises(ValueError, match=r"\w"):
+            normalize_url(bad)
+
+
+@given(st.text(max_size=40), st.sampled_from(["http://", "https://", "HTTP://"]))
+def test_normalize_url_is_idempotent(tail: str, scheme: str) -> None:
+    try:
+        once = normalize_url(f"{scheme}example.org/{tail}")
+    except ValueError:
+        return
+    assert normalize_url(once) == once
+
+
+@pytest.fixture
+def outbox(tmp_path: Path) -> Outbox:
+    box = Outbox(tmp_path / "outbox.db")
+    yield box  # type: ignore[misc]
+    box.close()
+
+
+def test_same_url_twice_is_one_row(outbox: Outbox) -> None:
+    first = outbox.enqueue_url("https://example.org/a?utm_medium=x")
+    second = outbox.enqueue_url("https://EXAMPLE.org/a/#x")
+    assert (first.status, second.status) == ("queued", "already_queued")
+    assert len(outbox.list()) == 1
+    assert outbox.pending_count() == 1
+
+
+def test_states_and_crash_recovery(outbox: Outbox) -> None:
+    op = outbox.enqueue_url("https://example.org/1").op
+    assert op is not None
+    claimed = outbox.claim_next()
+    assert claimed is not None
+    assert (claimed.state, claimed.attempts) == ("sending", 1)
+    assert outbox.claim_next() is None
+    assert outbox.recover_after_crash() == 1
+    assert outbox.get(op.id).state == "queued"  # type: ignore[union-attr]
+    claimed = outbox.claim_next()
+    outbox.mark_failed_retryable(op.id, "503", retry_at=10**13)
+    assert outbox.claim_next() is None  # not due yet
+    outbox.retry(op.id)
+    outbox.claim_next()
+    outbox.mark_accepted(op.id, "ent-1")
+    assert outbox.enqueue_url("https://example.org/1").status == "already_saved"
+    assert outbox.confirm_seen(["ent-1"], []) == 1
+    assert outbox.get(op.id).state == "confirmed"  # type: ignore[union-attr]
+    other = outbox.enqueue_url("https://example.org/2").op
+    assert other is not None
+    outbox.claim_next()
+    outbox.mark_needs_attention(other.id, "400 invalid URL")
+    kept = outbox.get(other.id)
+    assert kept is not None
+    assert kept.reason == "400 invalid URL"
+
+
+def test_pause_undo_and_entity_saves(outbox: Outbox) -> None:
+    queued = outbox.enqueue_entity({"type": "annotation", "text": "hi"}, external_id="x1")
+    assert outbox.enqueue_entity({}, external_id="x1").status == "already_queued"
+    outbox.pause("insufficient credits")
+    assert outbox.paused_reason() == "insufficient credits"
+    assert outbox.claim_next() is None
+    outbox.resume()
+    assert queued.op is not None
+    assert outbox.undo(queued.op.id)
+    assert outbox.list() == []
+
+
+def test_already_in_cache_is_reported(tmp_path: Path) -> None:
+    with StoreWriter(tmp_path / "cache.db") as writer:
+        writer.ingest_json([{"id": "w", "type": "web", "url": "https://example.org/p/"}]).result()
+    box = Outbox(tmp_path / "outbox.db")
+    try:
+        result = box.enqueue_url("http://example.org/p")
+        assert (result.status, result.entity_id) == ("already_saved", "w")
+        assert box.enqueue_url("https://x.org", known_in_cache=lambda url: "y").entity_id == "y"
+    finally:
+        box.close()
+
+
+def test_concurrent_enqueue_from_two_threads(outbox: Outbox) -> None:
+    errors: list[BaseException] = []
+
+    def enqueue(offset: int) -> None:
+        try:
+            for index in range(100):
+                outbox.enqueue_url(f"https://example.org/{(index + offset) % 150}")
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=enqueue, args=(n * 50,)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(outbox.list()) == 150

@@ -1,0 +1,91 @@
+"""Local search: ranking, snippets, hostile syntax, filters, paging, views."""
+
+from __future__ import annotations
+
+import pytest
+
+from memex_desktop.api.models import View
+from memex_desktop.store import CacheReader, StoreWriter
+
+T = 1_700_000_000_000  # epoch ms
+ENTITIES = [
+    {"id": "body", "type": "web", "title": "Gardening notes", "url": "https://b.example/x",
+     "full_text": "Tomatoes need zephyr winds and patience.", "created_at": T + 3000},
+    {"id": "titled", "type": "web", "title": "Zephyr", "url": "https://z.example/zephyr",
+     "full_text": "A page about wind.", "created_at": T + 1000},
+    {"id": "video", "type": "youtube", "title": "A talk", "url": "https://youtube.com/watch?v=1",
+     "transcript": {"en": [{"offset": 12, "text": "the quixotic speaker begins"}]},
+     "created_at": T + 2000, "tag_ids": ["t1"]},
+    {"id": "note", "type": "annotation", "text": "A marginal thought about xylophones",
+     "reference_content_ids": ["body"], "created_at": T + 4000},
+    {"id": "chat", "type": "chatThread", "title": "Chat",
+     "messages": [{"role": "user", "content": {"type": "doc", "content": [
+         {"type": "paragraph", "content": [{"type": "text", "text": "ask about quokkas"}]}]}}],
+     "created_at": T + 5000},
+    {"id": "html", "type": "web", "title": "Html only", "url": "https://h.example/",
+     "html": "<p>Plain <b>marmalade</b></p><script>hidden()</script>", "created_at": T + 6000},
+]  # fmt: skip
+
+
+@pytest.fixture
+def filled(writer: StoreWriter, reader: CacheReader) -> CacheReader:
+    writer.ingest_json(ENTITIES, tags=[{"id": "t1", "name": "talks"}]).result()
+    return reader
+
+
+def test_exact_url_first_then_title_over_body(filled: CacheReader) -> None:
+    assert filled.search_ids("https://Z.example/zephyr/#top")[0] == "titled"
+    assert filled.search_ids("z.example/zephyr")[0] == "titled"
+    assert filled.search_ids("zephyr") == ["titled", "body"]
+
+
+def test_words_from_transcript_note_chat_and_html(filled: CacheReader) -> None:
+    assert filled.search_ids("quixotic") == ["video"]
+    assert filled.search_ids("xylophones") == ["note"]
+    assert filled.search_ids("quokkas") == ["chat"]
+    assert filled.search_ids("marmalade") == ["html"]
+    assert filled.search_ids("hidden") == []
+
+
+def test_snippet_marks_the_match(filled: CacheReader) -> None:
+    hit = filled.search("quixotic")[0]
+    assert "\x02quixotic\x03" in hit.snippet
+    assert "\x02xylophones\x03" in filled.search("xylo")[0].snippet
+
+
+@pytest.mark.parametrize(
+    "query", ['"foo', "AND", "OR NOT", "NEAR(", "*", "title:x", "a^b", "(", '"', "-x", "\x00"]
+)
+def test_hostile_syntax_never_raises(filled: CacheReader, query: str) -> None:
+    assert isinstance(filled.search(query), list)
+
+
+def test_prefix_of_last_word(filled: CacheReader) -> None:
+    assert filled.search_ids("quix") == ["video"]
+    assert filled.search_ids("quix ") == []
+
+
+def test_filters_and_paging(filled: CacheReader) -> None:
+    assert filled.search_ids("", types=["web"]) == ["html", "body", "titled"]
+    assert filled.search_ids("", tag_id="t1") == ["video"]
+    assert filled.search_ids("", date_from_ms=T + 2000, date_to_ms=T + 4000) == [
+        "note",
+        "body",
+        "video",
+    ]
+    assert [hit.id for hit in filled.search("", limit=2, offset=1)] == ["chat", "note"]
+    assert filled.ids_with_tag("t1") == ["video"]
+
+
+def test_view_definition_runs_on_the_cache(writer: StoreWriter, filled: CacheReader) -> None:
+    views = [
+        View(id="v1", name="Videos", definition={"contentTypes": ["youtube"]}),
+        View(id="v2", name="Zephyr", definition={"query": "zephyr", "sortBy": "date-desc"}),
+        View(id="v3", name="Range", definition={"timeRange": {"from": T + 4500, "to": T + 9000}}),
+    ]
+    assert writer.upsert_views(views).result().view_ids == {"v1", "v2", "v3"}
+    assert not writer.upsert_views(views).result()
+    assert [view.name for view in filled.views()] == ["Range", "Videos", "Zephyr"]
+    assert filled.ids_for_view("v1") == ["video"]
+    assert filled.ids_for_view("v2") == ["body", "titled"]
+    assert filled.ids_for_view("v3") == ["html", "chat"]
