@@ -25,6 +25,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+import httpx
+
 from memex_desktop.api.client import MemexClient
 from memex_desktop.api.errors import (
     ApiError,
@@ -74,7 +76,6 @@ class OutboxPolicy:
     base_delay_s: float = 1.0
     max_delay_s: float = 300.0
     max_drain_wait_s: float = 60.0
-    offline_after_failures: int = 3
 
     def backoff_s(self, attempt: int, rand: Callable[[], float]) -> float:
         """The wait before attempt number ``attempt + 1`` (full jitter, capped)."""
@@ -297,6 +298,9 @@ class SyncEngine:
         # Ids seen before a crash are not known to this process, so a resumed pass cannot
         # prove an item is gone; only a pass seen whole from offset 0 may mark deletions.
         whole = state.offset == 0
+        # Items deleted upstream meanwhile shift the listing up; re-reading one page (which
+        # ingests as no change) keeps a few such deletions from skipping live items.
+        state.offset = max(0, state.offset - self.page_size)
         if interrupted is None:
             self._set_state(STATE_FULL_PASS, state.dump())
         seen: set[str] = set()
@@ -456,7 +460,6 @@ class SyncEngine:
         changes = ChangeSet.empty()
         waited = 0.0
         last_failure: BaseException | None = None
-        network_failures = 0
         total = self.outbox.pending_count()
         while True:
             if cancel.is_set():
@@ -482,14 +485,15 @@ class SyncEngine:
             try:
                 entity = self._send(op)
             except NetworkUnavailable as exc:
-                # One dropped connection is a fault to retry (the save may even have been
-                # applied: resending is safe); failing again in a row means we are offline.
-                network_failures += 1
-                last_failure = exc
                 delay = self.outbox_policy.backoff_s(op.attempts, self._rand)
-                self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock() + delay)
-                if network_failures >= self.outbox_policy.offline_after_failures:
+                if _unreachable(exc):
+                    # Nothing reached the server: offline. The save waits for the next sync.
+                    self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock())
                     return self._drain_report(SyncOutcome.OFFLINE, sent, attention, changes, exc)
+                # The connection broke after the request went out: the save may even have been
+                # applied. Resending is safe (idempotent by identity), after a backoff.
+                last_failure = exc
+                self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock() + delay)
                 continue
             except AuthError as exc:
                 # Not this save's fault: put it back as it was and stop until the key is fixed.
@@ -498,6 +502,7 @@ class SyncEngine:
             except InsufficientCredits as exc:
                 self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock())
                 self.outbox.pause(_reason(exc))
+                self._attach_plans(exc)
                 return self._drain_report(
                     SyncOutcome.INSUFFICIENT_CREDITS, sent, attention, changes, exc
                 )
@@ -507,18 +512,25 @@ class SyncEngine:
                 continue
             except ApiError as exc:
                 last_failure = exc
-                network_failures = 0
                 delay = self.outbox_policy.backoff_s(op.attempts, self._rand)
                 if isinstance(exc, RateLimited) and exc.retry_after is not None:
                     delay = max(delay, exc.retry_after)
                 self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock() + delay)
                 continue
             sent += 1
-            network_failures = 0
             if entity is not None:
                 changes |= self.writer.ingest_entities([entity]).result()
             self.outbox.mark_accepted(op.id, entity.id if entity is not None else None)
             _emit(progress, "outbox", sent, max(total, sent), f"{sent} saves sent")
+
+    def _attach_plans(self, exc: InsufficientCredits) -> None:
+        """Saves answer 402 without plans; fetch them so the person sees what to buy."""
+        if exc.upgrade_options is not None:
+            return
+        try:
+            exc.upgrade_options = self.client.get_available_plans()
+        except ApiError as plans_error:
+            _log.info("could not fetch the available plans: %s", type(plans_error).__name__)
 
     def _send(self, op: OutboxOp) -> ContentEntityBase | None:
         """Deliver one operation; the entity the server answered with, when it sent one."""
@@ -585,6 +597,11 @@ def _emit(
     """Report progress when someone listens."""
     if progress is not None:
         progress(SyncProgress(phase, done, total, message))
+
+
+def _unreachable(exc: NetworkUnavailable) -> bool:
+    """Whether the server was not reached at all (connection refused, DNS, connect timeout)."""
+    return isinstance(exc.__cause__, httpx.ConnectError | httpx.ConnectTimeout)
 
 
 def _reason(exc: BaseException) -> str:
