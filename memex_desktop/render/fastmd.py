@@ -32,11 +32,14 @@ _AUTOLINK_RE = re.compile(r"<((?:https?|mailto):[^\s<>]+|[\w.+-]+@[\w-]+(?:\.[\w
 _IMAGE_RE = re.compile(r"!\[([^\]\n]*)\]\([ \t]*<?([^\s)>]*)>?(?:[ \t]+\"([^\"\n]*)\")?[ \t]*\)")
 _LINK_RE = re.compile(r"\[([^\]\n]+)\]\([ \t]*<?([^\s)>]*)>?(?:[ \t]+\"([^\"\n]*)\")?[ \t]*\)")
 _REF_LINK_RE = re.compile(r"(!?)\[([^\]\n]+)\](?:\[([^\]\n]*)\])?")
-_STRONG_RE = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _EM_STAR_RE = re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*")
-_EM_UNDER_RE = re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])")
+# Starts with the literal so the regex engine can skip ahead; the "not inside a word" rule
+# on the left is checked in _em_under (a lookbehind first would test every position).
+_EM_UNDER_RE = re.compile(r"_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])")
+_STRONG_STAR_RE = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
+_STRONG_UNDER_RE = re.compile(r"__(?=\S)(.+?)(?<=\S)__")
 _DEL_RE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
-_HARD_BREAK_RE = re.compile(r"(?: {2,}|\\)\n")
+_HARD_BREAK_RE = re.compile(r"(?:  |\\)\n")
 _TOKEN_RE = re.compile("\x00(\\d+)\x00")
 
 
@@ -128,17 +131,36 @@ def _reference(match: re.Match[str], state: _Inline) -> str:
 
 def _emphasis(escaped: str) -> str:
     """Strong, emphasis and strike-through on already escaped text."""
-    if "*" in escaped or "_" in escaped:
-        escaped = _STRONG_RE.sub(r"<strong>\2</strong>", escaped)
+    if "*" in escaped:
+        if "**" in escaped:
+            escaped = _STRONG_STAR_RE.sub(r"<strong>\1</strong>", escaped)
         escaped = _EM_STAR_RE.sub(r"<em>\1</em>", escaped)
-        escaped = _EM_UNDER_RE.sub(r"<em>\1</em>", escaped)
+    if "_" in escaped:
+        if "__" in escaped:
+            escaped = _STRONG_UNDER_RE.sub(r"<strong>\1</strong>", escaped)
+        escaped = _EM_UNDER_RE.sub(_em_under, escaped)
     if "~~" in escaped:
         escaped = _DEL_RE.sub(r"<del>\1</del>", escaped)
     return escaped
 
 
+def _em_under(match: re.Match[str]) -> str:
+    """``_text_`` as emphasis unless the underscore is inside a word (snake_case)."""
+    start = match.start()
+    before = match.string[start - 1] if start else " "
+    if before.isalnum() or before == "_":
+        return match.group(0)
+    return f"<em>{match.group(1)}</em>"
+
+
+_BLOCK_START_CHARS = frozenset("#`~>-*_+0123456789")
+
+
 def _starts_block(line: str) -> bool:
     """True when ``line`` begins a block that interrupts a paragraph."""
+    first = line.lstrip(" ")[:1]
+    if first not in _BLOCK_START_CHARS:
+        return False
     return bool(
         _ATX_RE.match(line)
         or _FENCE_RE.match(line)

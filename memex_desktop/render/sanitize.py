@@ -140,9 +140,9 @@ CLASS_NAMES = frozenset(
 _CLASS_TAGS = ("a", "blockquote", "div", "dl", "dt", "dd", "h1", "h2", "h3", "p", "span", "table")
 _ALLOWED_CLASSES = {tag: set(CLASS_NAMES) for tag in _CLASS_TAGS}
 
-# Matches whole start tags (so text inside attribute values is never taken for a tag; text
-# nodes cannot contain "<" after cleaning) and link end tags.
-_TAG_RE = re.compile(r'<(?P<name>[a-z0-9]+)(?P<attrs>(?:\s+[^\s="/>]+="[^"]*")*)\s*/?>|</a>')
+# nh3 escapes "<" and ">" inside attribute values and text, so in its output a "<" always
+# starts a tag: matching just images and link boundaries is exact.
+_TAG_RE = re.compile(r'<(?P<name>img)(?P<attrs>(?:\s+[^\s="/>]+="[^"]*")*)\s*/?>|<(a)[\s>]|</a>')
 _ATTR_RE = re.compile(r'([^\s="/>]+)="([^"]*)"')
 _REMOTE_PREFIXES = ("http://", "https://")
 
@@ -221,12 +221,8 @@ def _replace_images(cleaned: str, allow_remote: bool, remote: list[str]) -> str:
     def replace(match: re.Match[str]) -> str:
         nonlocal depth
         token = match.group(0)
-        name = match.group("name")
-        if name != "img":
-            if name == "a":
-                depth += 1
-            elif name is None:
-                depth = max(depth - 1, 0)
+        if match.group("name") is None:
+            depth = depth + 1 if match.group(3) else max(depth - 1, 0)
             return token
         attrs = {key: html.unescape(value) for key, value in _ATTR_RE.findall(match["attrs"])}
         src = attrs.get("src", "")

@@ -34,6 +34,7 @@ _BLOCK_TAGS = frozenset(
     }
 )
 _LINE_TAGS = frozenset({"tr", "dt", "dd", "br"})
+_BULLET_GAP_RE = re.compile(r"(?m)^( *(?:-|\d+\.)) *\n+")
 _SPACES_RE = re.compile(r"  +")
 _BLANK_LINES_RE = re.compile(r"\n{3,}")
 _URL_RE = re.compile(r"""\b(?:https?://|mailto:)[^\s<>"'`]+""", re.IGNORECASE)
@@ -92,7 +93,7 @@ class _Blocks:
             return "" if closing else "\n" + _INDENT * 2 * max(len(lists) - 1, 0) + _bullet(lists)
         if name in _LINE_TAGS:
             self.first_cell = True
-            return "\n"
+            return "" if closing else "\n"
         if name in ("td", "th") and not closing:
             cell_separator = "" if self.first_cell else " | "
             self.first_cell = False
@@ -103,7 +104,8 @@ class _Blocks:
         """Text of a stretch of HTML outside ``<pre>`` (whitespace collapsed as HTML does)."""
         segment = _collapse_spaces(segment)
         segment = _TOKEN_RE.sub(self.tag, segment)
-        return _LEADING_SPACE_RE.sub("\n", segment).replace(_INDENT, " ")
+        segment = _LEADING_SPACE_RE.sub("\n", segment).replace(_INDENT, " ")
+        return segment.replace("  | ", " | ")
 
 
 def html_to_text(safe_html: str) -> str:
@@ -150,6 +152,8 @@ def _collapse_spaces(text: str) -> str:
 
 def _tidy(text: str) -> str:
     """Trim trailing spaces on lines and collapse runs of blank lines to one."""
+    if "-" in text or "." in text:
+        text = _BULLET_GAP_RE.sub(r"\1 ", text)  # a list item whose text is in a paragraph
     text = "\n".join(line.rstrip() for line in text.split("\n"))
     return _BLANK_LINES_RE.sub("\n\n", text).strip("\n")
 

@@ -1,0 +1,73 @@
+"""Golden files of every content type, from realistic fixtures.
+
+Review them by eye in tests/fixtures/render/golden/ (``.html`` with one tag per line, ``.txt``).
+After an intended change, regenerate with ``UPDATE_GOLDEN=1 .venv/bin/pytest
+tests/unit/render/test_render_golden.py`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.render_safety import problems
+
+from memex_desktop.api.models import parse_content_entity
+from memex_desktop.render import RenderContext, RenderedDoc, render_entity
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "render"
+GOLDEN = FIXTURES / "golden"
+CASES: dict[str, dict[str, Any]] = json.loads(
+    (FIXTURES / "entities.json").read_text(encoding="utf-8")
+)
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+
+
+def render_case(name: str, **options: Any) -> RenderedDoc:
+    """Render one fixture with a lookup over its small library."""
+    case = CASES[name]
+    library = {item["id"]: parse_content_entity(item) for item in case["library"]}
+    context = RenderContext(lookup=library.get, **options)
+    return render_entity(parse_content_entity(case["entity"]), context)
+
+
+def _reviewable(html: str) -> str:
+    """The HTML with one tag boundary per line (text never contains a raw '<')."""
+    return re.sub(r">\s*<", ">\n<", html).strip() + "\n"
+
+
+def _check(path: Path, actual: str) -> None:
+    if UPDATE:
+        path.write_text(actual, encoding="utf-8")
+        return
+    assert path.exists(), f"{path.name} is missing: run with UPDATE_GOLDEN=1 and review it"
+    assert path.read_text(encoding="utf-8") == actual, f"{path.name} differs from the rendering"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden(name: str) -> None:
+    doc = render_case(name)
+    assert not problems(doc.html)
+    _check(GOLDEN / f"{name}.html", _reviewable(doc.html))
+    meta = json.dumps({"title": doc.title, "remote_resources": doc.remote_resources}, indent=1)
+    _check(GOLDEN / f"{name}.txt", f"{meta}\n---\n{doc.text}\n")
+
+
+def test_fixtures_cover_the_acceptance_list() -> None:
+    assert {
+        "youtube_long_transcript",
+        "tweet_quote_media",
+        "annotation_nested_refs",
+        "chat_thread_citations",
+        "unknown_type",
+        "still_processing",
+        "web_full_text",
+        "web_html_only",
+        "web_description_only",
+        "reddit_post",
+        "image_item",
+    } <= set(CASES)
