@@ -1,0 +1,214 @@
+"""Property tests of the sanitiser and text preservation over generated articles."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support.render_articles import build_article, build_large_article
+from support.render_safety import problems
+
+from memex_desktop.api.models import parse_content_entity
+from memex_desktop.render import RenderContext, markdown_html, render_entity, sanitize_html
+
+TAGS = [
+    "a",
+    "img",
+    "p",
+    "b",
+    "script",
+    "svg",
+    "math",
+    "style",
+    "iframe",
+    "table",
+    "td",
+    "ul",
+    "li",
+    "noscript",
+    "textarea",
+    "title",
+    "template",
+    "object",
+    "form",
+    "video",
+    "div",
+    "span",
+    "pre",
+    "code",
+    "base",
+    "meta",
+    "details",
+    "h1",
+    "blockquote",
+    "br",
+]
+ATTRS = [
+    "href",
+    "src",
+    "srcset",
+    "style",
+    "onerror",
+    "onclick",
+    "class",
+    "title",
+    "alt",
+    "background",
+    "poster",
+    "data",
+    "action",
+    "xlink:href",
+    "width",
+    "start",
+    "id",
+]
+VALUES = [
+    "javascript:alert(1)",
+    "JaVa\tScRiPt:x",
+    "https://t.example/p.gif",
+    "//t.example/x",
+    "/rel/x.png",
+    "data:text/html,<script>x</script>",
+    "mailto:a@b.example",
+    "memex://entity/1",
+    "notice",
+    "remote-image",
+    'x" onload="y',
+    "&#106;avascript:x",
+    "url(https://t.example/b.png)",
+    "expression(alert(1))",
+    "",
+    "<img src=x>",
+    "\x00",
+]
+TEXTS = [
+    "hello",
+    "<",
+    ">",
+    "&",
+    "&amp;",
+    "\xa0",
+    '"',
+    "'",
+    "-->",
+    "<!--",
+    "]]>",
+    " ",
+    "\n",
+    "é",
+    "[x](javascript:y)",
+]
+
+
+@st.composite
+def html_ish(draw: st.DrawFn, depth: int = 0) -> str:
+    """HTML-like text from an alphabet of tags, attributes, schemes and awkward characters."""
+    parts: list[str] = []
+    for _ in range(draw(st.integers(0, 5))):
+        kind = draw(st.integers(0, 3))
+        if kind == 0 or depth > 2:
+            parts.append(draw(st.sampled_from(TEXTS)))
+        else:
+            tag = draw(st.sampled_from(TAGS))
+            attrs = "".join(
+                f' {draw(st.sampled_from(ATTRS))}="{draw(st.sampled_from(VALUES))}"'
+                if draw(st.booleans())
+                else f" {draw(st.sampled_from(ATTRS))}={draw(st.sampled_from(VALUES))}"
+                for _ in range(draw(st.integers(0, 3)))
+            )
+            inner = draw(html_ish(depth + 1))
+            close = f"</{tag}>" if draw(st.booleans()) else ""
+            parts.append(f"<{tag}{attrs}>{inner}{close}")
+    return "".join(parts)
+
+
+@given(
+    source=html_ish(),
+    allow_remote=st.booleans(),
+    base=st.sampled_from([None, "https://s.example/a/"]),
+)
+def test_sanitising_is_idempotent_and_safe(
+    source: str, allow_remote: bool, base: str | None
+) -> None:
+    once, remote = sanitize_html(source, allow_remote=allow_remote, base_url=base)
+    twice, remote_again = sanitize_html(once, allow_remote=allow_remote, base_url=base)
+    assert twice == once
+    assert not problems(once, allow_remote=allow_remote)
+    assert all(url.startswith(("http://", "https://")) for url in remote)
+    if allow_remote:
+        assert remote_again == remote
+
+
+@given(source=html_ish(), engine=st.sampled_from(["full", "fast"]))
+def test_markdown_of_anything_is_safe(source: str, engine: markdown_html.Engine) -> None:
+    safe, _ = markdown_html.markdown_to_safe_html(source, allow_remote=False, engine=engine)
+    assert not problems(safe)
+
+
+def _words_present(paragraph: tuple[str, ...], text: str) -> bool:
+    """The paragraph's words appear in order in ``text`` (any punctuation or markers between)."""
+    without_urls = re.sub(r" <(?:https?|mailto):[^>\s]*>", "", text)  # link targets shown
+    pattern = r"[\W_]*".join(re.escape(word) for word in paragraph)
+    return re.search(pattern, without_urls) is not None
+
+
+ARTICLES = [build_article(seed) for seed in range(50)]
+
+
+@pytest.mark.parametrize("engine", ["full", "fast"])
+def test_every_paragraph_survives_markdown(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if engine == "fast":
+        monkeypatch.setattr(markdown_html, "FAST_PATH_CHARS", 0)
+    missing = []
+    for seed, article in enumerate(ARTICLES):
+        entity = parse_content_entity(
+            {"id": f"a{seed}", "type": "web", "title": article.title, "full_text": article.markdown}
+        )
+        text = render_entity(entity, RenderContext()).text
+        missing += [(seed, p) for p in article.paragraphs if not _words_present(p, text)]
+    assert not missing, missing[:3]
+
+
+def test_every_paragraph_survives_html() -> None:
+    missing = []
+    for seed, article in enumerate(ARTICLES):
+        entity = parse_content_entity(
+            {"id": f"h{seed}", "type": "web", "title": article.title, "html": article.html}
+        )
+        text = render_entity(entity, RenderContext()).text
+        missing += [(seed, p) for p in article.paragraphs if not _words_present(p, text)]
+    assert not missing, missing[:3]
+
+
+def _tags_tight(html: str) -> str:
+    """HTML without whitespace next to tags (where the engines differ harmlessly)."""
+    return re.sub(r"\s*(<[^>]+>)\s*", r"\1", html)
+
+
+def test_both_markdown_engines_agree_on_articles() -> None:
+    """The fast path renders the common subset as Python-Markdown does (after sanitising)."""
+    differing = []
+    for seed, article in enumerate(ARTICLES[:20]):
+        full, _ = markdown_html.markdown_to_safe_html(
+            article.markdown, allow_remote=False, engine="full"
+        )
+        fast, _ = markdown_html.markdown_to_safe_html(
+            article.markdown, allow_remote=False, engine="fast"
+        )
+        if _tags_tight(full) != _tags_tight(fast):
+            differing.append(seed)
+    assert not differing
+
+
+def test_a_one_megabyte_article_keeps_its_words() -> None:
+    article = build_large_article(1_000_000)
+    entity = parse_content_entity(
+        {"id": "big", "type": "web", "title": article.title, "full_text": article.markdown}
+    )
+    doc = render_entity(entity, RenderContext())
+    assert len(article.markdown) > markdown_html.FAST_PATH_CHARS
+    missing = [p for p in article.paragraphs if not _words_present(p, doc.text)]
+    assert not missing, missing[:3]
+    assert not problems(doc.html)
