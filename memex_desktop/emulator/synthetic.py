@@ -397,7 +397,7 @@ class _Generator:
         if html_only:
             entity["html"] = _html_article(title, paragraphs)
         else:
-            entity["full_text"] = _markdown_article(title, paragraphs, self.text_rng)
+            entity["full_text"] = _markdown_article(paragraphs, self.text_rng)
         return entity
 
     def _twitter(self, index: int) -> JsonObject:
@@ -859,11 +859,14 @@ def _base36(value: int) -> str:
             return "".join(reversed(out))
 
 
-def _markdown_article(title: str, paragraphs: list[str], rng: random.Random) -> str:
-    """Markdown with a title, section headings, an occasional list and quote."""
-    parts = [f"# {title}"]
+def _markdown_article(paragraphs: list[str], rng: random.Random) -> str:
+    """Markdown with section headings, an occasional list and quote.
+
+    The title is not repeated as a heading: the reader shows it above the text.
+    """
+    parts: list[str] = []
     for number, paragraph in enumerate(paragraphs):
-        if number and number % 4 == 0:
+        if number % 3 == 2:
             parts.append("## " + _title(paragraph.split(" ", 4)[:4]).rstrip("."))
         roll = rng.random()
         if roll < 0.08:

@@ -68,7 +68,7 @@ def test_every_content_type_and_variant_is_present(library: Library) -> None:
     by_type = Counter(entity["type"] for entity in entities)
     assert set(by_type) == set(ALL_TYPES)
     webs = [e for e in entities if e["type"] == "web"]
-    assert any("full_text" in e and e["full_text"].startswith("# ") for e in webs)
+    assert any("full_text" in e and "\n## " in e["full_text"] for e in webs)
     assert any("html" in e and "full_text" not in e for e in webs)
     tweets = [e for e in entities if e["type"] == "twitter"]
     assert any(e.get("images") and e.get("image_analysis") for e in tweets)
