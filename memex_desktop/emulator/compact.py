@@ -200,7 +200,7 @@ def compact_text(entity: JsonObject, lookup: Lookup) -> str:
     if kind == "twitter":
         return _first_string(entity, "text", "title")
     if kind == "youtube":
-        return _with_heading(title, _summary(entity) or _first_string(entity, "description"))
+        return _summary(entity) or _first_string(entity, "description") or title
     if kind == "image":
         return _first_string(entity, "description", "source_title")
     if kind == "chatThread":

@@ -60,12 +60,11 @@ CREATE TABLE entity_tags (
 """
 
 _INDEXES = """
-CREATE INDEX IF NOT EXISTS entities_by_date ON entities (created_at, seq);
-CREATE INDEX IF NOT EXISTS entities_by_type ON entities (type, created_at, seq);
+CREATE INDEX IF NOT EXISTS entities_by_date ON entities (ready, created_at);
+CREATE INDEX IF NOT EXISTS entities_by_type ON entities (type, ready, created_at);
 CREATE INDEX IF NOT EXISTS entities_by_parent ON entities (parent_id);
 CREATE INDEX IF NOT EXISTS entities_by_url ON entities (normalized_url);
 CREATE INDEX IF NOT EXISTS entities_by_external_id ON entities (external_id);
-CREATE INDEX IF NOT EXISTS entities_pending ON entities (ready, ready_at);
 CREATE INDEX IF NOT EXISTS entity_tags_by_entity ON entity_tags (entity_seq);
 """
 
@@ -136,6 +135,7 @@ class EntityDatabase:
             self._connection.execute(f"PRAGMA {pragma}")
         self._connection.executescript(_SCHEMA)
         self._fts_built = False
+        self._types: set[str] = set()
         self.feeds_by_host: dict[str, str] = {}
 
     def close(self) -> None:
@@ -189,6 +189,7 @@ class EntityDatabase:
             tag_pairs: list[tuple[str, str]] = []
             for entity, refs in items:
                 batch.append(self._row(entity, refs, True, None))
+                self._types.add(str(entity["type"]))
                 entity_id = str(entity["id"])
                 for tag in {*tag_ids_of(entity), *_ref_tag_ids(refs)}:
                     tag_pairs.append((tag, entity_id))
@@ -232,6 +233,7 @@ class EntityDatabase:
     ) -> None:
         """Insert or update one entity (same ``id`` keeps its place in the table)."""
         row = self._row(entity, refs, ready, ready_at)
+        self._types.add(str(entity["type"]))
         connection = self._connection
         connection.execute("BEGIN")
         try:
@@ -308,6 +310,18 @@ class EntityDatabase:
         """The first column of every row of a query."""
         return [row[0] for row in self._connection.execute(sql, params)]
 
+    def rows_by_seq(self, seqs: Sequence[int]) -> list[EntityRow]:
+        """Entities by row number, in the order of ``seqs``."""
+        found: dict[int, EntityRow] = {}
+        for start in range(0, len(seqs), _CHUNK):
+            chunk = list(seqs[start : start + _CHUNK])
+            marks = ",".join("?" * len(chunk))
+            for row in self.rows(
+                f"SELECT {ROW_COLUMNS} FROM entities e WHERE e.seq IN ({marks})", chunk
+            ):
+                found[row.seq] = row
+        return [found[seq] for seq in seqs if seq in found]
+
     def get(self, entity_id: str) -> EntityRow | None:
         """One entity, ready or not."""
         found = self.rows(f"SELECT {ROW_COLUMNS} FROM entities e WHERE e.id = ?", (entity_id,))
@@ -317,7 +331,7 @@ class EntityDatabase:
         """Entities by id (missing ids are left out)."""
         wanted = list(dict.fromkeys(ids))
         found: dict[str, EntityRow] = {}
-        condition = " AND e.ready = 1" if ready_only else ""
+        condition = " AND +e.ready = 1" if ready_only else ""
         for start in range(0, len(wanted), _CHUNK):
             chunk = wanted[start : start + _CHUNK]
             marks = ",".join("?" * len(chunk))
@@ -336,7 +350,7 @@ class EntityDatabase:
             found.extend(
                 self.rows(
                     f"SELECT {ROW_COLUMNS} FROM entities e WHERE e.parent_id IN ({marks})"
-                    " AND e.type = 'annotation' AND e.ready = 1 ORDER BY e.created_at, e.seq",
+                    " AND +e.type = 'annotation' AND +e.ready = 1 ORDER BY e.created_at, e.seq",
                     chunk,
                 )
             )

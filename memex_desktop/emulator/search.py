@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memex_desktop.emulator.compact import compact_item
-from memex_desktop.emulator.database import ROW_COLUMNS, EntityRow, dumps
+from memex_desktop.emulator.database import EntityRow, dumps
 from memex_desktop.emulator.library import SUPPORTED_CONTENT_TYPES, JsonObject, timestamp_ms
 from memex_desktop.emulator.problem import (
     ApiProblem,
@@ -302,23 +302,26 @@ def find_rows(state: EmulatorState, request: SearchRequest) -> list[EntityRow]:
     sort = request.sort_by
     if fts is not None:
         state.db.ensure_fts()
+    # Page through row numbers only (index-only), then fetch the page's rows.
     if fts is not None and sort in (None, "relevance"):
         sql = (
-            f"SELECT {ROW_COLUMNS} FROM entities e JOIN (SELECT rowid AS hit,"
+            "SELECT e.seq FROM entities e JOIN (SELECT rowid AS hit,"
             " bm25(entity_fts, 4.0, 1.0) AS score FROM entity_fts WHERE entity_fts MATCH ?) m"
             f" ON m.hit = e.seq WHERE {' AND '.join(where)}"
             " ORDER BY m.score, e.created_at DESC, e.seq DESC LIMIT ? OFFSET ?"
         )
-        return state.db.rows(sql, [fts, *params, request.limit, request.offset])
+        seqs = state.db.column(sql, [fts, *params, request.limit, request.offset])
+        return state.db.rows_by_seq(seqs)
     if fts is not None:
         where.append("e.seq IN (SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?)")
         params.append(fts)
     direction = "ASC" if sort == "date-asc" else "DESC"
     sql = (
-        f"SELECT {ROW_COLUMNS} FROM entities e WHERE {' AND '.join(where)}"
+        f"SELECT e.seq FROM entities e WHERE {' AND '.join(where)}"
         f" ORDER BY e.created_at {direction}, e.seq {direction} LIMIT ? OFFSET ?"
     )
-    return state.db.rows(sql, [*params, request.limit, request.offset])
+    seqs = state.db.column(sql, [*params, request.limit, request.offset])
+    return state.db.rows_by_seq(seqs)
 
 
 def _splice(object_json: str, extra: list[tuple[str, str]]) -> str:
@@ -392,6 +395,7 @@ def raw_response(state: EmulatorState, request: SearchRequest, rows: list[Entity
     results: list[str] = []
     refs: dict[str, str] = {}
     referenced: dict[str, str] = {}
+    nested: set[str] = set()
     tag_seqs = [row.seq for row in rows]
     for row in rows:
         extra: list[tuple[str, str]] = []
@@ -422,6 +426,8 @@ def raw_response(state: EmulatorState, request: SearchRequest, rows: list[Entity
             if target not in graph.page_ids and target in graph.lookup:
                 referenced.setdefault(target, graph.lookup[target].json)
         for note in notes:
+            nested.add(note.id)
+        for note in notes:
             refs.setdefault(note.id, note.refs)
             tag_seqs.append(note.seq)
             for target in graph.mentioned(note):
@@ -436,7 +442,8 @@ def raw_response(state: EmulatorState, request: SearchRequest, rows: list[Entity
         '{"results":' + _array(results)
         + ',"extraEntities":[]'
         + ',"referencesByResultId":' + references_json
-        + ',"referencedEntities":' + _array(list(referenced.values()))
+        + ',"referencedEntities":'
+        + _array([text for key, text in referenced.items() if key not in nested])
         + ',"referencedTags":' + state.referenced_tags_json(tag_ids)
         + ',"meta":' + meta + "}"
     )  # fmt: skip
