@@ -1,0 +1,344 @@
+"""Compose a note or a reply: plain text, ``[[`` to reference a cached item, drop a URL to cite it.
+
+The note is saved through the outbox as an ``annotation`` (so it works offline and survives a
+crash); the payload is built by :func:`annotation_payload`, which is pure and tested alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QStringListModel, Qt, Signal, Slot
+from PySide6.QtGui import QKeyEvent, QTextCursor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCompleter,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memex_desktop.store import StoreError
+from memex_desktop.ui.drops import judge_drop
+
+log = logging.getLogger(__name__)
+
+TRIGGER = "[["
+CLOSE = "]]"
+COMPLETIONS = 20
+
+
+@dataclass(frozen=True)
+class PickedReference:
+    """An item referenced in the note: the marker text in the editor and the entity id."""
+
+    entity_id: str | None
+    label: str
+    url: str | None = None
+
+    @property
+    def marker(self) -> str:
+        """How the reference reads in the plain-text editor."""
+        return f"{TRIGGER}{self.label}{CLOSE}"
+
+
+def _paragraph_nodes(line: str, references: list[PickedReference]) -> list[dict[str, Any]]:
+    """ProseMirror inline nodes of one line: text, memex-reference nodes and links."""
+    nodes: list[dict[str, Any]] = []
+    rest = line
+    while rest:
+        hits = [(rest.find(r.marker), r) for r in references if r.marker in rest]
+        if not hits:
+            nodes.append({"type": "text", "text": rest})
+            break
+        at, ref = min(hits, key=lambda hit: hit[0])
+        if at:
+            nodes.append({"type": "text", "text": rest[:at]})
+        if ref.entity_id is not None:
+            nodes.append({"type": "memex-reference", "attrs": {"content_id": ref.entity_id}})
+        else:
+            # A URL whose save is still queued: cite it as a link until it has an id.
+            href = ref.url or ref.label
+            nodes.append(
+                {"type": "text", "text": href, "marks": [{"type": "link", "attrs": {"href": href}}]}
+            )
+        rest = rest[at + len(ref.marker) :]
+    return nodes
+
+
+def compiled_text(text: str, references: list[PickedReference]) -> str:
+    """The note's plain text as the server compiles it: markers replaced by their labels."""
+    for ref in references:
+        text = text.replace(ref.marker, ref.label)
+    return text.strip()
+
+
+def annotation_payload(
+    text: str, *, target_id: str, references: list[PickedReference], external_id: str
+) -> dict[str, Any]:
+    """The ``/save-content-entity`` data of a note on (or reply to) ``target_id``.
+
+    The first id of ``reference_content_ids`` is what the note is attached to; the others are
+    the items it mentions, in order of first mention, once each.
+    """
+    used = [r for r in references if r.marker in text]
+    paragraphs = [
+        {"type": "paragraph", "content": nodes}
+        if (nodes := _paragraph_nodes(line, used))
+        else {"type": "paragraph"}
+        for line in text.strip().split("\n")
+    ]
+    ids = [target_id]
+    for ref in sorted(used, key=lambda r: text.find(r.marker)):
+        if ref.entity_id is not None and ref.entity_id not in ids:
+            ids.append(ref.entity_id)
+    return {
+        "type": "annotation",
+        "external_id": external_id,
+        "text": compiled_text(text, used),
+        "content": {"type": "doc", "content": paragraphs},
+        "reference_content_ids": ids,
+    }
+
+
+class NoteTextEdit(QPlainTextEdit):
+    """Plain-text note editing with a ``[[`` completer over cached titles and URL drops."""
+
+    reference_picked = Signal(str)
+    url_dropped = Signal(str)
+
+    def __init__(self, reader: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._reader = reader
+        self.references: list[PickedReference] = []
+        self._start: int | None = None
+        self._ids: list[str] = []
+        self._labels: list[str] = []
+        self.completions = QStringListModel(self)
+        self.completer = QCompleter(self.completions, self)
+        self.completer.setWidget(self)
+        self.completer.setCompletionMode(QCompleter.CompletionMode.UnfilteredPopupCompletion)
+        self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.completer.activated[str].connect(self._on_completer_activated)  # type: ignore[index]
+        self.setAcceptDrops(True)
+        self.setAccessibleName("Note text")
+        self.setAccessibleDescription("Type [[ to reference a saved item; drop a link to cite it")
+        self.textChanged.connect(self._on_text_changed)
+
+    # ------------------------------------------------------------------ [[ completion
+
+    def _popup(self) -> QAbstractItemView:
+        """The completer's list (Qt creates it on first use)."""
+        popup = self.completer.popup()
+        assert popup is not None
+        return popup
+
+    def pending_query(self) -> str | None:
+        """What was typed after an open ``[[`` at the cursor, or None outside one."""
+        if self._start is None:
+            return None
+        cursor = self.textCursor().position()
+        text = self.toPlainText()
+        if cursor < self._start or text[self._start - len(TRIGGER) : self._start] != TRIGGER:
+            return None
+        typed = text[self._start : cursor]
+        return None if ("\n" in typed or CLOSE in typed) else typed
+
+    @Slot()
+    def _on_text_changed(self) -> None:
+        """Open the completer after ``[[`` and refine it while typing."""
+        text = self.toPlainText()
+        position = self.textCursor().position()
+        if self._start is None and text[max(0, position - 2) : position] == TRIGGER:
+            self._start = position
+        query = self.pending_query()
+        if query is None:
+            self._start = None
+            self._popup().hide()
+            return
+        self._fill_completions(query)
+
+    def _fill_completions(self, query: str) -> None:
+        """Titles of cached items matching what was typed (newest first when nothing yet)."""
+        hits = self._reader.search(query, limit=COMPLETIONS) if query.strip() else []
+        if not query.strip():
+            hits = self._reader.search("", limit=COMPLETIONS)
+        self._ids = [hit.id for hit in hits]
+        self._labels = [f"{hit.title or hit.id} ({hit.type})" for hit in hits]
+        self.completions.setStringList(self._labels)
+        if not self._labels:
+            self._popup().hide()
+            return
+        rect = self.cursorRect()
+        rect.setWidth(max(240, self._popup().sizeHintForColumn(0) + 24))
+        self.completer.complete(rect)
+        self._popup().setCurrentIndex(self.completions.index(0, 0))
+
+    def pick(self, row: int) -> None:
+        """Insert the completion at ``row`` as a reference, replacing the typed query."""
+        if self._start is None or not 0 <= row < len(self._ids):
+            return
+        entity_id = self._ids[row]
+        title = self._labels[row].rsplit(" (", 1)[0]
+        self._insert_reference(PickedReference(entity_id, title), self._start - len(TRIGGER))
+        self.reference_picked.emit(entity_id)
+
+    def _insert_reference(self, ref: PickedReference, start: int) -> None:
+        """Replace text from ``start`` to the cursor by the reference's marker."""
+        self._start = None
+        self._popup().hide()
+        cursor = self.textCursor()
+        end = cursor.position()
+        cursor.setPosition(start)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        cursor.insertText(ref.marker + " ")
+        self.setTextCursor(cursor)
+        if ref not in self.references:
+            self.references.append(ref)
+
+    @Slot(str)
+    def _on_completer_activated(self, label: str) -> None:
+        """A completion was chosen with Enter or a click."""
+        if label in self._labels:
+            self.pick(self._labels.index(label))
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Let the completer popup have Enter, Escape and arrows while it is open."""
+        popup = self._popup()
+        if popup.isVisible() and event.key() in (
+            Qt.Key.Key_Return,
+            Qt.Key.Key_Enter,
+            Qt.Key.Key_Tab,
+        ):
+            index = popup.currentIndex()
+            self.pick(index.row() if index.isValid() else 0)
+            event.accept()
+            return
+        if popup.isVisible() and event.key() == Qt.Key.Key_Escape:
+            self._start = None
+            popup.hide()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    # ------------------------------------------------------------------ URL drops
+
+    def canInsertFromMimeData(self, source: Any) -> bool:
+        """Links are accepted as drops (they become references), as well as text."""
+        return bool(source.hasUrls()) or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: Any) -> None:
+        """A dropped web link is saved and cited; anything else is inserted as text."""
+        payloads = {fmt: bytes(source.data(fmt).data()) for fmt in source.formats()}
+        verdicts = [v for v in judge_drop(payloads) if v.accepted]
+        if not verdicts:
+            super().insertFromMimeData(source)
+            return
+        for verdict in verdicts:
+            self.url_dropped.emit(verdict.url)
+
+    def cite_url(self, url: str, entity_id: str | None) -> None:
+        """Insert a reference to a saved (or still queued) URL at the cursor."""
+        ref = PickedReference(entity_id, url, url)
+        self._insert_reference(ref, self.textCursor().position())
+
+
+class NoteEditor(QDialog):
+    """A small window to write a note on an item, or a reply to a note.
+
+    Signals:
+        note_queued(str): the note was committed to the outbox (the op id as text).
+        url_queued(str): a dropped URL was queued for saving (its op id, or "" when known).
+    """
+
+    note_queued = Signal(str)
+    url_queued = Signal(str)
+
+    def __init__(
+        self,
+        reader: Any,
+        outbox: Any,
+        *,
+        target_id: str,
+        target_label: str,
+        is_reply: bool,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("noteEditor")
+        self._outbox = outbox
+        self.target_id = target_id
+        self.external_id = str(uuid.uuid4())
+        self.setWindowTitle("Reply" if is_reply else "Add note")
+        self.setAccessibleName(self.windowTitle())
+        heading = QLabel(("Reply to: " if is_reply else "Note on: ") + target_label)
+        heading.setWordWrap(True)
+        self.editor = NoteTextEdit(reader, self)
+        heading.setBuddy(self.editor)
+        self.error = QLabel()
+        self.error.setVisible(False)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.save)
+        buttons.rejected.connect(self.reject)
+        self.save_button = buttons.button(QDialogButtonBox.StandardButton.Save)
+        self.save_button.setAccessibleName("Save note")
+        layout = QVBoxLayout(self)
+        layout.addWidget(heading)
+        layout.addWidget(self.editor, 1)
+        layout.addWidget(self.error)
+        layout.addWidget(buttons)
+        self.editor.url_dropped.connect(self._on_editor_url_dropped)
+        self.resize(460, 260)
+
+    def payload(self) -> dict[str, Any]:
+        """The annotation data this editor would save now."""
+        return annotation_payload(
+            self.editor.toPlainText(),
+            target_id=self.target_id,
+            references=self.editor.references,
+            external_id=self.external_id,
+        )
+
+    @Slot()
+    def save(self) -> None:
+        """Queue the note in the outbox (committed before this returns), then close."""
+        if not self.editor.toPlainText().strip():
+            self._say("Write something first.")
+            return
+        try:
+            result = self._outbox.enqueue_entity(self.payload(), external_id=self.external_id)
+        except (StoreError, OSError) as exc:  # tell the person instead of losing the text
+            log.error("could not queue the note: %r", exc)
+            self._say("The note could not be stored on this computer. Your text is still here.")
+            return
+        op = result.op
+        self.note_queued.emit(str(op.id) if op is not None else "")
+        self.accept()
+
+    def _say(self, text: str) -> None:
+        """Show a short problem message under the text."""
+        self.error.setText(text)
+        self.error.setAccessibleDescription(text)
+        self.error.setVisible(True)
+
+    @Slot(str)
+    def _on_editor_url_dropped(self, url: str) -> None:
+        """Queue the save of a dropped URL and cite it in the note."""
+        try:
+            result = self._outbox.enqueue_url(url)
+        except (StoreError, OSError) as exc:  # keep the note usable; the link is still cited
+            log.error("could not queue a dropped link: %r", exc)
+            self._say("The link could not be queued for saving.")
+            result = None
+        entity_id = result.entity_id if result is not None else None
+        self.editor.cite_url(url, entity_id)
+        if result is not None:
+            self.url_queued.emit(str(result.op.id) if result.op is not None else "")

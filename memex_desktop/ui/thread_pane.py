@@ -1,0 +1,438 @@
+"""The annotation-thread pane: every note on the selected item, replies nested, oldest first.
+
+Notes come from the cache (``CacheReader.thread_for``); notes written here and not yet on the
+server come from the outbox and carry a "Pending" badge. A note is matched to its pending copy
+by its client ``external_id``, so once a sync brings it back it shows once, not twice. Note
+text is rendered by ``render/`` and shown in QTextBrowsers that open nothing by themselves:
+only ``memex://entity/ID`` links are followed, inside the app.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from PySide6.QtCore import QUrl, Signal, Slot
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memex_desktop.api.models import ContentEntityBase, parse_content_entity
+from memex_desktop.render import RenderContext, render_entity
+from memex_desktop.ui.links import classify_link
+from memex_desktop.ui.note_editor import NoteEditor
+
+log = logging.getLogger(__name__)
+
+PENDING_STATES = ("queued", "sending", "accepted", "needs_attention")
+INDENT_PX = 22
+MAX_INDENT_LEVELS = 8
+
+
+@dataclass
+class ThreadEntry:
+    """One note as the pane shows it, cached or pending, with its replies."""
+
+    id: str
+    entity: ContentEntityBase
+    created_at: int
+    author: str | None
+    tags: list[str]
+    pending: bool
+    state: str = ""
+    external_id: str | None = None
+    children: list[ThreadEntry] = field(default_factory=list)
+
+    def walk(self, depth: int = 0) -> list[tuple[int, ThreadEntry]]:
+        """This entry and every reply below it, in display order, with their depth."""
+        found = [(depth, self)]
+        for child in self.children:
+            found += child.walk(depth + 1)
+        return found
+
+
+def _first_target(payload: dict[str, Any]) -> str | None:
+    """What a queued note is attached to: the first of its reference_content_ids."""
+    ids = payload.get("reference_content_ids")
+    return ids[0] if isinstance(ids, list) and ids and isinstance(ids[0], str) else None
+
+
+def pending_entry_id(external_id: str) -> str:
+    """The id under which a note not yet on the server is shown."""
+    return f"pending:{external_id}"
+
+
+def merge_pending(
+    entity_id: str, roots: list[ThreadEntry], pending: list[ThreadEntry], targets: dict[str, str]
+) -> list[ThreadEntry]:
+    """Attach pending notes to the thread, skip those already cached, order every level.
+
+    ``targets`` maps a pending entry id to the id it answers (the item, a cached note or
+    another pending note). Pending notes whose external_id is already cached are dropped.
+    """
+    by_id: dict[str, ThreadEntry] = {}
+    known_external: set[str] = set()
+    for root in roots:
+        for _depth, entry in root.walk():
+            by_id[entry.id] = entry
+            if entry.external_id:
+                known_external.add(entry.external_id)
+    fresh = [p for p in pending if p.external_id not in known_external and p.id not in by_id]
+    by_id.update({p.id: p for p in fresh})
+    merged = list(roots)
+    for entry in sorted(fresh, key=lambda e: (e.created_at, e.id)):
+        parent = targets.get(entry.id)
+        if parent == entity_id or parent not in by_id:
+            merged.append(entry)
+        else:
+            by_id[parent].children.append(entry)
+    _sort(merged)
+    return merged
+
+
+def _sort(entries: list[ThreadEntry]) -> None:
+    """Oldest first at every level."""
+    entries.sort(key=lambda e: (e.created_at, e.id))
+    for entry in entries:
+        _sort(entry.children)
+
+
+def _date_text(created_ms: int) -> str:
+    """A short local date and time, or "" when unknown."""
+    if not created_ms:
+        return ""
+    return datetime.fromtimestamp(created_ms / 1000).strftime("%Y-%m-%d %H:%M")
+
+
+class NoteCard(QFrame):
+    """One note: who and when, its rendered text, tags, a pending badge and a Reply button."""
+
+    reply_requested = Signal(str)
+    link_activated = Signal(str)
+
+    def __init__(self, entry: ThreadEntry, html: str, depth: int, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.entry = entry
+        self.setObjectName("noteCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        meta_parts = [entry.author or "", _date_text(entry.created_at)]
+        if entry.tags:
+            meta_parts.append("tags: " + ", ".join(entry.tags))
+        self.meta = QLabel(" · ".join(p for p in meta_parts if p))
+        self.badge = QLabel("Pending" if entry.pending else "")
+        self.badge.setObjectName("pendingBadge")
+        self.badge.setVisible(entry.pending)
+        if entry.pending:
+            self.badge.setToolTip(
+                "Not on the server yet; it will be sent on the next sync"
+                + (" (needs attention)" if entry.state == "needs_attention" else "")
+            )
+            self.badge.setStyleSheet(
+                "QLabel { background: #f4b400; color: #202020; border-radius: 4px; padding: 0 4px }"
+            )
+        self.body = QTextBrowser()
+        self.body.setOpenLinks(False)
+        self.body.setOpenExternalLinks(False)
+        self.body.setHtml(html)
+        self.body.setFrameShape(QFrame.Shape.NoFrame)
+        self.body.setVerticalScrollBarPolicy(self.body.verticalScrollBarPolicy().ScrollBarAlwaysOff)
+        self.body.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.body.anchorClicked.connect(self._on_body_anchor_clicked)
+        self.body.document().documentLayout().documentSizeChanged.connect(
+            self._on_document_size_changed
+        )
+        self.reply = QPushButton("Reply")
+        self.reply.setAccessibleName("Reply to this note")
+        self.reply.clicked.connect(self._on_reply_clicked)
+        summary = entry.entity.raw.get("text") or ""
+        self.setAccessibleName(
+            ("Pending note" if entry.pending else "Note")
+            + (f" by {entry.author}" if entry.author else "")
+        )
+        self.body.setAccessibleName("Note text")
+        self.body.setAccessibleDescription(str(summary)[:200])
+        top = QHBoxLayout()
+        top.addWidget(self.meta, 1)
+        top.addWidget(self.badge)
+        top.addWidget(self.reply)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6 + INDENT_PX * min(depth, MAX_INDENT_LEVELS), 4, 6, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.body)
+        self._on_document_size_changed()
+
+    @Slot()
+    def _on_document_size_changed(self, *_args: object) -> None:
+        """Grow the text box to its content so the pane scrolls, not each note."""
+        height = int(self.body.document().size().height()) + 8
+        self.body.setFixedHeight(max(24, min(height, 2000)))
+
+    @Slot(QUrl)
+    def _on_body_anchor_clicked(self, url: QUrl) -> None:
+        """Only links to other items are followed; nothing else is ever opened."""
+        target = classify_link(url.toString())
+        if target.kind == "entity" and target.entity_id:
+            self.link_activated.emit(target.entity_id)
+
+    @Slot()
+    def _on_reply_clicked(self) -> None:
+        """Ask the pane to open a reply editor for this note."""
+        self.reply_requested.emit(self.entry.id)
+
+
+class ThreadPane(QWidget):
+    """Notes on the selected entity as threads, and the buttons to add to them.
+
+    Signals:
+        entity_activated(str): the person asked to open that entity (a reference card).
+        note_queued(str): a note or reply was committed to the outbox (its op id).
+        thread_shown(): the pane finished showing the current entity's thread.
+    """
+
+    entity_activated = Signal(str)
+    note_queued = Signal(str)
+    thread_shown = Signal()
+
+    def __init__(
+        self, reader: Any, runner: Any, parent: QWidget | None = None, *, outbox: Any = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("threadPane")
+        self.setAccessibleName("Notes pane")
+        self._reader = reader
+        self._runner = runner
+        self._outbox = outbox
+        self._entity_id: str | None = None
+        self._entries: list[ThreadEntry] = []
+        self.cards: list[NoteCard] = []
+        self.editor: NoteEditor | None = None
+
+        self.heading = QLabel("Select an item to see its notes.")
+        self.heading.setWordWrap(True)
+        self.add_button = QPushButton("Add note")
+        self.add_button.setAccessibleName("Add a note to this item")
+        self.add_button.setEnabled(False)
+        self.add_button.clicked.connect(self._on_add_clicked)
+        bar = QHBoxLayout()
+        bar.addWidget(self.heading, 1)
+        bar.addWidget(self.add_button)
+
+        self._list = QWidget()
+        self._list_layout = QVBoxLayout(self._list)
+        self._list_layout.setContentsMargins(0, 0, 0, 0)
+        self._list_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self._list)
+        scroll.setAccessibleName("Notes")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(bar)
+        layout.addWidget(scroll, 1)
+
+    # ------------------------------------------------------------------ public API
+
+    def set_outbox(self, outbox: Any) -> None:
+        """Where new notes are queued; without one, notes can be read but not written."""
+        self._outbox = outbox
+        self.add_button.setEnabled(self._entity_id is not None and outbox is not None)
+
+    @property
+    def entries(self) -> list[ThreadEntry]:
+        """The thread shown now (roots, each with its replies)."""
+        return self._entries
+
+    def shown(self) -> list[tuple[int, ThreadEntry]]:
+        """Every note shown, in display order, with its depth."""
+        found: list[tuple[int, ThreadEntry]] = []
+        for root in self._entries:
+            found += root.walk()
+        return found
+
+    @Slot(str)
+    def show_entity(self, entity_id: str) -> None:
+        """Show the notes on an entity."""
+        self._entity_id = entity_id
+        self.refresh()
+
+    @Slot(object)
+    def on_store_changed(self, changes: Any) -> None:
+        """Refresh when the cache changed this entity, a shown note or the links."""
+        if self._entity_id is None or not changes:
+            return
+        touched = set(getattr(changes, "entity_ids", ())) | set(getattr(changes, "deleted_ids", ()))
+        shown = {entry.id for _d, entry in self.shown()} | {self._entity_id}
+        if getattr(changes, "edges_changed", False) or touched & shown:
+            self.refresh()
+
+    @Slot()
+    def refresh(self) -> None:
+        """Re-read the thread from the cache and the outbox and redraw it."""
+        entity_id = self._entity_id
+        if entity_id is None:
+            return
+        row = self._reader.get(entity_id)
+        title = (row.title if row is not None else "") or entity_id
+        self._entries = self._load(entity_id)
+        count = len(self.shown())
+        self.heading.setText(
+            f"{count} note{'s' if count != 1 else ''} on {title}"
+            if count
+            else f"No notes on {title} yet."
+        )
+        self.add_button.setEnabled(self._outbox is not None)
+        self._rebuild_cards()
+        self.thread_shown.emit()
+
+    def open_editor(self, target_id: str) -> NoteEditor:
+        """Open the note editor for a note on ``target_id`` (the item or a note to answer)."""
+        if self._outbox is None:
+            raise RuntimeError("no outbox to queue notes in")
+        is_reply = target_id != self._entity_id
+        label = self._label_of(target_id)
+        editor = NoteEditor(
+            self._reader,
+            self._outbox,
+            target_id=target_id,
+            target_label=label,
+            is_reply=is_reply,
+            parent=self,
+        )
+        editor.note_queued.connect(self._on_editor_note_queued)
+        self.editor = editor
+        editor.show()
+        return editor
+
+    # ------------------------------------------------------------------ loading
+
+    def _tag_names(self) -> dict[str, str]:
+        """Tag id -> name (bounded read)."""
+        return {tag.id: tag.name for tag in self._reader.tags()}
+
+    def _load(self, entity_id: str) -> list[ThreadEntry]:
+        """Cached notes from the store, merged with the outbox's pending notes."""
+        tag_names = self._tag_names()
+        roots = [self._cached_entry(node, tag_names) for node in self._reader.thread_for(entity_id)]
+        pending, targets = self._pending_entries()
+        return merge_pending(entity_id, roots, pending, targets)
+
+    def _cached_entry(self, node: Any, tag_names: dict[str, str]) -> ThreadEntry:
+        """A cached note (and its replies) as an entry."""
+        row = node.entity
+        entity = self._reader.entity(row.id) or parse_content_entity(
+            {"id": row.id, "type": "annotation", "text": node.text}
+        )
+        entry = ThreadEntry(
+            id=row.id,
+            entity=entity,
+            created_at=int(row.created_at or 0),
+            author=row.author,
+            tags=[tag_names.get(t, t) for t in (entity.tag_ids or [])],
+            pending=False,
+            external_id=entity.external_id,
+        )
+        entry.children = [self._cached_entry(child, tag_names) for child in node.children]
+        return entry
+
+    def _pending_entries(self) -> tuple[list[ThreadEntry], dict[str, str]]:
+        """Notes in the outbox not confirmed yet, and what each one answers."""
+        if self._outbox is None:
+            return [], {}
+        entries: list[ThreadEntry] = []
+        targets: dict[str, str] = {}
+        ops = [
+            op
+            for op in self._outbox.list(states=PENDING_STATES)
+            if op.kind == "save_entity"
+            and isinstance(op.payload, dict)
+            and op.payload.get("type") == "annotation"
+            and op.external_id
+        ]
+        for op in ops:
+            target = _first_target(op.payload)
+            if target is None:
+                continue
+            entry_id = pending_entry_id(op.external_id)
+            data = {**op.payload, "id": entry_id, "created_at": op.created_at}
+            entries.append(
+                ThreadEntry(
+                    id=entry_id,
+                    entity=parse_content_entity(data),
+                    created_at=int(op.created_at),
+                    author=None,
+                    tags=[],
+                    pending=True,
+                    state=op.state,
+                    external_id=op.external_id,
+                )
+            )
+            # A reply to a note still pending names that note by its pending id.
+            targets[entry_id] = target
+        return entries, targets
+
+    def _label_of(self, entity_id: str) -> str:
+        """A short description of what a note will be attached to."""
+        for _depth, entry in self.shown():
+            if entry.id == entity_id:
+                text = str(entry.entity.raw.get("text") or "").strip()
+                return (text[:60] + "…") if len(text) > 60 else (text or "a note")
+        row = self._reader.get(entity_id)
+        return (row.title if row is not None else "") or entity_id
+
+    # ------------------------------------------------------------------ drawing
+
+    def _render(self, entry: ThreadEntry) -> str:
+        """The note's safe HTML (reference cards link to memex://entity/ID)."""
+        try:
+            return render_entity(entry.entity, RenderContext(lookup=self._reader.entity)).html
+        except (ValueError, TypeError, KeyError) as exc:  # a malformed note still shows its text
+            log.warning("could not render note %s: %r", entry.id, exc)
+            return ""
+
+    def _rebuild_cards(self) -> None:
+        """Replace the note cards by the current thread's."""
+        for card in self.cards:
+            self._list_layout.removeWidget(card)
+            card.deleteLater()
+        self.cards = []
+        for depth, entry in self.shown():
+            card = NoteCard(entry, self._render(entry), depth)
+            card.reply_requested.connect(self._on_card_reply_requested)
+            card.link_activated.connect(self._on_card_link_activated)
+            self._list_layout.insertWidget(self._list_layout.count() - 1, card)
+            self.cards.append(card)
+
+    # ------------------------------------------------------------------ slots
+
+    @Slot()
+    def _on_add_clicked(self) -> None:
+        """Add note: compose a note on the selected item."""
+        if self._entity_id is not None and self._outbox is not None:
+            self.open_editor(self._entity_id)
+
+    @Slot(str)
+    def _on_card_reply_requested(self, note_id: str) -> None:
+        """Reply: compose an answer to that note."""
+        if self._outbox is not None:
+            self.open_editor(note_id)
+
+    @Slot(str)
+    def _on_card_link_activated(self, entity_id: str) -> None:
+        """A reference card was clicked: open the item it points at."""
+        self.entity_activated.emit(entity_id)
+
+    @Slot(str)
+    def _on_editor_note_queued(self, op_id: str) -> None:
+        """The note is in the outbox: show it at once as pending."""
+        self.refresh()
+        self.note_queued.emit(op_id)

@@ -1,0 +1,239 @@
+"""The thread pane: nesting and order from the cache, pending notes, one copy after sync."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QUrl
+from support.qt_refcount import keep_singletons_alive
+
+from memex_desktop.api.models import SearchRawResponse
+from memex_desktop.store import CacheReader, ChangeSet, Outbox, StoreWriter
+from memex_desktop.ui.tasks import TaskRunner
+from memex_desktop.ui.thread_pane import ThreadEntry, ThreadPane, merge_pending
+
+keep_singletons_alive()
+pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
+
+DAY = 86_400_000
+T0 = 1_700_000_000_000
+
+
+def _note(
+    note_id: str, target: str, text: str, at: int, *, mentions: tuple[str, ...] = (), **extra: Any
+) -> dict[str, Any]:
+    nodes: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    nodes += [{"type": "memex-reference", "attrs": {"content_id": m}} for m in mentions]
+    return {
+        "id": note_id,
+        "type": "annotation",
+        "created_at": at,
+        "updated_at": at,
+        "metadata": {"status": "indexing-done"},
+        "text": text,
+        "content": {"type": "doc", "content": [{"type": "paragraph", "content": nodes}]},
+        "reference_content_ids": [target, *mentions],
+        **extra,
+    }
+
+
+def library() -> dict[str, Any]:
+    """A page with two notes, one of them with a three-level reply chain, and a video."""
+    page = {
+        "id": "page",
+        "type": "web",
+        "title": "Gardening with bees",
+        "url": "https://example.org/bees",
+        "created_at": T0,
+        "updated_at": T0,
+        "metadata": {"status": "indexing-done"},
+    }
+    video = {
+        "id": "video",
+        "type": "youtube",
+        "title": "Hive inspection",
+        "url": "https://video.example/hive",
+        "created_at": T0,
+        "updated_at": T0,
+        "metadata": {"status": "indexing-done"},
+    }
+    results = [
+        page,
+        video,
+        # Deliberately out of order: the pane orders by creation time at every level.
+        _note("late", "page", "A later thought", T0 + 5 * DAY, tag_ids=["t-bees"]),
+        _note("first", "page", "Bees like lavender", T0 + DAY, mentions=("video",)),
+        _note("r2", "first", "Second reply", T0 + 3 * DAY),
+        _note("r1", "first", "First reply", T0 + 2 * DAY),
+        _note("r1a", "r1", "Reply to the first reply", T0 + 4 * DAY),
+        _note("r1aa", "r1a", "Third level", T0 + 4 * DAY + 1),
+    ]
+    refs: dict[str, Any] = {}
+    for item in results:
+        if item["type"] == "annotation":
+            parent, *mentions = item["reference_content_ids"]
+            kind = "reply" if parent not in ("page", "video") else None
+            ids: list[Any] = [{"id": parent, "type": "reply"} if kind else parent, *mentions]
+            refs[item["id"]] = {"contentEntityIds": ids, "tagIds": item.get("tag_ids", [])}
+    return {
+        "results": results,
+        "referencedTags": [{"id": "t-bees", "name": "bees"}],
+        "referencesByResultId": refs,
+        "extraEntities": [],
+        "referencedEntities": [],
+        "meta": {},
+    }
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[tuple[Path, StoreWriter]]:
+    path = tmp_path / "cache.db"
+    writer = StoreWriter(path)
+    writer.ingest_search_page(SearchRawResponse.model_validate(library())).result(timeout=30)
+    yield path, writer
+    writer.close()
+
+
+@pytest.fixture
+def runner() -> Iterator[TaskRunner]:
+    tasks = TaskRunner(max_threads=2)
+    yield tasks
+    assert tasks.shutdown()
+
+
+@pytest.fixture
+def pane(qtbot, cache, runner, tmp_path: Path) -> Iterator[ThreadPane]:
+    path, _writer = cache
+    reader = CacheReader(path)
+    outbox = Outbox(tmp_path / "outbox.db", cache_path=path)
+    widget = ThreadPane(reader, runner, outbox=outbox)
+    qtbot.addWidget(widget)
+    widget.resize(500, 600)
+    yield widget
+    widget.close()
+    outbox.close()
+    reader.close()
+
+
+def _outline(pane: ThreadPane) -> list[tuple[int, str, bool]]:
+    return [(depth, entry.id, entry.pending) for depth, entry in pane.shown()]
+
+
+def test_thread_is_nested_and_ordered_by_time(pane: ThreadPane) -> None:
+    pane.show_entity("page")
+    assert _outline(pane) == [
+        (0, "first", False),
+        (1, "r1", False),
+        (2, "r1a", False),
+        (3, "r1aa", False),
+        (1, "r2", False),
+        (0, "late", False),
+    ]
+    assert pane.heading.text() == "6 notes on Gardening with bees"
+    assert [card.entry.id for card in pane.cards] == [e for _d, e, _p in _outline(pane)]
+    late = next(card for card in pane.cards if card.entry.id == "late")
+    assert "tags: bees" in late.meta.text()
+    assert not any(card.badge.isVisibleTo(card) for card in pane.cards)
+
+
+def test_reference_cards_open_items_and_nothing_else(qtbot, pane: ThreadPane) -> None:
+    pane.show_entity("page")
+    card = next(card for card in pane.cards if card.entry.id == "first")
+    assert "memex://entity/video" in card.body.toHtml()
+    with qtbot.waitSignal(pane.entity_activated, timeout=2000) as blocker:
+        card.body.anchorClicked.emit(QUrl("memex://entity/video"))
+    assert blocker.args == ["video"]
+    with qtbot.assertNotEmitted(pane.entity_activated):
+        card.body.anchorClicked.emit(QUrl("file:///etc/passwd"))
+        card.body.anchorClicked.emit(QUrl("https://example.org/"))
+    assert not card.body.openLinks()
+
+
+def test_offline_reply_is_queued_shown_pending_and_shown_once_after_sync(
+    qtbot, pane: ThreadPane, cache
+) -> None:
+    _path, writer = cache
+    pane.show_entity("page")
+    editor = pane.open_editor("r1a")
+    qtbot.keyClicks(editor.editor, "Agreed, lavender works")
+    with qtbot.waitSignal(pane.note_queued, timeout=5000) as blocker:
+        editor.save()
+    op_id = int(blocker.args[0])
+    op = pane._outbox.get(op_id)
+    assert op is not None
+    assert op.state == "queued"
+    assert op.payload["reference_content_ids"] == ["r1a"]
+    assert op.payload["type"] == "annotation"
+    assert op.payload["text"] == "Agreed, lavender works"
+    outline = _outline(pane)
+    pending_id = f"pending:{op.external_id}"
+    assert (3, pending_id, True) in outline
+    assert outline.index((3, pending_id, True)) == outline.index((3, "r1aa", False)) + 1
+    card = next(card for card in pane.cards if card.entry.id == pending_id)
+    assert card.badge.isVisibleTo(card)
+    assert card.badge.text() == "Pending"
+
+    # The next sync sends it and pulls it back with a server id and the same external_id.
+    note = _note("server-7", "r1a", "Agreed, lavender works", T0 + 9 * DAY)
+    note["external_id"] = op.external_id
+    page = {
+        "results": [note],
+        "referencesByResultId": {
+            "server-7": {"contentEntityIds": [{"id": "r1a", "type": "reply"}]}
+        },
+        "meta": {},
+    }
+    changes = writer.ingest_search_page(SearchRawResponse.model_validate(page)).result(30)
+    pane._outbox.mark_accepted(op_id, "server-7")  # sent, but not confirmed yet
+    pane.on_store_changed(changes)
+    ids = [entry_id for _d, entry_id, _p in _outline(pane)]
+    assert ids.count("server-7") == 1
+    assert pending_id not in ids
+    assert (3, "server-7", False) in _outline(pane)
+
+
+def test_add_note_button_opens_an_editor_on_the_item(qtbot, pane: ThreadPane) -> None:
+    pane.show_entity("video")
+    assert pane.heading.text() == "No notes on Hive inspection yet."
+    assert pane.add_button.isEnabled()
+    pane.add_button.click()
+    assert pane.editor is not None
+    assert pane.editor.target_id == "video"
+    qtbot.keyClicks(pane.editor.editor, "A new note")
+    with qtbot.waitSignal(pane.note_queued, timeout=5000):
+        pane.editor.save_button.click()
+    assert _outline(pane)[0][0:1] == (0,)
+    assert _outline(pane)[0][2] is True
+
+
+def test_store_changes_elsewhere_do_not_redraw(qtbot, pane: ThreadPane) -> None:
+    pane.show_entity("page")
+    with qtbot.assertNotEmitted(pane.thread_shown):
+        pane.on_store_changed(ChangeSet.empty())
+        pane.on_store_changed(
+            ChangeSet(
+                frozenset({"unrelated"}), frozenset(), frozenset(), frozenset(), frozenset(), False
+            )
+        )
+
+
+def test_merge_pending_attaches_replies_to_pending_notes() -> None:
+    from memex_desktop.api.models import parse_content_entity
+
+    def entry(entry_id: str, at: int, *, pending: bool, external: str | None = None) -> ThreadEntry:
+        entity = parse_content_entity({"id": entry_id, "type": "annotation"})
+        return ThreadEntry(entry_id, entity, at, None, [], pending, external_id=external)
+
+    cached = [entry("n1", 10, pending=False, external="x1")]
+    pending = [
+        entry("pending:x1", 5, pending=True, external="x1"),  # already cached: dropped
+        entry("pending:x2", 20, pending=True, external="x2"),
+        entry("pending:x3", 30, pending=True, external="x3"),
+    ]
+    targets = {"pending:x1": "item", "pending:x2": "item", "pending:x3": "pending:x2"}
+    merged = merge_pending("item", cached, pending, targets)
+    assert [e.id for e in merged] == ["n1", "pending:x2"]
+    assert [c.id for c in merged[1].children] == ["pending:x3"]
