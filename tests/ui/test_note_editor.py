@@ -1,0 +1,151 @@
+"""The note editor: [[ references land in reference_content_ids, dropped links are saved."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, Qt, QUrl
+from support.qt_refcount import keep_singletons_alive
+
+from memex_desktop.store import Outbox
+from memex_desktop.ui.note_editor import NoteEditor, PickedReference, annotation_payload
+
+keep_singletons_alive()
+# The offscreen platform cannot resize, raise or grab; it says so as warnings.
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    type: str
+    title: str
+
+
+class TitleReader:
+    """Answers search() over a few cached titles, like CacheReader.search."""
+
+    def __init__(self) -> None:
+        self.items = [
+            Hit("video", "youtube", "Hive inspection"),
+            Hit("page", "web", "Gardening with bees"),
+            Hit("tweet", "twitter", "Bee facts thread"),
+        ]
+        self.queries: list[str] = []
+
+    def search(self, query: str, *, limit: int = 50) -> list[Hit]:
+        self.queries.append(query)
+        words = query.casefold().split()
+        return [h for h in self.items if all(w in h.title.casefold() for w in words)][:limit]
+
+
+@pytest.fixture
+def outbox(tmp_path: Path) -> Iterator[Outbox]:
+    box = Outbox(tmp_path / "outbox.db", cache_path=tmp_path / "cache.db")
+    yield box
+    box.close()
+
+
+@pytest.fixture
+def editor(qtbot, outbox: Outbox) -> NoteEditor:
+    dialog = NoteEditor(
+        TitleReader(), outbox, target_id="page", target_label="Gardening", is_reply=False
+    )
+    qtbot.addWidget(dialog)
+    dialog.show()
+    return dialog
+
+
+def test_payload_of_plain_text_and_references() -> None:
+    refs = [PickedReference("video", "Hive inspection"), PickedReference("unused", "Not here")]
+    data = annotation_payload(
+        "See [[Hive inspection]] now\nsecond line",
+        target_id="note-1",
+        references=refs,
+        external_id="ext-1",
+    )
+    assert data["type"] == "annotation"
+    assert data["external_id"] == "ext-1"
+    assert data["reference_content_ids"] == ["note-1", "video"]
+    assert data["text"] == "See Hive inspection now\nsecond line"
+    assert data["content"] == {
+        "type": "doc",
+        "content": [
+            {
+                "type": "paragraph",
+                "content": [
+                    {"type": "text", "text": "See "},
+                    {"type": "memex-reference", "attrs": {"content_id": "video"}},
+                    {"type": "text", "text": " now"},
+                ],
+            },
+            {"type": "paragraph", "content": [{"type": "text", "text": "second line"}]},
+        ],
+    }
+
+
+def test_the_target_is_never_repeated_among_mentions() -> None:
+    data = annotation_payload(
+        "[[A]] and [[A]]",
+        target_id="a",
+        references=[PickedReference("a", "A")],
+        external_id="e",
+    )
+    assert data["reference_content_ids"] == ["a"]
+
+
+def test_double_bracket_opens_the_completer_and_enter_picks(qtbot, editor: NoteEditor) -> None:
+    text = editor.editor
+    text.setFocus()
+    qtbot.keyClicks(text, "Compare with [[hive")
+    popup = text.completer.popup()
+    qtbot.waitUntil(popup.isVisible, timeout=2000)
+    assert text.completions.stringList() == ["Hive inspection (youtube)"]
+    with qtbot.waitSignal(text.reference_picked, timeout=2000) as blocker:
+        qtbot.keyClick(text, Qt.Key.Key_Return)
+    assert blocker.args == ["video"]
+    assert text.toPlainText() == "Compare with [[Hive inspection]] "
+    qtbot.keyClicks(text, "and [[bee")
+    qtbot.waitUntil(popup.isVisible, timeout=2000)
+    assert len(text.completions.stringList()) == 2
+    qtbot.keyClick(text, Qt.Key.Key_Escape)
+    assert not popup.isVisible()
+    qtbot.keyClicks(text, " facts")
+    assert not popup.isVisible()
+    with qtbot.waitSignal(editor.note_queued, timeout=5000) as queued:
+        editor.save_button.click()
+    op = editor._outbox.get(int(queued.args[0]))
+    assert op.payload["reference_content_ids"] == ["page", "video"]
+    assert op.external_id == editor.external_id
+
+
+def test_empty_note_is_not_queued(qtbot, editor: NoteEditor) -> None:
+    with qtbot.assertNotEmitted(editor.note_queued):
+        editor.save()
+    assert editor.error.isVisibleTo(editor)
+    assert editor._outbox.pending_count() == 0
+
+
+def test_dropping_a_link_queues_its_save_and_cites_it(qtbot, editor: NoteEditor) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl("https://example.org/new-article")])
+    with qtbot.waitSignal(editor.url_queued, timeout=2000):
+        editor.editor.insertFromMimeData(mime)
+    queued = editor._outbox.list()
+    assert [op.url for op in queued] == ["https://example.org/new-article"]
+    assert "[[https://example.org/new-article]]" in editor.editor.toPlainText()
+    content = editor.payload()["content"]["content"][0]["content"]
+    assert {"type": "link", "attrs": {"href": "https://example.org/new-article"}} in content[0][
+        "marks"
+    ]
+
+
+def test_dropping_an_unsafe_link_saves_nothing(qtbot, editor: NoteEditor) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl("file:///etc/passwd")])
+    with qtbot.assertNotEmitted(editor.url_queued):
+        editor.editor.insertFromMimeData(mime)
+    assert editor._outbox.list() == []
