@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ class SyncServices:
     outbox_path: Path
     page_size: int = 100
     reconcile_interval_s: float = 24 * 3600.0
+    engine_options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ def _engine(services: SyncServices, reader: CacheReader, outbox: Outbox) -> Sync
         reader=reader,
         page_size=services.page_size,
         reconcile_interval_s=services.reconcile_interval_s,
+        **services.engine_options,
     )
 
 

@@ -1,0 +1,168 @@
+"""The real MainWindow against the emulator: sync, search, read, follow links, save by drop."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from support.qt_refcount import keep_singletons_alive
+
+from memex_desktop.api.client import MemexClient
+from memex_desktop.app import AppContext, build_main_window
+from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
+from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.sync import OutboxPolicy, SyncOutcome
+from memex_desktop.ui.drops import URI_LIST
+
+keep_singletons_alive()
+
+pytestmark = [pytest.mark.e2e, pytest.mark.qt_log_ignore("propagateSizeHints")]
+
+FAST_POLICY = OutboxPolicy(base_delay_s=0.01, max_delay_s=0.05, max_drain_wait_s=5.0)
+
+
+@pytest.fixture
+def library() -> dict[str, Any]:
+    """A small synthetic library with every content type."""
+    return generate_library(150, seed=7, words_per_entity=120)
+
+
+@pytest.fixture
+def server(library: dict[str, Any]) -> Iterator[Any]:
+    """The emulator on a free loopback port."""
+    emulator = run_emulator_in_thread(
+        EmulatorConfig(library=library, processing_delay_s=0.3), host="127.0.0.1", port=0
+    )
+    yield emulator
+    emulator.close()
+
+
+@pytest.fixture
+def app_context(qtbot: Any, server: Any, tmp_path: Path) -> Iterator[AppContext]:
+    """The window built by the app's own factory, with a fast-failing client."""
+    client = MemexClient(
+        server.base_url, api_key=server.api_key, max_retries=1, deadline_s=10.0, sleep=_no_sleep
+    )
+    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    context = build_main_window(
+        data_dir=tmp_path / "data", client=client, qsettings=qsettings, sync_on_start=False
+    )
+    context.controller.services.engine_options["outbox_policy"] = FAST_POLICY
+    context.controller.set_interval(0)
+    qtbot.addWidget(context.window)
+    context.window.show()
+    yield context
+    context.shutdown()
+
+
+def _no_sleep(_seconds: float) -> None:
+    """Retries in tests do not wait."""
+
+
+def _sync(qtbot: Any, context: AppContext) -> Any:
+    """Run one sync and return its report."""
+    with qtbot.waitSignal(context.controller.sync_finished, timeout=60_000) as blocker:
+        assert context.controller.sync_now()
+    return blocker.args[0]
+
+
+def _drop(window: Any, urls: list[str]) -> None:
+    """Drop a text/uri-list on the window as a browser would."""
+    mime = QMimeData()
+    mime.setData(URI_LIST, "\r\n".join(urls).encode())
+    event = QDropEvent(
+        QPointF(400, 300),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.dropEvent(event)
+
+
+def _server_urls(server: Any) -> list[str]:
+    """The URL of every entity the emulator holds."""
+    urls = []
+    for entity_id in server.state.entity_ids():
+        data = server.state.entity(entity_id) or {}
+        if data.get("url"):
+            urls.append(str(data["url"]))
+    return urls
+
+
+def test_sync_search_read_link_and_save_by_drop(
+    qtbot: Any, app_context: AppContext, server: Any, library: dict[str, Any]
+) -> None:
+    window = app_context.window
+    report = _sync(qtbot, app_context)
+    assert report.outcome is SyncOutcome.OK
+    assert report.pulled > 0
+
+    # Type a query: a distinctive word of a web page's title finds that page.
+    web = next(e for e in library["results"] if e["type"] == "web" and e.get("title"))
+    word = max(web["title"].split(), key=len)
+    qtbot.keyClicks(window.search_bar.field, word)
+    qtbot.waitUntil(lambda: window.results_model.query == word, timeout=10_000)
+    assert web["id"] in window.results_model.ids()
+
+    # Open a result.
+    row = window.results_model.row_of(web["id"])
+    assert row is not None
+    with qtbot.waitSignal(window.entity_opened, timeout=10_000) as opened:
+        window.results_view.setCurrentIndex(window.results_model.index(row, 0))
+    assert opened.args == [web["id"]]
+
+    # Follow a memex:// link from a note to what it is attached to.
+    note = next(e for e in library["results"] if e["type"] == "annotation")
+    target = note["reference_content_ids"][0]
+    with qtbot.waitSignal(window.entity_opened, timeout=10_000):
+        window.open_entity(note["id"])
+    with qtbot.waitSignal(window.entity_opened, timeout=10_000) as followed:
+        window.reader_pane.browser.anchorClicked.emit(QUrl(f"memex://entity/{target}"))
+    assert followed.args == [target]
+    with qtbot.waitSignal(window.entity_opened, timeout=10_000) as back:
+        window.actions_by_key["go_back"].trigger()
+    assert back.args == [note["id"]]
+
+    # Drop four links: two new, one already in the library, one javascript:.
+    new = ["https://example.org/new-article-one", "https://example.net/new-article-two"]
+    existing = web["url"]
+    with qtbot.waitSignal(window.saves_queued, timeout=10_000) as queued:
+        _drop(window, [*new, existing, "javascript:alert(1)"])
+    results, refused = queued.args
+    assert sorted(r.status for r in results) == ["already_saved", "queued", "queued"]
+    assert len(refused) == 1
+    assert "already saved" in window.toast.text()
+    assert window.reader_pane.current_entity_id == web["id"]
+
+    # Offline: the server goes away, one more drop is queued, the sync says offline.
+    qtbot.waitUntil(lambda: not app_context.controller.syncing, timeout=30_000)
+    server.stop()
+    offline_url = "https://example.com/saved-while-offline"
+    with qtbot.waitSignal(window.saves_queued, timeout=10_000) as queued_offline:
+        _drop(window, [offline_url])
+    assert [r.status for r in queued_offline.args[0]] == ["queued"]
+    qtbot.waitUntil(lambda: app_context.controller.state == "offline", timeout=30_000)
+    qtbot.waitUntil(lambda: not app_context.controller.syncing, timeout=30_000)
+    assert window.status.state_label.text().startswith("Offline")
+
+    # Back online: the three new saves arrive on the server exactly once.
+    server.start()
+    deadline = time.monotonic() + 60
+    wanted = [*new, offline_url]
+    while time.monotonic() < deadline:
+        urls = _server_urls(server)
+        if all(urls.count(url) >= 1 for url in wanted):
+            break
+        if not app_context.controller.syncing:
+            app_context.controller.sync_now()
+        qtbot.wait(100)
+    urls = _server_urls(server)
+    assert [urls.count(url) for url in wanted] == [1, 1, 1]
+    assert urls.count(existing) == 1
+    qtbot.waitUntil(lambda: app_context.controller.state == "online", timeout=30_000)
