@@ -262,3 +262,45 @@ def test_layout_of_2000_nodes_keeps_the_gui_responsive(qtbot, runner: TaskRunner
         f"GUI stalled {heartbeat.worst_ms} ms during a {elapsed:.2f} s layout "
         f"(machine noise {noise} ms)"
     )
+
+
+def test_graph_of_a_real_cache(qtbot, runner: TaskRunner, tmp_path) -> None:
+    from memex_desktop.api.models import SearchRawResponse
+    from memex_desktop.store import CacheReader, StoreWriter
+
+    def item(item_id: str, kind: str, **extra: object) -> dict[str, object]:
+        return {"id": item_id, "type": kind, "created_at": 1, "updated_at": 1, **extra}
+
+    page = {
+        "results": [
+            item("page", "web", title="A page"),
+            item("note", "annotation", text="hi", reference_content_ids=["page"]),
+            item("reply", "annotation", text="yo", reference_content_ids=["note"]),
+        ],
+        "referencesByResultId": {
+            "note": {"contentEntityIds": ["page"]},
+            "reply": {"contentEntityIds": [{"id": "note", "type": "reply"}]},
+        },
+        "meta": {},
+    }
+    writer = StoreWriter(tmp_path / "cache.db")
+    writer.ingest_search_page(SearchRawResponse.model_validate(page)).result(30)
+    reader = CacheReader(tmp_path / "cache.db")
+    try:
+        pane = GraphPane(reader, runner)
+        qtbot.addWidget(pane)
+        with qtbot.waitSignal(pane.layout_finished, timeout=10_000):
+            pane.show_entity("page")
+        assert set(pane.node_positions()) == {"page", "note", "reply"}
+        model = pane.links_model
+        note = next(
+            model.index(r, 0)
+            for r in range(model.rowCount())
+            if model.index(r, 0).data(Qt.ItemDataRole.UserRole) == "note"
+        )
+        texts = [model.index(r, 0, note).data() for r in range(model.rowCount(note))]
+        assert any(t.startswith("annotates: A page") for t in texts)
+        assert any(t.startswith("replied to by: ") for t in texts)
+    finally:
+        reader.close()
+        writer.close()
