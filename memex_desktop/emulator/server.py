@@ -9,6 +9,7 @@ second; the thread is joined, nothing is left behind.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import socket
 import threading
@@ -95,6 +96,7 @@ class RunningEmulator:
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop_event: asyncio.Event | None = None
         self._error: BaseException | None = None
 
     @property
@@ -146,34 +148,56 @@ class RunningEmulator:
             sock.close()
 
     async def _serve(self, server: uvicorn.Server, sock: socket.socket) -> None:
-        """Serve until told to stop."""
-        self._loop = asyncio.get_running_loop()
-        await server.serve(sockets=[sock])
+        """Serve until told to stop, then shut down at once.
 
-    def _close_connections(self, server: uvicorn.Server) -> None:
-        """Drop every open connection (runs on the server's loop)."""
+        uvicorn's own loop polls for exit every 0.1 s and pauses again while shutting down;
+        tests start and stop an emulator each, so this loop waits on an event instead.
+        """
+        self._loop = asyncio.get_running_loop()
+        stop = self._stop_event = asyncio.Event()
+        config = server.config
+        if not config.loaded:
+            config.load()
+        server.lifespan = config.lifespan_class(config)
+        await server.startup(sockets=[sock])
+        counter = 0
+        while not stop.is_set():
+            await server.on_tick(counter)  # keeps the Date header current
+            counter += 1
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 1.0)
+        await self._shutdown(server)
+
+    async def _shutdown(self, server: uvicorn.Server) -> None:
+        """Stop listening, drop every connection, let running handlers finish."""
+        for listener in server.servers:
+            listener.close()
         for connection in list(server.server_state.connections):
             transport = getattr(connection, "transport", None)
             if transport is not None:
                 transport.close()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + _STOP_TIMEOUT_S
+        while server.server_state.tasks and loop.time() < deadline:
+            await asyncio.sleep(0.005)
+        for listener in server.servers:
+            await listener.wait_closed()
 
     def stop(self) -> None:
         """Stop serving; open connections are dropped. The state is kept for ``start()``."""
-        server, thread, loop = self._server, self._thread, self._loop
-        if server is None or thread is None:
+        thread, loop, stop = self._thread, self._loop, self._stop_event
+        if thread is None:
             return
         self.app.stopping.set()
-        server.should_exit = True
-        if loop is not None and thread.is_alive():
+        if loop is not None and stop is not None and thread.is_alive():
             try:
-                loop.call_soon_threadsafe(self._close_connections, server)
+                loop.call_soon_threadsafe(stop.set)
             except RuntimeError:
                 _log.debug("emulator loop already closed while stopping")
-        thread.join(_STOP_TIMEOUT_S)
+        thread.join(_STOP_TIMEOUT_S * 2)
         if thread.is_alive():
-            server.force_exit = True
-            thread.join(_STOP_TIMEOUT_S)
-        self._server = self._thread = self._loop = None
+            raise RuntimeError("the emulator server thread did not stop")
+        self._server = self._thread = self._loop = self._stop_event = None
 
     def close(self) -> None:
         """Stop and release the state's database."""
