@@ -119,9 +119,17 @@ def shorten(text: str, limit: int) -> str:
     return cut + "…"
 
 
+def entity_data(entity: ContentEntityBase) -> dict[str, Any]:
+    """The entity's fields as sent by the server (its raw JSON), without re-serialising.
+
+    Re-serialising a hostile, deeply nested document would hit pydantic's depth limit.
+    """
+    return entity.raw if entity.raw else dict(entity)
+
+
 def display_title(entity: ContentEntityBase) -> str:
     """A short human title for any entity (title, author, text, description, URL or id)."""
-    data: dict[str, Any] = entity.to_json_dict()
+    data = entity_data(entity)
     title = _first_text(data.get("title"), data.get("source_title"))
     if title:
         return shorten(title, 200)
@@ -140,7 +148,7 @@ def display_title(entity: ContentEntityBase) -> str:
 
 def excerpt_of(entity: ContentEntityBase, limit: int = 280) -> str | None:
     """A short excerpt of an entity's main text, for block reference cards."""
-    data: dict[str, Any] = entity.to_json_dict()
+    data = entity_data(entity)
     text = _first_text(data.get("text"), data.get("description"), data.get("full_text"))
     if text is None and isinstance(data.get("summary"), str):
         text = _first_text(data["summary"])

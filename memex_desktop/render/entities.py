@@ -24,6 +24,7 @@ from memex_desktop.render.document import (
     RenderContext,
     RenderedDoc,
     display_title,
+    entity_data,
     entity_href,
     esc,
     format_timestamp,
@@ -462,7 +463,7 @@ def _with_citations(doc: DocumentBuilder, text: str) -> str:
 
 def _render_chat_thread(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
     """Chat thread: summary, then every message in order with citations as cards."""
-    data = entity.to_json_dict()
+    data = entity_data(entity)
     title = display_title(entity)
     model = data.get("model_name")
     _header(
@@ -506,7 +507,7 @@ def _render_chat_thread(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
 
 def _render_other(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
     """Unknown type: the title and every field the server sent, nested values included."""
-    data = entity.to_json_dict()
+    data = entity_data(entity)
     title = display_title(entity)
     _header(doc, entity, title, [entity.type, _created(entity)], [(entity.url or "", "Link")])
     rows = [

@@ -102,16 +102,21 @@ def _text_node(node: dict[str, Any]) -> str:
     return html
 
 
-def _plain_text(node: Any, depth: int = 0) -> str:
-    """All text of a subtree, escaped (used below the depth limit)."""
-    if not isinstance(node, dict) or depth > 10 * MAX_DEPTH:
-        return ""
-    text = node.get("text")
-    own = esc(text) if isinstance(text, str) else ""
-    children = node.get("content")
-    if isinstance(children, list):
-        own += " ".join(_plain_text(child, depth + 1) for child in children)
-    return own
+def _plain_text(node: Any) -> str:
+    """All text of a subtree, escaped, in document order (iterative: depth is unbounded)."""
+    texts: list[str] = []
+    stack: list[Any] = [node]
+    while stack:
+        current = stack.pop()
+        if not isinstance(current, dict):
+            continue
+        text = current.get("text")
+        if isinstance(text, str):
+            texts.append(esc(text))
+        children = current.get("content")
+        if isinstance(children, list):
+            stack.extend(reversed(children))
+    return " ".join(texts)
 
 
 def prosemirror_to_html(node: Any, context: RenderContext, depth: int = 0) -> str:

@@ -260,6 +260,9 @@ def sanitize_html(
     cleaner = _DEFAULT_CLEANER if base is None else _cleaner(base)
     remote: list[str] = []
     cleaned = _replace_images(cleaner.clean(source), allow_remote, remote)
+    if "<pre>\n" in cleaned:
+        # A parser drops one newline right after <pre>; keep the content's own newline.
+        cleaned = cleaned.replace("<pre>\n", "<pre>\n\n")
     return cleaned, remote
 
 

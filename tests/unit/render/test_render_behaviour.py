@@ -1,0 +1,155 @@
+"""Specific reader behaviours: links, placeholders, transcripts, notices, cards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memex_desktop.api.models import parse_content_entity
+from memex_desktop.render import RenderContext, markdown_to_safe_html, render_entity, sanitize_html
+from memex_desktop.render.entities import format_offset
+
+
+def _render(data: dict[str, Any], **options: Any) -> Any:
+    return render_entity(parse_content_entity(data), RenderContext(**options))
+
+
+def test_remote_images_are_placeholders_unless_allowed() -> None:
+    page = {"id": "w", "type": "web", "html": '<p><img src="https://t.example/p.gif" alt="p"></p>'}
+    blocked = _render(page)
+    assert "<img" not in blocked.html
+    assert "[image: p — https://t.example/p.gif]" in blocked.text
+    assert blocked.remote_resources == ["https://t.example/p.gif"]
+    allowed = _render(page, allow_remote=True)
+    assert '<img src="https://t.example/p.gif"' in allowed.html
+    assert allowed.remote_resources == ["https://t.example/p.gif"]
+
+
+def test_relative_urls_resolve_against_the_page_or_are_dropped() -> None:
+    source = '<a href="/about">a</a><a href="//other.example/x">b</a><img src="pic.png">'
+    resolved, remote = sanitize_html(source, allow_remote=False, base_url="https://s.example/d/p")
+    assert 'href="https://s.example/about"' in resolved
+    assert 'href="https://other.example/x"' in resolved
+    assert remote == ["https://s.example/d/pic.png"]
+    dropped, remote = sanitize_html(source, allow_remote=False)
+    assert "href" not in dropped
+    assert remote == []
+    unusable, _ = sanitize_html(source, allow_remote=False, base_url="file:///home/me/")
+    assert "file:" not in unusable
+    assert "href" not in unusable
+
+
+def test_only_allowed_link_schemes_survive() -> None:
+    source = "".join(
+        f'<a href="{url}">x</a>'
+        for url in (
+            "https://a.example",
+            "http://b.example",
+            "mailto:c@d.example",
+            "memex://entity/e",
+            "ftp://f.example",
+            "smb://g",
+            "tel:123",
+            "file:///etc",
+        )
+    )
+    safe, _ = sanitize_html(source, allow_remote=False)
+    assert safe.count("href=") == 4
+
+
+def test_markdown_raw_html_is_shown_as_text() -> None:
+    safe, _ = markdown_to_safe_html(
+        "Hi <b>there</b>\n\n<div onclick=x>block</div>", allow_remote=False
+    )
+    assert "<b>" not in safe
+    assert "&lt;b&gt;" in safe
+    assert "onclick" not in safe.replace("&lt;div onclick=x&gt;", "")
+
+
+def test_transcript_anchor_per_segment_in_chosen_language() -> None:
+    video = {
+        "id": "v/1",
+        "type": "youtube",
+        "title": "t",
+        "transcript": {
+            "en": [{"offset": 0, "text": "zero"}, {"offset": "75.9", "text": "later"}],
+            "fr": [{"offset": 3725, "text": "une heure"}, {"offset": "bad", "text": "sans"}],
+        },
+    }
+    first = _render(video)
+    assert "[00:00] zero" in first.text
+    assert "[01:15] later" in first.text
+    assert 'href="memex://entity/v%2F1?t=75"' in first.html
+    chosen = _render(video, transcript_language="fr")
+    assert "[1:02:05] une heure" in chosen.text
+    assert "sans" in chosen.text
+    assert chosen.html.count('class="timestamp"') == 1
+    assert "Also available in: en" in chosen.text
+    assert format_offset(59.99) == "00:59"
+
+
+def test_processing_notice_only_when_not_done() -> None:
+    pending = _render({"id": "p", "type": "web", "title": "t", "metadata": {"status": "running"}})
+    assert "Still processing" in pending.text
+    done = _render(
+        {"id": "d", "type": "web", "title": "t", "metadata": {"status": "indexing-done"}}
+    )
+    assert "Still processing" not in done.text
+
+
+def test_reply_and_note_captions_and_unknown_ids() -> None:
+    parent = parse_content_entity({"id": "n1", "type": "annotation", "text": "parent note"})
+    page = parse_content_entity({"id": "w1", "type": "web", "title": "A page"})
+    library = {"n1": parent, "w1": page}
+    reply = _render(
+        {"id": "n2", "type": "annotation", "text": "yes", "reference_content_ids": ["n1"]},
+        lookup=library.get,
+    )
+    assert "Reply to Note: parent note [annotation]" in reply.text
+    note = _render(
+        {"id": "n3", "type": "annotation", "text": "hm", "reference_content_ids": ["w1", "zz"]},
+        lookup=library.get,
+    )
+    assert "Note on A page [web]" in note.text
+    assert "[item zz — not in the cache yet]" in note.text
+    no_cache = _render(
+        {"id": "n4", "type": "annotation", "text": "x", "reference_content_ids": ["w1"]}
+    )
+    assert "not in the cache yet" in no_cache.text
+
+
+def test_unknown_type_hides_nothing() -> None:
+    data = {
+        "id": "u",
+        "type": "selector",
+        "target_id": "w1",
+        "start_time": 12.5,
+        "deep": {"list": ["one", {"two": "three"}]},
+    }
+    text = _render(data).text
+    for expected in (
+        "target_id: w1",
+        "start_time: 12.5",
+        "deep.list[0]: one",
+        "deep.list[1].two: three",
+    ):
+        assert expected in text
+
+
+def test_known_type_extra_fields_are_shown() -> None:
+    text = _render({"id": "w", "type": "web", "title": "t", "reading_time": "7 min"}).text
+    assert "reading_time: 7 min" in text
+
+
+def test_typed_entity_with_bad_fields_still_renders_everything() -> None:
+    data = {"id": "t", "type": "twitter", "text": "hello", "images": "not-a-list"}
+    text = _render(data).text
+    assert "hello" in text
+    assert "not-a-list" in text
+
+
+def test_deeply_nested_note_does_not_overflow() -> None:
+    node: dict[str, Any] = {"type": "text", "text": "bottom"}
+    for _ in range(5000):
+        node = {"type": "blockquote", "content": [node]}
+    doc = _render({"id": "n", "type": "annotation", "content": {"type": "doc", "content": [node]}})
+    assert "bottom" in doc.text
