@@ -333,7 +333,7 @@ class _Generator:
 
     def _word_count(self) -> int:
         """Words in one item's long text: varied around ``words_per_entity``."""
-        return int(self.words_per_entity * self.text_rng.uniform(0.5, 1.5))
+        return max(1, int(self.words_per_entity * self.text_rng.uniform(0.5, 1.5)))
 
     def _body(self, count: int | None = None) -> list[str]:
         """Words for one long text field."""
