@@ -584,7 +584,10 @@ def cmd_import(args: argparse.Namespace, session: Session) -> int:
 
     if not args.file.is_file():
         raise CliError(f"no such file: {args.file}", EXIT_NOT_FOUND)
-    count = import_json(session.writer(), args.file)
+    try:
+        count = import_json(session.writer(), args.file)
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
     print(f"imported {count} items")
     return EXIT_OK
 

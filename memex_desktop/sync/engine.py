@@ -38,6 +38,8 @@ from memex_desktop.api.errors import (
 )
 from memex_desktop.api.models import (
     ContentEntityBase,
+    ReferenceId,
+    ResultReferences,
     SaveContentByUrlResponse,
     SaveContentEntityResponse,
     SearchMeta,
@@ -153,6 +155,53 @@ def _page_entity_ids(response: SearchRawResponse) -> set[str]:
             if nested:
                 stack.extend(nested)
     return ids
+
+
+def without_listed_notes(response: SearchRawResponse) -> SearchRawResponse:
+    """The page without the notes the server lists in their parent's references entry.
+
+    With ``includeNotes`` the server (like its documented raw example) lists a result's notes
+    and replies in the result's ``referencesByResultId`` entry. The note already links to its
+    parent (its first ``reference_content_ids``); kept there as well, the entry would read as
+    the parent *mentioning* its own replies.
+    """
+    parent_of: dict[str, str] = {}
+    own: dict[str, set[str]] = {}
+    stack: list[ContentEntityBase] = [
+        *response.results,
+        *response.extra_entities,
+        *response.referenced_entities,
+    ]
+    while stack:
+        entity = stack.pop()
+        targets = entity.reference_content_ids or []
+        own.setdefault(entity.id, set()).update(targets)
+        if entity.type == "annotation" and targets:
+            parent_of.setdefault(entity.id, targets[0])
+        for nested in (entity.annotations, entity.references, entity.resolved_references):
+            if nested:
+                stack.extend(nested)
+    cleaned: dict[str, ResultReferences] = {}
+    changed = False
+    for source, refs in response.references_by_result_id.items():
+        mentioned = own.get(source, set())
+        kept = [
+            item
+            for item in refs.content_entity_ids
+            if not (parent_of.get(_ref_id(item)) == source and _ref_id(item) not in mentioned)
+        ]
+        if len(kept) != len(refs.content_entity_ids):
+            changed = True
+            refs = refs.model_copy(update={"content_entity_ids": kept})
+        cleaned[source] = refs
+    if not changed:
+        return response
+    return response.model_copy(update={"references_by_result_id": cleaned})
+
+
+def _ref_id(item: str | ReferenceId) -> str:
+    """The id of a ``contentEntityIds`` item (a plain id or ``{id, type}``)."""
+    return item if isinstance(item, str) else item.id
 
 
 class SyncEngine:
@@ -276,7 +325,7 @@ class SyncEngine:
 
     def _ingest(self, response: SearchRawResponse) -> ChangeSet:
         """Write one page in one transaction (the writer thread owns the connection)."""
-        return self.writer.ingest_search_page(response).result()
+        return self.writer.ingest_search_page(without_listed_notes(response)).result()
 
     def _set_state(self, key: str, value: str) -> None:
         """Persist one sync_state value and wait for its commit."""

@@ -1,0 +1,191 @@
+"""The command line against the emulator: sync, search, show, save, outbox, export/import."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.secrets import TEST_API_KEY
+
+from memex_desktop import cli
+from memex_desktop.emulator.synthetic import generate_library
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def library() -> dict[str, Any]:
+    return generate_library(250, seed=7, words_per_entity=25)
+
+
+class Cli:
+    """Runs ``memex-desktop`` in this process against one data folder and server."""
+
+    def __init__(self, capsys: pytest.CaptureFixture[str], data_dir: Path, url: str) -> None:
+        self.capsys = capsys
+        self.base = ["--data-dir", str(data_dir), "--api-url", url, "--api-key", TEST_API_KEY]
+
+    def __call__(self, *args: str) -> tuple[int, str, str]:
+        self.capsys.readouterr()
+        status = cli.main([*args, *self.base])
+        out, err = self.capsys.readouterr()
+        assert "Traceback" not in err
+        return status, out, err
+
+
+@pytest.fixture
+def run(
+    library: dict[str, Any],
+    library_emulator: Any,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> Cli:
+    emulator = library_emulator(library)
+    return Cli(capsys, tmp_path / "data", emulator.base_url)
+
+
+def _first(library: dict[str, Any], kind: str) -> dict[str, Any]:
+    return next(e for e in library["results"] if e["type"] == kind and e.get("title"))
+
+
+def test_sync_search_show(run: Cli, library: dict[str, Any]) -> None:
+    status, out, err = run("sync")
+    assert status == 0, err
+    assert "synced: 250 items read" in out
+    assert "pull:" in err  # progress on stderr
+    page = _first(library, "web")
+    status, out, _ = run("search", page["url"], "--json")
+    assert status == 0
+    rows = json.loads(out)
+    assert rows[0]["id"] == page["id"]
+    assert set(rows[0]) == {"id", "type", "title", "url", "snippet", "created_at"}
+    assert "\x02" not in out
+    status, out, _ = run("search", page["url"], "--type", "youtube", "--json")
+    assert page["id"] not in [row["id"] for row in json.loads(out)]
+    status, out, _ = run("search", page["url"])
+    assert status == 0
+    assert page["id"] in out
+    status, out, _ = run("show", page["id"])
+    assert status == 0
+    assert page["title"] in out
+    status, out, _ = run("show", page["id"], "--format", "html")
+    assert status == 0
+    assert "<" in out
+    assert "<script" not in out.lower()
+    status, _, err = run("show", "no-such-id")
+    assert status == cli.EXIT_NOT_FOUND
+    assert err.count("\n") == 1
+
+
+def test_search_by_tag_and_remote(run: Cli, library: dict[str, Any]) -> None:
+    assert run("sync")[0] == 0
+    tagged = next(e for e in library["results"] if e.get("tag_ids") and e["type"] == "web")
+    tag_name = next(t["name"] for t in library["referencedTags"] if t["id"] == tagged["tag_ids"][0])
+    status, out, _ = run("search", "", "--tag", tag_name, "--limit", "500", "--json")
+    assert status == 0
+    assert tagged["id"] in [row["id"] for row in json.loads(out)]
+    status, _, _ = run("search", "x", "--tag", "no-such-tag-name")
+    assert status == cli.EXIT_NOT_FOUND
+    status, out, _ = run("search", tagged["title"].split()[0], "--remote", "--json")
+    assert status == 0
+    assert json.loads(out)
+
+
+def test_remote_search_fills_an_empty_cache(run: Cli, library: dict[str, Any]) -> None:
+    page = _first(library, "web")
+    status, out, _ = run("search", page["title"], "--remote", "--json", "--limit", "5")
+    assert status == 0
+    found = [row["id"] for row in json.loads(out)]
+    assert page["id"] in found
+    status, out, _ = run("show", page["id"])  # cached on view: readable without a sync
+    assert status == 0
+
+
+def test_save_and_outbox(run: Cli) -> None:
+    assert run("sync")[0] == 0
+    status, out, _ = run("save", "https://example.org/new-page", "https://example.org/other")
+    assert status == 0
+    assert "queued: https://example.org/new-page" in out
+    assert "sent: 2" in out
+    status, out, _ = run("save", "https://EXAMPLE.org/new-page/#frag")
+    assert status == 0
+    assert "already saved" in out
+    status, out, err = run("save", "ftp://example.org/x")
+    assert status == cli.EXIT_FAILURE
+    assert "cannot save" in err
+    status, out, _ = run("outbox", "list", "--json")
+    ops = json.loads(out)
+    assert {op["state"] for op in ops} == {"accepted"}
+    assert run("sync")[0] == 0
+    status, out, _ = run("outbox")
+    assert "confirmed" in out
+    op_id = str(ops[0]["id"])
+    assert run("outbox", "retry", "999999")[0] == cli.EXIT_NOT_FOUND
+    assert run("outbox", "retry")[0] == cli.EXIT_USAGE
+    assert run("outbox", "drop", "abc")[0] == cli.EXIT_FAILURE
+    status, out, _ = run("outbox", "drop", op_id)
+    assert status == 0
+    assert "dropped" in out
+    status, out, _ = run("outbox", "list", "--json")
+    assert op_id not in [str(op["id"]) for op in json.loads(out)]
+
+
+def test_export_json_round_trip_and_markdown(
+    run: Cli, library: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run("sync")[0] == 0
+    status, out, _ = run("export", str(tmp_path / "out"))
+    assert status == 0
+    exported = json.loads((tmp_path / "out" / "memex-export.json").read_text(encoding="utf-8"))
+    assert {e["id"] for e in exported["results"]} == {e["id"] for e in library["results"]}
+    assert exported["referencedTags"]
+    assert exported["referencesByResultId"]
+    # Import into an empty cache reproduces it.
+    other = Cli(capsys, tmp_path / "copy", "http://127.0.0.1:9")
+    status, out, _ = other("import", str(tmp_path / "out" / "memex-export.json"))
+    assert status == 0
+    assert "imported 250 items" in out
+    assert other("export", str(tmp_path / "again"))[0] == 0
+    again = json.loads((tmp_path / "again" / "memex-export.json").read_text(encoding="utf-8"))
+    assert again == exported
+    # Markdown: one file per item, notes as threads under their item.
+    status, out, _ = run("export", str(tmp_path / "md"), "--format", "markdown")
+    assert status == 0
+    folder = tmp_path / "md" / "memex-export"
+    assert (folder / "index.md").is_file()
+    texts = [path.read_text(encoding="utf-8") for path in folder.glob("*.md")]
+    assert any("## Notes" in text for text in texts)
+    assert any("## References" in text for text in texts)
+    assert any('tags: ["' in text for text in texts)
+
+
+def test_import_of_a_non_export_is_one_line(run: Cli, tmp_path: Path) -> None:
+    bogus = tmp_path / "bogus.json"
+    bogus.write_text("[1, 2]", encoding="utf-8")
+    status, _, err = run("import", str(bogus))
+    assert status == cli.EXIT_FAILURE
+    assert "not a memex-desktop export" in err
+    assert run("import", str(tmp_path / "missing.json"))[0] == cli.EXIT_NOT_FOUND
+
+
+def test_expected_failures_are_one_line(run: Cli, tmp_path: Path) -> None:
+    wrong = Cli(run.capsys, tmp_path / "data", run.base[3])
+    wrong.base[-1] = "wrong-key"
+    status, _, err = wrong("sync")
+    assert status == cli.EXIT_AUTH
+    assert len(err.strip().splitlines()) == 1
+    assert "rejected the API key" in err
+    # A cache written by a newer version is refused, untouched.
+    newer = tmp_path / "newer"
+    newer.mkdir()
+    connection = sqlite3.connect(newer / "cache.db")
+    connection.execute("PRAGMA user_version = 9999")
+    connection.close()
+    before = (newer / "cache.db").read_bytes()
+    status, _, err = Cli(run.capsys, newer, "http://127.0.0.1:9")("search", "x")
+    assert status == cli.EXIT_FAILURE
+    assert "newer memex-desktop" in err
+    assert (newer / "cache.db").read_bytes() == before

@@ -1,0 +1,138 @@
+"""Acceptance: a full sync of a generated 5,000-item library mirrors the server exactly."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from support.secrets import TEST_API_KEY
+from support.sync_env import SyncHarness, library_ids
+
+from memex_desktop import cli
+from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.sync import SyncOutcome
+
+pytestmark = pytest.mark.e2e
+
+_WORD = re.compile(r"[a-z]{4,}")
+
+
+@pytest.fixture(scope="module")
+def library() -> dict[str, Any]:
+    return generate_library(5000, seed=11, words_per_entity=40)
+
+
+def _texts(entity: dict[str, Any]) -> Iterator[str]:
+    """Every string in an entity (nested ones included)."""
+    stack: list[Any] = [entity]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+
+
+def _rare_word(library: dict[str, Any], entity: dict[str, Any], texts: list[str]) -> str:
+    """A word of ``texts`` that no other entity of the library contains."""
+    frequency: Counter[str] = Counter()
+    for item in library["results"]:
+        frequency.update({word for text in _texts(item) for word in _WORD.findall(text.lower())})
+    own = {word for text in texts for word in _WORD.findall(text.lower())}
+    for word in sorted(own):
+        if frequency[word] == 1:
+            return word
+    raise AssertionError(f"no word unique to {entity['id']}")
+
+
+def _expected_edges(library: dict[str, Any]) -> set[tuple[str, str]]:
+    """(source, target) of every link the server states: references, notes, replies, tags."""
+    edges: set[tuple[str, str]] = set()
+    for source, refs in library["referencesByResultId"].items():
+        for target in refs.get("contentEntityIds", []):
+            edges.add((source, target if isinstance(target, str) else target["id"]))
+        edges.update((source, tag) for tag in refs.get("tagIds", []))
+    for entity in library["results"]:
+        edges.update((entity["id"], t) for t in entity.get("reference_content_ids") or [])
+        edges.update((entity["id"], tag) for tag in entity.get("tag_ids") or [])
+    return edges
+
+
+def _cached_edges(harness: SyncHarness, ids: set[str]) -> set[tuple[str, str]]:
+    edges: set[tuple[str, str]] = set()
+    for entity_id in ids:
+        hood = harness.reader.neighbourhood(entity_id, hops=1, max_nodes=100_000)
+        edges.update((e.source, e.target) for e in hood.edges if e.source == entity_id)
+    return edges
+
+
+def test_full_sync_mirrors_the_server(
+    library: dict[str, Any], library_emulator: Any, harness_factory: Any
+) -> None:
+    emulator = library_emulator(library)
+    harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=100)
+    report = harness.engine.run(full=True)
+    assert report.outcome is SyncOutcome.OK, report.error
+    harness.flush()
+
+    ids = library_ids(library)
+    assert set(harness.reader.all_ids()) == ids
+    assert harness.reader.stats().entities == len(ids)
+    assert _cached_edges(harness, ids) == _expected_edges(library)
+    used_tags = {tag for e in library["results"] for tag in e.get("tag_ids") or []}
+    names = {tag["id"]: tag["name"] for tag in library["referencedTags"]}
+    assert {(t.id, t.name) for t in harness.reader.tags()} == {(t, names[t]) for t in used_tags}
+
+    second = harness.new_engine().run(full=True)
+    assert second.outcome is SyncOutcome.OK
+    assert not second.changes
+    assert second.deleted_upstream == 0
+
+    by_type: dict[str, list[dict[str, Any]]] = {}
+    for entity in library["results"]:
+        by_type.setdefault(entity["type"], []).append(entity)
+    video = next(e for e in by_type["youtube"] if e.get("transcript"))
+    segments = [s["text"] for lines in video["transcript"].values() for s in lines]
+    word = _rare_word(library, video, segments)
+    assert video["id"] in [hit.id for hit in harness.reader.search(word, limit=10)]
+    note = next(e for e in by_type["annotation"] if e.get("text"))
+    word = _rare_word(library, note, [note["text"]])
+    assert note["id"] in [hit.id for hit in harness.reader.search(word, limit=10)]
+    page = next(e for e in by_type["web"] if e.get("url"))
+    assert harness.reader.search(page["url"], limit=5)[0].id == page["id"]
+
+
+def test_deleted_upstream_are_marked_kept_and_shown(
+    library: dict[str, Any],
+    library_emulator: Any,
+    harness_factory: Any,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    small = generate_library(400, seed=5, words_per_entity=20)
+    emulator = library_emulator(small)
+    harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=100)
+    assert harness.engine.run().ok
+    gone = sorted(e["id"] for e in small["results"] if e["type"] == "web")[:3]
+    for entity_id in gone:
+        assert emulator.state.delete_entity(entity_id)
+    emulator.stop()  # unreachable: nothing may be marked
+    assert harness.new_engine().run(full=True).outcome is SyncOutcome.OFFLINE
+    assert harness.reader.deleted_upstream() == []
+    emulator.start()
+    report = harness.new_engine().run(full=True)
+    assert report.ok, report.error
+    assert report.deleted_upstream == 3
+    assert sorted(row.id for row in harness.reader.deleted_upstream()) == gone
+    assert set(harness.reader.all_ids()) == library_ids(small)  # kept, never erased
+    data_dir = str(harness.data_dir)
+    harness.close()
+    capsys.readouterr()
+    assert cli.main(["show", gone[0], "--data-dir", data_dir]) == 0
+    shown = capsys.readouterr()
+    assert shown.out.strip()
+    assert "deleted on the server" in shown.err
