@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 import pytest
 from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, Slot
 from PySide6.QtTest import QAbstractItemModelTester
-from support.qt_refcount import keep_singletons_alive
 
 from memex_desktop.graph import budget
 from memex_desktop.graph.synthetic import (
@@ -20,8 +19,6 @@ from memex_desktop.graph.synthetic import (
 )
 from memex_desktop.ui.graph_pane import GraphPane, NodeItem
 from memex_desktop.ui.tasks import TaskRunner
-
-keep_singletons_alive()
 
 # The offscreen platform warns that it cannot resize windows to their size hints.
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")

@@ -8,12 +8,10 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QMimeData, Qt, QUrl
-from support.qt_refcount import keep_singletons_alive
 
 from memex_desktop.store import Outbox
 from memex_desktop.ui.note_editor import NoteEditor, PickedReference, annotation_payload
 
-keep_singletons_alive()
 # The offscreen platform cannot resize, raise or grab; it says so as warnings.
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
 

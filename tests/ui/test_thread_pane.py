@@ -8,14 +8,12 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QUrl
-from support.qt_refcount import keep_singletons_alive
 
 from memex_desktop.api.models import SearchRawResponse
 from memex_desktop.store import CacheReader, ChangeSet, Outbox, StoreWriter
 from memex_desktop.ui.tasks import TaskRunner
 from memex_desktop.ui.thread_pane import ThreadEntry, ThreadPane, merge_pending
 
-keep_singletons_alive()
 # The offscreen platform cannot resize, raise or grab; it says so as warnings.
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
 
