@@ -230,9 +230,10 @@ def test_generation_is_prefix_stable() -> None:
 
 
 def test_five_thousand_entities_build_in_a_few_seconds() -> None:
-    start = time.perf_counter()
+    # CPU time of this process: other work on a busy machine does not count against it.
+    start = time.process_time()
     library = generate_library(5000, seed=0)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert len(library["results"]) == 5000
     assert elapsed < 8.0, f"{elapsed:.1f} s"
     assert len(library["referencedTags"]) == 50
