@@ -25,6 +25,7 @@ from memex_desktop.emulator.library import (
 Lookup = Callable[[str], JsonObject | None]
 
 _TRANSCRIPT_CHUNK_SEGMENTS = 20
+_CITATION = re.compile(r"\{\{content:([^}]+)\}\}")
 _BLOCK_TAGS = {"p", "div", "section", "article", "header", "footer", "table", "tr", "br", "hr"}
 _SKIPPED_TAGS = {"script", "style", "noscript", "template", "head", "iframe", "svg"}
 
@@ -186,6 +187,19 @@ def _mentioned(entity: JsonObject) -> list[str]:
     return [item for item in ordered if item != parent]
 
 
+def _resolve_citations(text: str, lookup: Lookup) -> str:
+    """Chat citations ``{{content:<id>}}`` as markdown links to the cited item."""
+
+    def link(match: re.Match[str]) -> str:
+        target = lookup(match.group(1))
+        if target is None:
+            return match.group(0)
+        title = _first_string(target, "title", "source_title") or str(target.get("type"))
+        return f"[{title}]({stable_url(target)})"
+
+    return _CITATION.sub(link, text)
+
+
 def compact_text(entity: JsonObject, lookup: Lookup) -> str:
     """The precompiled ``text`` of one compact result."""
     kind = entity.get("type")
@@ -208,7 +222,8 @@ def compact_text(entity: JsonObject, lookup: Lookup) -> str:
         messages = entity.get("messages")
         for message in messages if isinstance(messages, list) else []:
             if isinstance(message, dict):
-                parts.append(f"**{message.get('role', 'message')}**: {message_text(message)}")
+                text = _resolve_citations(message_text(message), lookup)
+                parts.append(f"**{message.get('role', 'message')}**: {text}")
         return _with_heading(title, "\n\n".join(part for part in parts if part))
     body = _first_string(entity, "text", "full_text", "abstract", "description") or _summary(entity)
     return _with_heading(title, body)

@@ -161,6 +161,10 @@ def test_chat_threads_and_notes_expose_their_references(emulator: RunningEmulato
     chat = body["results"][0]
     assert [ref["id"] for ref in chat["references"]] == ["web-2", "yt-1"]
     assert {entity["id"] for entity in body["referencedEntities"]} == {"web-2", "yt-1"}
+    assert (
+        "[CRDTs: the hard parts](https://www.youtube.com/watch?v=abc123)"
+        in (compact["results"][0]["text"])
+    )
     assert set(compact["results"][0]["references"]) == {
         "https://packaging.python.org/en/latest/tutorials/packaging-projects/",
         "https://www.youtube.com/watch?v=abc123",
