@@ -43,7 +43,9 @@ def test_bundle_layout_uses_meipass(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert paths.resources_dir() == bundle / "resources"
 
 
-def test_missing_resources_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_resources_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(paths, "_PACKAGE_DIR", _fake_package(tmp_path))
     with pytest.raises(FileNotFoundError, match="resources not found"):
         paths.resources_dir()
