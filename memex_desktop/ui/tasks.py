@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
 
 log = logging.getLogger(__name__)
 
@@ -54,12 +54,43 @@ class Task(QObject):
     failed = Signal(object)
     progress = Signal(object)
     done = Signal()
+    # The worker emits these; queued to this object's (GUI) thread, they re-emit the public
+    # signals there, so a receiver connected right after submit() never misses a result.
+    _finished_relay = Signal(object)
+    _failed_relay = Signal(object)
+    _progress_relay = Signal(object)
+    _done_relay = Signal()
 
     def __init__(self, name: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.name = name
         self.cancel_event = threading.Event()
         self._completed = threading.Event()
+        queued = Qt.ConnectionType.QueuedConnection
+        self._finished_relay.connect(self._on_finished_relay, queued)
+        self._failed_relay.connect(self._on_failed_relay, queued)
+        self._progress_relay.connect(self._on_progress_relay, queued)
+        self._done_relay.connect(self._on_done_relay, queued)
+
+    @Slot(object)
+    def _on_finished_relay(self, value: object) -> None:
+        """Re-emit the result on the GUI thread."""
+        self.finished.emit(value)
+
+    @Slot(object)
+    def _on_failed_relay(self, exc: object) -> None:
+        """Re-emit the failure on the GUI thread."""
+        self.failed.emit(exc)
+
+    @Slot(object)
+    def _on_progress_relay(self, value: object) -> None:
+        """Re-emit progress on the GUI thread."""
+        self.progress.emit(value)
+
+    @Slot()
+    def _on_done_relay(self) -> None:
+        """Re-emit completion on the GUI thread."""
+        self.done.emit()
 
     def cancel(self) -> None:
         """Ask the function to stop at its next cancellation point."""
@@ -80,7 +111,7 @@ class Task(QObject):
 
     def _report_progress(self, value: object) -> None:
         """The ``progress=`` callable handed to the function (called on the worker thread)."""
-        self.progress.emit(value)
+        self._progress_relay.emit(value)
 
 
 class _Worker(QRunnable):
@@ -101,7 +132,7 @@ class _Worker(QRunnable):
         task = self._task
         try:
             if task.cancel_event.is_set():
-                task.failed.emit(TaskCancelled(task.name))
+                task._failed_relay.emit(TaskCancelled(task.name))
                 return
             accepted = _accepted_keywords(self._fn)
             kwargs = dict(self._kwargs)
@@ -112,13 +143,13 @@ class _Worker(QRunnable):
             try:
                 result = self._fn(*self._args, **kwargs)
             except Exception as exc:  # delivered to the GUI thread, which decides what to say
-                log.debug("task %s failed: %r", task.name, exc, exc_info=exc)
-                task.failed.emit(exc)
+                log.debug("task %s failed: %s", task.name, type(exc).__name__)
+                task._failed_relay.emit(exc)
             else:
-                task.finished.emit(result)
+                task._finished_relay.emit(result)
         finally:
             task._completed.set()
-            task.done.emit()
+            task._done_relay.emit()
 
 
 class TaskRunner(QObject):

@@ -21,6 +21,25 @@ from memex_desktop.ui.drops import URI_LIST
 
 keep_singletons_alive()
 
+
+class Emitted:
+    """Records a signal's emissions (waitSignal misses some under PySide6 6.12)."""
+
+    def __init__(self, signal: Any) -> None:
+        self.calls: list[list[Any]] = []
+        signal.connect(self._record)
+
+    def _record(self, *args: Any) -> None:
+        self.calls.append(list(args))
+
+    def wait(self, qtbot: Any, timeout: int) -> None:
+        qtbot.waitUntil(lambda: bool(self.calls), timeout=timeout)
+
+    @property
+    def args(self) -> list[Any]:
+        return self.calls[0]
+
+
 pytestmark = [pytest.mark.e2e, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 FAST_POLICY = OutboxPolicy(base_delay_s=0.01, max_delay_s=0.05, max_drain_wait_s=5.0)
@@ -66,8 +85,9 @@ def _no_sleep(_seconds: float) -> None:
 
 def _sync(qtbot: Any, context: AppContext) -> Any:
     """Run one sync and return its report."""
-    with qtbot.waitSignal(context.controller.sync_finished, timeout=60_000) as blocker:
-        assert context.controller.sync_now()
+    blocker = Emitted(context.controller.sync_finished)
+    assert context.controller.sync_now()
+    blocker.wait(qtbot, 60_000)
     return blocker.args[0]
 
 
@@ -113,27 +133,32 @@ def test_sync_search_read_link_and_save_by_drop(
     # Open a result.
     row = window.results_model.row_of(web["id"])
     assert row is not None
-    with qtbot.waitSignal(window.entity_opened, timeout=10_000) as opened:
-        window.results_view.setCurrentIndex(window.results_model.index(row, 0))
+    opened = Emitted(window.entity_opened)
+    window.results_view.setCurrentIndex(window.results_model.index(row, 0))
+    opened.wait(qtbot, 10_000)
     assert opened.args == [web["id"]]
 
     # Follow a memex:// link from a note to what it is attached to.
     note = next(e for e in library["results"] if e["type"] == "annotation")
     target = note["reference_content_ids"][0]
-    with qtbot.waitSignal(window.entity_opened, timeout=10_000):
-        window.open_entity(note["id"])
-    with qtbot.waitSignal(window.entity_opened, timeout=10_000) as followed:
-        window.reader_pane.browser.anchorClicked.emit(QUrl(f"memex://entity/{target}"))
+    _emitted = Emitted(window.entity_opened)
+    window.open_entity(note["id"])
+    _emitted.wait(qtbot, 10_000)
+    followed = Emitted(window.entity_opened)
+    window.reader_pane.browser.anchorClicked.emit(QUrl(f"memex://entity/{target}"))
+    followed.wait(qtbot, 10_000)
     assert followed.args == [target]
-    with qtbot.waitSignal(window.entity_opened, timeout=10_000) as back:
-        window.actions_by_key["go_back"].trigger()
+    back = Emitted(window.entity_opened)
+    window.actions_by_key["go_back"].trigger()
+    back.wait(qtbot, 10_000)
     assert back.args == [note["id"]]
 
     # Drop four links: two new, one already in the library, one javascript:.
     new = ["https://example.org/new-article-one", "https://example.net/new-article-two"]
     existing = web["url"]
-    with qtbot.waitSignal(window.saves_queued, timeout=10_000) as queued:
-        _drop(window, [*new, existing, "javascript:alert(1)"])
+    queued = Emitted(window.saves_queued)
+    _drop(window, [*new, existing, "javascript:alert(1)"])
+    queued.wait(qtbot, 10_000)
     results, refused = queued.args
     assert sorted(r.status for r in results) == ["already_saved", "queued", "queued"]
     assert len(refused) == 1
@@ -144,8 +169,9 @@ def test_sync_search_read_link_and_save_by_drop(
     qtbot.waitUntil(lambda: not app_context.controller.syncing, timeout=30_000)
     server.stop()
     offline_url = "https://example.com/saved-while-offline"
-    with qtbot.waitSignal(window.saves_queued, timeout=10_000) as queued_offline:
-        _drop(window, [offline_url])
+    queued_offline = Emitted(window.saves_queued)
+    _drop(window, [offline_url])
+    queued_offline.wait(qtbot, 10_000)
     assert [r.status for r in queued_offline.args[0]] == ["queued"]
     qtbot.waitUntil(lambda: app_context.controller.state == "offline", timeout=30_000)
     qtbot.waitUntil(lambda: not app_context.controller.syncing, timeout=30_000)

@@ -1,0 +1,304 @@
+"""Each pane through its public signals, every model under QAbstractItemModelTester."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices, QTextDocument
+from PySide6.QtTest import QAbstractItemModelTester
+from support.qt_refcount import keep_singletons_alive
+
+from memex_desktop.api.models import SearchRawResponse, View
+from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.store import CacheReader, ChangeSet, OutboxOp, StoreWriter
+from memex_desktop.ui.outbox_pane import OutboxModel, OutboxPane, save_state_text
+from memex_desktop.ui.reader_pane import ReaderPane, SafeTextDocument
+from memex_desktop.ui.results_model import ResultsModel, mark_terms, snippet_segments
+from memex_desktop.ui.search_bar import SearchBar
+from memex_desktop.ui.sidebar import Scope, Sidebar
+from memex_desktop.ui.status_bar import StatusBar
+from memex_desktop.ui.sync_controller import OutboxCounts
+from memex_desktop.ui.tasks import TaskRunner
+
+keep_singletons_alive()
+
+
+class Emitted:
+    """Records a signal's emissions (waitSignal misses some under PySide6 6.12)."""
+
+    def __init__(self, signal: Any) -> None:
+        self.calls: list[list[Any]] = []
+        signal.connect(self._record)
+
+    def _record(self, *args: Any) -> None:
+        self.calls.append(list(args))
+
+    def wait(self, qtbot: Any, timeout: int) -> None:
+        qtbot.waitUntil(lambda: bool(self.calls), timeout=timeout)
+
+    @property
+    def args(self) -> list[Any]:
+        return self.calls[0]
+
+
+pytestmark = pytest.mark.gui
+
+FAIL = QAbstractItemModelTester.FailureReportingMode.Fatal
+
+
+@pytest.fixture(scope="module")
+def library() -> dict[str, Any]:
+    """A small library with every content type."""
+    return generate_library(120, seed=3, words_per_entity=80)
+
+
+@pytest.fixture
+def cache(tmp_path: Path, library: dict[str, Any]) -> Iterator[tuple[Path, CacheReader]]:
+    """A cache.db holding the library, and a GUI-thread reader."""
+    path = tmp_path / "cache.db"
+    writer = StoreWriter(path)
+    writer.ingest_search_page(SearchRawResponse.model_validate(library)).result()
+    writer.upsert_views([View.model_validate(v) for v in library["views"]]).result()
+    writer.flush_index().result()
+    writer.close()
+    reader = CacheReader(path)
+    yield path, reader
+    reader.close()
+
+
+@pytest.fixture
+def runner(qapp: Any) -> Iterator[TaskRunner]:
+    task_runner = TaskRunner(max_threads=2)
+    yield task_runner
+    assert task_runner.shutdown(10_000)
+
+
+def test_results_model_passes_the_model_tester_through_changes(cache: Any) -> None:
+    _path, reader = cache
+    model = ResultsModel(reader)
+    QAbstractItemModelTester(model, FAIL)
+    ids = reader.search_ids("")
+    model.set_results(ids[:80])
+    assert model.rowCount() == 80
+    assert model.data(model.index(0, 0))
+    # A sync inserts new rows at the top and removes one: rows move, nothing resets.
+    model.update_ids(ids[80:90] + ids[:40] + ids[41:80])
+    assert model.ids()[:10] == ids[80:90]
+    assert ids[40] not in model.ids()
+    model.merge_remote([ids[0], "cloud-only-id"])
+    assert model.data(model.index(0, 0), ResultsModel.ProvenanceRole) == "cached"
+    row = model.row_of(ids[0])
+    assert row is not None
+    assert model.data(model.index(row, 0), ResultsModel.ProvenanceRole) == "both"
+    last = model.index(model.rowCount() - 1, 0)
+    assert model.data(last, ResultsModel.ProvenanceRole) == "cloud"
+    assert model.data(last, ResultsModel.PlaceholderRole) is True
+    model.on_store_changed(ChangeSet(entity_ids=frozenset(ids[:5])))
+    model.set_results([])
+    assert model.rowCount() == 0
+
+
+def test_snippets_mark_query_words() -> None:
+    marked = mark_terms("The quick brown fox jumps", "fox")
+    assert "\x02fox\x03" in marked
+    assert snippet_segments("a \x02b\x03 c") == [("a ", False), ("b", True), (" c", False)]
+
+
+def test_outbox_model_and_pane_signals(qtbot: Any) -> None:
+    pane = OutboxPane()
+    qtbot.addWidget(pane)
+    QAbstractItemModelTester(pane.model, FAIL)
+    ops = [
+        OutboxOp(
+            1,
+            "save_url",
+            "https://a.example/",
+            "https://a.example",
+            None,
+            None,
+            "queued",
+            0,
+            None,
+            None,
+            1,
+            1,
+            1,
+        ),
+        OutboxOp(
+            2,
+            "save_url",
+            "https://b.example/",
+            "https://b.example",
+            None,
+            None,
+            "needs_attention",
+            1,
+            "bad url",
+            None,
+            2,
+            2,
+            2,
+        ),
+    ]
+    pane.model.set_ops(ops)
+    assert pane.model.rowCount() == 2
+    pane.select_op(2)
+    retry = Emitted(pane.retry_requested)
+    pane.retry_button.click()
+    retry.wait(qtbot, 5_000)
+    assert retry.args == [2]
+    drop = Emitted(pane.drop_requested)
+    pane.drop_button.click()
+    drop.wait(qtbot, 5_000)
+    assert drop.args == [2]
+    assert save_state_text(ops[1]).startswith("Needs attention")
+    pane.model.set_ops([])
+    assert isinstance(pane.model, OutboxModel)
+
+
+def test_sidebar_lists_types_tags_views_and_announces_scopes(qtbot: Any, cache: Any) -> None:
+    _path, reader = cache
+    sidebar = Sidebar(reader)
+    qtbot.addWidget(sidebar)
+    QAbstractItemModelTester(sidebar.sidebar_model, FAIL)
+    library = sidebar.sidebar_model.section("library")
+    assert library.rowCount() > 3
+    assert sidebar.sidebar_model.section("tags").rowCount() > 0
+    assert sidebar.sidebar_model.section("views").rowCount() == 2
+    picked = Emitted(sidebar.scope_selected)
+    sidebar.select_scope(Scope("type", "web"))
+    picked.wait(qtbot, 5_000)
+    assert picked.args[0].kind == "type"
+    sidebar.refresh(outbox_pending=3)
+    assert "3" in sidebar.sidebar_model.section("outbox").text()
+
+
+def test_search_bar_debounces_typing_and_enter_asks_the_server(qtbot: Any) -> None:
+    bar = SearchBar()
+    qtbot.addWidget(bar)
+    typed = Emitted(bar.search_changed)
+    qtbot.keyClicks(bar.field, "garden")
+    typed.wait(qtbot, 2_000)
+    assert typed.args[0].query == "garden"
+    remote = Emitted(bar.remote_requested)
+    bar.field.returnPressed.emit()
+    remote.wait(qtbot, 2_000)
+    assert remote.args[0].remote
+    bar.set_type_choices(["web", "youtube"])
+    filtered = Emitted(bar.search_changed)
+    bar.types.setCurrentIndex(2)
+    filtered.wait(qtbot, 2_000)
+    assert filtered.args[0].filters.types == ("youtube",)
+
+
+def test_status_bar_shows_each_state_with_its_action(qtbot: Any) -> None:
+    status = StatusBar()
+    qtbot.addWidget(status)
+    for state, button in (
+        ("offline", "Retry now"),
+        ("server_down", "Retry now"),
+        ("auth", "Enter API key…"),
+        ("credits", "See plans…"),
+        ("not_configured", "Connect…"),
+    ):
+        status.set_state(state, None)
+        assert status.action_button.text() == button
+    asked = Emitted(status.action_requested)
+    status.action_button.click()
+    asked.wait(qtbot, 5_000)
+    assert asked.args == ["settings"]
+    status.on_outbox_changed(OutboxCounts(pending=2, awaiting=1, attention=0))
+    assert "2 saves waiting" in status.saves_button.text()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "smb://server/share",
+        "data:text/html,<b>x</b>",
+        "ms-msdt:/id PCWDiagnostic",
+    ],
+)
+def test_refused_links_open_nothing_and_navigate_nowhere(
+    qtbot: Any, cache: Any, runner: TaskRunner, monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    path, reader = cache
+    opened: list[QUrl] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", opened.append)
+    pane = ReaderPane(path, runner)
+    qtbot.addWidget(pane)
+    entity_id = reader.search_ids("")[0]
+    _emitted = Emitted(pane.entity_shown)
+    pane.show_entity(entity_id)
+    _emitted.wait(qtbot, 10_000)
+    before = pane.browser.toHtml()
+    refused = Emitted(pane.link_refused)
+    pane.browser.anchorClicked.emit(QUrl(url))
+    refused.wait(qtbot, 5_000)
+    assert refused.args[0]
+    assert opened == []
+    assert pane.current_entity_id == entity_id
+    assert pane.browser.toHtml() == before
+    assert pane.browser.source().isEmpty()
+
+
+def test_web_links_open_only_after_confirmation(
+    qtbot: Any, cache: Any, runner: TaskRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, _reader = cache
+    opened: list[QUrl] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", opened.append)
+    pane = ReaderPane(path, runner)
+    qtbot.addWidget(pane)
+    shown: list[str] = []
+    monkeypatch.setattr(pane, "confirm_external", lambda url: shown.append(url) or False)
+    pane.follow_link("https://example.org/page?x=1")
+    assert shown == ["https://example.org/page?x=1"]
+    assert opened == []
+    monkeypatch.setattr(pane, "confirm_external", lambda url: True)
+    pane.follow_link("https://example.org/page?x=1")
+    assert [u.toString() for u in opened] == ["https://example.org/page?x=1"]
+
+
+def test_documents_never_load_local_files(qapp: Any, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(b"\x89PNG not really")
+    document = SafeTextDocument()
+    document.setHtml(
+        f'<img src="{secret.as_uri()}"><img src="{secret}"><img src="https://x.example/a.png">'
+        '<img src="data:image/png;base64,iVBORw0KGgo=">'
+    )
+    document.size()  # lays out, which asks for every image
+    refused = document.refused
+    assert secret.as_uri() in refused
+    assert any(str(secret) in name for name in refused)
+    image = document.loadResource(
+        QTextDocument.ResourceType.ImageResource.value, QUrl(secret.as_uri())
+    )
+    assert image is None
+
+
+def test_reader_history_goes_back_and_forward(qtbot: Any, cache: Any, runner: TaskRunner) -> None:
+    path, reader = cache
+    first, second = reader.search_ids("")[:2]
+    pane = ReaderPane(path, runner)
+    qtbot.addWidget(pane)
+    for entity_id in (first, second):
+        _emitted = Emitted(pane.entity_shown)
+        pane.show_entity(entity_id)
+        _emitted.wait(qtbot, 10_000)
+    back = Emitted(pane.entity_shown)
+    pane.go_back()
+    back.wait(qtbot, 10_000)
+    assert back.args == [first]
+    assert pane.can_go_forward()
+    forward = Emitted(pane.entity_shown)
+    pane.go_forward()
+    forward.wait(qtbot, 10_000)
+    assert forward.args == [second]
