@@ -599,8 +599,15 @@ class _Redirect:
     issuer: str | None
 
 
-class _OneShotServer(socketserver.TCPServer):
-    """A TCP server on loopback that remembers the first callback it received."""
+class _OneShotServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
+    """A TCP server on loopback that remembers the first callback it received.
+
+    Each connection is read in its own short-lived thread, so a connection that sends nothing
+    (a browser's speculative preconnect) cannot delay the deadline or a cancel.
+    """
+
+    daemon_threads = True
+    block_on_close = False
 
     # Rebinding the remembered port right after the last sign-in must work (its connection
     # may linger in TIME_WAIT). Not on Windows, where SO_REUSEADDR lets sockets share a port.
@@ -611,6 +618,18 @@ class _OneShotServer(socketserver.TCPServer):
         self.expected_state = expected_state
         self.redirect: _Redirect | None = None
         self.timeout = _POLL_INTERVAL_S
+        self._claim_lock = threading.Lock()
+        self._claimed = False
+
+    def claim(self) -> bool:
+        """True for the first callback request only: exactly one redirect is accepted."""
+        with self._claim_lock:
+            first, self._claimed = not self._claimed, True
+            return first
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A browser that hung up early is no failure worth a traceback on stderr."""
+        _log.debug("sign-in listener: a connection failed", exc_info=False)
 
 
 class _CallbackHandler(BaseHTTPRequestHandler):
@@ -622,18 +641,22 @@ class _CallbackHandler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         """Classify the redirect and tell the person to go back to the app."""
         parts = urlsplit(self.path)
-        if parts.path != CALLBACK_PATH or self.server.redirect is not None:
+        if parts.path != CALLBACK_PATH or not self.server.claim():
             self._page(404, "Not found", "This address only accepts the sign-in redirect.")
             return
         params = dict(parse_qsl(parts.query, keep_blank_values=True))
         redirect = _classify(params, self.server.expected_state)
-        self.server.redirect = redirect
-        if redirect.error is None:
-            self._page(
-                200, "Signed in", "You are signed in to Memex Desktop. You can close this tab."
-            )
-        else:
-            self._page(400, "Sign-in failed", f"{redirect.error.message} Return to Memex Desktop.")
+        try:
+            if redirect.error is None:
+                self._page(
+                    200, "Signed in", "You are signed in to Memex Desktop. You can close this tab."
+                )
+            else:
+                text = f"{redirect.error.message} Return to Memex Desktop."
+                self._page(400, "Sign-in failed", text)
+        finally:
+            # Published after the page went out, so the browser gets it before the port closes.
+            self.server.redirect = redirect
 
     def _page(self, status: int, title: str, text: str) -> None:
         """A small HTML page (no script, nothing from the request echoed)."""

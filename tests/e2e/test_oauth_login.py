@@ -19,6 +19,7 @@ from support.oauth import (
     OAuthEmulator,
     ScriptedBrowser,
     files_containing,
+    fresh_token_store,  # noqa: F401
     oauth_emulator,  # noqa: F401
     replace_query,
 )

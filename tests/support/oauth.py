@@ -17,6 +17,7 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
+from memex_desktop import signin
 from memex_desktop.emulator import RunningEmulator
 from memex_desktop.emulator.oauth import OAuthConfig, OAuthServer, register_oauth_routes
 from support.emulator import make_config
@@ -155,3 +156,11 @@ def files_containing(root: Path, needles: list[str]) -> list[Path]:
             if any(needle in data for needle in encoded):
                 found.append(path)
     return found
+
+
+@pytest.fixture(autouse=True)
+def fresh_token_store() -> Iterator[None]:
+    """Each test starts with a new process-wide token store (nothing signed in)."""
+    signin.default_secret_store.cache_clear()
+    yield
+    signin.default_secret_store.cache_clear()

@@ -1,0 +1,106 @@
+"""Tokens in the keyring (or memory where none exists), never in files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import keyring.backend
+import keyring.errors
+import pytest
+
+from memex_desktop import paths, signin
+from memex_desktop.api import oauth
+from memex_desktop.api.oauth import TokenSet
+
+API = "https://memex.example/api"
+ACCESS = "at-keyring-41d2"
+REFRESH = "rt-keyring-0c9b"
+
+
+class DictKeyring(keyring.backend.KeyringBackend):
+    """An in-memory keyring backend (never the developer's real keychain)."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.values: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.values.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.values[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if self.values.pop((service, username), None) is None:
+            raise keyring.errors.PasswordDeleteError(username)
+
+
+class BrokenKeyring(DictKeyring):
+    """A keyring that fails on writes (a locked or misbehaving Secret Service)."""
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise keyring.errors.KeyringError("locked")
+
+
+def test_tokens_go_to_the_keyring() -> None:
+    backend = DictKeyring()
+    store = signin.KeyringSecretStore(backend=backend)
+    oauth.save_tokens(store, API, TokenSet(ACCESS, REFRESH, 10.0))
+    assert not store.backend_is_memory
+    assert signin.tokens_outlive_process(store)
+    services = {service for service, _ in backend.values}
+    assert services == {"memex-desktop"}
+    assert oauth.load_tokens(signin.KeyringSecretStore(backend=backend), API) == TokenSet(
+        ACCESS, REFRESH, 10.0
+    )
+    oauth.forget_tokens(store, API)
+    assert backend.values == {}
+    store.delete_secret("never-stored")  # no error
+
+
+def test_without_a_keyring_tokens_live_in_memory_only() -> None:
+    store = signin.default_secret_store()
+    assert store.backend_is_memory  # the test environment has the failing backend
+    assert not signin.tokens_outlive_process()
+    oauth.save_tokens(store, API, TokenSet(ACCESS, REFRESH, None))
+    assert oauth.load_tokens(store, API) is not None
+    assert oauth.load_tokens(signin.KeyringSecretStore(), API) is None  # gone for a new process
+
+
+def test_a_failing_keyring_falls_back_to_memory() -> None:
+    store = signin.KeyringSecretStore(backend=BrokenKeyring())
+    oauth.save_tokens(store, API, TokenSet(ACCESS, REFRESH, None))
+    assert store.backend_is_memory
+    assert oauth.load_tokens(store, API) == TokenSet(ACCESS, REFRESH, None)
+
+
+def test_empty_secret_is_refused() -> None:
+    with pytest.raises(ValueError, match="empty"):
+        signin.KeyringSecretStore(backend=DictKeyring()).set_secret("x", "")
+
+
+def test_registry_lives_in_the_config_folder_and_holds_no_token() -> None:
+    registry = signin.default_registry()
+    assert registry.path.parent == paths.config_dir()
+    record = oauth.OAuthClientRecord(
+        api_base_url=API,
+        resource=API,
+        issuer="https://auth.example",
+        authorization_endpoint="https://auth.example/a",
+        token_endpoint="https://auth.example/t",
+        client_id="c",
+        redirect_uri="http://127.0.0.1:1/callback",
+    )
+    registry.put(record)
+    oauth.save_tokens(signin.default_secret_store(), API, TokenSet(ACCESS, REFRESH, None))
+    provider = signin.token_provider(API)
+    assert provider is not None
+    assert provider() == ACCESS
+    for path in Path(paths.config_dir()).rglob("*"):
+        if path.is_file():
+            assert ACCESS.encode() not in path.read_bytes()
+            assert REFRESH.encode() not in path.read_bytes()
+    assert signin.sign_out(API, transport=None) is True
+    assert signin.token_provider(API) is None
