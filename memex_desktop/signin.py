@@ -87,9 +87,9 @@ def sign_in(
     See :func:`memex_desktop.api.oauth.sign_in` for the errors. ``open_browser`` defaults to
     the system browser.
     """
-    extra = {} if open_browser is None else {"open_browser": open_browser}
     return oauth.sign_in(
         api_url,
+        open_browser=open_browser,
         store=store if store is not None else default_secret_store(),
         registry=registry if registry is not None else default_registry(),
         show_url=show_url,
@@ -97,7 +97,6 @@ def sign_in(
         timeout_s=timeout_s,
         transport=transport,
         clock=clock,
-        **extra,
     )
 
 

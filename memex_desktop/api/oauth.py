@@ -1070,7 +1070,7 @@ def sign_in(
     *,
     store: SecretStore,
     registry: ClientRegistry,
-    open_browser: Callable[[str], bool] = _default_open_browser,
+    open_browser: Callable[[str], bool] | None = None,
     show_url: Callable[[str], None] | None = None,
     cancel: threading.Event | None = None,
     timeout_s: float = DEFAULT_SIGN_IN_TIMEOUT_S,
@@ -1079,9 +1079,10 @@ def sign_in(
 ) -> TokenProvider:
     """Sign in to the Memex server at ``api_base_url`` through the browser (blocking).
 
-    Qt-free: a worker thread calls it with a ``cancel`` event. ``open_browser(url)`` returns
-    whether a browser was started; when it was not, ``show_url(url)`` shows the URL to open by
-    hand (without ``show_url`` that is a :class:`BrowserUnavailable`).
+    Qt-free: a worker thread calls it with a ``cancel`` event. ``open_browser(url)`` (default:
+    the system browser) returns whether a browser was started; when it was not,
+    ``show_url(url)`` shows the URL to open by hand (without ``show_url`` that is a
+    :class:`BrowserUnavailable`).
 
     Raises:
         SignInError (cancelled, timed out, denied, wrong state, refused code, unsupported
@@ -1107,7 +1108,8 @@ def sign_in(
             )
             if cancel is not None and cancel.is_set():
                 raise SignInCancelled("Sign-in was cancelled.")
-            if not open_browser(url):
+            opener = open_browser if open_browser is not None else _default_open_browser
+            if not opener(url):
                 if show_url is None:
                     raise BrowserUnavailable(
                         "No web browser could be opened for signing in to Memex."

@@ -35,7 +35,7 @@ from memex_desktop.api.oauth import (
     TokenRequestFailed,
 )
 from memex_desktop.store import CacheReader, Outbox, StoreWriter
-from memex_desktop.sync import SyncEngine
+from memex_desktop.sync import SyncEngine, SyncOutcome
 
 SIGN_IN_TIMEOUT_S = 10.0
 
@@ -120,8 +120,11 @@ def test_login_sync_refresh_logout(
         assert env.server.grants["refresh_token"] == 2
         seen_tokens += _issued_tokens(provider)
 
-        # Sign out: tokens forgotten here and revoked at the server.
+        # Sign out: tokens forgotten here and revoked at the server; the client still holding
+        # the old sign-in is rejected and ends up signed out too.
         assert signin.sign_out(env.base_url)
+        assert engine.run().outcome is SyncOutcome.AUTH_REJECTED
+        assert not provider.is_signed_in()
         assert signin.token_provider(env.base_url) is None
         assert env.server.active_token_count() == (0, 0)
         fresh_provider = TokenProvider(provider.record, signin.default_secret_store())
