@@ -1123,6 +1123,8 @@ def sign_in(
                     # redirects back): the next attempt registers afresh.
                     registry.forget(base)
                 raise
+        if issuer is None and metadata.iss_parameter_supported:
+            issuer = ""  # RFC 9207 §2.4: a server that promises ``iss`` must send it
         if issuer is not None and issuer.rstrip("/") != record.issuer.rstrip("/"):
             raise AuthorizationFailed(
                 "Sign-in failed: the redirect came from another sign-in server.",

@@ -230,3 +230,12 @@ def test_url_shown_when_no_browser_starts(oauth_emulator: OAuthEmulator) -> None
     browser.join()
     assert shown == browser.opened
     assert provider.is_signed_in()
+
+
+def test_redirect_naming_another_issuer_is_rejected(oauth_emulator: OAuthEmulator) -> None:  # noqa: F811
+    env = oauth_emulator
+    browser = ScriptedBrowser(rewrite=lambda url: replace_query(url, iss="https://evil.example"))
+    with pytest.raises(oauth.AuthorizationFailed) as failure:
+        _sign_in(env, browser)
+    assert failure.value.error == "issuer_mismatch"
+    assert env.server.grants["authorization_code"] == 0
