@@ -440,7 +440,8 @@ def cmd_show(args: argparse.Namespace, session: Session) -> int:
         )
     from memex_desktop.sync.export import render_for_cli
 
-    sys.stdout.write(render_for_cli(entity, reader, args.format))
+    language = session.settings.transcript_language
+    sys.stdout.write(render_for_cli(entity, reader, args.format, transcript_language=language))
     if not sys.stdout.isatty():
         sys.stdout.flush()
     return EXIT_OK

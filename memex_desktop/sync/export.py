@@ -9,8 +9,6 @@ references and tags, for reading without memex-desktop.
 
 from __future__ import annotations
 
-import html
-import importlib
 import json
 import os
 import re
@@ -25,6 +23,7 @@ from memex_desktop.api.models import (
     SearchRawResponse,
     View,
 )
+from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.store import CacheReader, StoreWriter, ThreadNode
 
 EXPORT_FILE_NAME = "memex-export.json"
@@ -159,31 +158,20 @@ def import_json(writer: StoreWriter, path: Path) -> int:
 # --------------------------------------------------------------------------- rendering
 
 
-def render_for_cli(entity: ContentEntityBase, reader: CacheReader, fmt: str) -> str:
-    """The reader's rendering of an entity (text or HTML); plain fields without a renderer."""
-    render = importlib.import_module("memex_desktop.render")
-    render_entity = getattr(render, "render_entity", None)
-    context_type = getattr(render, "RenderContext", None)
-    if render_entity is not None and context_type is not None:
-        doc = render_entity(entity, context_type(allow_remote=False, lookup=reader.entity))
-        out = str(doc.html if fmt == "html" else doc.text)
-        return out if out.endswith("\n") else out + "\n"
-    text = _plain_fields(entity)
-    if fmt == "html":
-        return f"<pre>{html.escape(text)}</pre>\n"
-    return text
-
-
-def _plain_fields(entity: ContentEntityBase) -> str:
-    """Title first, then every text field the server sent (nothing hidden)."""
-    fields = entity.text_fields()
-    title = fields.pop("title", "") or fields.get("url", "") or entity.id
-    lines = [title, "=" * min(len(title), 80), f"type: {entity.type}"]
-    for key in ("id", "type", "title"):
-        fields.pop(key, None)
-    for key, value in fields.items():
-        lines.append(f"{key}: {value}")
-    return "\n".join(lines) + "\n"
+def render_for_cli(
+    entity: ContentEntityBase,
+    reader: CacheReader,
+    fmt: str,
+    *,
+    transcript_language: str | None = None,
+) -> str:
+    """The reader's rendering of an entity: plain text, or the same safe HTML as the reader."""
+    context = RenderContext(
+        allow_remote=False, transcript_language=transcript_language, lookup=reader.entity
+    )
+    doc = render_entity(entity, context)
+    out = doc.html if fmt == "html" else doc.text
+    return out if out.endswith("\n") else out + "\n"
 
 
 # --------------------------------------------------------------------------- Markdown
