@@ -383,6 +383,7 @@ class SyncEngine:
             if gone:
                 changes |= self.writer.mark_deleted_upstream(sorted(gone)).result()
                 deleted = len(gone)
+        changes |= self._pull_views_and_feeds()
         self._finish_pull(newest, full_pass_started_ms=state.started_at_ms)
         self._set_state(STATE_FULL_PASS, "")
         self._confirm_seen(seen)
@@ -422,6 +423,7 @@ class SyncEngine:
             return SyncReport(
                 outcome_for(exc), pulled=offset, changes=changes, meta=self.last_meta, error=exc
             )
+        changes |= self._pull_views_and_feeds()
         self._finish_pull(newest, full_pass_started_ms=None)
         self._confirm_seen(seen)
         return SyncReport(SyncOutcome.OK, pulled=offset, changes=changes, meta=self.last_meta)
@@ -446,6 +448,25 @@ class SyncEngine:
             for entity_id in candidates - in_flight
             if entity_id in rows and rows[entity_id].status in _SETTLED_STATUSES
         }
+
+    def _pull_views_and_feeds(self) -> ChangeSet:
+        """Refresh saved views and followed feeds (small lists; a failure only logs).
+
+        Their shapes are not documented (memex-api.md §7), so a drift must not fail a sync
+        whose library pull worked.
+        """
+        changes = ChangeSet.empty()
+        try:
+            views = self.client.list_views()
+            feeds = self.client.list_feeds()
+        except ApiError as exc:
+            _log.warning("views and feeds not refreshed: %s", _reason(exc))
+            return changes
+        if views:
+            changes |= self.writer.upsert_views(views).result()
+        if feeds:
+            changes |= self.writer.upsert_feeds(feeds).result()
+        return changes
 
     def _finish_pull(self, newest: int | None, *, full_pass_started_ms: int | None) -> None:
         """Persist the watermark (only after a complete pull) and when the pass finished."""

@@ -41,6 +41,9 @@ def test_full_pass_pages_through_everything(
     assert set(harness.reader.all_ids()) == library_ids(small_library)
     assert harness.reader.sync_state(STATE_FULL_PASS) in (None, "")
     assert harness.reader.sync_state(STATE_NEWEST_MS)
+    assert {v.id for v in harness.reader.views()} == {v["id"] for v in small_library["views"]}
+    assert {f.id for f in harness.reader.feeds()} == {f["id"] for f in small_library["feeds"]}
+    assert report.changes.view_ids
     pulls = [p for p in seen if p.phase == "pull"]
     assert [p.done for p in pulls] == sorted(p.done for p in pulls)
     assert pulls[-1].done == 300
