@@ -692,9 +692,7 @@ class MemexClient:
         """Validate a decoded object as ``model``; a mismatch is a :class:`ContractError`."""
         try:
             return model.model_validate(data)
-        except (pydantic.ValidationError, RecursionError, TypeError) as exc:
-            # TypeError: the entity dispatch of the models can trip over a non-string ``type``
-            # (e.g. a list); whatever the cause, a body that does not fit is a contract error.
+        except (pydantic.ValidationError, RecursionError) as exc:
             raise ContractError(
                 f"POST {reply.path}: response does not match {model.__name__}: "
                 f"{_summarize_validation(exc)}",
@@ -866,12 +864,10 @@ def _parse_upgrade_options(value: Any) -> AvailablePlansOutput | None:
         return None
 
 
-def _summarize_validation(exc: pydantic.ValidationError | RecursionError | TypeError) -> str:
+def _summarize_validation(exc: pydantic.ValidationError | RecursionError) -> str:
     """The first few validation problems by location (no input values: they may be long)."""
     if isinstance(exc, RecursionError):
         return "nested too deeply"
-    if isinstance(exc, TypeError):
-        return f"unexpected value types ({exc})"
     parts = [
         f"{'.'.join(str(part) for part in error['loc']) or '<root>'}: {error['msg']}"
         for error in exc.errors(include_input=False)[:3]
