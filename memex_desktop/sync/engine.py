@@ -21,6 +21,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -323,9 +324,13 @@ class SyncEngine:
         self.last_meta = response.meta
         return response
 
+    def _submit_page(self, response: SearchRawResponse) -> Future[ChangeSet]:
+        """Queue one page for the writer (one transaction on its thread)."""
+        return self.writer.ingest_search_page(without_listed_notes(response))
+
     def _ingest(self, response: SearchRawResponse) -> ChangeSet:
-        """Write one page in one transaction (the writer thread owns the connection)."""
-        return self.writer.ingest_search_page(without_listed_notes(response)).result()
+        """Write one page and wait for its commit."""
+        return self._submit_page(response).result()
 
     def _set_state(self, key: str, value: str) -> None:
         """Persist one sync_state value and wait for its commit."""
@@ -357,22 +362,28 @@ class SyncEngine:
         pulled = 0
         newest: int | None = None
         estimate = self._estimate_total()
+        # One page is written while the next is fetched (the writer commits them in order,
+        # each page before the offset that follows it, so a crash resumes correctly).
+        in_flight: list[Future[ChangeSet]] = []
         try:
             for _ in range(MAX_PAGES):
                 if cancel.is_set():
                     raise SyncCancelled()
                 response = self._fetch_page(state.offset)
-                changes |= self._ingest(response)
+                changes |= _settle(in_flight)
+                in_flight = [self._submit_page(response)]
                 seen |= _page_entity_ids(response)
                 newest = _max_opt(newest, _newest_in(response.results))
                 pulled += len(response.results)
                 state.offset += len(response.results)
-                self._set_state(STATE_FULL_PASS, state.dump())
+                in_flight.append(self.writer.set_sync_state(STATE_FULL_PASS, state.dump()))
                 estimate = max(estimate or 0, state.offset) or None
                 _emit(progress, "pull", state.offset, estimate, f"{state.offset} items")
                 if self._page_is_last(response):
                     break
+            changes |= _settle(in_flight)
         except (ApiError, SyncCancelled) as exc:
+            changes |= _settle(in_flight)  # pages already fetched are kept
             return SyncReport(
                 outcome_for(exc), pulled=pulled, changes=changes, meta=self.last_meta, error=exc
             )
@@ -404,12 +415,14 @@ class SyncEngine:
         seen: set[str] = set()
         changes = ChangeSet.empty()
         newest: int | None = newest_held
+        in_flight: list[Future[ChangeSet]] = []
         try:
             for _ in range(MAX_PAGES):
                 if cancel.is_set():
                     raise SyncCancelled()
                 response = self._fetch_page(offset)
-                changes |= self._ingest(response)
+                changes |= _settle(in_flight)
+                in_flight = [self._submit_page(response)]
                 seen |= _page_entity_ids(response)
                 page_newest = _newest_in(response.results)
                 newest = _max_opt(newest, page_newest)
@@ -419,7 +432,9 @@ class SyncEngine:
                     break
                 if page_newest is not None and page_newest <= newest_held:
                     break
+            changes |= _settle(in_flight)
         except (ApiError, SyncCancelled) as exc:
+            changes |= _settle(in_flight)
             return SyncReport(
                 outcome_for(exc), pulled=offset, changes=changes, meta=self.last_meta, error=exc
             )
@@ -642,6 +657,15 @@ class SyncEngine:
             error=error,
             meta=self.last_meta,
         )
+
+
+def _settle(futures: list[Future[ChangeSet]]) -> ChangeSet:
+    """Wait for queued writes; what they changed (a store error is raised here)."""
+    changes = ChangeSet.empty()
+    for future in futures:
+        changes |= future.result()
+    futures.clear()
+    return changes
 
 
 def _newest_in(entities: Iterable[ContentEntityBase]) -> int | None:
