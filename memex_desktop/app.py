@@ -39,25 +39,6 @@ from memex_desktop.ui.tasks import TaskRunner
 
 log = logging.getLogger(__name__)
 
-_SINGLETON_HEADROOM = 1 << 40
-
-
-def keep_singletons_alive() -> None:
-    """Give None/True/False a permanent reference headroom (CPython < 3.12 only).
-
-    WORKAROUND: PySide6 6.12 drops one reference to ``None`` on many void calls (setEnabled,
-    processEvents, ...); before Python 3.12 these singletons are not immortal, so a long
-    session ends with "deallocating None". A huge extra count keeps them alive.
-    """
-    if sys.version_info >= (3, 12) or getattr(sys, "_memex_singletons_kept", False):
-        return
-    import ctypes
-
-    for singleton in (None, True, False):
-        ctypes.c_ssize_t.from_address(id(singleton)).value += _SINGLETON_HEADROOM
-    sys._memex_singletons_kept = True  # type: ignore[attr-defined]
-
-
 ORGANIZATION = "memex-desktop"
 APPLICATION = "memex-desktop"
 
@@ -128,7 +109,6 @@ def build_main_window(
         client: a ready client (tests); overrides api_url/api_key.
         sync_on_start: start a sync as soon as the window exists.
     """
-    keep_singletons_alive()
     settings = settings or Settings()
     credentials = credentials or CredentialStore()
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -304,7 +284,6 @@ class _QuitAfterSync:
 
 def run_gui(args: Any) -> int:
     """Open the window (``--demo``: on the bundled demo library); returns the exit status."""
-    keep_singletons_alive()
     app = _application()
     _install_excepthook(app)
     settings = Settings.load()

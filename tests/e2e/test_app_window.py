@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent
-from support.qt_refcount import keep_singletons_alive
 
 from memex_desktop.api.client import MemexClient
 from memex_desktop.app import AppContext, build_main_window
@@ -18,8 +17,6 @@ from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.sync import OutboxPolicy, SyncOutcome
 from memex_desktop.ui.drops import URI_LIST
-
-keep_singletons_alive()
 
 
 class Emitted:

@@ -10,7 +10,6 @@ import pytest
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices, QTextDocument
 from PySide6.QtTest import QAbstractItemModelTester
-from support.qt_refcount import keep_singletons_alive
 
 from memex_desktop.api.models import SearchRawResponse, View
 from memex_desktop.emulator.synthetic import generate_library
@@ -23,8 +22,6 @@ from memex_desktop.ui.sidebar import Scope, Sidebar
 from memex_desktop.ui.status_bar import StatusBar
 from memex_desktop.ui.sync_controller import OutboxCounts
 from memex_desktop.ui.tasks import TaskRunner
-
-keep_singletons_alive()
 
 
 class Emitted:
