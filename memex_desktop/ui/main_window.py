@@ -64,7 +64,7 @@ from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.results_delegate import ResultDelegate
 from memex_desktop.ui.results_model import ResultsModel, SearchFilters
 from memex_desktop.ui.search_bar import SearchBar, SearchRequest
-from memex_desktop.ui.sidebar import Scope, Sidebar
+from memex_desktop.ui.sidebar import Scope, Sidebar, ViewResults, run_view_search
 from memex_desktop.ui.status_bar import StatusBar
 from memex_desktop.ui.sync_controller import (
     OutboxCounts,
@@ -268,7 +268,12 @@ class MainWindow(QMainWindow):
         self.thread_pane = self._optional_pane("memex_desktop.ui.thread_pane", "ThreadPane")
         self.graph_pane = self._optional_pane("memex_desktop.ui.graph_pane", "GraphPane")
         self.thread_dock = self.graph_dock = None
+        # Notes are queued in the outbox (the pane commits them on a worker), so they work
+        # offline and show at once as pending.
+        self.notes_outbox: Outbox | None = None
         if self.thread_pane is not None:
+            self.notes_outbox = Outbox(self.outbox_path, cache_path=self.cache_path)
+            self.thread_pane.set_outbox(self.notes_outbox)
             self.thread_dock = self._dock("threaddock", "Notes and replies", self.thread_pane)
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.thread_dock)
         if self.graph_pane is not None:
@@ -388,6 +393,10 @@ class MainWindow(QMainWindow):
         self.outbox_pane.retry_requested.connect(self._on_outbox_retry_requested)
         self.outbox_pane.drop_requested.connect(self._on_outbox_drop_requested)
         self.outbox_pane.entity_activated.connect(self._on_pane_entity_activated)
+        if self.thread_pane is not None:
+            self.thread_pane.note_queued.connect(self._on_thread_pane_saves_queued)
+            self.thread_pane.link_queued.connect(self._on_thread_pane_saves_queued)
+            self.controller.sync_finished.connect(self.thread_pane.on_outbox_changed)
         self.status.set_state(self.controller.state, None)
 
     def _refuse_child_drops(self, widget: QWidget) -> None:
@@ -422,6 +431,10 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         """Save the layout before closing."""
         self.save_state()
+        if self.notes_outbox is not None and self.thread_pane is not None:
+            self.thread_pane.set_outbox(None)
+            self.notes_outbox.close()
+            self.notes_outbox = None
         super().closeEvent(event)
 
     # -- searching -------------------------------------------------------------------------
@@ -535,6 +548,50 @@ class MainWindow(QMainWindow):
         self.run_search(self.search_bar.request())
         if scope.kind == "feed" and scope.value and self.controller.services.client is not None:
             self._remote_request = self.controller.remote_search("", {"feed_ids": [scope.value]})
+        if scope.kind == "view" and scope.value:
+            self.run_view_remote(scope.value)
+
+    def run_view_remote(self, view_id: str) -> Task | None:
+        """Also run a saved view on the server (cache-on-view); None without an account."""
+        services = self.controller.services
+        if services.client is None:
+            return None
+        task = self.runner.submit(run_view_search, services.client, services.writer, view_id)
+        task.finished.connect(self._on_view_search_finished)
+        task.failed.connect(self._on_view_search_failed)
+        return task
+
+    @Slot(object)
+    def _on_view_search_finished(self, result: ViewResults) -> None:
+        """The server's view results are cached: refresh what changed, then merge them in."""
+        if result.changes:
+            self._on_controller_store_changed(result.changes)
+        scope = self.sidebar.current_scope()
+        if scope.kind != "view" or scope.value != result.view_id:
+            return
+        added = self.results_model.merge_remote(result.ids)
+        self.status.showMessage(
+            f"{len(result.ids)} results of this view from the server"
+            f" ({added} more than the cached view)",
+            5000,
+        )
+
+    @Slot(object)
+    def _on_view_search_failed(self, exc: object) -> None:
+        """The server could not run the view: the cached results stay; say why."""
+        from memex_desktop.errors import user_message
+        from memex_desktop.ui.tasks import TaskCancelled
+
+        if isinstance(exc, BaseException) and not isinstance(exc, TaskCancelled):
+            self.status.showMessage(
+                "Showing this view from the cache: " + user_message(exc).text, 8000
+            )
+
+    @Slot(str)
+    def _on_thread_pane_saves_queued(self, _op_id: str) -> None:
+        """A note, reply or cited link is queued: show it in the outbox and try to send it."""
+        self.refresh_outbox()
+        self.controller.sync_now()
 
     @Slot()
     def _on_search_bar_move_to_results(self) -> None:

@@ -249,8 +249,34 @@ class NoteTextEdit(QPlainTextEdit):
         self._insert_reference(ref, self.textCursor().position())
 
 
+@dataclass(frozen=True)
+class QueuedUrl:
+    """The outcome of queueing a dropped URL: the URL, the enqueue result or why it failed."""
+
+    url: str
+    result: Any | None
+    problem: str | None = None
+
+
+def queue_note(outbox: Any, data: dict[str, Any], external_id: str) -> Any:
+    """Worker: commit a note to the outbox (durable before this returns)."""
+    return outbox.enqueue_entity(data, external_id=external_id)
+
+
+def queue_url(outbox: Any, url: str) -> QueuedUrl:
+    """Worker: queue the save of a dropped URL; a store problem is reported, not raised."""
+    try:
+        return QueuedUrl(url, outbox.enqueue_url(url))
+    except (StoreError, OSError) as exc:  # keep the note usable; the link is still cited
+        log.error("could not queue a dropped link: %r", exc)
+        return QueuedUrl(url, None, "The link could not be queued for saving.")
+
+
 class NoteEditor(QDialog):
     """A small window to write a note on an item, or a reply to a note.
+
+    With a ``runner`` the outbox writes (synchronous=FULL commits) run on a worker and the
+    dialog closes when the note is durable; without one they run in the calling thread.
 
     Signals:
         note_queued(str): the note was committed to the outbox (the op id as text).
@@ -268,11 +294,14 @@ class NoteEditor(QDialog):
         target_id: str,
         target_label: str,
         is_reply: bool,
+        runner: Any = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("noteEditor")
         self._outbox = outbox
+        self._runner = runner
+        self._saving = False
         self.target_id = target_id
         self.external_id = str(uuid.uuid4())
         self.setWindowTitle("Reply" if is_reply else "Add note")
@@ -309,19 +338,41 @@ class NoteEditor(QDialog):
 
     @Slot()
     def save(self) -> None:
-        """Queue the note in the outbox (committed before this returns), then close."""
+        """Queue the note in the outbox; the dialog closes once it is committed."""
+        if self._saving:
+            return
         if not self.editor.toPlainText().strip():
             self._say("Write something first.")
             return
-        try:
-            result = self._outbox.enqueue_entity(self.payload(), external_id=self.external_id)
-        except (StoreError, OSError) as exc:  # tell the person instead of losing the text
-            log.error("could not queue the note: %r", exc)
-            self._say("The note could not be stored on this computer. Your text is still here.")
+        if self._runner is None:
+            try:
+                result = queue_note(self._outbox, self.payload(), self.external_id)
+            except (StoreError, OSError) as exc:
+                self._on_note_failed(exc)
+                return
+            self._on_note_committed(result)
             return
+        self._saving = True
+        self.save_button.setEnabled(False)
+        task = self._runner.submit(queue_note, self._outbox, self.payload(), self.external_id)
+        task.finished.connect(self._on_note_committed)
+        task.failed.connect(self._on_note_failed)
+
+    @Slot(object)
+    def _on_note_committed(self, result: Any) -> None:
+        """The note is durable in the outbox: announce it and close."""
+        self._saving = False
         op = result.op
         self.note_queued.emit(str(op.id) if op is not None else "")
         self.accept()
+
+    @Slot(object)
+    def _on_note_failed(self, exc: object) -> None:
+        """Keep the text and say so (the same external_id makes a second try safe)."""
+        self._saving = False
+        self.save_button.setEnabled(True)
+        log.error("could not queue the note: %r", exc)
+        self._say("The note could not be stored on this computer. Your text is still here.")
 
     def _say(self, text: str) -> None:
         """Show a short problem message under the text."""
@@ -331,14 +382,19 @@ class NoteEditor(QDialog):
 
     @Slot(str)
     def _on_editor_url_dropped(self, url: str) -> None:
-        """Queue the save of a dropped URL and cite it in the note."""
-        try:
-            result = self._outbox.enqueue_url(url)
-        except (StoreError, OSError) as exc:  # keep the note usable; the link is still cited
-            log.error("could not queue a dropped link: %r", exc)
-            self._say("The link could not be queued for saving.")
-            result = None
-        entity_id = result.entity_id if result is not None else None
-        self.editor.cite_url(url, entity_id)
+        """Queue the save of a dropped URL (on a worker when possible) and cite it."""
+        if self._runner is None:
+            self._on_url_queued(queue_url(self._outbox, url))
+            return
+        task = self._runner.submit(queue_url, self._outbox, url)
+        task.finished.connect(self._on_url_queued)
+
+    @Slot(object)
+    def _on_url_queued(self, queued: QueuedUrl) -> None:
+        """Cite the dropped URL, by id when it is already in the library."""
+        if queued.problem:
+            self._say(queued.problem)
+        result = queued.result
+        self.editor.cite_url(queued.url, result.entity_id if result is not None else None)
         if result is not None:
             self.url_queued.emit(str(result.op.id) if result.op is not None else "")

@@ -10,9 +10,11 @@ the person asked for them for this item.
 
 from __future__ import annotations
 
+import html
 import logging
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +40,7 @@ from PySide6.QtWidgets import (
 
 from memex_desktop import paths
 from memex_desktop.render import RenderContext, render_entity
-from memex_desktop.store import ChangeSet
+from memex_desktop.store import Backlink, ChangeSet
 from memex_desktop.ui.links import LinkTarget, classify_link, entity_link
 from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.tasks import Task, TaskRunner
@@ -48,6 +50,10 @@ log = logging.getLogger(__name__)
 _TIME_HREF = re.compile(r"[?&]t=(\d+)")
 MAX_REMOTE_IMAGES = 24
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
+MAX_BACKLINKS_SHOWN = 200
+BACKLINK_SNIPPET_CHARS = 140
+_LINKABLE_ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,200}$")
+_BACKLINK_KINDS = {"annotates": "note", "reply": "reply", "references": "mentions this"}
 FALLBACK_CSS = """
 body { font-size: 11pt; line-height: 150%; }
 h1 { font-size: 17pt; margin-bottom: 4px; }
@@ -64,6 +70,55 @@ def reader_css() -> str:
         return paths.resource_path("reader.css").read_text(encoding="utf-8")
     except (FileNotFoundError, OSError):
         return FALLBACK_CSS
+
+
+def clock_text(seconds: float) -> str:
+    """``[mm:ss]`` (``[h:mm:ss]`` past an hour) for a moment of a video."""
+    total = max(0, int(seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"[{hours}:{minutes:02d}:{secs:02d}]" if hours else f"[{minutes:02d}:{secs:02d}]"
+
+
+def _backlink_item(link: Backlink) -> str:
+    """One "Referenced by" line: the source as a memex:// link, its kind, moment and snippet."""
+    row = link.source
+    label = (row.title or row.snippet_source or row.id).strip()[:BACKLINK_SNIPPET_CHARS]
+    name = html.escape(label or row.id)
+    if _LINKABLE_ID.match(row.id):
+        name = f'<a href="memex://entity/{html.escape(row.id, quote=True)}">{name}</a>'
+    parts = [name, html.escape(_BACKLINK_KINDS.get(link.kind, link.kind))]
+    if link.timestamp_s is not None:
+        parts.append(f'<span class="backlink-time">{clock_text(link.timestamp_s)}</span>')
+    snippet = (row.snippet_source or "").strip()
+    if snippet and snippet[:BACKLINK_SNIPPET_CHARS] != label:
+        short = snippet[:BACKLINK_SNIPPET_CHARS] + (
+            "…" if len(snippet) > BACKLINK_SNIPPET_CHARS else ""
+        )
+        parts.append(f'<span class="backlink-snippet">{html.escape(short)}</span>')
+    return "<li>" + " · ".join(parts) + "</li>"
+
+
+def backlinks_html(links: Sequence[Backlink]) -> str:
+    """The reader's "Referenced by" section (every text escaped; links only memex://entity/ID)."""
+    if not links:
+        return ""
+    shown = list(links)[:MAX_BACKLINKS_SHOWN]
+    more = len(links) - len(shown)
+    items = "".join(_backlink_item(link) for link in shown)
+    if more > 0:
+        items += f"<li>… and {more} more</li>"
+    return f'<div class="backlinks"><hr/><h2>Referenced by</h2><ul>{items}</ul></div>'
+
+
+def backlink_ids(cache_path: Path, entity_id: str) -> tuple[str, tuple[str, ...]]:
+    """Worker: what points at an entity now (to tell whether its "Referenced by" changed)."""
+    return entity_id, _signature(thread_reader(cache_path).backlinks(entity_id))
+
+
+def _signature(links: Sequence[Backlink]) -> tuple[str, ...]:
+    """A comparable summary of backlinks (source, kind, moment)."""
+    return tuple(f"{link.source.id}|{link.kind}|{link.timestamp_s}" for link in links)
 
 
 class SafeTextDocument(QTextDocument):
@@ -118,6 +173,7 @@ class RenderResult:
     url: str | None = None
     remote_resources: list[str] = field(default_factory=list)
     text_length: int = 0
+    backlinks: tuple[str, ...] = ()
 
 
 def _fetch_images(urls: list[str], cancel: threading.Event) -> dict[str, QImage]:
@@ -166,10 +222,11 @@ def render_document(
         allow_remote=allow_remote, transcript_language=transcript_language, lookup=reader.entity
     )
     rendered = render_entity(entity, context)
+    links = reader.backlinks(entity_id)
     images = _fetch_images(rendered.remote_resources, cancel) if allow_remote else {}
     document = SafeTextDocument(images)
     document.setDefaultStyleSheet(css)
-    document.setHtml(rendered.html)
+    document.setHtml(rendered.html + backlinks_html(links))
     document.setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, rendered.title)
     app = QCoreApplication.instance()
     if app is not None:
@@ -181,6 +238,7 @@ def render_document(
         getattr(entity, "url", None),
         list(rendered.remote_resources),
         len(rendered.text),
+        _signature(links),
     )
 
 
@@ -341,9 +399,26 @@ class ReaderPane(QWidget):
 
     @Slot(object)
     def on_store_changed(self, changes: ChangeSet) -> None:
-        """Render the current item again when the store changed it."""
+        """Render the current item again when the store changed it or what points at it."""
         entity_id = self.current_entity_id
         if entity_id and entity_id in (changes.entity_ids | changes.deleted_ids):
+            self._render(entity_id, None)
+        elif entity_id and changes.edges_changed and self._pending is None:
+            # Cheap check first: re-render only when its "Referenced by" section changed.
+            task = self._runner.submit(backlink_ids, self._cache_path, entity_id)
+            task.finished.connect(self._on_backlinks_read)
+
+    @Slot(object)
+    def _on_backlinks_read(self, result: tuple[str, tuple[str, ...]]) -> None:
+        """Re-render the item on screen when its backlinks differ from those shown."""
+        entity_id, signature = result
+        current = self._current
+        if (
+            self._pending is None
+            and current is not None
+            and current.entity_id == entity_id == self.current_entity_id
+            and current.backlinks != signature
+        ):
             self._render(entity_id, None)
 
     def confirm_external(self, url: str) -> bool:
@@ -431,11 +506,16 @@ class ReaderPane(QWidget):
             self._update_buttons()
             return
         previous = self._current.document if self._current else None
+        same_item = self._current is not None and self._current.entity_id == result.entity_id
+        scrolled = self.browser.verticalScrollBar().value()
         self._current = result
         self.browser.setDocument(result.document)
         result.document.setParent(self)
         if previous is not None:
             previous.deleteLater()
+        if same_item and not anchor:
+            # A refresh of the item being read keeps the reading position.
+            self.browser.verticalScrollBar().setValue(scrolled)
         self.title_label.setText(result.title)
         if anchor:
             self.scroll_to(anchor)

@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 
 MAX_TAGS_SHOWN = 300
 MAX_DELETED_COUNTED = 10_000
+VIEW_REMOTE_LIMIT = 100
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,26 @@ class Scope:
     def key(self) -> str:
         """A stable identity for the entry (survives count changes)."""
         return f"{self.kind}:{self.value or ''}"
+
+
+@dataclass(frozen=True)
+class ViewResults:
+    """A saved view run on the server: its ids in server order and what caching them changed."""
+
+    view_id: str
+    ids: list[str]
+    changes: ChangeSet
+    meta: Any = None
+
+
+def run_view_search(
+    client: Any, writer: Any, view_id: str, limit: int = VIEW_REMOTE_LIMIT
+) -> ViewResults:
+    """Worker: ``/execute-view-search`` for a view; results are cached before they are shown."""
+    response = client.execute_view_search(view_id, limit=limit)
+    changes = writer.ingest_search_page(response).result()
+    ids = list(dict.fromkeys(entity.id for entity in response.results))
+    return ViewResults(view_id, ids, changes, response.meta)
 
 
 ALL_ITEMS = Scope("all", None, "All items")

@@ -51,6 +51,7 @@ class ThreadEntry:
     pending: bool
     state: str = ""
     external_id: str | None = None
+    server_id: str | None = None
     children: list[ThreadEntry] = field(default_factory=list)
 
     def walk(self, depth: int = 0) -> list[tuple[int, ThreadEntry]]:
@@ -78,24 +79,36 @@ def merge_pending(
     """Attach pending notes to the thread, skip those already cached, order every level.
 
     ``targets`` maps a pending entry id to the id it answers (the item, a cached note or
-    another pending note). Pending notes whose external_id is already cached are dropped.
+    another pending note). Pending notes whose external_id or server id is already cached are
+    dropped; a reply naming a pending parent (``pending:<external_id>``) that is cached by now
+    goes under the cached copy.
     """
     by_id: dict[str, ThreadEntry] = {}
-    known_external: set[str] = set()
+    by_external: dict[str, ThreadEntry] = {}
     for root in roots:
         for _depth, entry in root.walk():
             by_id[entry.id] = entry
             if entry.external_id:
-                known_external.add(entry.external_id)
-    fresh = [p for p in pending if p.external_id not in known_external and p.id not in by_id]
-    by_id.update({p.id: p for p in fresh})
+                by_external[entry.external_id] = entry
+    fresh = [
+        p
+        for p in pending
+        if p.external_id not in by_external and p.id not in by_id and p.server_id not in by_id
+    ]
+    for external_id, entry in by_external.items():
+        by_id.setdefault(pending_entry_id(external_id), entry)
     merged = list(roots)
+    # Oldest first, so a pending parent is placed before its replies; notes on other items
+    # (whose chain never reaches this entity) are left out.
     for entry in sorted(fresh, key=lambda e: (e.created_at, e.id)):
         parent = targets.get(entry.id)
-        if parent == entity_id or parent not in by_id:
+        if parent == entity_id:
             merged.append(entry)
-        else:
+        elif parent is not None and parent in by_id:
             by_id[parent].children.append(entry)
+        else:
+            continue
+        by_id[entry.id] = entry
     _sort(merged)
     return merged
 
@@ -196,11 +209,13 @@ class ThreadPane(QWidget):
     Signals:
         entity_activated(str): the person asked to open that entity (a reference card).
         note_queued(str): a note or reply was committed to the outbox (its op id).
+        link_queued(str): a link dropped on the note editor was queued for saving (op id).
         thread_shown(): the pane finished showing the current entity's thread.
     """
 
     entity_activated = Signal(str)
     note_queued = Signal(str)
+    link_queued = Signal(str)
     thread_shown = Signal()
 
     def __init__(
@@ -275,6 +290,12 @@ class ThreadPane(QWidget):
         if getattr(changes, "edges_changed", False) or touched & shown:
             self.refresh()
 
+    @Slot(object)
+    def on_outbox_changed(self, _value: object = None) -> None:
+        """Saves moved on (sent, accepted, failed): redraw when a pending note is shown."""
+        if self._entity_id is not None and any(entry.pending for _d, entry in self.shown()):
+            self.refresh()
+
     @Slot()
     def refresh(self) -> None:
         """Re-read the thread from the cache and the outbox and redraw it."""
@@ -306,9 +327,11 @@ class ThreadPane(QWidget):
             target_id=target_id,
             target_label=label,
             is_reply=is_reply,
+            runner=self._runner,
             parent=self,
         )
         editor.note_queued.connect(self._on_editor_note_queued)
+        editor.url_queued.connect(self._on_editor_url_queued)
         self.editor = editor
         editor.show()
         return editor
@@ -374,6 +397,7 @@ class ThreadPane(QWidget):
                     pending=True,
                     state=op.state,
                     external_id=op.external_id,
+                    server_id=op.entity_id,
                 )
             )
             # A reply to a note still pending names that note by its pending id.
@@ -436,3 +460,8 @@ class ThreadPane(QWidget):
         """The note is in the outbox: show it at once as pending."""
         self.refresh()
         self.note_queued.emit(op_id)
+
+    @Slot(str)
+    def _on_editor_url_queued(self, op_id: str) -> None:
+        """A link dropped on the editor is queued: let the window send it."""
+        self.link_queued.emit(op_id)
