@@ -344,8 +344,12 @@ class ReaderPane(QWidget):
     def show_entity(self, entity_id: str, anchor: str | None = None) -> None:
         """Open an entity (recorded in history unless it is already the current one)."""
         same = self._position >= 0 and self._history[self._position][0] == entity_id
-        if same and anchor and self._pending is None:
-            self.scroll_to(anchor)
+        if same:
+            # Opening what is already shown (or being rendered) adds no history entry.
+            if anchor and self._pending is None:
+                self.scroll_to(anchor)
+            elif anchor and self._pending is not None:
+                self._pending = (entity_id, anchor)
             return
         del self._history[self._position + 1 :]
         self._history.append((entity_id, anchor))

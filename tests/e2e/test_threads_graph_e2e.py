@@ -1,0 +1,205 @@
+"""Threads and the reference graph in the real window, against the emulator's demo library.
+
+Open an item, see its thread, follow a reference card to another item (the graph re-centres,
+the reader lists what references it), write a reply while the server is down, reconnect, sync,
+and find the reply on the server once and in the thread once, under its server id, with the
+item picked with ``[[`` in its ``reference_content_ids``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSettings, Qt, QUrl
+from support.emulator import emulator_factory  # noqa: F401
+from support.secrets import TEST_API_KEY
+
+from memex_desktop import paths
+from memex_desktop.api.client import MemexClient
+from memex_desktop.app import AppContext, build_main_window
+from memex_desktop.sync import OutboxPolicy, SyncOutcome
+from memex_desktop.ui.thread_pane import ThreadPane
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.qt_log_ignore("propagateSizeHints", "This plugin does not support"),
+]
+
+FAST_POLICY = OutboxPolicy(base_delay_s=0.01, max_delay_s=0.05, max_drain_wait_s=5.0)
+ITEM = "web-local-first-five-lessons"
+NOTE = "note-lesson-two-outbox"
+REPLIES = ["note-lesson-two-outbox-r1", "note-lesson-two-outbox-r2"]
+CITED = "web-outbox-pattern"
+PICKED = "youtube-local-first-talk"
+
+
+class Emitted:
+    """Records a signal's emissions (waitSignal misses some under PySide6 6.12)."""
+
+    def __init__(self, signal: Any) -> None:
+        self.calls: list[list[Any]] = []
+        signal.connect(self._record)
+
+    def _record(self, *args: Any) -> None:
+        self.calls.append(list(args))
+
+    def wait(self, qtbot: Any, timeout: int = 10_000) -> list[Any]:
+        qtbot.waitUntil(lambda: bool(self.calls), timeout=timeout)
+        return self.calls[-1]
+
+
+@pytest.fixture
+def demo_library() -> dict[str, Any]:
+    """The bundled demo library (read at test time from the package's resources)."""
+    library = json.loads(paths.resource_path("demo", "library.json").read_text(encoding="utf-8"))
+    assert isinstance(library, dict)
+    return library
+
+
+@pytest.fixture
+def server(emulator_factory: Any, demo_library: dict[str, Any]) -> Any:  # noqa: F811
+    """The emulator serving the demo library."""
+    return emulator_factory(library=demo_library)
+
+
+@pytest.fixture
+def app_context(qtbot: Any, server: Any, tmp_path: Path) -> Iterator[AppContext]:
+    """The window from the app's own factory, with a client that fails fast when offline."""
+    client = MemexClient(
+        server.base_url, api_key=TEST_API_KEY, max_retries=1, deadline_s=10.0, sleep=_no_sleep
+    )
+    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    context = build_main_window(
+        data_dir=tmp_path / "data", client=client, qsettings=qsettings, sync_on_start=False
+    )
+    context.controller.services.engine_options["outbox_policy"] = FAST_POLICY
+    context.controller.set_interval(0)
+    qtbot.addWidget(context.window)
+    context.window.show()
+    yield context
+    context.shutdown()
+
+
+def _no_sleep(_seconds: float) -> None:
+    """Retries in tests do not wait."""
+
+
+def _sync(qtbot: Any, context: AppContext) -> Any:
+    """Wait for any running sync, run one more and return its report."""
+    qtbot.waitUntil(lambda: not context.controller.syncing, timeout=60_000)
+    finished = Emitted(context.controller.sync_finished)
+    assert context.controller.sync_now()
+    return finished.wait(qtbot, 60_000)[0]
+
+
+def _open(qtbot: Any, context: AppContext, entity_id: str) -> None:
+    """Open an entity in the reader and wait until its thread and graph follow."""
+    window = context.window
+    opened = Emitted(window.entity_opened)
+    window.open_entity(entity_id)
+    assert opened.wait(qtbot) == [entity_id]
+
+
+def _outline(pane: ThreadPane) -> list[tuple[int, str, bool]]:
+    return [(depth, entry.id, entry.pending) for depth, entry in pane.shown()]
+
+
+def _server_notes(server: Any, external_id: str) -> list[dict[str, Any]]:
+    """Every entity the emulator holds with this client external_id."""
+    found = []
+    for entity_id in server.state.entity_ids():
+        data = server.state.entity(entity_id) or {}
+        if data.get("external_id") == external_id:
+            found.append(data)
+    return found
+
+
+def test_thread_reference_graph_and_offline_reply(
+    qtbot: Any, app_context: AppContext, server: Any
+) -> None:
+    window = app_context.window
+    pane = window.thread_pane
+    graph = window.graph_pane
+    assert pane is not None
+    assert graph is not None
+    assert window.thread_dock is not None
+    assert window.thread_dock.widget() is pane
+    assert _sync(qtbot, app_context).outcome is SyncOutcome.OK
+
+    # Open an item: its thread shows, nested and in order; the graph centres on it.
+    _open(qtbot, app_context, ITEM)
+    qtbot.waitUntil(lambda: graph.center == ITEM and not graph.is_laying_out(), timeout=10_000)
+    assert _outline(pane) == [(0, NOTE, False), (1, REPLIES[0], False), (2, REPLIES[1], False)]
+    assert pane.add_button.isEnabled()
+
+    # Follow the reference card of the first note: the reader, history and graph follow.
+    card = next(card for card in pane.cards if card.entry.id == NOTE)
+    assert f"memex://entity/{CITED}" in card.body.toHtml()
+    opened = Emitted(window.entity_opened)
+    card.body.anchorClicked.emit(QUrl(f"memex://entity/{CITED}"))
+    assert opened.wait(qtbot) == [CITED]
+    assert window.reader_pane.current_entity_id == CITED
+    qtbot.waitUntil(lambda: graph.center == CITED and not graph.is_laying_out(), timeout=10_000)
+    assert NOTE in graph.node_positions()
+    # The cited item's reader lists the note under "Referenced by".
+    document = window.reader_pane.current_document
+    assert document is not None
+    assert "Referenced by" in document.toPlainText()
+    assert f'href="memex://entity/{NOTE}"' in document.toHtml()
+    back = Emitted(window.entity_opened)
+    window.actions_by_key["go_back"].trigger()
+    assert back.wait(qtbot) == [ITEM]
+    qtbot.waitUntil(lambda: graph.center == ITEM, timeout=10_000)
+
+    # The server goes away; a reply to the last reply is written, picking an item with [[.
+    server.stop()
+    editor = pane.open_editor(REPLIES[1])
+    text = editor.editor
+    text.setFocus()
+    qtbot.keyClicks(text, "Same identity rule as in [[Network Is an Optimisation")
+    popup = text.completer.popup()
+    qtbot.waitUntil(popup.isVisible, timeout=5000)
+    picked = Emitted(text.reference_picked)
+    qtbot.keyClick(text, Qt.Key.Key_Return)
+    assert picked.wait(qtbot) == [PICKED]
+    qtbot.keyClicks(text, "see the talk.")
+    external_id = editor.external_id
+    queued = Emitted(pane.note_queued)
+    offline = Emitted(app_context.controller.sync_finished)
+    editor.save_button.click()
+    queued.wait(qtbot)
+    pending_id = f"pending:{external_id}"
+    assert (3, pending_id, True) in _outline(pane)
+    card = next(card for card in pane.cards if card.entry.id == pending_id)
+    assert card.badge.isVisibleTo(card)
+    # Queuing asked for a sync; with the server down it reports offline and keeps the reply.
+    assert offline.wait(qtbot, 60_000)[0].outcome is SyncOutcome.OFFLINE
+    assert (3, pending_id, True) in _outline(pane)
+    assert _server_notes(server, external_id) == []
+
+    # Reconnect and sync: the reply reaches the server once, and shows once with its id.
+    server.start()
+    assert _sync(qtbot, app_context).outcome is SyncOutcome.OK
+    notes = _server_notes(server, external_id)
+    assert len(notes) == 1
+    server_id = notes[0]["id"]
+    assert notes[0]["reference_content_ids"] == [REPLIES[1], PICKED]
+    assert notes[0]["text"] == (
+        "Same identity rule as in The Network Is an Optimisation: Building Local-First Apps "
+        "see the talk."
+    )
+    qtbot.waitUntil(lambda: (3, server_id, False) in _outline(pane), timeout=10_000)
+    ids = [entry_id for _depth, entry_id, _pending in _outline(pane)]
+    assert ids.count(server_id) == 1
+    assert pending_id not in ids
+    assert not any(card.badge.isVisibleTo(card) for card in pane.cards)
+
+    # Another sync changes nothing: still exactly one copy on the server and in the thread.
+    assert _sync(qtbot, app_context).outcome is SyncOutcome.OK
+    assert len(_server_notes(server, external_id)) == 1
+    ids = [entry_id for _depth, entry_id, _pending in _outline(pane)]
+    assert ids.count(server_id) == 1
