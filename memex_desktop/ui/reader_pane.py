@@ -103,7 +103,16 @@ def backlinks_html(links: Sequence[Backlink]) -> str:
     """The reader's "Referenced by" section (every text escaped; links only memex://entity/ID)."""
     if not links:
         return ""
-    shown = list(links)[:MAX_BACKLINKS_SHOWN]
+    # A note both on and citing an item is one line, with the moment when any edge has one.
+    merged: dict[str, Backlink] = {}
+    for link in links:
+        seen = merged.get(link.source.id)
+        if seen is None:
+            merged[link.source.id] = link
+        elif seen.timestamp_s is None and link.timestamp_s is not None:
+            merged[link.source.id] = Backlink(seen.source, seen.kind, link.timestamp_s)
+    links = list(merged.values())
+    shown = links[:MAX_BACKLINKS_SHOWN]
     more = len(links) - len(shown)
     items = "".join(_backlink_item(link) for link in shown)
     if more > 0:

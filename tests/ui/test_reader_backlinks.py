@@ -1,0 +1,206 @@
+"""The reader's "Referenced by" section: notes and items pointing at the item, moments in videos."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memex_desktop.api.models import SearchRawResponse
+from memex_desktop.store import Backlink, ChangeSet, EntityRow, StoreWriter
+from memex_desktop.ui.reader_pane import ReaderPane, backlinks_html, clock_text
+from memex_desktop.ui.readers import close_thread_readers
+from memex_desktop.ui.tasks import TaskRunner
+
+pytestmark = pytest.mark.gui
+
+T0 = 1_700_000_000_000
+
+
+class Emitted:
+    """Records a signal's emissions (waitSignal misses some under PySide6 6.12)."""
+
+    def __init__(self, signal: Any) -> None:
+        self.calls: list[list[Any]] = []
+        signal.connect(self._record)
+
+    def _record(self, *args: Any) -> None:
+        self.calls.append(list(args))
+
+    def wait(self, qtbot: Any, timeout: int = 10_000) -> list[Any]:
+        qtbot.waitUntil(lambda: bool(self.calls), timeout=timeout)
+        return self.calls[-1]
+
+
+def _row(entity_id: str, title: str, snippet: str = "", kind: str = "annotation") -> EntityRow:
+    return EntityRow(entity_id, kind, title, None, None, None, T0, T0, None, None, snippet)
+
+
+def _entity(entity_id: str, kind: str, at: int, **fields: Any) -> dict[str, Any]:
+    return {
+        "id": entity_id,
+        "type": kind,
+        "created_at": at,
+        "updated_at": at,
+        "metadata": {"status": "indexing-done"},
+        **fields,
+    }
+
+
+def _note(note_id: str, target: str, text: str, at: int, attrs: dict[str, Any]) -> dict[str, Any]:
+    """A note on another item citing ``target`` with ``attrs`` (e.g. a video moment)."""
+    reference = {"type": "memex-reference", "attrs": {"content_id": target, **attrs}}
+    content = [{"type": "paragraph", "content": [{"type": "text", "text": text}, reference]}]
+    return _entity(
+        note_id,
+        "annotation",
+        at,
+        text=text,
+        content={"type": "doc", "content": content},
+        reference_content_ids=["elsewhere", target],
+    )
+
+
+def _page(results: list[dict[str, Any]]) -> SearchRawResponse:
+    return SearchRawResponse.model_validate(
+        {"results": results, "referencesByResultId": {}, "meta": {}}
+    )
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[tuple[Path, StoreWriter]]:
+    """A video, a note citing it at 1:23, a note on it and a note mentioning it."""
+    path = tmp_path / "cache.db"
+    writer = StoreWriter(path)
+    video = _entity(
+        "video",
+        "youtube",
+        T0,
+        title="Hive inspection",
+        url="https://video.example/hive",
+        transcript={"en": [{"offset": 80, "text": "Open the hive slowly", "duration": 5}]},
+    )
+    moment = _note("note-moment", "video", "Smoke first <b>always</b>", T0 + 1, {"startTime": 83})
+    page = _entity(
+        "page",
+        "annotation",
+        T0 + 2,
+        title="Beekeeping diary",
+        text="See the video",
+        reference_content_ids=["elsewhere", "video"],
+    )
+    on_it = _entity(
+        "note-on", "annotation", T0 + 3, text="Good one", reference_content_ids=["video"]
+    )
+    writer.ingest_search_page(_page([video, moment, page, on_it])).result(timeout=30)
+    yield path, writer
+    writer.close()
+
+
+@pytest.fixture
+def runner(qapp: Any) -> Iterator[TaskRunner]:
+    tasks = TaskRunner(max_threads=2)
+    yield tasks
+    assert tasks.shutdown(10_000)
+    close_thread_readers()
+
+
+@pytest.fixture
+def pane(qtbot: Any, cache: tuple[Path, StoreWriter], runner: TaskRunner) -> ReaderPane:
+    widget = ReaderPane(cache[0], runner)
+    qtbot.addWidget(widget)
+    widget.resize(600, 500)
+    return widget
+
+
+def test_clock_text_is_minutes_and_seconds_or_hours() -> None:
+    assert clock_text(0) == "[00:00]"
+    assert clock_text(83.9) == "[01:23]"
+    assert clock_text(3_725) == "[1:02:05]"
+    assert clock_text(-4) == "[00:00]"
+
+
+def test_section_escapes_text_and_links_only_entities() -> None:
+    hostile = _row("n1", '<script>alert("x")</script>', "a <img src=x onerror=y> note")
+    bad_id = _row('x" onclick="evil', "Odd id")
+    html = backlinks_html(
+        [
+            Backlink(hostile, "annotates", 83.0),
+            Backlink(bad_id, "references", None),
+            Backlink(_row("n-2", "Reply"), "reply", None),
+        ]
+    )
+    assert "<script>" not in html
+    assert "<img" not in html
+    assert "onclick=" not in html.replace("onclick=&quot;", "")
+    assert "&lt;script&gt;" in html
+    assert "[01:23]" in html
+    hrefs = re.findall(r'href="([^"]*)"', html)
+    assert hrefs == ["memex://entity/n1", "memex://entity/n-2"]
+    assert backlinks_html([]) == ""
+
+
+def test_a_source_is_listed_once_with_its_moment() -> None:
+    row = _row("n1", "Note")
+    html = backlinks_html([Backlink(row, "annotates", None), Backlink(row, "references", 61.0)])
+    assert html.count("memex://entity/n1") == 1
+    assert "[01:01]" in html
+
+
+def test_long_lists_are_cut_with_a_count() -> None:
+    links = [Backlink(_row(f"n{i}", f"Note {i}"), "references", None) for i in range(205)]
+    html = backlinks_html(links)
+    assert html.count("<a ") == 200
+    assert "and 5 more" in html
+
+
+def test_reader_lists_notes_and_items_with_the_video_moment(qtbot: Any, pane: ReaderPane) -> None:
+    shown = Emitted(pane.entity_shown)
+    pane.show_entity("video")
+    assert shown.wait(qtbot) == ["video"]
+    document = pane.current_document
+    assert document is not None
+    text = document.toPlainText()
+    assert "Referenced by" in text
+    assert "[01:23]" in text
+    assert "Beekeeping diary" in text
+    assert "Good one · note" in text
+    assert text.count("Smoke first") == 1
+    assert "<b>always</b>" in text  # shown as text, never as markup
+    html = document.toHtml()
+    assert 'href="memex://entity/note-moment"' in html
+    assert 'href="memex://entity/page"' in html
+    # A backlink is followed inside the app, with history.
+    followed = Emitted(pane.entity_shown)
+    pane.follow_link("memex://entity/page")
+    assert followed.wait(qtbot) == ["page"]
+    assert pane.can_go_back()
+
+
+def test_new_backlinks_refresh_the_reader_and_others_do_not(
+    qtbot: Any, pane: ReaderPane, cache: tuple[Path, StoreWriter], runner: TaskRunner
+) -> None:
+    _path, writer = cache
+    shown = Emitted(pane.entity_shown)
+    pane.show_entity("video")
+    shown.wait(qtbot)
+    # Edges changed elsewhere: the cheap check finds the same backlinks; nothing re-renders.
+    shown.calls.clear()
+    pane.on_store_changed(
+        ChangeSet(frozenset({"other"}), frozenset(), frozenset(), frozenset(), frozenset(), True)
+    )
+    qtbot.waitUntil(lambda: runner.active_count() == 0, timeout=10_000)
+    assert shown.calls == []
+    # A synced note on the video: its "Referenced by" gains it.
+    note = _note("note-new", "video", "Watch the queen cells", T0 + 9, {"offset": 3_725})
+    changes = writer.ingest_search_page(_page([note])).result(timeout=30)
+    assert changes.edges_changed
+    pane.on_store_changed(changes)
+    assert shown.wait(qtbot) == ["video"]
+    document = pane.current_document
+    assert document is not None
+    assert "Watch the queen cells" in document.toPlainText()
+    assert "[1:02:05]" in document.toPlainText()
