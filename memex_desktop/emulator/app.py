@@ -20,6 +20,7 @@ from starlette.routing import Route
 from memex_desktop.emulator.database import dumps
 from memex_desktop.emulator.endpoints import ROUTES, Handler
 from memex_desktop.emulator.faults import FaultMiddleware, Faults, Scope
+from memex_desktop.emulator.oauth import register_oauth_routes
 from memex_desktop.emulator.problem import ApiProblem
 from memex_desktop.emulator.state import EmulatorState, RequestRecord
 
@@ -34,6 +35,8 @@ def authentication_problem(state: EmulatorState, request: Request) -> str | None
             return "Malformed Authorization header: expected 'Bearer <token>'."
         with state.lock:
             known = any(hmac.compare_digest(token, valid) for valid in state.bearer_tokens)
+        if not known and state.oauth is not None:
+            known = state.oauth.is_valid_access_token(token)
         return None if known else "Invalid or expired access token."
     key = request.headers.get("x-api-key")
     if key is None:
@@ -86,6 +89,8 @@ def build_app(state: EmulatorState, faults: Faults) -> FaultMiddleware:
         Route(path, _endpoint(state, handler), methods=["POST"]) for path, handler in ROUTES.items()
     ]
     starlette = Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
+    if state.oauth is not None:
+        register_oauth_routes(starlette, state.oauth)
 
     def record(scope: Scope) -> None:
         names = {bytes(name).lower() for name, _ in scope.get("headers", [])}

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memex_desktop.emulator.oauth import OAuthConfig
+
 
 @dataclass
 class EmulatorConfig:
@@ -23,6 +25,8 @@ class EmulatorConfig:
     user_id: str | None = None
     # Bearer tokens accepted in ``Authorization: Bearer``; more can be added while running.
     bearer_tokens: frozenset[str] = field(default_factory=frozenset)
+    # The OAuth authorization server ("Sign in with Memex"); None turns it off.
+    oauth: OAuthConfig | None = field(default_factory=OAuthConfig)
     balance_micros: int = 10_000_000
     subscription_balance_micros: int = 0
     max_page_size: int = 100

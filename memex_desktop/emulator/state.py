@@ -24,6 +24,7 @@ from memex_desktop.emulator.library import (
     now_ms,
     url_host,
 )
+from memex_desktop.emulator.oauth import OAuthServer
 
 DEFAULT_PLANS: JsonObject = {
     "environment": "development",
@@ -83,6 +84,7 @@ class EmulatorState:
         self.plans: JsonObject = DEFAULT_PLANS
         self.links: dict[str, JsonObject] = {}
         self.bearer_tokens: set[str] = set(config.bearer_tokens)
+        self.oauth = OAuthServer(config.oauth) if config.oauth is not None else None
         self.balance_payg_micros = config.balance_micros
         self.balance_subscription_micros = config.subscription_balance_micros
         self.processing_delay_s = config.processing_delay_s
