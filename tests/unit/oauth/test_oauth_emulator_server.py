@@ -213,17 +213,18 @@ def test_registration_refuses_unsafe_clients(http: httpx.Client, body: dict[str,
     assert answer.json()["error"].startswith("invalid_")
 
 
-def test_revocation_and_expiry_reach_the_api(
-    http: httpx.Client,
-    server: OAuthServer,
-    oauth_emulator: OAuthEmulator,
-) -> None:
-    accepted = oauth_emulator.running.state.bearer_tokens
+def test_revocation_and_expiry_reach_the_api(http: httpx.Client, server: OAuthServer) -> None:
     client_id = _register(http)
     tokens = _exchange(http, client_id, _authorize(http, client_id)["code"]).json()
-    assert tokens["access_token"] in accepted
+    search = {"query": ""}
+
+    def status(token: str) -> int:
+        bearer = {"Authorization": f"Bearer {token}"}
+        return http.post("/search", json=search, headers=bearer).status_code
+
+    assert status(tokens["access_token"]) == 200
     assert http.post("/oauth/revoke", data={"token": tokens["access_token"]}).status_code == 200
-    assert tokens["access_token"] not in accepted
+    assert status(tokens["access_token"]) == 401
     assert not server.is_valid_access_token(tokens["access_token"])
     second = http.post(
         "/oauth/token",
@@ -233,10 +234,19 @@ def test_revocation_and_expiry_reach_the_api(
             "client_id": client_id,
         },
     ).json()
-    search = {"query": ""}
-    bearer = {"Authorization": f"Bearer {second['access_token']}"}
-    assert http.post("/search", json=search, headers=bearer).status_code == 200
+    assert status(second["access_token"]) == 200
     server.expire_access_tokens()
-    assert http.post("/search", json=search, headers=bearer).status_code == 401
+    assert status(second["access_token"]) == 401
     server.revoke_everything()
     assert server.active_token_count() == (0, 0)
+
+
+def test_drop_hooks_hear_of_issued_and_dropped_tokens() -> None:
+    issued: list[str] = []
+    dropped: list[str] = []
+    server = OAuthServer(on_issue=issued.append, on_drop=dropped.append)
+    tokens = server._issue("client", "memex", None)
+    assert issued == [tokens["access_token"]]
+    server.expire_access_tokens()
+    assert dropped == issued
+    assert not server.is_valid_access_token(tokens["access_token"])
