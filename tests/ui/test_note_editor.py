@@ -11,6 +11,7 @@ from PySide6.QtCore import QMimeData, Qt, QUrl
 
 from memex_desktop.store import Outbox
 from memex_desktop.ui.note_editor import NoteEditor, PickedReference, annotation_payload
+from memex_desktop.ui.tasks import TaskRunner
 
 # The offscreen platform cannot resize, raise or grab; it says so as warnings.
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
@@ -147,3 +148,63 @@ def test_dropping_an_unsafe_link_saves_nothing(qtbot, editor: NoteEditor) -> Non
     with qtbot.assertNotEmitted(editor.url_queued):
         editor.editor.insertFromMimeData(mime)
     assert editor._outbox.list() == []
+
+
+class BrokenOutbox:
+    """An outbox whose disk refuses writes."""
+
+    def enqueue_entity(self, data: dict, *, external_id: str) -> None:
+        from memex_desktop.store import StoreError
+
+        raise StoreError("database or disk is full")
+
+
+@pytest.fixture
+def runner(qapp) -> Iterator[TaskRunner]:
+    tasks = TaskRunner(max_threads=2)
+    yield tasks
+    assert tasks.shutdown(10_000)
+
+
+def test_with_a_runner_the_note_is_committed_on_a_worker(
+    qtbot, outbox: Outbox, runner: TaskRunner
+) -> None:
+    dialog = NoteEditor(
+        TitleReader(),
+        outbox,
+        target_id="page",
+        target_label="Gardening",
+        is_reply=False,
+        runner=runner,
+    )
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.keyClicks(dialog.editor, "Written while offline")
+    with qtbot.waitSignal(dialog.note_queued, timeout=5000) as queued:
+        dialog.save_button.click()
+        dialog.save()  # a second click while saving queues nothing more
+    assert dialog.result() == NoteEditor.DialogCode.Accepted
+    ops = outbox.list()
+    assert [op.id for op in ops] == [int(queued.args[0])]
+    assert ops[0].payload["text"] == "Written while offline"
+
+
+def test_a_failed_commit_keeps_the_text_and_allows_another_try(qtbot, runner: TaskRunner) -> None:
+    dialog = NoteEditor(
+        TitleReader(),
+        BrokenOutbox(),
+        target_id="page",
+        target_label="Gardening",
+        is_reply=False,
+        runner=runner,
+    )
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.keyClicks(dialog.editor, "Precious words")
+    with qtbot.assertNotEmitted(dialog.note_queued, wait=200):
+        dialog.save_button.click()
+        qtbot.waitUntil(lambda: dialog.error.isVisibleTo(dialog), timeout=5000)
+    assert "still here" in dialog.error.text()
+    assert dialog.editor.toPlainText() == "Precious words"
+    assert dialog.save_button.isEnabled()
+    assert dialog.isVisible()

@@ -236,3 +236,91 @@ def test_merge_pending_attaches_replies_to_pending_notes() -> None:
     merged = merge_pending("item", cached, pending, targets)
     assert [e.id for e in merged] == ["n1", "pending:x2"]
     assert [c.id for c in merged[1].children] == ["pending:x3"]
+
+
+def _entry(
+    entry_id: str,
+    at: int,
+    *,
+    pending: bool,
+    external: str | None = None,
+    server_id: str | None = None,
+) -> ThreadEntry:
+    from memex_desktop.api.models import parse_content_entity
+
+    entity = parse_content_entity({"id": entry_id, "type": "annotation"})
+    return ThreadEntry(
+        entry_id, entity, at, None, [], pending, external_id=external, server_id=server_id
+    )
+
+
+def test_merge_pending_leaves_out_notes_on_other_items() -> None:
+    cached = [_entry("n1", 10, pending=False)]
+    pending = [
+        _entry("pending:a", 20, pending=True, external="a"),
+        _entry("pending:b", 30, pending=True, external="b"),
+        _entry("pending:c", 40, pending=True, external="c"),
+    ]
+    targets = {"pending:a": "other-item", "pending:b": "pending:a", "pending:c": "n1"}
+    merged = merge_pending("item", cached, pending, targets)
+    assert [e.id for e in merged] == ["n1"]
+    assert [c.id for c in merged[0].children] == ["pending:c"]
+
+
+def test_merge_pending_puts_replies_under_the_synced_copy_of_their_parent() -> None:
+    # The parent was sent and synced (cached with its external_id); its reply is still queued
+    # and names it by its pending id.
+    cached = [_entry("server-1", 10, pending=False, external="p1")]
+    pending = [_entry("pending:r1", 20, pending=True, external="r1")]
+    merged = merge_pending("item", cached, pending, {"pending:r1": "pending:p1"})
+    assert [e.id for e in merged] == ["server-1"]
+    assert [c.id for c in merged[0].children] == ["pending:r1"]
+
+
+def test_merge_pending_drops_a_note_cached_under_its_server_id() -> None:
+    # Accepted by the server (the outbox knows the id) and cached without an external_id.
+    cached = [_entry("server-9", 10, pending=False)]
+    pending = [_entry("pending:x", 5, pending=True, external="x", server_id="server-9")]
+    merged = merge_pending("item", cached, pending, {"pending:x": "item"})
+    assert [e.id for e in merged] == ["server-9"]
+
+
+def test_pending_note_on_another_item_is_not_shown_here(qtbot, pane: ThreadPane) -> None:
+    pane.show_entity("video")
+    editor = pane.open_editor("video")
+    qtbot.keyClicks(editor.editor, "Only about the video")
+    with qtbot.waitSignal(pane.note_queued, timeout=5000):
+        editor.save()
+    assert [entry.pending for _d, entry in pane.shown()] == [True]
+    pane.show_entity("page")
+    assert all(not entry.pending for _d, entry in pane.shown())
+
+
+def test_outbox_changes_redraw_only_while_a_pending_note_is_shown(qtbot, pane: ThreadPane) -> None:
+    pane.show_entity("page")
+    with qtbot.assertNotEmitted(pane.thread_shown):
+        pane.on_outbox_changed(None)
+    editor = pane.open_editor("page")
+    qtbot.keyClicks(editor.editor, "Pending for now")
+    with qtbot.waitSignal(pane.note_queued, timeout=5000) as queued:
+        editor.save()
+    op_id = int(queued.args[0])
+    pane._outbox.drop(op_id)  # e.g. dropped from the outbox pane
+    with qtbot.waitSignal(pane.thread_shown, timeout=2000):
+        pane.on_outbox_changed(None)
+    assert all(not entry.pending for _d, entry in pane.shown())
+
+
+def test_links_dropped_on_the_editor_are_announced(qtbot, pane: ThreadPane) -> None:
+    from PySide6.QtCore import QMimeData
+
+    pane.show_entity("page")
+    editor = pane.open_editor("page")
+    mime = QMimeData()
+    mime.setUrls([QUrl("https://example.org/cited-article")])
+    with qtbot.waitSignal(pane.link_queued, timeout=5000) as blocker:
+        editor.editor.insertFromMimeData(mime)
+    op = pane._outbox.get(int(blocker.args[0]))
+    assert op is not None
+    assert op.url == "https://example.org/cited-article"
+    assert "[[https://example.org/cited-article]]" in editor.editor.toPlainText()
