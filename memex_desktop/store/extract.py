@@ -205,12 +205,15 @@ def author_of(data: JsonObject) -> str:
     return ""
 
 
-def site_of(data: JsonObject, url: str) -> str:
+def site_of(data: JsonObject, url: str, normalized: str | None = None) -> str:
     """Where an item comes from: ``r/sub`` for Reddit, else the host without ``www.``."""
     if subreddit := _text(data.get("subreddit_name")):
         return subreddit if subreddit.startswith("r/") else f"r/{subreddit}"
     if not url:
         return ""
+    if url == normalized:
+        # A normalized URL's host is lowercase, without user or port: no parsing needed.
+        return url.split("/", 3)[2].split("?", 1)[0].removeprefix("www.")
     try:
         host = urlsplit(url).hostname or ""
     except ValueError:
@@ -293,7 +296,7 @@ def columns(data: JsonObject) -> dict[str, Any]:
         "url": url or None,
         "normalized_url": normalized or None,
         "author": author or None,
-        "site": site_of(data, url) or None,
+        "site": site_of(data, url, normalized) or None,
         "snippet_source": snippet_source,
         "created_at": to_epoch_ms(data.get("created_at")),
         "updated_at": to_epoch_ms(data.get("updated_at")),

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import platform
+import sqlite3
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,10 +27,18 @@ from memex_desktop.store.extract import (
     to_epoch_ms,
 )
 from memex_desktop.store.rows import ChangeSet
+from memex_desktop.store.schema import FIRST_KEY, FTS_FINGERPRINT_KEY, KEY_STEP
 
 # referencesByResultId as plain data: source id -> ([(target, reference type)], tag ids).
 References = Mapping[str, tuple[Sequence[tuple[str, str | None]], Sequence[str]]]
 _CHUNK = 500  # ids per IN (...) list, well below SQLite's parameter limit
+# What the indexed texts depend on. Raise EXTRACT_VERSION whenever extract.py changes what
+# it yields for the same JSON: the indexes are then rebuilt instead of removing old rows
+# with texts that differ from the indexed ones.
+EXTRACT_VERSION = 1
+FTS_FINGERPRINT = (
+    f"extract-{EXTRACT_VERSION}/python-{platform.python_version()}/sqlite-{sqlite3.sqlite_version}"
+)
 
 
 @dataclass
@@ -53,7 +63,8 @@ def _marks(count: int) -> str:
 def stored_json(data: JsonObject) -> str:
     """The raw JSON kept for an entity: nested annotations/references live as rows and edges."""
     kept = {key: value for key, value in data.items() if key not in NESTED_KEYS}
-    return json.dumps(kept, ensure_ascii=False, separators=(",", ":"))
+    # ASCII escapes: the encoder's fastest path (and identical bytes for ASCII-only JSON).
+    return json.dumps(kept, separators=(",", ":"))
 
 
 def _collect(tops: Iterable[JsonObject], referenced: Iterable[JsonObject]) -> dict[str, _Item]:
@@ -178,8 +189,15 @@ def ingest_page(
     tags: Sequence[JsonObject] = (),
     references: References | None = None,
     now_ms: int,
+    memo: TextMemo | None = None,
+    written: list[int] | None = None,
 ) -> ChangeSet:
-    """Upsert a page of entities (with nested ones), their text, edges and tags."""
+    """Upsert a page of entities (with nested ones), their text, edges and tags.
+
+    Written rows are queued in fts_pending (their rowids appended to ``written``); the
+    caller indexes them now or later with :func:`index_pending` / :func:`index_rows`,
+    which find the texts computed here in ``memo`` instead of re-reading the JSON.
+    """
     references = references or {}
     items = _collect(entities, referenced)
     ids = list(items)
@@ -195,7 +213,9 @@ def ingest_page(
         elif _should_update(item, raw_hash, old):
             updates.append((entity_id, item, raw, raw_hash, old[0]))
     changed = {entity_id for entity_id, *_ in inserts} | {entity_id for entity_id, *_ in updates}
-    _write_entities(db, inserts, updates, now_ms)
+    rowids = _write_entities(db, inserts, updates, now_ms, memo if memo is not None else {})
+    if written is not None:
+        written.extend(rowids)
 
     page_types = {entity_id: str(item.data.get("type")) for entity_id, item in items.items()}
     referred = set(ids)
@@ -255,22 +275,80 @@ def _should_update(
 
 _ENTITY_COLUMNS = (
     "type, title, url, normalized_url, author, site, snippet_source, created_at, updated_at, "
-    "status, raw, raw_hash, complete, cached_at, deleted_upstream_at"
+    "status, raw_hash, complete, cached_at, deleted_upstream_at"
 )
+_ENTITY_ASSIGNMENTS = ", ".join(f"{name.strip()} = ?" for name in _ENTITY_COLUMNS.split(","))
+
+# The four indexed texts of an entity: title, author, summary, body.
+Texts = tuple[str, str, str, str]
+# raw_hash -> texts computed while ingesting, so indexing later need not re-read the JSON.
+TextMemo = MutableMapping[str, Texts]
+MEMO_LIMIT = 3000  # texts kept for the indexer (about 20 MB); beyond, it re-reads the JSON
 
 
 def _entity_values(
-    item: _Item, cols: Mapping[str, Any], raw: str, raw_hash: str, now_ms: int
+    item: _Item, cols: Mapping[str, Any], raw_hash: str, now_ms: int
 ) -> tuple[Any, ...]:
     return (
         cols["type"], cols["title"], cols["url"], cols["normalized_url"], cols["author"],
         cols["site"], cols["snippet_source"], cols["created_at"], cols["updated_at"],
-        cols["status"], raw, raw_hash, 1 if item.authoritative else 0, now_ms, None,
+        cols["status"], raw_hash, 1 if item.authoritative else 0, now_ms, None,
     )  # fmt: skip
 
 
-def _text_values(rowid: int, cols: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (rowid, cols["text_title"], cols["text_author"], cols["text_summary"], cols["text_body"])
+def _texts(cols: Mapping[str, Any]) -> Texts:
+    return (cols["text_title"], cols["text_author"], cols["text_summary"], cols["text_body"])
+
+
+def texts_of_raw(raw: str) -> Texts:
+    """The indexed texts of an entity, re-derived from its stored JSON."""
+    data = json.loads(raw)
+    return _texts(columns(data if isinstance(data, dict) else {}))
+
+
+class _Keys:
+    """Hands out free recency keys (rowids) for new rows: one writer, so no races.
+
+    A new item goes midway between the keys of its neighbours in created_at order (a full
+    sync, newest first, extends the range downwards; new saves extend it upwards). When two
+    neighbours have no room left between them, the item goes above every key: search then
+    sees it as newer than it is, nothing worse (date order itself uses created_at).
+    """
+
+    def __init__(self, db: Database) -> None:
+        self.conn = db.conn
+
+    def _one(self, sql: str, params: Sequence[Any] = ()) -> int | None:
+        row = self.conn.execute(sql, params).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def take(self, created_at: int | None) -> int:
+        if created_at is None:
+            lowest = self._one("SELECT min(rowid) FROM entities")
+            key = FIRST_KEY if lowest is None else lowest - KEY_STEP
+        else:
+            before = self._one(
+                "SELECT rowid FROM entities WHERE created_at <= ? "
+                "ORDER BY created_at DESC, rowid DESC LIMIT 1",
+                (created_at,),
+            )
+            after = self._one(
+                "SELECT rowid FROM entities WHERE created_at > ? "
+                "ORDER BY created_at, rowid LIMIT 1",
+                (created_at,),
+            )
+            if before is None and after is None:
+                highest = self._one("SELECT max(rowid) FROM entities")
+                key = FIRST_KEY if highest is None else highest + KEY_STEP
+            elif after is None:
+                key = before + KEY_STEP if before is not None else FIRST_KEY
+            elif before is None:
+                key = after - KEY_STEP
+            else:
+                key = (before + after) // 2 if after - before >= 2 else before
+        if self._one("SELECT 1 FROM entities WHERE rowid = ?", (key,)) is not None:
+            key = (self._one("SELECT max(rowid) FROM entities") or FIRST_KEY) + KEY_STEP
+        return key
 
 
 def _write_entities(
@@ -278,83 +356,138 @@ def _write_entities(
     inserts: Sequence[tuple[str, _Item, str, str]],
     updates: Sequence[tuple[str, _Item, str, str, int]],
     now_ms: int,
-) -> None:
-    """Insert new rows (rowids assigned here: one writer), rewrite changed ones, queue text."""
+    memo: TextMemo,
+) -> list[int]:
+    """Insert new rows under recency keys, rewrite changed ones, queue them for indexing."""
     conn = db.conn
-    texts: list[tuple[Any, ...]] = []
-    if inserts:
-        next_rowid = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM entities").fetchone()[0])
-        rows = []
-        for offset, (entity_id, item, raw, raw_hash) in enumerate(inserts, start=1):
-            cols = columns(item.data)
-            rowid = next_rowid + offset
-            rows.append((rowid, entity_id, *_entity_values(item, cols, raw, raw_hash, now_ms)))
-            texts.append(_text_values(rowid, cols))
-        conn.executemany(
-            f"INSERT INTO entities (rowid, id, {_ENTITY_COLUMNS}) VALUES (?, ?, {_marks(15)})",
-            rows,
-        )
-    if updates:
-        rowids = [rowid for *_, rowid in updates]
-        _unindex(db, rowids)
-        rows = []
-        for entity_id, item, raw, raw_hash, rowid in updates:
-            cols = columns(item.data)
-            rows.append((*_entity_values(item, cols, raw, raw_hash, now_ms), entity_id))
-            texts.append(_text_values(rowid, cols))
-        assignments = ", ".join(f"{name.strip()} = ?" for name in _ENTITY_COLUMNS.split(","))
-        conn.executemany(f"UPDATE entities SET {assignments} WHERE id = ?", rows)
-    if texts:
-        conn.executemany("INSERT OR REPLACE INTO entity_text VALUES (?, ?, ?, ?, ?)", texts)
-        conn.executemany(
-            "INSERT OR IGNORE INTO fts_pending (rowid) VALUES (?)", [(row[0],) for row in texts]
-        )
+    keys = _Keys(db)
+    raws: list[tuple[int, str]] = []
+    in_place: list[tuple[Any, ...]] = []
+    _unindex(db, [rowid for *_, rowid in updates])
+    pending: list[tuple[str, _Item, str, str, int | None]] = [
+        (entity_id, item, raw, raw_hash, None) for entity_id, item, raw, raw_hash in inserts
+    ]
+    pending += updates
+    insert = f"INSERT INTO entities (rowid, id, {_ENTITY_COLUMNS}) VALUES (?, ?, {_marks(14)})"
+    for entity_id, item, raw, raw_hash, old_rowid in pending:
+        cols = columns(item.data)
+        if len(memo) < MEMO_LIMIT:
+            memo[raw_hash] = _texts(cols)
+        values = _entity_values(item, cols, raw_hash, now_ms)
+        if old_rowid is not None:
+            # The key stays: search order is approximate only if created_at changed.
+            in_place.append((*values, entity_id))
+            raws.append((old_rowid, raw))
+            continue
+        # One row at a time: the key of the next row depends on this one.
+        rowid = keys.take(cols["created_at"])
+        conn.execute(insert, (rowid, entity_id, *values))
+        raws.append((rowid, raw))
+    if in_place:
+        conn.executemany(f"UPDATE entities SET {_ENTITY_ASSIGNMENTS} WHERE id = ?", in_place)
+    conn.executemany("INSERT OR REPLACE INTO entity_raw (rowid, raw) VALUES (?, ?)", raws)
+    conn.executemany(
+        "INSERT OR IGNORE INTO fts_pending (rowid) VALUES (?)", [(r,) for r, _ in raws]
+    )
+    return [rowid for rowid, _raw in raws]
 
 
 def _unindex(db: Database, rowids: Sequence[int]) -> None:
-    """Remove indexed rows from both FTS indexes (with their old text) before a rewrite."""
+    """Remove indexed rows from both indexes before a rewrite.
+
+    The indexes are contentless: the old texts are re-derived from the old JSON, which
+    gives exactly what was indexed (the extraction fingerprint guarantees the same code).
+    """
     for chunk in _chunks(rowids):
         old = db.conn.execute(
-            "SELECT rowid, title, author, summary, body FROM entity_text "
-            f"WHERE rowid IN ({_marks(len(chunk))}) "
+            f"SELECT rowid, raw FROM entity_raw WHERE rowid IN ({_marks(len(chunk))}) "
             "AND rowid NOT IN (SELECT rowid FROM fts_pending)",
             list(chunk),
         ).fetchall()
         if old:
+            texts = [(rowid, *texts_of_raw(raw)) for rowid, raw in old]
             db.conn.executemany(
-                "INSERT INTO entity_fts (entity_fts, rowid, title, author, summary, body) "
+                "INSERT INTO body_fts (body_fts, rowid, title, author, summary, body) "
                 "VALUES ('delete', ?, ?, ?, ?, ?)",
-                old,
+                texts,
             )
             db.conn.executemany(
                 "INSERT INTO title_fts (title_fts, rowid, title, author) "
                 "VALUES ('delete', ?, ?, ?)",
-                [row[:3] for row in old],
+                [row[:3] for row in texts],
             )
 
 
-def index_pending(db: Database, limit: int) -> int:
-    """Move up to ``limit`` queued texts into the FTS indexes; returns how many."""
-    rowids = [
-        (row[0],)
-        for row in db.execute("SELECT rowid FROM fts_pending ORDER BY rowid LIMIT ?", [limit])
-    ]
-    if not rowids:
-        return 0
-    first, last = rowids[0][0], rowids[-1][0]
-    selection = "SELECT rowid FROM fts_pending WHERE rowid BETWEEN ? AND ?"
-    db.execute(
-        "INSERT INTO entity_fts (rowid, title, author, summary, body) "
-        f"SELECT rowid, title, author, summary, body FROM entity_text WHERE rowid IN ({selection})",
-        [first, last],
+def index_rows(db: Database, rowids: Sequence[int], memo: TextMemo) -> int:
+    """Index the given queued rows now (texts from ``memo`` when there); returns how many."""
+    found: list[tuple[int, str]] = []
+    for chunk in _chunks(rowids):
+        found += db.conn.execute(
+            "SELECT p.rowid, e.raw_hash FROM fts_pending p JOIN entities e ON e.rowid = p.rowid "
+            f"WHERE p.rowid IN ({_marks(len(chunk))})",
+            list(chunk),
+        ).fetchall()
+    _index(db, found, memo)
+    return len(found)
+
+
+def index_pending(db: Database, limit: int, memo: TextMemo | None = None) -> int:
+    """Move up to ``limit`` queued rows (newest first) into the indexes; returns how many."""
+    found = db.conn.execute(
+        "SELECT p.rowid, e.raw_hash FROM fts_pending p LEFT JOIN entities e "
+        "ON e.rowid = p.rowid ORDER BY p.rowid DESC LIMIT ?",
+        (limit,),
+    ).fetchall()
+    _index(db, found, memo if memo is not None else {})
+    return len(found)
+
+
+def _index(db: Database, found: Sequence[tuple[int, str | None]], memo: TextMemo) -> None:
+    """Insert the texts of queued rows into both indexes and dequeue them."""
+    conn = db.conn
+    texts: dict[int, Texts] = {}
+    missing: list[int] = []
+    for rowid, raw_hash in found:
+        known = memo.pop(raw_hash, None) if raw_hash is not None else None
+        if known is not None:
+            texts[rowid] = known
+        elif raw_hash is not None:
+            missing.append(rowid)
+    for chunk in _chunks(missing):
+        for rowid, raw in conn.execute(
+            f"SELECT rowid, raw FROM entity_raw WHERE rowid IN ({_marks(len(chunk))})",
+            list(chunk),
+        ):
+            texts[rowid] = texts_of_raw(raw)
+    # Ascending rowids: FTS5 flushes its pending terms to a new segment whenever a rowid is
+    # not larger than the previous one in the transaction, one segment per row otherwise.
+    ordered = sorted(texts.items())
+    conn.executemany(
+        "INSERT INTO body_fts (rowid, title, author, summary, body) VALUES (?, ?, ?, ?, ?)",
+        [(rowid, *values) for rowid, values in ordered],
     )
-    db.execute(
-        "INSERT INTO title_fts (rowid, title, author) "
-        f"SELECT rowid, title, author FROM entity_text WHERE rowid IN ({selection})",
-        [first, last],
+    conn.executemany(
+        "INSERT INTO title_fts (rowid, title, author) VALUES (?, ?, ?)",
+        [(rowid, values[0], values[1]) for rowid, values in ordered],
     )
-    db.execute("DELETE FROM fts_pending WHERE rowid BETWEEN ? AND ?", [first, last])
-    return len(rowids)
+    conn.executemany("DELETE FROM fts_pending WHERE rowid = ?", [(row[0],) for row in found])
+
+
+def rebuild_index_if_stale(db: Database) -> bool:
+    """Queue every entity for re-indexing when the indexes were built by other extraction
+    code (or another Python/SQLite), whose texts could not be removed exactly; True if so."""
+    found = db.execute("SELECT value FROM sync_state WHERE key = ?", [FTS_FINGERPRINT_KEY])
+    row = found.fetchone()
+    if row is not None and row[0] == FTS_FINGERPRINT:
+        return False
+    db.execute("INSERT INTO body_fts (body_fts) VALUES ('delete-all')")
+    db.execute("INSERT INTO title_fts (title_fts) VALUES ('delete-all')")
+    db.execute("INSERT OR IGNORE INTO fts_pending (rowid) SELECT rowid FROM entities")
+    db.execute(
+        "INSERT OR REPLACE INTO sync_state (key, value) VALUES (?, ?)",
+        [FTS_FINGERPRINT_KEY, FTS_FINGERPRINT],
+    )
+    return True
 
 
 def _write_edges(

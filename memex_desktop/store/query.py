@@ -13,6 +13,11 @@ _TOKEN = re.compile(r"[^\W_]+")
 MAX_TERMS = 16
 # Prefix expansion of very short stems touches a large part of the index: only from 3 chars.
 MIN_PREFIX_CHARS = 3
+# The body index has no prefix index: expanding a 3-letter stem there merges the doclists
+# of hundreds of words, so the body is searched by prefix only from 4 letters (titles have
+# prefix indexes for 2 and 3 letters and are searched by prefix from 2).
+MIN_BODY_PREFIX_CHARS = 4
+MIN_TITLE_PREFIX_CHARS = 2
 
 
 def terms(query: str) -> list[str]:
@@ -20,7 +25,7 @@ def terms(query: str) -> list[str]:
     return _TOKEN.findall(query.lower())[:MAX_TERMS]
 
 
-def match_expression(query: str) -> str | None:
+def match_expression(query: str, min_prefix: int = MIN_PREFIX_CHARS) -> str | None:
     """An FTS5 MATCH expression: every word required, the last one as a prefix while typing.
 
     Each word is a quoted string, so nothing a person types is read as FTS syntax.
@@ -31,7 +36,7 @@ def match_expression(query: str) -> str | None:
         return None
     quoted = [f'"{word}"' for word in words]
     typing = not query[-1:].isspace() and not query.rstrip().endswith('"')
-    if typing and len(words[-1]) >= MIN_PREFIX_CHARS:
+    if typing and len(words[-1]) >= min_prefix:
         quoted[-1] += "*"
     return " ".join(quoted)
 
@@ -89,14 +94,23 @@ def make_filters(
     )
 
 
-def python_snippet(text: str, words: Sequence[str], width: int = 160) -> str:
-    """A snippet around the first word of ``text`` starting with a query word, marked with
-    ``\x02``..``\x03`` (the whole word, so a typed prefix marks the word it begins)."""
-    pattern = re.compile(
+def snippet_pattern(words: Sequence[str]) -> re.Pattern[str]:
+    """The regular expression :func:`python_snippet` looks for: a word starting with one of
+    ``words``, matched whole."""
+    return re.compile(
         r"(?<![^\W_])(?:" + "|".join(re.escape(word) for word in words if word) + r")[^\W_]*",
         re.IGNORECASE,
     )
-    found = pattern.search(text) if words else None
+
+
+def python_snippet(
+    text: str, words: Sequence[str], width: int = 160, *, pattern: re.Pattern[str] | None = None
+) -> str:
+    """A snippet around the first word of ``text`` starting with a query word, marked with
+    ``\x02``..``\x03`` (the whole word, so a typed prefix marks the word it begins)."""
+    if pattern is None and words:
+        pattern = snippet_pattern(words)
+    found = pattern.search(text) if pattern is not None and words else None
     if found is None:
         return text[:width]
     start, end = found.span()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -13,12 +16,15 @@ from sqlite_utils import Database
 
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.store.errors import StoreError, translate
-from memex_desktop.store.extract import to_epoch_ms
+from memex_desktop.store.extract import body_text, summary_text, to_epoch_ms
 from memex_desktop.store.query import (
+    MIN_BODY_PREFIX_CHARS,
+    MIN_TITLE_PREFIX_CHARS,
     Filters,
     make_filters,
     match_expression,
     python_snippet,
+    snippet_pattern,
     terms,
 )
 from memex_desktop.store.rows import (
@@ -42,11 +48,11 @@ _ROW_COLUMNS = (
     "e.deleted_upstream_at, e.snippet_source"
 )
 _CHUNK = 500
-# A body query matching more documents than this is ranked by recency: bm25 over a term
-# found in most of a 100k library costs far more than a keystroke may.
-RANK_PROBE_LIMIT = 400
-# The not-yet-indexed backlog (during a sync) is scanned directly, up to this many rows.
-BACKLOG_SCAN_ROWS = 5000
+# A query matching more documents than this is ranked by recency: bm25 over a term found
+# in most of a 100k library costs far more than a keystroke may.
+RANK_PROBE_LIMIT = 300
+# The not-yet-indexed backlog (during a sync) is scanned directly, its newest rows only.
+BACKLOG_SCAN_ROWS = 2000
 MAX_THREAD_NODES = 5000
 MAX_BACKLINKS = 1000
 LAST_SYNC_KEY = "last_sync_at"
@@ -155,26 +161,49 @@ class CacheReader:
             return []
         where, params = filters.sql()
         if not query.strip():
+            return self._newest_ids(filters, needed)
+        ordered: dict[str, None] = dict.fromkeys(self._exact_ids(query, where, params, needed))
+        title_expression = match_expression(query, MIN_TITLE_PREFIX_CHARS)
+        body_expression = match_expression(query, MIN_BODY_PREFIX_CHARS)
+        if title_expression is None or body_expression is None:
+            return list(ordered)[:needed]
+        for step in range(3):
+            if len(ordered) >= needed:
+                break
+            more = needed + len(ordered)
+            if step == 0:
+                found = self._fts_ids("title_fts", title_expression, where, params, more)
+            elif step == 1:
+                found = self._fts_ids("body_fts", body_expression, where, params, more)
+            else:
+                found = self._backlog_ids(query, where, params, more)
+            ordered.update(dict.fromkeys(found))
+        return list(ordered)[:needed]
+
+    def _newest_ids(self, filters: Filters, needed: int) -> list[str]:
+        """Newest first: a backwards walk of the created_at index (per type when filtered)."""
+        order = "ORDER BY e.created_at DESC, e.rowid DESC LIMIT ?"
+        if len(filters.types) <= 1:
+            where, params = filters.sql()
             return [
                 row[0]
                 for row in self._query(
-                    f"SELECT e.id FROM entities e WHERE 1=1{where} "
-                    "ORDER BY e.created_at DESC LIMIT ?",
-                    [*params, needed],
+                    f"SELECT e.id FROM entities e WHERE 1=1{where} {order}", [*params, needed]
                 )
             ]
-        ordered: dict[str, None] = dict.fromkeys(self._exact_ids(query, where, params, needed))
-        expression = match_expression(query)
-        if expression is not None:
-            for source in (
-                self._title_ids(expression, where, params, needed),
-                self._body_ids(expression, where, params, needed),
-                self._backlog_ids(query, where, params, needed),
-            ):
-                if len(ordered) >= needed:
-                    break
-                ordered.update(dict.fromkeys(source))
-        return list(ordered)[:needed]
+        # One indexed walk per type, merged: SQLite would sort every row of the types.
+        walks = []
+        for kind in dict.fromkeys(filters.types):
+            where, params = replace(filters, types=(kind,)).sql()
+            walks.append(
+                self._query(
+                    f"SELECT coalesce(e.created_at, -1), e.rowid, e.id FROM entities e "
+                    f"WHERE 1=1{where} {order}",
+                    [*params, needed],
+                )
+            )
+        merged = heapq.merge(*walks, key=lambda row: (row[0], row[1]), reverse=True)
+        return [row[2] for row in itertools.islice(merged, needed)]
 
     def _exact_ids(self, query: str, where: str, params: list[Any], needed: int) -> list[str]:
         text = query.strip()
@@ -204,67 +233,83 @@ class CacheReader:
             break
         return list(dict.fromkeys(found))
 
-    def _title_ids(self, expression: str, where: str, params: list[Any], needed: int) -> list[str]:
-        return [
-            row[0]
-            for row in self._query(
-                "SELECT e.id FROM title_fts JOIN entities e ON e.rowid = title_fts.rowid "
-                f"WHERE title_fts MATCH ?{where} ORDER BY title_fts.rank LIMIT ?",
-                [expression, *params, needed],
-            )
-        ]
+    def _fts_ids(
+        self, table: str, expression: str, where: str, params: list[Any], needed: int
+    ) -> list[str]:
+        """Hits of one index: by bm25 when few documents match, else newest first.
 
-    def _body_ids(self, expression: str, where: str, params: list[Any], needed: int) -> list[str]:
-        probe = self._query(
-            "SELECT count(*) FROM (SELECT rowid FROM entity_fts WHERE entity_fts MATCH ? LIMIT ?)",
-            [expression, RANK_PROBE_LIMIT],
-        )[0][0]
-        if probe < RANK_PROBE_LIMIT:
-            sql = (
-                "SELECT e.id FROM entity_fts JOIN entities e ON e.rowid = entity_fts.rowid "
-                f"WHERE entity_fts MATCH ?{where} ORDER BY entity_fts.rank LIMIT ?"
+        The newest RANK_PROBE_LIMIT matching rowids are read first (the doclist is in
+        recency order, so this stops early for common words). Fewer than that means the
+        whole matching set is small and bm25 over it is cheap; otherwise ranking would
+        cost a pass over a long doclist, and newest first is what a person typing wants.
+        """
+        join = f"FROM {table} JOIN entities e ON e.rowid = {table}.rowid WHERE {table} MATCH ?"
+        try:
+            newest = self._query(
+                f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
+                [expression, RANK_PROBE_LIMIT],
             )
-        else:
-            sql = (
-                "SELECT e.id FROM entities e WHERE e.rowid IN "
-                f"(SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?){where} "
-                "ORDER BY e.created_at DESC LIMIT ?"
-            )
-        return [row[0] for row in self._query(sql, [expression, *params, needed])]
+            if len(newest) < RANK_PROBE_LIMIT:
+                sql = f"SELECT e.id {join}{where} ORDER BY {table}.rank LIMIT ?"
+                return [row[0] for row in self._query(sql, [expression, *params, needed])]
+            rowids = [row[0] for row in newest]
+            found = [
+                row[0]
+                for row in self._query(
+                    f"SELECT e.id FROM entities e WHERE e.rowid IN ({_marks(len(rowids))})"
+                    f"{where} ORDER BY e.rowid DESC LIMIT ?",
+                    [*rowids, *params, needed],
+                )
+            ]
+            if len(found) >= needed:
+                return found
+            sql = f"SELECT e.id {join}{where} ORDER BY {table}.rowid DESC LIMIT ?"
+            return [row[0] for row in self._query(sql, [expression, *params, needed])]
+        except sqlite3.OperationalError as exc:
+            # A word SQLite's tokenizer splits in two (letters newer than its Unicode
+            # tables) is a phrase, which a column-detail index cannot match: no hits.
+            if "phrase" in str(exc):
+                return []
+            raise translate(exc, f"reading {self.path.name}") or exc from exc
 
     def _backlog_ids(self, query: str, where: str, params: list[Any], needed: int) -> list[str]:
+        """Newest rows not indexed yet (during a sync) whose JSON holds every word."""
         words = terms(query)
         if not words or not self._query("SELECT 1 FROM fts_pending LIMIT 1"):
             return []
-        text = "lower(t.title || ' ' || t.author || ' ' || t.summary || ' ' || t.body)"
-        conditions = " AND ".join(f"instr({text}, ?) > 0" for _ in words)
+        conditions = " AND ".join("instr(lower(r.raw), ?) > 0" for _ in words)
         return [
             row[0]
             for row in self._query(
-                "SELECT e.id FROM (SELECT rowid FROM fts_pending LIMIT ?) p "
-                "JOIN entities e ON e.rowid = p.rowid JOIN entity_text t ON t.rowid = p.rowid "
-                f"WHERE {conditions}{where} ORDER BY e.created_at DESC LIMIT ?",
+                "SELECT e.id FROM (SELECT rowid FROM fts_pending ORDER BY rowid DESC LIMIT ?) p "
+                "JOIN entities e ON e.rowid = p.rowid JOIN entity_raw r ON r.rowid = p.rowid "
+                f"WHERE {conditions}{where} ORDER BY e.rowid DESC LIMIT ?",
                 [BACKLOG_SCAN_ROWS, *words, *params, needed],
             )
         ]
 
     def _snippets(self, query: str, ids: Sequence[str]) -> dict[str, str]:
-        """Marked snippets for the hits, cut from their stored text.
+        """Marked snippets for the hits, cut from the text of their stored JSON.
 
         Done in Python rather than with FTS5's snippet(), which re-tokenizes each whole
-        document: for 50 long articles that alone would exceed a keystroke's budget.
+        document (and needs stored text): for 50 long articles that alone would exceed a
+        keystroke's budget.
         """
         words = terms(query)
         if not words:
             return {}
         snippets: dict[str, str] = {}
-        for entity_id, summary, body in self._query(
-            "SELECT e.id, t.summary, t.body FROM entities e JOIN entity_text t "
-            f"ON t.rowid = e.rowid WHERE e.id IN ({_marks(len(ids))})",
+        pattern = snippet_pattern(words)
+        for entity_id, raw in self._query(
+            "SELECT e.id, r.raw FROM entities e JOIN entity_raw r "
+            f"ON r.rowid = e.rowid WHERE e.id IN ({_marks(len(ids))})",
             ids,
         ):
-            for text in (body or "", summary or ""):
-                snippet = python_snippet(text, words)
+            data = json.loads(raw)
+            if not isinstance(data, dict):
+                continue
+            for text in (body_text(data), summary_text(data)):
+                snippet = python_snippet(text, words, pattern=pattern)
                 if "\x02" in snippet:
                     snippets[entity_id] = snippet
                     break
@@ -291,14 +336,21 @@ class CacheReader:
 
     def entity(self, entity_id: str) -> ContentEntityBase | None:
         """The full entity, re-parsed from its stored raw JSON."""
-        found = self._query("SELECT raw FROM entities WHERE id = ?", [entity_id])
-        return parse_content_entity(json.loads(found[0][0])) if found else None
+        found = self._raw(entity_id)
+        return parse_content_entity(json.loads(found)) if found is not None else None
 
     def raw_json(self, entity_id: str) -> dict[str, Any] | None:
         """The stored raw JSON of one entity (nested annotations/references are rows)."""
-        found = self._query("SELECT raw FROM entities WHERE id = ?", [entity_id])
-        value = json.loads(found[0][0]) if found else None
+        found = self._raw(entity_id)
+        value = json.loads(found) if found is not None else None
         return value if isinstance(value, dict) else None
+
+    def _raw(self, entity_id: str) -> str | None:
+        found = self._query(
+            "SELECT r.raw FROM entities e JOIN entity_raw r ON r.rowid = e.rowid WHERE e.id = ?",
+            [entity_id],
+        )
+        return str(found[0][0]) if found else None
 
     def all_ids(self, limit: int = 1_000_000) -> list[str]:
         """Every cached id, newest first, deleted-upstream included."""
@@ -429,14 +481,13 @@ class CacheReader:
         result: list[tuple[str, str]] = []
         for start in range(0, len(ids), _CHUNK):
             chunk = ids[start : start + _CHUNK]
-            result += [
-                (row[0], row[1] or "")
-                for row in self._query(
-                    "SELECT e.id, t.body FROM entities e JOIN entity_text t ON t.rowid = e.rowid "
-                    f"WHERE e.id IN ({_marks(len(chunk))})",
-                    chunk,
-                )
-            ]
+            for entity_id, raw in self._query(
+                "SELECT e.id, r.raw FROM entities e JOIN entity_raw r ON r.rowid = e.rowid "
+                f"WHERE e.id IN ({_marks(len(chunk))})",
+                chunk,
+            ):
+                data = json.loads(raw)
+                result.append((entity_id, body_text(data) if isinstance(data, dict) else ""))
         return result
 
     def backlinks(self, entity_id: str) -> list[Backlink]:

@@ -23,8 +23,9 @@ from memex_desktop.store.errors import (
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _USER_VERSION_OFFSET = 60
 BUSY_TIMEOUT_S = 5.0
+PAGE_SIZE = 16384
 
-# bm25 column weights of entity_fts: title, author, summary, body.
+# bm25 column weights of the version 1 entity_fts: title, author, summary, body.
 BM25_WEIGHTS = "bm25(10.0, 4.0, 2.0, 1.0)"
 
 _V1 = [
@@ -96,8 +97,106 @@ def _migrate_v1(db: Database) -> None:
         db.execute(statement)
 
 
+# Rowids of entities are recency keys: a larger rowid is a newer item (created_at order),
+# so FTS doclists, which are in rowid order, can be read newest first and abandoned after
+# the first screenful. Keys are KEY_STEP apart (new items go between their neighbours),
+# which keeps the rowid deltas stored in every doclist entry at one byte.
+KEY_STEP = 64
+FIRST_KEY = 1 << 40
+
+
+# bm25 column weights of body_fts (title, author, summary, body) and title_fts (title, author).
+BODY_BM25_WEIGHTS = "bm25(10.0, 4.0, 2.0, 1.0)"
+TITLE_BM25_WEIGHTS = "bm25(4.0, 1.0)"
+# Both indexes are contentless with detail=column: half the size of a positional index and
+# twice as fast to build. The text is never stored twice: it is re-derived from the raw JSON
+# for snippets and for removing an old version from the index (see FTS_FINGERPRINT_KEY).
+_FTS_TABLES = [
+    """CREATE VIRTUAL TABLE body_fts USING fts5(
+        title, author, summary, body, content='', detail=column,
+        tokenize='unicode61 remove_diacritics 2')""",
+    f"INSERT INTO body_fts(body_fts, rank) VALUES ('rank', '{BODY_BM25_WEIGHTS}')",
+    # Titles and authors again, small, with prefix indexes for as-you-type queries.
+    """CREATE VIRTUAL TABLE title_fts USING fts5(
+        title, author, content='', detail=column, prefix='2 3',
+        tokenize='unicode61 remove_diacritics 2')""",
+    f"INSERT INTO title_fts(title_fts, rank) VALUES ('rank', '{TITLE_BM25_WEIGHTS}')",
+]
+# sync_state key holding the fingerprint of the text extraction the indexes were built with.
+FTS_FINGERPRINT_KEY = "store.fts_fingerprint"
+
+_V2_ENTITIES = """CREATE TABLE entities (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        type TEXT NOT NULL,
+        title TEXT NOT NULL DEFAULT '',
+        url TEXT,
+        normalized_url TEXT,
+        author TEXT,
+        site TEXT,
+        snippet_source TEXT NOT NULL DEFAULT '',
+        created_at INTEGER,
+        updated_at INTEGER,
+        status TEXT,
+        raw_hash TEXT NOT NULL,
+        complete INTEGER NOT NULL DEFAULT 1,
+        cached_at INTEGER NOT NULL,
+        deleted_upstream_at INTEGER
+    )"""
+_V2_INDEXES = [
+    "CREATE INDEX entities_created ON entities(created_at)",
+    "CREATE INDEX entities_type_created ON entities(type, created_at)",
+    "CREATE INDEX entities_normalized_url ON entities(normalized_url)",
+    "CREATE INDEX entities_title_nocase ON entities(title COLLATE NOCASE)",
+    """CREATE INDEX entities_deleted ON entities(deleted_upstream_at)
+        WHERE deleted_upstream_at IS NOT NULL""",
+]
+
+
+def _migrate_v2(db: Database) -> None:
+    """Recency rowids, raw JSON in a table of its own, contentless column-detail indexes.
+
+    Entities keep their data; their rowids become recency keys and every one is queued in
+    fts_pending, so the writer rebuilds both search indexes from the stored JSON in the
+    background (readers scan the backlog meanwhile). No re-sync is needed.
+    """
+    for name in ("entity_fts", "title_fts", "entity_text", "fts_pending"):
+        db.execute(f"DROP TABLE IF EXISTS {name}")
+    db.execute("ALTER TABLE entities RENAME TO entities_v1")
+    for index in ("entities_created", "entities_type_created", "entities_normalized_url",
+                  "entities_title_nocase", "entities_deleted"):  # fmt: skip
+        db.execute(f"DROP INDEX IF EXISTS {index}")
+    db.execute(_V2_ENTITIES)
+    db.execute("CREATE TABLE entity_raw (rowid INTEGER PRIMARY KEY, raw TEXT NOT NULL)")
+    db.execute(
+        f"CREATE TEMP TABLE rekey AS SELECT rowid AS old, {FIRST_KEY} + {KEY_STEP} * "
+        "row_number() OVER (ORDER BY created_at NULLS FIRST, rowid) AS new FROM entities_v1"
+    )
+    columns = (
+        "id, type, title, url, normalized_url, author, site, snippet_source, created_at, "
+        "updated_at, status, raw_hash, complete, cached_at, deleted_upstream_at"
+    )
+    db.execute(
+        f"INSERT INTO entities (rowid, {columns}) SELECT k.new, {columns} "
+        "FROM entities_v1 v JOIN temp.rekey k ON k.old = v.rowid"
+    )
+    db.execute(
+        "INSERT INTO entity_raw (rowid, raw) SELECT k.new, v.raw "
+        "FROM entities_v1 v JOIN temp.rekey k ON k.old = v.rowid"
+    )
+    db.execute("DROP TABLE temp.rekey")
+    db.execute("DROP TABLE entities_v1")
+    for statement in _V2_INDEXES:
+        db.execute(statement)
+    db.execute("CREATE TABLE fts_pending (rowid INTEGER PRIMARY KEY)")
+    db.execute("INSERT INTO fts_pending (rowid) SELECT rowid FROM entities")
+    for statement in _FTS_TABLES:
+        db.execute(statement)
+    db.execute("DELETE FROM sync_state WHERE key = ?", [FTS_FINGERPRINT_KEY])
+
+
 # Append-only: migration N brings a file from user_version N-1 to N.
-MIGRATIONS: list[Callable[[Database], None]] = [_migrate_v1]
+MIGRATIONS: list[Callable[[Database], None]] = [_migrate_v1, _migrate_v2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -176,11 +275,16 @@ def _prepare(db: Database, path: Path) -> None:
     version = int(db.execute("PRAGMA user_version").fetchone()[0])
     if version > SCHEMA_VERSION:
         raise SchemaTooNewError(str(path), version, SCHEMA_VERSION)
+    if version == 0:
+        # Large pages: a typical entity's JSON (several KB) then needs no overflow pages.
+        db.execute(f"PRAGMA page_size={PAGE_SIZE}")
     db.enable_wal()
     # A cache can be rebuilt by a sync, so NORMAL (durable across app crashes) is enough.
     db.execute("PRAGMA synchronous=NORMAL")
     db.execute("PRAGMA temp_store=MEMORY")
-    db.execute("PRAGMA cache_size=-32000")
+    db.execute("PRAGMA cache_size=-65536")
+    # Keep the WAL from staying at its high-water mark after a full sync.
+    db.execute("PRAGMA journal_size_limit=67108864")
     for number in range(version + 1, SCHEMA_VERSION + 1):
         with db.atomic():
             MIGRATIONS[number - 1](db)

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _PATH_SAFE = "/:@!$&'()*+,;=-._~"
+# URLs already in canonical form (what the server mostly returns): lowercase http(s) scheme
+# and host without port, user or trailing dot, a path and query of characters the slow
+# path leaves as they are, no fragment. normalize_url returns them unchanged at once.
+_QUERY_CHARS = r"[A-Za-z0-9/:@!$'()*,;\-._~]"
+_CANONICAL = re.compile(
+    r"https?://(?:[a-z0-9-]{1,63}\.)*[a-z0-9-]{1,63}"
+    r"(?:/[A-Za-z0-9/:@!$&'()*+,;=\-._~]*)?"
+    rf"(?:\?{_QUERY_CHARS}+={_QUERY_CHARS}*(?:&{_QUERY_CHARS}+={_QUERY_CHARS}*)*)?"
+)
 
 
 def normalize_url(url: str) -> str:
@@ -20,6 +30,13 @@ def normalize_url(url: str) -> str:
     """
     if not isinstance(url, str):
         raise ValueError(f"a URL must be text, not {type(url).__name__}")
+    if _is_canonical(url):
+        return url
+    return parse_and_normalize(url)
+
+
+def parse_and_normalize(url: str) -> str:
+    """:func:`normalize_url` by parsing the URL, without the canonical-form shortcut."""
     text = url.strip()
     if not text:
         raise ValueError("the URL is empty")
@@ -38,6 +55,17 @@ def normalize_url(url: str) -> str:
     path = quote(unquote(parts.path), safe=_PATH_SAFE).rstrip("/")
     query = _normalize_query(parts.query)
     return urlunsplit((scheme, netloc, path, query, ""))
+
+
+def _is_canonical(url: str) -> bool:
+    """Whether ``url`` is already its own normal form (checked without parsing it)."""
+    if _CANONICAL.fullmatch(url) is None or url.endswith("/"):
+        return False
+    query = url.find("?")
+    if query >= 0 and ("?utm_" in url.lower() or "&utm_" in url.lower()):
+        return False
+    path_end = query if query >= 0 else len(url)
+    return not url[:path_end].endswith("/")
 
 
 def _normalize_host(host: str, original: str) -> str:

@@ -23,10 +23,12 @@ from memex_desktop.store.schema import open_cache
 _log = logging.getLogger(__name__)
 
 WriteTask = Callable[[Database], ChangeSet]
-# Pages at most this large are indexed for search before their future resolves; larger
-# ones (a sync) are indexed in batches when the writer has nothing else to do.
-INLINE_INDEX_ROWS = 200
-INDEX_BATCH_ROWS = 1000
+# Writes of at most this many entities (a save's answer, a remote search) are indexed for
+# search before their future resolves; larger ones (sync pages) are committed first and
+# indexed in batches whenever the writer has nothing else to do, so a sync page commits
+# in a few milliseconds and indexing overlaps with the download of the next page.
+INLINE_INDEX_ROWS = 50
+INDEX_BATCH_ROWS = 100
 
 
 def now_ms() -> int:
@@ -52,6 +54,8 @@ class StoreWriter:
         self._opened: Future[None] = Future()
         self._closed = False
         self._lock = threading.Lock()
+        # Texts computed by ingest for rows not indexed yet (used and cleared by the writer).
+        self._memo: ingest.TextMemo = {}
         self._thread = threading.Thread(target=self._run, name="memex-store-writer", daemon=True)
         self._thread.start()
         self._opened.result()  # re-raises SchemaTooNewError and friends in the caller
@@ -63,6 +67,13 @@ class StoreWriter:
             db = open_cache(self.path)
         except BaseException as exc:
             self._opened.set_exception(exc)
+            return
+        try:
+            with db.atomic():
+                ingest.rebuild_index_if_stale(db)
+        except sqlite3.Error as exc:
+            db.close()
+            self._opened.set_exception(translate(exc, f"opening {self.path.name}") or exc)
             return
         self._opened.set_result(None)
         try:
@@ -102,9 +113,10 @@ class StoreWriter:
     def _backlog(db: Database) -> bool:
         return db.execute("SELECT 1 FROM fts_pending LIMIT 1").fetchone() is not None
 
-    @staticmethod
-    def _index_batch(db: Database) -> ChangeSet:
-        ingest.index_pending(db, INDEX_BATCH_ROWS)
+    def _index_batch(self, db: Database) -> ChangeSet:
+        ingest.index_pending(db, INDEX_BATCH_ROWS, self._memo)
+        if not self._backlog(db):
+            self._memo.clear()
         return ChangeSet.empty()
 
     def _drain_index(self, db: Database) -> None:
@@ -155,14 +167,15 @@ class StoreWriter:
         tops, tag_list = list(entities), list(tags)
         return self.submit(lambda db: self._ingest(db, tops, [], tag_list, references or {}))
 
-    @staticmethod
     def _ingest(
+        self,
         db: Database,
         tops: list[JsonObject],
         referenced: list[JsonObject],
         tags: list[JsonObject],
         references: ingest.References,
     ) -> ChangeSet:
+        written: list[int] = []
         changes = ingest.ingest_page(
             db,
             entities=tops,
@@ -170,9 +183,11 @@ class StoreWriter:
             tags=tags,
             references=references,
             now_ms=now_ms(),
+            memo=self._memo,
+            written=written,
         )
-        if len(changes.entity_ids) <= INLINE_INDEX_ROWS:
-            ingest.index_pending(db, INLINE_INDEX_ROWS * 2)
+        if len(written) <= INLINE_INDEX_ROWS:
+            ingest.index_rows(db, written, self._memo)
         return changes
 
     def upsert_views(self, views: Iterable[View]) -> Future[ChangeSet]:
@@ -198,8 +213,9 @@ class StoreWriter:
         """Index every queued text now; resolves when search sees everything written so far."""
 
         def flush(db: Database) -> ChangeSet:
-            while ingest.index_pending(db, INDEX_BATCH_ROWS):
+            while ingest.index_pending(db, INDEX_BATCH_ROWS * 5, self._memo):
                 pass
+            self._memo.clear()
             return ChangeSet.empty()
 
         return self.submit(flush)

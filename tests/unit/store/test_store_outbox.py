@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memex_desktop.store import Outbox, StoreWriter, normalize_url
+from memex_desktop.store.urls import parse_and_normalize
 
 
 def test_normalize_url_rules() -> None:
@@ -115,3 +116,27 @@ def test_concurrent_enqueue_from_two_threads(outbox: Outbox) -> None:
         thread.join()
     assert errors == []
     assert len(outbox.list()) == 150
+
+
+_URL_PIECES = st.sampled_from(
+    ["a", "Z", "0", "-", ".", "_", "~", "/", "?", "&", "=", "#", "%", "%2F", "+", ":", "@",
+     "!", "$", "'", "(", ")", "*", ",", ";", " ", "é", "utm_x", "UTM_", "..", "//"]
+)  # fmt: skip
+
+
+@given(
+    st.sampled_from(["http://", "https://", "HTTP://", "https://"]),
+    st.sampled_from(["example.org", "Example.org", "a.b.c", "x", "a..b", "h.org.", "h:443", "h:8"]),
+    st.lists(_URL_PIECES, max_size=12).map("".join),
+)
+def test_canonical_fast_path_agrees_with_parsing(scheme: str, host: str, tail: str) -> None:
+    url = f"{scheme}{host}/{tail}" if tail else f"{scheme}{host}"
+    try:
+        expected: str | None = parse_and_normalize(url)
+    except ValueError:
+        expected = None
+    try:
+        got: str | None = normalize_url(url)
+    except ValueError:
+        got = None
+    assert got == expected
