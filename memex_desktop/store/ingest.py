@@ -306,49 +306,74 @@ def texts_of_raw(raw: str) -> Texts:
     return _texts(columns(data if isinstance(data, dict) else {}))
 
 
-class _Keys:
-    """Hands out free recency keys (rowids) for new rows: one writer, so no races.
+def _one(db: Database, sql: str, params: Sequence[Any] = ()) -> int | None:
+    row = db.conn.execute(sql, params).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
 
-    A new item goes midway between the keys of its neighbours in created_at order (a full
-    sync, newest first, extends the range downwards; new saves extend it upwards). When two
-    neighbours have no room left between them, the item goes above every key: search then
-    sees it as newer than it is, nothing worse (date order itself uses created_at).
+
+def _gap(db: Database, created_at: int | None) -> tuple[int | None, int | None]:
+    """Keys of the cached neighbours (older, newer) an item created at ``created_at`` goes
+    between; items without a date go below everything."""
+    if created_at is None:
+        return None, _one(db, "SELECT min(rowid) FROM entities")
+    before = _one(
+        db,
+        "SELECT rowid FROM entities WHERE created_at <= ? ORDER BY created_at DESC, rowid DESC "
+        "LIMIT 1",
+        (created_at,),
+    )
+    after = _one(
+        db,
+        "SELECT rowid FROM entities WHERE created_at > ? ORDER BY created_at, rowid LIMIT 1",
+        (created_at,),
+    )
+    if before is None and after is None:
+        return _one(db, "SELECT max(rowid) FROM entities"), None  # only undated rows so far
+    return before, after
+
+
+def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
+    """Free recency keys (rowids) for new items, in the order of ``created``.
+
+    The items falling between the same two cached neighbours (in created_at order) share
+    that gap evenly: a full sync, newest first, extends the key range downwards, new saves
+    extend it upwards. Should a gap be too narrow, the item goes above every key: search
+    then sees it as newer than it is, nothing worse (date order itself uses created_at).
     """
-
-    def __init__(self, db: Database) -> None:
-        self.conn = db.conn
-
-    def _one(self, sql: str, params: Sequence[Any] = ()) -> int | None:
-        row = self.conn.execute(sql, params).fetchone()
-        return None if row is None or row[0] is None else int(row[0])
-
-    def take(self, created_at: int | None) -> int:
-        if created_at is None:
-            lowest = self._one("SELECT min(rowid) FROM entities")
-            key = FIRST_KEY if lowest is None else lowest - KEY_STEP
+    order = sorted(range(len(created)), key=lambda i: (created[i] is not None, created[i] or 0))
+    groups: dict[tuple[int | None, int | None], list[int]] = {}
+    for index in order:
+        groups.setdefault(_gap(db, created[index]), []).append(index)
+    keys: dict[int, int] = {}
+    misplaced: list[int] = []
+    for (before, after), members in groups.items():
+        count = len(members)
+        if before is None and after is None:
+            starts = [FIRST_KEY + KEY_STEP * j for j in range(count)]
+        elif after is None:
+            assert before is not None
+            starts = [before + KEY_STEP * (j + 1) for j in range(count)]
+        elif before is None:
+            starts = [after - KEY_STEP * (count - j) for j in range(count)]
         else:
-            before = self._one(
-                "SELECT rowid FROM entities WHERE created_at <= ? "
-                "ORDER BY created_at DESC, rowid DESC LIMIT 1",
-                (created_at,),
-            )
-            after = self._one(
-                "SELECT rowid FROM entities WHERE created_at > ? "
-                "ORDER BY created_at, rowid LIMIT 1",
-                (created_at,),
-            )
-            if before is None and after is None:
-                highest = self._one("SELECT max(rowid) FROM entities")
-                key = FIRST_KEY if highest is None else highest + KEY_STEP
-            elif after is None:
-                key = before + KEY_STEP if before is not None else FIRST_KEY
-            elif before is None:
-                key = after - KEY_STEP
-            else:
-                key = (before + after) // 2 if after - before >= 2 else before
-        if self._one("SELECT 1 FROM entities WHERE rowid = ?", (key,)) is not None:
-            key = (self._one("SELECT max(rowid) FROM entities") or FIRST_KEY) + KEY_STEP
-        return key
+            step = (after - before) // (count + 1)
+            starts = [before + step * (j + 1) for j in range(count)] if step > 0 else []
+        if len(starts) < count:
+            misplaced += members
+            continue
+        for index, key in zip(members, starts, strict=True):
+            keys[index] = key
+    taken = set(keys.values())
+    for index, key in list(keys.items()):
+        if _one(db, "SELECT 1 FROM entities WHERE rowid = ?", (key,)) is not None:
+            del keys[index]
+            taken.discard(key)
+            misplaced.append(index)
+    if misplaced:
+        top = max([_one(db, "SELECT max(rowid) FROM entities") or FIRST_KEY, *taken])
+        for offset, index in enumerate(sorted(misplaced, key=order.index), start=1):
+            keys[index] = top + KEY_STEP * offset
+    return [keys[index] for index in range(len(created))]
 
 
 def _write_entities(
@@ -360,7 +385,6 @@ def _write_entities(
 ) -> list[int]:
     """Insert new rows under recency keys, rewrite changed ones, queue them for indexing."""
     conn = db.conn
-    keys = _Keys(db)
     raws: list[tuple[int, str]] = []
     in_place: list[tuple[Any, ...]] = []
     _unindex(db, [rowid for *_, rowid in updates])
@@ -368,7 +392,7 @@ def _write_entities(
         (entity_id, item, raw, raw_hash, None) for entity_id, item, raw, raw_hash in inserts
     ]
     pending += updates
-    insert = f"INSERT INTO entities (rowid, id, {_ENTITY_COLUMNS}) VALUES (?, ?, {_marks(14)})"
+    rows: list[tuple[Any, ...]] = []
     for entity_id, item, raw, raw_hash, old_rowid in pending:
         cols = columns(item.data)
         if len(memo) < MEMO_LIMIT:
@@ -379,12 +403,19 @@ def _write_entities(
             in_place.append((*values, entity_id))
             raws.append((old_rowid, raw))
             continue
-        # One row at a time: the key of the next row depends on this one.
-        rowid = keys.take(cols["created_at"])
-        conn.execute(insert, (rowid, entity_id, *values))
-        raws.append((rowid, raw))
+        rows.append((entity_id, *values))
     if in_place:
         conn.executemany(f"UPDATE entities SET {_ENTITY_ASSIGNMENTS} WHERE id = ?", in_place)
+    if rows:
+        keys = assign_keys(db, [row[8] for row in rows])  # created_at
+        conn.executemany(
+            f"INSERT INTO entities (rowid, id, {_ENTITY_COLUMNS}) VALUES (?, ?, {_marks(14)})",
+            [(key, *row) for key, row in zip(keys, rows, strict=True)],
+        )
+        new_raws = {row[0]: key for key, row in zip(keys, rows, strict=True)}
+        raws += [
+            (new_raws[entity_id], raw) for entity_id, _i, raw, _h, old in pending if old is None
+        ]
     conn.executemany("INSERT OR REPLACE INTO entity_raw (rowid, raw) VALUES (?, ?)", raws)
     conn.executemany(
         "INSERT OR IGNORE INTO fts_pending (rowid) VALUES (?)", [(r,) for r, _ in raws]

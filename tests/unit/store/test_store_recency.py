@@ -1,0 +1,103 @@
+"""Recency-ordered search indexes: newest first for common words, migration from version 1,
+re-indexing when the text extraction changes, updates of rows indexed in the background."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from memex_desktop.store import SCHEMA_VERSION, CacheReader, StoreWriter, open_cache
+from memex_desktop.store.schema import FTS_FINGERPRINT_KEY, MIGRATIONS
+
+T = 1_700_000_000_000
+
+
+def _page(count: int, word: str, *, start: int = 0) -> list[dict]:
+    # Oldest first on purpose: keys must follow created_at, not arrival order.
+    return [
+        {"id": f"{word}{i}", "type": "web", "title": f"Item {i}", "created_at": T + i * 1000,
+         "full_text": f"{word} filler text number{i}"}
+        for i in range(start, start + count)
+    ]  # fmt: skip
+
+
+def test_common_word_lists_newest_first(writer: StoreWriter, reader: CacheReader) -> None:
+    writer.ingest_json(_page(700, "common")).result()
+    writer.flush_index().result()
+    assert reader.search_ids("common", limit=5) == [f"common{i}" for i in range(699, 694, -1)]
+    hits = reader.search("common", limit=3, offset=2)
+    assert [hit.id for hit in hits] == ["common697", "common696", "common695"]
+    assert all("\x02common\x03" in hit.snippet for hit in hits)
+    assert reader.search_ids("number17 ") == ["common17"]
+
+
+def test_items_arriving_out_of_order_keep_recency(writer: StoreWriter, reader: CacheReader) -> None:
+    items = _page(400, "mixed")
+    # Newer ones, then older ones, then a few from between, then the newest.
+    for chunk in (items[200:395], items[:100], items[100:106], items[395:]):
+        writer.ingest_json(chunk).result()
+    writer.flush_index().result()
+    newest = reader.search_ids("mixed", limit=400)
+    assert newest[:3] == ["mixed399", "mixed398", "mixed397"]
+    present = [f"mixed{i}" for i in (*range(395, -1, -1),) if i < 106 or i >= 200]
+    assert [entity_id for entity_id in newest if entity_id in present] == present[: len(newest)]
+    assert reader.search_ids("", limit=2) == ["mixed399", "mixed398"]
+
+
+def test_update_of_a_row_indexed_in_the_background(
+    writer: StoreWriter, reader: CacheReader
+) -> None:
+    writer.ingest_json(_page(120, "bulk")).result()
+    writer.flush_index().result()
+    changed = {**_page(1, "bulk", start=5)[0], "full_text": "replacement words", "updated_at": 9}
+    assert writer.ingest_json([changed]).result().entity_ids == {"bulk5"}
+    assert reader.search_ids("number5 ") == []
+    assert reader.search_ids("replacement") == ["bulk5"]
+    assert len(reader.search_ids("bulk", limit=1000)) == 119
+
+
+def test_stale_fingerprint_rebuilds_the_indexes(cache_path: Path) -> None:
+    with StoreWriter(cache_path) as writer:
+        writer.ingest_json(_page(30, "kept")).result()
+        writer.set_sync_state(FTS_FINGERPRINT_KEY, "extract-0/older").result()
+    with StoreWriter(cache_path) as writer:
+        writer.flush_index().result()
+    with CacheReader(cache_path) as reader:
+        assert len(reader.search_ids("kept", limit=100)) == 30
+        assert reader.search_ids("number7 ") == ["kept7"]
+        assert reader.sync_state(FTS_FINGERPRINT_KEY) != "extract-0/older"
+
+
+def test_version_1_cache_is_migrated_and_searchable(tmp_path: Path) -> None:
+    path = tmp_path / "cache.db"
+    db = Database(sqlite3.connect(str(path)))
+    MIGRATIONS[0](db)
+    db.execute("PRAGMA user_version = 1")
+    for i in range(3):
+        data = {"id": f"old{i}", "type": "web", "title": f"Old {i}", "created_at": T + i,
+                "full_text": f"legacy body {i}"}  # fmt: skip
+        db.execute(
+            "INSERT INTO entities (id, type, title, created_at, raw, raw_hash, cached_at) "
+            "VALUES (?, 'web', ?, ?, ?, 'h', 0)",
+            [data["id"], data["title"], data["created_at"], json.dumps(data)],
+        )
+    db.conn.commit()
+    db.close()
+    with StoreWriter(path) as writer:
+        writer.flush_index().result()
+    with CacheReader(path) as reader:
+        assert sorted(reader.search_ids("legacy")) == ["old0", "old1", "old2"]
+        assert reader.search_ids("") == ["old2", "old1", "old0"]
+        assert reader.raw_json("old1") == {
+            "id": "old1", "type": "web", "title": "Old 1", "created_at": T + 1,
+            "full_text": "legacy body 1",
+        }  # fmt: skip
+    reopened = open_cache(path)
+    try:
+        assert reopened.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert reopened.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        reopened.close()
