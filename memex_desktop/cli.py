@@ -32,6 +32,7 @@ from memex_desktop.store.errors import KnownStoreError
 
 if TYPE_CHECKING:
     from memex_desktop.api.client import MemexClient
+    from memex_desktop.api.oauth import TokenProvider
     from memex_desktop.store import CacheReader, Outbox, StoreWriter
     from memex_desktop.sync import SyncEngine, SyncProgress, SyncReport
 
@@ -47,7 +48,19 @@ EXIT_CREDITS = 6
 EXIT_NOT_FOUND = 7
 EXIT_CANCELLED = 130
 
-SUBCOMMANDS = ("sync", "search", "show", "save", "outbox", "export", "import", "emulator", "bench")
+SUBCOMMANDS = (
+    "sync",
+    "search",
+    "show",
+    "save",
+    "outbox",
+    "export",
+    "import",
+    "login",
+    "logout",
+    "emulator",
+    "bench",
+)
 
 PROG = "memex-desktop"
 
@@ -146,6 +159,16 @@ def build_parser() -> argparse.ArgumentParser:
     cmd = command("import", cmd_import, "load a JSON export (or library file) into the cache")
     cmd.add_argument("file", type=Path, metavar="FILE")
 
+    cmd = command("login", cmd_login, "sign in with Memex in the browser (OAuth with PKCE)")
+    cmd.add_argument(
+        "--no-browser", action="store_true", help="print the URL to open instead of opening it"
+    )
+    cmd.add_argument(
+        "--timeout", type=float, default=300.0, metavar="SECONDS", help="how long to wait"
+    )
+
+    command("logout", cmd_logout, "sign out of Memex: forget the sign-in tokens")
+
     cmd = command("emulator", cmd_emulator, "run a Memex-compatible API server on loopback")
     cmd.add_argument("--host", default="127.0.0.1")
     cmd.add_argument("--port", type=int, default=8787)
@@ -194,6 +217,8 @@ class Session:
     _writer: StoreWriter | None = None
     _outbox: Outbox | None = None
     _client: MemexClient | None = None
+    _provider: TokenProvider | None = None
+    _provider_checked: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Session:
@@ -237,21 +262,43 @@ class Session:
             self.stack.callback(self._outbox.close)
         return self._outbox
 
+    def has_credentials(self) -> bool:
+        """Whether calls can be authenticated (signed in, or an API key is known)."""
+        return self.api_key is not None or self.token_provider() is not None
+
+    def token_provider(self) -> TokenProvider | None:
+        """The sign-in at this API URL (``memex-desktop login``), if any."""
+        if not self._provider_checked:
+            from memex_desktop import signin
+
+            self._provider_checked = True
+            self._provider = signin.token_provider(self.api_url)
+            if self._provider is not None:
+                self.stack.callback(self._provider.close)
+        return self._provider
+
     def client(self) -> MemexClient:
-        """The API client; a clear error when no API key is known."""
+        """The API client (a sign-in wins over an API key); a clear error without either."""
         if self._client is None:
-            if self.api_key is None:
+            provider = self.token_provider()
+            auth: dict[str, Any]
+            if provider is not None:
+                auth = provider.client_kwargs()
+            elif self.api_key is not None:
+                auth = {
+                    "api_key": self.api_key.get_secret_value(),
+                    "user_id": self.settings.user_id,
+                }
+            else:
                 raise CliError(
-                    f"no API key: pass --api-key, set {API_KEY_ENV}, or enter it in the window",
+                    f"not signed in and no API key: run `{PROG} login`, pass --api-key, "
+                    f"set {API_KEY_ENV}, or enter it in the window",
                     EXIT_AUTH,
                 )
             from memex_desktop.api.client import MemexClient
 
             self._client = MemexClient(
-                self.api_url,
-                api_key=self.api_key.get_secret_value(),
-                user_id=self.settings.user_id,
-                deadline_s=self.settings.request_timeout_s,
+                self.api_url, deadline_s=self.settings.request_timeout_s, **auth
             )
             self.stack.callback(self._client.close)
         return self._client
@@ -478,7 +525,7 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
     status = EXIT_FAILURE if invalid else EXIT_OK
     if not queued:
         return status
-    if session.api_key is None:
+    if not session.has_credentials():
         print(f"{queued} saves queued; no API key yet, they are sent by the next `{PROG} sync`")
         return status
     from memex_desktop.sync import SyncOutcome
@@ -594,6 +641,49 @@ def cmd_import(args: argparse.Namespace, session: Session) -> int:
 
 
 # --------------------------------------------------------------------------- emulator / bench
+
+
+def cmd_login(args: argparse.Namespace, session: Session) -> int:
+    """Sign in through the browser; the tokens go to the keyring (or memory without one)."""
+    from memex_desktop import signin
+    from memex_desktop.api.oauth import SignInCancelled, SignInError
+
+    def show_url(url: str) -> None:
+        print(
+            f"Open this address in a web browser to sign in to Memex:\n\n  {url}\n", file=sys.stderr
+        )
+        sys.stderr.flush()
+
+    print(f"Signing in to {session.api_url} in the browser (Ctrl-C cancels) ...", file=sys.stderr)
+    try:
+        signin.sign_in(
+            session.api_url,
+            open_browser=(lambda _url: False) if args.no_browser else None,
+            show_url=show_url,
+            timeout_s=args.timeout,
+        )
+    except SignInCancelled as exc:
+        raise CliError(exc.message, EXIT_CANCELLED) from exc
+    except SignInError as exc:
+        raise CliError(exc.message, EXIT_AUTH) from exc
+    print(f"signed in to {session.api_url}")
+    if not signin.tokens_outlive_process():
+        print(
+            f"{PROG}: no system keyring: the sign-in is kept in memory and ends with this command",
+            file=sys.stderr,
+        )
+    return EXIT_OK
+
+
+def cmd_logout(args: argparse.Namespace, session: Session) -> int:
+    """Forget the sign-in tokens of this API URL (and ask the server to revoke them)."""
+    from memex_desktop import signin
+
+    if signin.sign_out(session.api_url):
+        print(f"signed out of {session.api_url}")
+    else:
+        print(f"not signed in to {session.api_url}")
+    return EXIT_OK
 
 
 def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
