@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import webbrowser
 from pathlib import Path
 
 import httpx
@@ -24,7 +25,7 @@ from support.oauth import (
     replace_query,
 )
 
-from memex_desktop import paths, signin
+from memex_desktop import cli, paths, signin
 from memex_desktop.api import oauth
 from memex_desktop.api.client import MemexClient
 from memex_desktop.api.oauth import (
@@ -239,3 +240,46 @@ def test_redirect_naming_another_issuer_is_rejected(oauth_emulator: OAuthEmulato
         _sign_in(env, browser)
     assert failure.value.error == "issuer_mismatch"
     assert env.server.grants["authorization_code"] == 0
+
+
+def test_cli_login_search_logout(
+    oauth_emulator: OAuthEmulator,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    env = oauth_emulator
+    browser = ScriptedBrowser()
+    monkeypatch.setattr(webbrowser, "open", lambda url, new=0, autoraise=True: browser(url))
+    where = ["--api-url", env.base_url, "--data-dir", str(tmp_path / "data")]
+
+    assert cli.main(["login", *where]) == cli.EXIT_OK
+    browser.join()
+    out, err = capsys.readouterr()
+    assert f"signed in to {env.base_url}" in out
+    assert "keyring" in err  # the test environment has none: the sign-in lasts this process
+
+    assert cli.main(["search", "garden", "--remote", "--json", *where]) == cli.EXIT_OK
+    api_calls = [r for r in env.running.state.requests if r.path == "/search"]
+    assert api_calls
+    assert all(r.has_bearer and not r.has_api_key for r in api_calls)
+
+    assert cli.main(["logout", *where]) == cli.EXIT_OK
+    assert f"signed out of {env.base_url}" in capsys.readouterr().out
+    assert cli.main(["search", "garden", "--remote", *where]) == cli.EXIT_AUTH
+    assert "login" in capsys.readouterr().err
+    assert cli.main(["logout", *where]) == cli.EXIT_OK
+    assert "not signed in" in capsys.readouterr().out
+
+
+def test_cli_login_reports_a_denied_sign_in(
+    oauth_emulator: OAuthEmulator,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    env = oauth_emulator
+    env.server.config.deny = True
+    browser = ScriptedBrowser()
+    monkeypatch.setattr(webbrowser, "open", lambda url, new=0, autoraise=True: browser(url))
+    assert cli.main(["login", "--api-url", env.base_url]) == cli.EXIT_AUTH
+    assert "declined" in capsys.readouterr().err
