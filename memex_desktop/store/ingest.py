@@ -35,7 +35,7 @@ _CHUNK = 500  # ids per IN (...) list, well below SQLite's parameter limit
 # What the indexed texts depend on. Raise EXTRACT_VERSION whenever extract.py changes what
 # it yields for the same JSON: the indexes are then rebuilt instead of removing old rows
 # with texts that differ from the indexed ones.
-EXTRACT_VERSION = 1
+EXTRACT_VERSION = 2
 FTS_FINGERPRINT = (
     f"extract-{EXTRACT_VERSION}/python-{platform.python_version()}/sqlite-{sqlite3.sqlite_version}"
 )

@@ -29,6 +29,7 @@ WriteTask = Callable[[Database], ChangeSet]
 # in a few milliseconds and indexing overlaps with the download of the next page.
 INLINE_INDEX_ROWS = 50
 INDEX_BATCH_ROWS = 100
+INDEX_AFTER_IDLE_S = 0.02
 
 
 def now_ms() -> int:
@@ -82,9 +83,16 @@ class StoreWriter:
             db.close()
 
     def _loop(self, db: Database) -> None:
+        last_task = 0.0
         while True:
             try:
-                job = self._tasks.get_nowait() if self._backlog(db) else self._tasks.get()
+                if not self._backlog(db):
+                    job = self._tasks.get()
+                else:
+                    # Index only once no write came for a moment: pages arriving back to back
+                    # are not held up, and the backlog is worked off in the gaps between them.
+                    quiet = INDEX_AFTER_IDLE_S - (time.monotonic() - last_task)
+                    job = self._tasks.get(timeout=quiet) if quiet > 0 else self._tasks.get_nowait()
             except queue.Empty:
                 self._run_task(db, self._index_batch, Future())
                 continue
@@ -94,6 +102,7 @@ class StoreWriter:
             task, future = job
             if future.set_running_or_notify_cancel():
                 self._run_task(db, task, future)
+            last_task = time.monotonic()
 
     def _run_task(self, db: Database, task: WriteTask, future: Future[ChangeSet]) -> None:
         try:
