@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QSettings, Qt, QUrl
+from PySide6.QtTest import QAbstractItemModelTester
 from support.emulator import emulator_factory  # noqa: F401
 from support.secrets import TEST_API_KEY
 
@@ -22,6 +23,7 @@ from memex_desktop import paths
 from memex_desktop.api.client import MemexClient
 from memex_desktop.app import AppContext, build_main_window
 from memex_desktop.sync import OutboxPolicy, SyncOutcome
+from memex_desktop.ui.sidebar import ALL_ITEMS, Scope
 from memex_desktop.ui.thread_pane import ThreadPane
 
 pytestmark = [
@@ -203,3 +205,73 @@ def test_thread_reference_graph_and_offline_reply(
     assert len(_server_notes(server, external_id)) == 1
     ids = [entry_id for _depth, entry_id, _pending in _outline(pane)]
     assert ids.count(server_id) == 1
+
+
+def _select(qtbot: Any, context: AppContext, scope: Scope) -> list[str]:
+    """Pick a sidebar entry and return the ids of the results shown for it."""
+    window = context.window
+    applied = Emitted(window.search_applied)
+    window.sidebar.select_scope(scope)
+    assert window.sidebar.current_scope().key == scope.key
+    applied.wait(qtbot)
+    return window.results_model.ids()
+
+
+def test_tags_and_saved_views_filter_the_results_offline_and_online(
+    qtbot: Any, app_context: AppContext, server: Any, demo_library: dict[str, Any]
+) -> None:
+    window = app_context.window
+    reader = app_context.reader
+    tester = QAbstractItemModelTester(
+        window.results_model, QAbstractItemModelTester.FailureReportingMode.Fatal
+    )
+    assert _sync(qtbot, app_context).outcome is SyncOutcome.OK
+    qtbot.waitUntil(lambda: window.results_model.rowCount() >= 40, timeout=10_000)
+    everything = set(window.results_model.ids())
+
+    # A tag shows exactly the cached items carrying it.
+    tagged = {e["id"] for e in demo_library["results"] if "tag-local-first" in e.get("tag_ids", [])}
+    assert tagged
+    shown = _select(qtbot, app_context, Scope("tag", "tag-local-first", "local-first"))
+    assert set(shown) == tagged & set(reader.ids_with_tag("tag-local-first"))
+    assert set(shown) < everything
+
+    # A new talk reaches the server only (saved from another device).
+    with MemexClient(server.base_url, api_key=TEST_API_KEY) as other_device:
+        saved = other_device.save_content_entity(
+            {
+                "type": "youtube",
+                "title": "Sync engines explained",
+                "url": "https://video.example/sync-engines",
+            }
+        )
+    new_id = saved.entity.id
+    assert reader.get(new_id) is None
+    qtbot.waitUntil(
+        lambda: (
+            (server.state.entity(new_id) or {}).get("metadata", {}).get("status") == "indexing-done"
+        ),
+        timeout=10_000,
+    )
+    view = Scope("view", "view-talks-and-papers", "Talks and papers")
+    talks = set(reader.ids_for_view("view-talks-and-papers"))
+    assert talks
+
+    # Offline the view runs on the cache; the server's part fails and says so.
+    server.stop()
+    assert set(_select(qtbot, app_context, view)) == talks
+    qtbot.waitUntil(lambda: "from the cache" in window.status.currentMessage(), timeout=30_000)
+    assert new_id not in window.results_model.ids()
+
+    # Online the server's results are cached first, then merged in with their provenance.
+    server.start()
+    _select(qtbot, app_context, ALL_ITEMS)
+    _select(qtbot, app_context, view)
+    qtbot.waitUntil(lambda: new_id in window.results_model.ids(), timeout=30_000)
+    assert reader.get(new_id) is not None
+    row = window.results_model.row_of(new_id)
+    assert row is not None
+    provenance = window.results_model.index(row, 0).data(window.results_model.ProvenanceRole)
+    assert provenance == "cloud"
+    assert talks <= set(window.results_model.ids())
+    del tester
