@@ -283,3 +283,21 @@ def test_cli_login_reports_a_denied_sign_in(
     monkeypatch.setattr(webbrowser, "open", lambda url, new=0, autoraise=True: browser(url))
     assert cli.main(["login", "--api-url", env.base_url]) == cli.EXIT_AUTH
     assert "declined" in capsys.readouterr().err
+
+
+def test_a_registration_the_server_forgot_is_replaced_after_a_timeout(
+    oauth_emulator: OAuthEmulator,  # noqa: F811
+) -> None:
+    env = oauth_emulator
+    first = _sign_in(env, ScriptedBrowser())
+    env.server.clients.clear()  # the server lost its client registrations
+    browser = ScriptedBrowser()
+    with pytest.raises(oauth.SignInTimedOut):
+        signin.sign_in(env.base_url, open_browser=browser, timeout_s=0.5)
+    browser.join()
+    assert browser.final_status == 400  # the server's page, no redirect back to the app
+    _assert_no_listener(browser)
+    assert signin.default_registry().get(env.base_url) is None
+    again = _sign_in(env, ScriptedBrowser())
+    assert again.record.client_id != first.record.client_id
+    assert again.is_signed_in()
