@@ -666,9 +666,12 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def _on_reader_entity_shown(self, entity_id: str) -> None:
         """Point the docked panes at what is being read."""
-        for pane in (self.thread_pane, self.graph_pane):
-            if pane is not None:
-                pane.show_entity(entity_id)
+        if self.thread_pane is not None:
+            self.thread_pane.show_entity(entity_id)
+        # A re-render of the same item (its backlinks changed) does not lay the graph out
+        # again; the graph follows store changes itself.
+        if self.graph_pane is not None and self.graph_pane.center != entity_id:
+            self.graph_pane.show_entity(entity_id)
         title = self.reader_pane.title_label.text()
         self.setWindowTitle(f"{title} — Memex" if title else "Memex")
         self.entity_opened.emit(entity_id)
