@@ -103,17 +103,46 @@ def snippet_pattern(words: Sequence[str]) -> re.Pattern[str]:
     )
 
 
+def _word_span(text: str, words: Sequence[str]) -> tuple[int, int] | None:
+    """Start and end of the first word of ``text`` beginning with one of ``words``.
+
+    str.find on the lowercased text: many times faster than a case-insensitive regular
+    expression with a look-behind at every position of a long article.
+    """
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a character whose lowercase is longer: offsets move
+        return None
+    best = -1
+    for word in words:
+        position = lowered.find(word)
+        while position >= 0 and (best < 0 or position < best):
+            if position == 0 or not lowered[position - 1].isalnum():
+                best = position
+                break
+            position = lowered.find(word, position + 1)
+    if best < 0:
+        return None
+    end = best
+    while end < len(text) and text[end].isalnum():
+        end += 1
+    return best, end
+
+
 def python_snippet(
     text: str, words: Sequence[str], width: int = 160, *, pattern: re.Pattern[str] | None = None
 ) -> str:
     """A snippet around the first word of ``text`` starting with a query word, marked with
     ``\x02``..``\x03`` (the whole word, so a typed prefix marks the word it begins)."""
-    if pattern is None and words:
-        pattern = snippet_pattern(words)
-    found = pattern.search(text) if pattern is not None and words else None
-    if found is None:
+    words = [word for word in words if word]
+    if not words:
         return text[:width]
-    start, end = found.span()
+    span = _word_span(text, words)
+    if span is None and len(text.lower()) != len(text):
+        found = (pattern or snippet_pattern(words)).search(text)
+        span = found.span() if found is not None else None
+    if span is None:
+        return text[:width]
+    start, end = span
     left = max(0, start - width // 3)
     while left > 0 and not text[left - 1].isspace() and start - left < width // 2:
         left -= 1

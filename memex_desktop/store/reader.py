@@ -236,12 +236,12 @@ class CacheReader:
     def _fts_ids(
         self, table: str, expression: str, where: str, params: list[Any], needed: int
     ) -> list[str]:
-        """Hits of one index: by bm25 when few documents match, else newest first.
+        """Hits of one index: by bm25 when few documents match one word, else newest first.
 
         The newest RANK_PROBE_LIMIT matching rowids are read first (the doclist is in
-        recency order, so this stops early for common words). Fewer than that means the
-        whole matching set is small and bm25 over it is cheap; otherwise ranking would
-        cost a pass over a long doclist, and newest first is what a person typing wants.
+        recency order, so this stops early for common words). Fewer than that for a single
+        word means the matching set is small and bm25 over it is cheap; otherwise ranking
+        would cost a pass over long doclists, and newest first is what a person typing wants.
         """
         join = f"FROM {table} JOIN entities e ON e.rowid = {table}.rowid WHERE {table} MATCH ?"
         try:
@@ -249,10 +249,14 @@ class CacheReader:
                 f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
                 [expression, RANK_PROBE_LIMIT],
             )
-            if len(newest) < RANK_PROBE_LIMIT:
+            if len(newest) < RANK_PROBE_LIMIT and " " not in expression:
                 sql = f"SELECT e.id {join}{where} ORDER BY {table}.rank LIMIT ?"
                 return [row[0] for row in self._query(sql, [expression, *params, needed])]
+            # Several words: bm25 would count the documents of every word (a whole pass over
+            # the doclist of each common one) to weigh them; the matches are known already.
             rowids = [row[0] for row in newest]
+            if not rowids:
+                return []
             found = [
                 row[0]
                 for row in self._query(
@@ -261,7 +265,7 @@ class CacheReader:
                     [*rowids, *params, needed],
                 )
             ]
-            if len(found) >= needed:
+            if len(found) >= needed or len(rowids) < RANK_PROBE_LIMIT:
                 return found
             sql = f"SELECT e.id {join}{where} ORDER BY {table}.rowid DESC LIMIT ?"
             return [row[0] for row in self._query(sql, [expression, *params, needed])]
