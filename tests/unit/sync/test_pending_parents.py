@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.emulator import emulator, small_library_ids  # noqa: F401
+from support.secrets import TEST_API_KEY
 
 from memex_desktop.api.errors import ApiError, ValidationError
 from memex_desktop.store import Outbox
@@ -96,3 +98,35 @@ def test_parent_needing_attention_or_gone_stops_the_reply(outbox: Outbox) -> Non
         resolve_pending_parents(_note("pending:p1"), outbox)
     with pytest.raises(ValidationError, match="removed"):
         resolve_pending_parents(_note("pending:never-queued"), outbox)
+
+
+def _server_entity(running: Any, external_id: str) -> dict[str, Any]:
+    """The one entity the emulator holds with this external_id."""
+    found = [
+        data
+        for entity_id in running.state.entity_ids()
+        if (data := running.state.entity(entity_id) or {}).get("external_id") == external_id
+    ]
+    assert len(found) == 1
+    return found[0]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the outbox drain must call resolve_pending_parents on each entity payload "
+    "before sending it (one line in SyncEngine._send)",
+)
+def test_drain_sends_a_reply_to_an_unsent_note_with_the_note_server_id(
+    harness_factory: Any,
+    emulator: Any,  # noqa: F811
+) -> None:
+    harness = harness_factory(emulator.base_url, TEST_API_KEY)
+    item = sorted(small_library_ids())[0]
+    harness.outbox.enqueue_entity(_note(item, external_id="p1"), external_id="p1")
+    harness.outbox.enqueue_entity(_note("pending:p1", item, external_id="r1"), external_id="r1")
+    report = harness.engine.drain_outbox()
+    assert report.sent == 2
+    parent = _server_entity(emulator, "p1")
+    reply = _server_entity(emulator, "r1")
+    assert reply["reference_content_ids"] == [parent["id"], item]
+    assert [op.state for op in harness.outbox.list()] == ["accepted", "accepted"]
