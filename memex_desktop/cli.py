@@ -392,6 +392,9 @@ def cmd_sync(args: argparse.Namespace, session: Session) -> int:
         f"synced: {report.pulled} items read, {len(report.changes.entity_ids)} changed, "
         f"{report.deleted_upstream} deleted upstream, {report.sent} saves sent"
     )
+    pending = session.outbox().pending_count()
+    if pending:
+        summary += f", {pending} still queued"
     if report.needs_attention:
         summary += f", {report.needs_attention} need attention (see `{PROG} outbox`)"
     print(summary)

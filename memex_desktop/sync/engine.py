@@ -47,6 +47,7 @@ from memex_desktop.api.models import (
     SearchRawResponse,
 )
 from memex_desktop.store import CacheReader, ChangeSet, Outbox, OutboxOp, StoreWriter
+from memex_desktop.sync.pending_parents import resolve_pending_parents
 from memex_desktop.sync.types import (
     SyncCancelled,
     SyncOutcome,
@@ -250,7 +251,11 @@ class SyncEngine:
         progress: ProgressCallback | None = None,
         resume_paused_outbox: bool = False,
     ) -> SyncReport:
-        """Drain the outbox, pull (full or incremental; reconciling when due), confirm saves."""
+        """Drain the outbox, pull (full or incremental; reconciling when due), confirm saves.
+
+        ``resume_paused_outbox`` marks a sync the person asked for: a paused outbox resumes
+        and saves waiting for a retry are sent now instead of after their backoff.
+        """
         cancel = cancel or threading.Event()
         drained = self.drain_outbox(
             cancel=cancel, progress=progress, resume_paused=resume_paused_outbox
@@ -541,6 +546,8 @@ class SyncEngine:
             if not resume_paused:
                 return SyncReport(SyncOutcome.INSUFFICIENT_CREDITS, error=None)
             self.outbox.resume()
+        if resume_paused:
+            self._retry_waiting_now()
         sent = attention = 0
         changes = ChangeSet.empty()
         waited = 0.0
@@ -558,10 +565,10 @@ class SyncEngine:
                 if wait is None:
                     return self._drain_report(SyncOutcome.OK, sent, attention, changes, None)
                 if waited + wait > budget:
+                    # Saves still waiting stay queued for the next sync; that is a failure
+                    # only when this drain itself met one.
                     outcome = (
-                        outcome_for(last_failure)
-                        if last_failure is not None
-                        else SyncOutcome.SERVER_DOWN
+                        outcome_for(last_failure) if last_failure is not None else SyncOutcome.OK
                     )
                     return self._drain_report(outcome, sent, attention, changes, last_failure)
                 waited += wait
@@ -608,6 +615,13 @@ class SyncEngine:
             self.outbox.mark_accepted(op.id, entity.id if entity is not None else None)
             _emit(progress, "outbox", sent, max(total, sent), f"{sent} saves sent")
 
+    def _retry_waiting_now(self) -> None:
+        """Make queued saves that wait for a retry due now (the person asked to sync)."""
+        now_ms = self._now_ms()
+        for op in self.outbox.list(states=["queued"]):
+            if op.next_attempt_at > now_ms:
+                self.outbox.retry(op.id)
+
     def _attach_plans(self, exc: InsufficientCredits) -> None:
         """Saves answer 402 without plans; fetch them so the person sees what to buy."""
         if exc.upgrade_options is not None:
@@ -624,7 +638,8 @@ class SyncEngine:
                 raise ValidationError("the queued save has no URL")
             url_response: SaveContentByUrlResponse = self.client.save_content_by_url(op.url)
             return url_response.entity
-        payload = dict(op.payload or {})
+        # A reply to a note sent earlier in this queue names the note's server id by now.
+        payload = resolve_pending_parents(dict(op.payload or {}), self.outbox)
         if op.external_id and not payload.get("external_id"):
             payload["external_id"] = op.external_id
         entity_response = self.client.save_content_entity(payload)

@@ -74,6 +74,19 @@ def _cached_edges(harness: SyncHarness, ids: set[str]) -> set[tuple[str, str]]:
 def test_full_sync_mirrors_the_server(
     library: dict[str, Any], library_emulator: Any, harness_factory: Any
 ) -> None:
+    _check_mirror(library, library_emulator, harness_factory)
+
+
+@pytest.mark.slow
+def test_full_sync_of_realistic_text_mirrors_the_server(
+    library_emulator: Any, harness_factory: Any
+) -> None:
+    """The same with ~1,000 words per item, as the benchmark uses."""
+    _check_mirror(generate_library(5000, seed=12), library_emulator, harness_factory)
+
+
+def _check_mirror(library: dict[str, Any], library_emulator: Any, harness_factory: Any) -> None:
+    """Full sync; exact ids, edges and tags; a second sync changes nothing; search works."""
     emulator = library_emulator(library)
     harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=100)
     report = harness.engine.run(full=True)

@@ -93,8 +93,18 @@ def test_500_saves_under_a_fault_schedule(
 def test_kill_9_while_draining_then_restart(
     library: dict[str, Any], library_emulator: Any, tmp_path: Path
 ) -> None:
-    emulator = library_emulator(library)
-    data_dir = tmp_path / "data"
+    _drain_with_kills(library_emulator(library), tmp_path / "data", trials=5, min_kills=2)
+
+
+@pytest.mark.slow
+def test_kill_9_while_draining_many_times(
+    library: dict[str, Any], library_emulator: Any, tmp_path: Path
+) -> None:
+    _drain_with_kills(library_emulator(library), tmp_path / "data", trials=25, min_kills=5)
+
+
+def _drain_with_kills(emulator: Any, data_dir: Path, *, trials: int, min_kills: int) -> None:
+    """Queue 500 saves, kill -9 the draining `sync` at random moments, then let one finish."""
     urls = _urls("killed")
     with Outbox(paths.outbox_db_path(data_dir)) as outbox:
         for url in urls:
@@ -102,7 +112,7 @@ def test_kill_9_while_draining_then_restart(
     rng = random.Random(5)
     kills = 0
     argv = ("sync", "--quiet", "--data-dir", str(data_dir), "--api-url", emulator.base_url)
-    for trial in range(5):
+    for trial in range(trials):
         emulator.faults.lose_response_after_commit(count=2, paths=SAVE_PATHS)
         proc = subprocess.Popen(
             cli_command(*argv),
@@ -111,14 +121,14 @@ def test_kill_9_while_draining_then_restart(
             stderr=subprocess.DEVNULL,
         )
         try:
-            proc.wait(timeout=rng.uniform(0.9, 1.8))
+            proc.wait(timeout=rng.uniform(0.9, 1.6))
         except subprocess.TimeoutExpired:
             proc.send_signal(signal.SIGKILL)
             proc.wait()
             kills += 1
         assert integrity_ok(paths.outbox_db_path(data_dir)), f"outbox corrupt after {trial}"
         assert integrity_ok(paths.cache_db_path(data_dir)), f"cache corrupt after {trial}"
-    assert kills >= 2
+    assert kills >= min_kills
     emulator.faults.clear()
     done = run_cli(*argv, api_key=TEST_API_KEY)
     assert done.returncode == 0, done.stderr

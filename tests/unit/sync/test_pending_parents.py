@@ -111,11 +111,6 @@ def _server_entity(running: Any, external_id: str) -> dict[str, Any]:
     return found[0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the outbox drain must call resolve_pending_parents on each entity payload "
-    "before sending it (one line in SyncEngine._send)",
-)
 def test_drain_sends_a_reply_to_an_unsent_note_with_the_note_server_id(
     harness_factory: Any,
     emulator: Any,  # noqa: F811
