@@ -212,13 +212,6 @@ def test_thread_reference_graph_and_offline_reply(
     assert ids.count(server_id) == 1
 
 
-NEEDS_DRAIN_HOOK = pytest.mark.xfail(
-    strict=True,
-    reason="the outbox drain must call sync.pending_parents.resolve_pending_parents "
-    "on each entity payload before sending it (one line in SyncEngine._send)",
-)
-
-
 def _write(qtbot: Any, pane: ThreadPane, target: str, text: str) -> str:
     """Write and queue a note on (or reply to) ``target``; returns its pending id."""
     editor = pane.open_editor(target)
@@ -229,7 +222,6 @@ def _write(qtbot: Any, pane: ThreadPane, target: str, text: str) -> str:
     return f"pending:{editor.external_id}"
 
 
-@NEEDS_DRAIN_HOOK
 def test_reply_to_a_pending_reply_names_its_parent_by_server_id(
     qtbot: Any, app_context: AppContext, server: Any
 ) -> None:
