@@ -189,3 +189,13 @@ def test_expected_failures_are_one_line(run: Cli, tmp_path: Path) -> None:
     assert status == cli.EXIT_FAILURE
     assert "newer memex-desktop" in err
     assert (newer / "cache.db").read_bytes() == before
+
+
+def test_the_key_never_reaches_a_file(run: Cli, tmp_path: Path) -> None:
+    assert run("sync")[0] == 0
+    assert run("save", "https://keyless.example/")[0] == 0
+    assert run("export", str(tmp_path / "out"))[0] == 0
+    for root in (tmp_path, Path.home()):
+        for path in root.rglob("*"):
+            if path.is_file():
+                assert TEST_API_KEY.encode() not in path.read_bytes(), path
