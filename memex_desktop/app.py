@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from PySide6.QtCore import QSettings, QTimer, Slot
+from PySide6.QtCore import QObject, QSettings, QTimer, Slot
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
@@ -60,12 +60,18 @@ class AppContext:
     _closed: bool = False
 
     def shutdown(self) -> None:
-        """Stop syncs and workers, drain the writer, close connections (idempotent)."""
+        """Stop timers, syncs and workers, drain the writer, close connections (idempotent).
+
+        Every timer of the window (search debounce, toasts, panes) and of the sync controller
+        stops first, and the runner refuses new work, so nothing of this window runs later.
+        """
         if self._closed:
             return
         self._closed = True
-        self.controller.cancel()
-        self.controller.set_interval(0)
+        self.controller.shutdown()
+        stop_timers(self.window)
+        if self.window.isVisible():
+            self.window.close()  # saves the layout; no repaint reads the closed cache later
         self.runner.shutdown()
         close_thread_readers()
         self.writer.close()
@@ -77,6 +83,12 @@ class AppContext:
                 cleanup()
             except Exception:  # one failing cleanup must not skip the others
                 log.exception("cleanup failed")
+
+
+def stop_timers(root: QObject) -> None:
+    """Stop every QTimer owned (directly or not) by ``root``."""
+    for timer in root.findChildren(QTimer):
+        timer.stop()
 
 
 def make_client(api_url: str, api_key: str | None, settings: Settings) -> MemexClient | None:

@@ -196,6 +196,7 @@ class SyncController(QObject):
         self._again = False
         self._remote_request = 0
         self._remote_tasks: dict[Task, int] = {}
+        self._closed = False
         self.state = STATE_ONLINE if services.client is not None else STATE_NOT_CONFIGURED
         self.last_meta: SearchMeta | None = None
         self.counts = OutboxCounts(0, 0, 0)
@@ -210,7 +211,7 @@ class SyncController(QObject):
 
     def set_interval(self, minutes: int) -> None:
         """Sync every ``minutes`` (0 turns periodic syncs off)."""
-        if minutes > 0:
+        if minutes > 0 and not self._closed:
             self._timer.start(minutes * 60_000)
         else:
             self._timer.stop()
@@ -221,6 +222,26 @@ class SyncController(QObject):
         state = STATE_ONLINE if client is not None else STATE_NOT_CONFIGURED
         self._set_state(state, None)
 
+    def shutdown(self) -> None:
+        """Stop every timer and the running sync; later calls start nothing (idempotent).
+
+        Results of work that finished just before arrive afterwards by queued signals; they are
+        still announced, but schedule nothing, so no timer of a closed window fires later.
+        """
+        self._closed = True
+        self._again = False
+        self._timer.stop()
+        self._follow_up.stop()
+        if self._task is not None:
+            self._task.cancel()
+        for task in self._remote_tasks:
+            task.cancel()
+
+    @property
+    def closed(self) -> bool:
+        """Whether shutdown() was called."""
+        return self._closed
+
     @property
     def syncing(self) -> bool:
         """Whether a sync is running."""
@@ -230,7 +251,12 @@ class SyncController(QObject):
 
     @Slot()
     def sync_now(self, full: bool = False, resume_paused: bool = False) -> bool:
-        """Start a sync unless one runs (then another follows it); False without an account."""
+        """Start a sync unless one runs (then another follows it); False without an account.
+
+        After shutdown() nothing starts and the answer is False.
+        """
+        if self._closed:
+            return False
         if self.services.client is None:
             self._set_state(STATE_NOT_CONFIGURED, None)
             return False
@@ -287,6 +313,8 @@ class SyncController(QObject):
 
     def _schedule_next(self, report: SyncReport) -> None:
         """Run again soon when asked during the run, or while saves are still in flight."""
+        if self._closed:
+            return
         if self._again:
             self._again = False
             self.sync_now()
@@ -306,7 +334,7 @@ class SyncController(QObject):
         report = SyncReport(SyncOutcome.SERVER_DOWN, error=error)
         self._set_state(self.state, user_message(error))
         self.sync_finished.emit(report)
-        if self._again:
+        if self._again and not self._closed:
             self._again = False
             self.sync_now()
 
@@ -318,7 +346,9 @@ class SyncController(QObject):
     # -- remote search ------------------------------------------------------------------------
 
     def remote_search(self, query: str, filters: dict[str, Any]) -> int:
-        """Ask the server; returns the request number (0 when there is no account)."""
+        """Ask the server; returns the request number (0 without an account or after shutdown)."""
+        if self._closed:
+            return 0
         if self.services.client is None:
             self._set_state(STATE_NOT_CONFIGURED, None)
             return 0

@@ -175,18 +175,33 @@ class TaskRunner(QObject):
         Connect to the Task's signals right after this call: results are delivered by queued
         signals, so nothing is lost between submit() and connect() on the GUI thread.
 
-        Raises:
-            RuntimeError: after shutdown().
+        After shutdown() the function never runs: the Task comes back already cancelled and
+        complete and emits nothing, so a late timer or a late result of a window being torn
+        down cannot start work (or raise) while the app exits.
         """
+        name = getattr(fn, "__qualname__", repr(fn))
         if self._closed:
-            raise RuntimeError("the task runner is shut down")
-        task = Task(getattr(fn, "__qualname__", repr(fn)))
+            log.debug("task %s not started: the runner is shut down", name)
+            return self._inert_task(name)
+        task = Task(name)
         task.done.connect(self._on_task_done)
         with self._lock:
             self._active.add(task)
             count = len(self._active)
         self._pool.start(_Worker(task, fn, args, kwargs))
         self.active_changed.emit(count)
+        return task
+
+    @property
+    def closed(self) -> bool:
+        """Whether shutdown() was called (new work is no longer started)."""
+        return self._closed
+
+    def _inert_task(self, name: str) -> Task:
+        """A Task that was cancelled before it could start and will never report anything."""
+        task = Task(name, self)
+        task.cancel_event.set()
+        task._completed.set()
         return task
 
     def active_count(self) -> int:

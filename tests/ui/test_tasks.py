@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable, Iterator
 
 import pytest
-from PySide6.QtCore import QObject, QThread, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QThread, Slot
 
 from memex_desktop.ui.tasks import TaskCancelled, TaskRunner
 
@@ -143,7 +143,7 @@ def test_cancelled_before_start_reports_task_cancelled(qtbot, qapp: object) -> N
     assert one_thread.shutdown(5_000)
 
 
-def test_shutdown_cancels_running_work_and_refuses_new_work(qapp: object) -> None:
+def test_shutdown_cancels_running_work_and_starts_no_new_work(qapp: object) -> None:
     runner = TaskRunner(max_threads=1)
     started = threading.Event()
     seen_cancel: list[bool] = []
@@ -157,5 +157,15 @@ def test_shutdown_cancels_running_work_and_refuses_new_work(qapp: object) -> Non
     assert runner.shutdown(5_000)
     assert seen_cancel == [True]
     assert task.is_done()
-    with pytest.raises(RuntimeError):
-        runner.submit(print)
+    assert runner.closed
+    ran: list[int] = []
+    late = runner.submit(ran.append, 1)
+    recorder = Recorder()
+    _connect(late, recorder)
+    assert late.cancelled
+    assert late.is_done()
+    assert late.wait(0)
+    assert runner.wait_for_idle(5_000)
+    QCoreApplication.processEvents()
+    assert ran == []
+    assert recorder.results == recorder.errors == recorder.progress == []

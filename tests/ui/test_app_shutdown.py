@@ -1,0 +1,70 @@
+"""Shutting the app down stops every timer; late timers and late results start nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QCoreApplication, QSettings, QTimer
+
+from memex_desktop.api.client import MemexClient
+from memex_desktop.app import AppContext, build_main_window
+from memex_desktop.store import ChangeSet
+from memex_desktop.sync import SyncOutcome, SyncReport
+from memex_desktop.ui.search_bar import SearchRequest
+from memex_desktop.ui.sync_controller import OutboxCounts, SyncResult
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
+
+
+@pytest.fixture
+def context(qtbot: Any, tmp_path: Path) -> Iterator[AppContext]:
+    """A window with a client (to a port nobody listens on: nothing here reaches a server)."""
+    client = MemexClient("http://127.0.0.1:9", api_key="unused-key", max_retries=0)
+    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    built = build_main_window(
+        data_dir=tmp_path / "data", client=client, qsettings=qsettings, sync_on_start=False
+    )
+    qtbot.addWidget(built.window)
+    built.window.show()
+    qtbot.waitUntil(lambda: built.runner.active_count() == 0, timeout=10_000)
+    yield built
+    built.shutdown()
+
+
+def _active_timers(context: AppContext) -> list[QTimer]:
+    """The timers of the window and the sync controller that would still fire."""
+    timers = [*context.window.findChildren(QTimer), *context.controller.findChildren(QTimer)]
+    return [t for t in timers if t.isActive()]
+
+
+def test_shutdown_stops_every_timer(context: AppContext) -> None:
+    window = context.window
+    context.controller.set_interval(1)
+    context.controller._follow_up.start(4_000)
+    window.search_bar.field.setText("pending debounce")
+    window.toast.show_message("a notice with its own timer")
+    assert len(_active_timers(context)) >= 4
+    context.shutdown()
+    assert _active_timers(context) == []
+    assert not window.isVisible()
+
+
+def test_late_timers_and_results_after_shutdown_start_nothing(context: AppContext) -> None:
+    controller = context.controller
+    context.shutdown()
+    assert context.runner.closed
+    # What a periodic timer, a follow-up, a late drop or a late sync result would call.
+    controller._on_timer_timeout()
+    assert controller.sync_now(resume_paused=True) is False
+    assert controller.remote_search("late", {}) == 0
+    context.window.run_search(SearchRequest("late"))
+    controller.set_interval(1)
+    report = SyncReport(SyncOutcome.OK, pulled=0, changes=ChangeSet.empty())
+    controller._on_sync_finished(SyncResult(report, OutboxCounts(0, 2, 0)))
+    QCoreApplication.processEvents()
+    assert not controller.syncing
+    assert _active_timers(context) == []
+    assert context.runner.active_count() == 0
