@@ -363,12 +363,15 @@ def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
             continue
         for index, key in zip(members, starts, strict=True):
             keys[index] = key
-    taken = set(keys.values())
+    # Keys no longer follow created_at once an item was misplaced: gaps can overlap, so
+    # every key is checked against the cache and against the rest of the batch.
+    taken: set[int] = set()
     for index, key in list(keys.items()):
-        if _one(db, "SELECT 1 FROM entities WHERE rowid = ?", (key,)) is not None:
+        if key in taken or _one(db, "SELECT 1 FROM entities WHERE rowid = ?", (key,)):
             del keys[index]
-            taken.discard(key)
             misplaced.append(index)
+        else:
+            taken.add(key)
     if misplaced:
         top = max([_one(db, "SELECT max(rowid) FROM entities") or FIRST_KEY, *taken])
         for offset, index in enumerate(sorted(misplaced, key=order.index), start=1):

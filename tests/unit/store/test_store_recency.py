@@ -101,3 +101,15 @@ def test_version_1_cache_is_migrated_and_searchable(tmp_path: Path) -> None:
         assert reopened.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
         reopened.close()
+
+
+def test_keys_stay_unique_when_gaps_run_out(writer: StoreWriter, reader: CacheReader) -> None:
+    items = _page(300, "dense")
+    # Alternate ends and middles so that gaps are exhausted and items land on top.
+    order = [*items[::7], *items[3::7], *items[1::7], *items[5::7], *items[2::7], *items[4::7]]
+    order += items[6::7]
+    for start in range(0, len(order), 13):
+        writer.ingest_json(order[start : start + 13]).result()
+    writer.flush_index().result()
+    assert sorted(reader.search_ids("dense", limit=1000)) == sorted(i["id"] for i in items)
+    assert reader.search_ids("", limit=3) == ["dense299", "dense298", "dense297"]
