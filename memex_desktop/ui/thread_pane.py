@@ -3,8 +3,8 @@
 Notes come from the cache (``CacheReader.thread_for``); notes written here and not yet on the
 server come from the outbox and carry a "Pending" badge. A note is matched to its pending copy
 by its client ``external_id``, so once a sync brings it back it shows once, not twice. Note
-text is rendered by ``render/`` and shown in QTextBrowsers that open nothing by themselves:
-only ``memex://entity/ID`` links are followed, inside the app.
+text is rendered by ``render/`` on a worker (with the reads) and shown in QTextBrowsers that
+open nothing by themselves: only ``memex://entity/ID`` links are followed, inside the app.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QUrl, Signal, Slot
@@ -31,6 +32,8 @@ from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.ui.links import classify_link
 from memex_desktop.ui.note_editor import NoteEditor
+from memex_desktop.ui.readers import thread_reader
+from memex_desktop.ui.tasks import TaskCancelled
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +128,114 @@ def _date_text(created_ms: int) -> str:
     if not created_ms:
         return ""
     return datetime.fromtimestamp(created_ms / 1000).strftime("%Y-%m-%d %H:%M")
+
+
+@dataclass
+class ThreadLoad:
+    """A thread read and rendered off the GUI thread, ready to be drawn."""
+
+    entity_id: str
+    sequence: int
+    title: str
+    entries: list[ThreadEntry]
+    html: dict[str, str]
+
+
+def _cached_entry(reader: Any, node: Any, tag_names: dict[str, str]) -> ThreadEntry:
+    """A cached note (and its replies) as an entry; iterative, so deep chains cannot overflow."""
+    stack: list[tuple[Any, ThreadEntry | None]] = [(node, None)]
+    root: ThreadEntry | None = None
+    while stack:
+        current, parent = stack.pop()
+        row = current.entity
+        entity = reader.entity(row.id) or parse_content_entity(
+            {"id": row.id, "type": "annotation", "text": current.text}
+        )
+        entry = ThreadEntry(
+            id=row.id,
+            entity=entity,
+            created_at=int(row.created_at or 0),
+            author=row.author,
+            tags=[tag_names.get(t, t) for t in (entity.tag_ids or [])],
+            pending=False,
+            external_id=entity.external_id,
+        )
+        if parent is None:
+            root = entry
+        else:
+            parent.children.append(entry)
+        stack.extend((child, entry) for child in reversed(current.children))
+    assert root is not None
+    return root
+
+
+def _pending_entries(outbox: Any) -> tuple[list[ThreadEntry], dict[str, str]]:
+    """Notes in the outbox not confirmed yet, and what each one answers."""
+    if outbox is None:
+        return [], {}
+    entries: list[ThreadEntry] = []
+    targets: dict[str, str] = {}
+    ops = [
+        op
+        for op in outbox.list(states=PENDING_STATES)
+        if op.kind == "save_entity"
+        and isinstance(op.payload, dict)
+        and op.payload.get("type") == "annotation"
+        and op.external_id
+    ]
+    for op in ops:
+        target = _first_target(op.payload)
+        if target is None:
+            continue
+        entry_id = pending_entry_id(op.external_id)
+        data = {**op.payload, "id": entry_id, "created_at": op.created_at}
+        entries.append(
+            ThreadEntry(
+                id=entry_id,
+                entity=parse_content_entity(data),
+                created_at=int(op.created_at),
+                author=None,
+                tags=[],
+                pending=True,
+                state=op.state,
+                external_id=op.external_id,
+                server_id=op.entity_id,
+            )
+        )
+        # A reply to a note still pending names that note by its pending id.
+        targets[entry_id] = target
+    return entries, targets
+
+
+def render_note(reader: Any, entry: ThreadEntry) -> str:
+    """The note's safe HTML (reference cards link to memex://entity/ID)."""
+    try:
+        return render_entity(entry.entity, RenderContext(lookup=reader.entity)).html
+    except (ValueError, TypeError, KeyError) as exc:  # a malformed note still shows its text
+        log.warning("could not render note %s: %r", entry.id, exc)
+        return ""
+
+
+def load_thread(reader: Any, outbox: Any, entity_id: str, sequence: int = 0) -> ThreadLoad:
+    """Cached notes merged with the outbox's pending ones, each rendered (any thread)."""
+    row = reader.get(entity_id)
+    title = (row.title if row is not None else "") or entity_id
+    tag_names = {tag.id: tag.name for tag in reader.tags()}
+    roots = [_cached_entry(reader, node, tag_names) for node in reader.thread_for(entity_id)]
+    pending, targets = _pending_entries(outbox)
+    entries = merge_pending(entity_id, roots, pending, targets)
+    html: dict[str, str] = {}
+    for root in entries:
+        for _depth, entry in root.walk():
+            html[entry.id] = render_note(reader, entry)
+    return ThreadLoad(entity_id, sequence, title, entries, html)
+
+
+def load_thread_in_worker(
+    cache_path: Path, outbox: Any, entity_id: str, sequence: int
+) -> ThreadLoad:
+    """Worker: :func:`load_thread` on this thread's own cache reader."""
+    return load_thread(thread_reader(cache_path), outbox, entity_id, sequence)
 
 
 class NoteCard(QFrame):
@@ -229,6 +340,8 @@ class ThreadPane(QWidget):
         self._outbox = outbox
         self._entity_id: str | None = None
         self._entries: list[ThreadEntry] = []
+        self._sequence = 0
+        self._task: Any = None
         self.cards: list[NoteCard] = []
         self.editor: NoteEditor | None = None
 
@@ -298,21 +411,52 @@ class ThreadPane(QWidget):
 
     @Slot()
     def refresh(self) -> None:
-        """Re-read the thread from the cache and the outbox and redraw it."""
+        """Re-read the thread from the cache and the outbox (on a worker) and redraw it."""
         entity_id = self._entity_id
         if entity_id is None:
             return
-        row = self._reader.get(entity_id)
-        title = (row.title if row is not None else "") or entity_id
-        self._entries = self._load(entity_id)
+        self._sequence += 1
+        cache_path = getattr(self._reader, "path", None)
+        if self._runner is None or cache_path is None:
+            self._apply(load_thread(self._reader, self._outbox, entity_id, self._sequence))
+            return
+        if self._task is not None:
+            self._task.cancel()
+        task = self._runner.submit(
+            load_thread_in_worker, Path(cache_path), self._outbox, entity_id, self._sequence
+        )
+        task.finished.connect(self._on_thread_loaded)
+        task.failed.connect(self._on_thread_failed)
+        self._task = task
+
+    @Slot(object)
+    def _on_thread_loaded(self, load: ThreadLoad) -> None:
+        """Draw a loaded thread unless a newer one was asked for meanwhile."""
+        if load.sequence != self._sequence or load.entity_id != self._entity_id:
+            return
+        self._task = None
+        self._apply(load)
+
+    @Slot(object)
+    def _on_thread_failed(self, exc: object) -> None:
+        """A thread could not be read (store problem): keep what is shown, say so."""
+        if isinstance(exc, TaskCancelled) or self.sender() is not self._task:
+            return
+        self._task = None
+        log.error("reading the notes failed: %r", exc)
+        self.heading.setText("The notes could not be read from the local library.")
+
+    def _apply(self, load: ThreadLoad) -> None:
+        """Show a loaded thread: heading, cards, and the Add note button."""
+        self._entries = load.entries
         count = len(self.shown())
         self.heading.setText(
-            f"{count} note{'s' if count != 1 else ''} on {title}"
+            f"{count} note{'s' if count != 1 else ''} on {load.title}"
             if count
-            else f"No notes on {title} yet."
+            else f"No notes on {load.title} yet."
         )
         self.add_button.setEnabled(self._outbox is not None)
-        self._rebuild_cards()
+        self._rebuild_cards(load.html)
         self.thread_shown.emit()
 
     def open_editor(self, target_id: str) -> NoteEditor:
@@ -336,74 +480,6 @@ class ThreadPane(QWidget):
         editor.show()
         return editor
 
-    # ------------------------------------------------------------------ loading
-
-    def _tag_names(self) -> dict[str, str]:
-        """Tag id -> name (bounded read)."""
-        return {tag.id: tag.name for tag in self._reader.tags()}
-
-    def _load(self, entity_id: str) -> list[ThreadEntry]:
-        """Cached notes from the store, merged with the outbox's pending notes."""
-        tag_names = self._tag_names()
-        roots = [self._cached_entry(node, tag_names) for node in self._reader.thread_for(entity_id)]
-        pending, targets = self._pending_entries()
-        return merge_pending(entity_id, roots, pending, targets)
-
-    def _cached_entry(self, node: Any, tag_names: dict[str, str]) -> ThreadEntry:
-        """A cached note (and its replies) as an entry."""
-        row = node.entity
-        entity = self._reader.entity(row.id) or parse_content_entity(
-            {"id": row.id, "type": "annotation", "text": node.text}
-        )
-        entry = ThreadEntry(
-            id=row.id,
-            entity=entity,
-            created_at=int(row.created_at or 0),
-            author=row.author,
-            tags=[tag_names.get(t, t) for t in (entity.tag_ids or [])],
-            pending=False,
-            external_id=entity.external_id,
-        )
-        entry.children = [self._cached_entry(child, tag_names) for child in node.children]
-        return entry
-
-    def _pending_entries(self) -> tuple[list[ThreadEntry], dict[str, str]]:
-        """Notes in the outbox not confirmed yet, and what each one answers."""
-        if self._outbox is None:
-            return [], {}
-        entries: list[ThreadEntry] = []
-        targets: dict[str, str] = {}
-        ops = [
-            op
-            for op in self._outbox.list(states=PENDING_STATES)
-            if op.kind == "save_entity"
-            and isinstance(op.payload, dict)
-            and op.payload.get("type") == "annotation"
-            and op.external_id
-        ]
-        for op in ops:
-            target = _first_target(op.payload)
-            if target is None:
-                continue
-            entry_id = pending_entry_id(op.external_id)
-            data = {**op.payload, "id": entry_id, "created_at": op.created_at}
-            entries.append(
-                ThreadEntry(
-                    id=entry_id,
-                    entity=parse_content_entity(data),
-                    created_at=int(op.created_at),
-                    author=None,
-                    tags=[],
-                    pending=True,
-                    state=op.state,
-                    external_id=op.external_id,
-                    server_id=op.entity_id,
-                )
-            )
-            # A reply to a note still pending names that note by its pending id.
-            targets[entry_id] = target
-        return entries, targets
-
     def _label_of(self, entity_id: str) -> str:
         """A short description of what a note will be attached to."""
         for _depth, entry in self.shown():
@@ -415,22 +491,14 @@ class ThreadPane(QWidget):
 
     # ------------------------------------------------------------------ drawing
 
-    def _render(self, entry: ThreadEntry) -> str:
-        """The note's safe HTML (reference cards link to memex://entity/ID)."""
-        try:
-            return render_entity(entry.entity, RenderContext(lookup=self._reader.entity)).html
-        except (ValueError, TypeError, KeyError) as exc:  # a malformed note still shows its text
-            log.warning("could not render note %s: %r", entry.id, exc)
-            return ""
-
-    def _rebuild_cards(self) -> None:
-        """Replace the note cards by the current thread's."""
+    def _rebuild_cards(self, html: dict[str, str]) -> None:
+        """Replace the note cards by the current thread's (their HTML rendered beforehand)."""
         for card in self.cards:
             self._list_layout.removeWidget(card)
             card.deleteLater()
         self.cards = []
         for depth, entry in self.shown():
-            card = NoteCard(entry, self._render(entry), depth)
+            card = NoteCard(entry, html.get(entry.id, ""), depth)
             card.reply_requested.connect(self._on_card_reply_requested)
             card.link_activated.connect(self._on_card_link_activated)
             self._list_layout.insertWidget(self._list_layout.count() - 1, card)

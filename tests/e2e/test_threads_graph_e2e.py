@@ -135,7 +135,8 @@ def test_thread_reference_graph_and_offline_reply(
     # Open an item: its thread shows, nested and in order; the graph centres on it.
     _open(qtbot, app_context, ITEM)
     qtbot.waitUntil(lambda: graph.center == ITEM and not graph.is_laying_out(), timeout=10_000)
-    assert _outline(pane) == [(0, NOTE, False), (1, REPLIES[0], False), (2, REPLIES[1], False)]
+    thread = [(0, NOTE, False), (1, REPLIES[0], False), (2, REPLIES[1], False)]
+    qtbot.waitUntil(lambda: _outline(pane) == thread, timeout=10_000)
     assert pane.add_button.isEnabled()
 
     # Follow the reference card of the first note: the reader, history and graph follow.
@@ -180,7 +181,7 @@ def test_thread_reference_graph_and_offline_reply(
     editor.save_button.click()
     queued.wait(qtbot)
     pending_id = f"pending:{external_id}"
-    assert (3, pending_id, True) in _outline(pane)
+    qtbot.waitUntil(lambda: (3, pending_id, True) in _outline(pane), timeout=10_000)
     card = next(card for card in pane.cards if card.entry.id == pending_id)
     assert card.badge.isVisibleTo(card)
     # Queuing asked for a sync; with the server down it reports offline and keeps the reply.
@@ -231,10 +232,11 @@ def test_reply_to_a_pending_reply_names_its_parent_by_server_id(
     assert _sync(qtbot, app_context).outcome is SyncOutcome.OK
     _open(qtbot, app_context, ITEM)
     server.stop()
+    qtbot.waitUntil(lambda: (2, REPLIES[1], False) in _outline(pane), timeout=10_000)
     first = _write(qtbot, pane, REPLIES[1], "Written on the train.")
+    qtbot.waitUntil(lambda: (3, first, True) in _outline(pane), timeout=10_000)
     second = _write(qtbot, pane, first, "And a follow-up to it.")
-    assert (3, first, True) in _outline(pane)
-    assert (4, second, True) in _outline(pane)
+    qtbot.waitUntil(lambda: (4, second, True) in _outline(pane), timeout=10_000)
     qtbot.waitUntil(lambda: not app_context.controller.syncing, timeout=60_000)
 
     server.start()

@@ -117,12 +117,18 @@ def pane(qtbot, cache, runner, tmp_path: Path) -> Iterator[ThreadPane]:
     reader.close()
 
 
+def _show(qtbot, pane: ThreadPane, entity_id: str) -> None:
+    """Show an entity's thread and wait until it is drawn (it is read on a worker)."""
+    with qtbot.waitSignal(pane.thread_shown, timeout=5000):
+        pane.show_entity(entity_id)
+
+
 def _outline(pane: ThreadPane) -> list[tuple[int, str, bool]]:
     return [(depth, entry.id, entry.pending) for depth, entry in pane.shown()]
 
 
-def test_thread_is_nested_and_ordered_by_time(pane: ThreadPane) -> None:
-    pane.show_entity("page")
+def test_thread_is_nested_and_ordered_by_time(qtbot, pane: ThreadPane) -> None:
+    _show(qtbot, pane, "page")
     assert _outline(pane) == [
         (0, "first", False),
         (1, "r1", False),
@@ -139,7 +145,7 @@ def test_thread_is_nested_and_ordered_by_time(pane: ThreadPane) -> None:
 
 
 def test_reference_cards_open_items_and_nothing_else(qtbot, pane: ThreadPane) -> None:
-    pane.show_entity("page")
+    _show(qtbot, pane, "page")
     card = next(card for card in pane.cards if card.entry.id == "first")
     assert "memex://entity/video" in card.body.toHtml()
     with qtbot.waitSignal(pane.entity_activated, timeout=2000) as blocker:
@@ -155,10 +161,13 @@ def test_offline_reply_is_queued_shown_pending_and_shown_once_after_sync(
     qtbot, pane: ThreadPane, cache
 ) -> None:
     _path, writer = cache
-    pane.show_entity("page")
+    _show(qtbot, pane, "page")
     editor = pane.open_editor("r1a")
     qtbot.keyClicks(editor.editor, "Agreed, lavender works")
-    with qtbot.waitSignal(pane.note_queued, timeout=5000) as blocker:
+    with (
+        qtbot.waitSignal(pane.thread_shown, timeout=5000),
+        qtbot.waitSignal(pane.note_queued, timeout=5000) as blocker,
+    ):
         editor.save()
     op_id = int(blocker.args[0])
     op = pane._outbox.get(op_id)
@@ -187,7 +196,8 @@ def test_offline_reply_is_queued_shown_pending_and_shown_once_after_sync(
     }
     changes = writer.ingest_search_page(SearchRawResponse.model_validate(page)).result(30)
     pane._outbox.mark_accepted(op_id, "server-7")  # sent, but not confirmed yet
-    pane.on_store_changed(changes)
+    with qtbot.waitSignal(pane.thread_shown, timeout=5000):
+        pane.on_store_changed(changes)
     ids = [entry_id for _d, entry_id, _p in _outline(pane)]
     assert ids.count("server-7") == 1
     assert pending_id not in ids
@@ -195,22 +205,25 @@ def test_offline_reply_is_queued_shown_pending_and_shown_once_after_sync(
 
 
 def test_add_note_button_opens_an_editor_on_the_item(qtbot, pane: ThreadPane) -> None:
-    pane.show_entity("video")
+    _show(qtbot, pane, "video")
     assert pane.heading.text() == "No notes on Hive inspection yet."
     assert pane.add_button.isEnabled()
     pane.add_button.click()
     assert pane.editor is not None
     assert pane.editor.target_id == "video"
     qtbot.keyClicks(pane.editor.editor, "A new note")
-    with qtbot.waitSignal(pane.note_queued, timeout=5000):
+    with (
+        qtbot.waitSignal(pane.thread_shown, timeout=5000),
+        qtbot.waitSignal(pane.note_queued, timeout=5000),
+    ):
         pane.editor.save_button.click()
     assert _outline(pane)[0][0:1] == (0,)
     assert _outline(pane)[0][2] is True
 
 
 def test_store_changes_elsewhere_do_not_redraw(qtbot, pane: ThreadPane) -> None:
-    pane.show_entity("page")
-    with qtbot.assertNotEmitted(pane.thread_shown):
+    _show(qtbot, pane, "page")
+    with qtbot.assertNotEmitted(pane.thread_shown, wait=300):
         pane.on_store_changed(ChangeSet.empty())
         pane.on_store_changed(
             ChangeSet(
@@ -286,23 +299,29 @@ def test_merge_pending_drops_a_note_cached_under_its_server_id() -> None:
 
 
 def test_pending_note_on_another_item_is_not_shown_here(qtbot, pane: ThreadPane) -> None:
-    pane.show_entity("video")
+    _show(qtbot, pane, "video")
     editor = pane.open_editor("video")
     qtbot.keyClicks(editor.editor, "Only about the video")
-    with qtbot.waitSignal(pane.note_queued, timeout=5000):
+    with (
+        qtbot.waitSignal(pane.thread_shown, timeout=5000),
+        qtbot.waitSignal(pane.note_queued, timeout=5000),
+    ):
         editor.save()
     assert [entry.pending for _d, entry in pane.shown()] == [True]
-    pane.show_entity("page")
+    _show(qtbot, pane, "page")
     assert all(not entry.pending for _d, entry in pane.shown())
 
 
 def test_outbox_changes_redraw_only_while_a_pending_note_is_shown(qtbot, pane: ThreadPane) -> None:
-    pane.show_entity("page")
-    with qtbot.assertNotEmitted(pane.thread_shown):
+    _show(qtbot, pane, "page")
+    with qtbot.assertNotEmitted(pane.thread_shown, wait=300):
         pane.on_outbox_changed(None)
     editor = pane.open_editor("page")
     qtbot.keyClicks(editor.editor, "Pending for now")
-    with qtbot.waitSignal(pane.note_queued, timeout=5000) as queued:
+    with (
+        qtbot.waitSignal(pane.thread_shown, timeout=5000),
+        qtbot.waitSignal(pane.note_queued, timeout=5000) as queued,
+    ):
         editor.save()
     op_id = int(queued.args[0])
     pane._outbox.drop(op_id)  # e.g. dropped from the outbox pane
@@ -314,7 +333,7 @@ def test_outbox_changes_redraw_only_while_a_pending_note_is_shown(qtbot, pane: T
 def test_links_dropped_on_the_editor_are_announced(qtbot, pane: ThreadPane) -> None:
     from PySide6.QtCore import QMimeData
 
-    pane.show_entity("page")
+    _show(qtbot, pane, "page")
     editor = pane.open_editor("page")
     mime = QMimeData()
     mime.setUrls([QUrl("https://example.org/cited-article")])
@@ -324,3 +343,15 @@ def test_links_dropped_on_the_editor_are_announced(qtbot, pane: ThreadPane) -> N
     assert op is not None
     assert op.url == "https://example.org/cited-article"
     assert "[[https://example.org/cited-article]]" in editor.editor.toPlainText()
+
+
+def test_a_newer_selection_wins_over_a_thread_still_loading(qtbot, pane: ThreadPane) -> None:
+    shown: list[str] = []
+    pane.thread_shown.connect(lambda: shown.append(pane.heading.text()))
+    pane.show_entity("page")
+    with qtbot.waitSignal(pane.thread_shown, timeout=5000):
+        pane.show_entity("video")
+    with qtbot.assertNotEmitted(pane.thread_shown, wait=300):
+        pass
+    assert shown == ["No notes on Hive inspection yet."]
+    assert pane.shown() == []
