@@ -476,6 +476,8 @@ class ThreadPane(QWidget):
         )
         editor.note_queued.connect(self._on_editor_note_queued)
         editor.url_queued.connect(self._on_editor_url_queued)
+        # Saved or cancelled, a closed editor is not reused: free it.
+        editor.finished.connect(editor.deleteLater)
         self.editor = editor
         editor.show()
         return editor

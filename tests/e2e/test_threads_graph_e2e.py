@@ -216,11 +216,12 @@ def test_thread_reference_graph_and_offline_reply(
 def _write(qtbot: Any, pane: ThreadPane, target: str, text: str) -> str:
     """Write and queue a note on (or reply to) ``target``; returns its pending id."""
     editor = pane.open_editor(target)
+    pending_id = f"pending:{editor.external_id}"
     qtbot.keyClicks(editor.editor, text)
     queued = Emitted(pane.note_queued)
     editor.save_button.click()
     queued.wait(qtbot)
-    return f"pending:{editor.external_id}"
+    return pending_id
 
 
 def test_reply_to_a_pending_reply_names_its_parent_by_server_id(

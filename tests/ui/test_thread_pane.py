@@ -355,3 +355,10 @@ def test_a_newer_selection_wins_over_a_thread_still_loading(qtbot, pane: ThreadP
         pass
     assert shown == ["No notes on Hive inspection yet."]
     assert pane.shown() == []
+
+
+def test_a_closed_editor_is_freed(qtbot, pane: ThreadPane) -> None:
+    _show(qtbot, pane, "page")
+    editor = pane.open_editor("page")
+    with qtbot.waitSignal(editor.destroyed, timeout=5000):
+        editor.reject()
