@@ -20,8 +20,8 @@ import random
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
-from concurrent.futures import Future
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -32,6 +32,7 @@ from memex_desktop.api.client import MemexClient
 from memex_desktop.api.errors import (
     ApiError,
     AuthError,
+    ContractError,
     InsufficientCredits,
     NetworkUnavailable,
     RateLimited,
@@ -371,10 +372,7 @@ class SyncEngine:
         # each page before the offset that follows it, so a crash resumes correctly).
         in_flight: list[Future[ChangeSet]] = []
         try:
-            for _ in range(MAX_PAGES):
-                if cancel.is_set():
-                    raise SyncCancelled()
-                response = self._fetch_page(state.offset)
+            for response in self._pages(state.offset, cancel, self._page_is_last):
                 changes |= _settle(in_flight)
                 in_flight = [self._submit_page(response)]
                 seen |= _page_entity_ids(response)
@@ -384,8 +382,6 @@ class SyncEngine:
                 in_flight.append(self.writer.set_sync_state(STATE_FULL_PASS, state.dump()))
                 estimate = max(estimate or 0, state.offset) or None
                 _emit(progress, "pull", state.offset, estimate, f"{state.offset} items")
-                if self._page_is_last(response):
-                    break
             changes |= _settle(in_flight)
         except (ApiError, SyncCancelled) as exc:
             changes |= _settle(in_flight)  # pages already fetched are kept
@@ -421,22 +417,20 @@ class SyncEngine:
         changes = ChangeSet.empty()
         newest: int | None = newest_held
         in_flight: list[Future[ChangeSet]] = []
+
+        def is_last(response: SearchRawResponse) -> bool:
+            page_newest = _newest_in(response.results)
+            old = page_newest is not None and page_newest <= newest_held
+            return old or self._page_is_last(response)
+
         try:
-            for _ in range(MAX_PAGES):
-                if cancel.is_set():
-                    raise SyncCancelled()
-                response = self._fetch_page(offset)
+            for response in self._pages(0, cancel, is_last):
                 changes |= _settle(in_flight)
                 in_flight = [self._submit_page(response)]
                 seen |= _page_entity_ids(response)
-                page_newest = _newest_in(response.results)
-                newest = _max_opt(newest, page_newest)
+                newest = _max_opt(newest, _newest_in(response.results))
                 offset += len(response.results)
                 _emit(progress, "pull", offset, None, f"{offset} new or changed items checked")
-                if self._page_is_last(response):
-                    break
-                if page_newest is not None and page_newest <= newest_held:
-                    break
             changes |= _settle(in_flight)
         except (ApiError, SyncCancelled) as exc:
             changes |= _settle(in_flight)
@@ -447,6 +441,36 @@ class SyncEngine:
         self._finish_pull(newest, full_pass_started_ms=None)
         self._confirm_seen(seen)
         return SyncReport(SyncOutcome.OK, pulled=offset, changes=changes, meta=self.last_meta)
+
+    def _pages(
+        self,
+        offset: int,
+        cancel: threading.Event,
+        is_last: Callable[[SearchRawResponse], bool],
+    ) -> Iterator[SearchRawResponse]:
+        """Pages from ``offset`` on until ``is_last``; the next one is fetched (and parsed) on
+        a helper thread while the caller handles the current one.
+
+        Raises:
+            SyncCancelled: between pages, once ``cancel`` is set.
+            ApiError: when a page cannot be fetched.
+        """
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memex-sync-fetch") as pool:
+            if cancel.is_set():
+                raise SyncCancelled()
+            upcoming = pool.submit(self._fetch_page, offset)
+            for _ in range(MAX_PAGES):
+                response = upcoming.result()
+                last = is_last(response)
+                offset += len(response.results)
+                if not last and not cancel.is_set():
+                    upcoming = pool.submit(self._fetch_page, offset)
+                yield response
+                if last:
+                    return
+                if cancel.is_set():
+                    raise SyncCancelled()
+        raise ContractError(f"the server kept returning pages after {MAX_PAGES} of them")
 
     def _estimate_total(self) -> int | None:
         """How many items the library probably holds: what the cache holds, if anything."""
