@@ -153,9 +153,20 @@ def test_thread_reference_graph_and_offline_reply(
     assert document is not None
     assert "Referenced by" in document.toPlainText()
     assert f'href="memex://entity/{NOTE}"' in document.toHtml()
-    back = Emitted(window.entity_opened)
-    window.actions_by_key["go_back"].trigger()
-    assert back.wait(qtbot) == [ITEM]
+    # A backlink in the reader opens the note; a click on a graph node opens that item.
+    opened = Emitted(window.entity_opened)
+    window.reader_pane.browser.anchorClicked.emit(QUrl(f"memex://entity/{NOTE}"))
+    assert opened.wait(qtbot) == [NOTE]
+    qtbot.waitUntil(lambda: graph.center == NOTE and not graph.is_laying_out(), timeout=10_000)
+    assert REPLIES[0] in graph.node_positions()
+    opened = Emitted(window.entity_opened)
+    graph.view.node_clicked.emit(REPLIES[0])
+    assert opened.wait(qtbot) == [REPLIES[0]]
+    qtbot.waitUntil(lambda: graph.center == REPLIES[0], timeout=10_000)
+    for previous in (NOTE, CITED, ITEM):
+        back = Emitted(window.entity_opened)
+        window.actions_by_key["go_back"].trigger()
+        assert back.wait(qtbot) == [previous]
     qtbot.waitUntil(lambda: graph.center == ITEM, timeout=10_000)
 
     # The server goes away; a reply to the last reply is written, picking an item with [[.
