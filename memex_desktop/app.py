@@ -40,6 +40,10 @@ from memex_desktop.ui.tasks import TaskRunner
 log = logging.getLogger(__name__)
 
 ORGANIZATION = "memex-desktop"
+# Workers run Python too; a short switch interval hands the interpreter lock back to the GUI
+# thread within a millisecond of it asking (the default 5 ms, paid at every Python slot a
+# paint or layout calls, adds up to visible stalls while a sync runs).
+GUI_SWITCH_INTERVAL_S = 0.001
 APPLICATION = "memex-desktop"
 
 
@@ -121,6 +125,7 @@ def build_main_window(
         client: a ready client (tests); overrides api_url/api_key.
         sync_on_start: start a sync as soon as the window exists.
     """
+    sys.setswitchinterval(min(sys.getswitchinterval(), GUI_SWITCH_INTERVAL_S))
     settings = settings or Settings()
     credentials = credentials or CredentialStore()
     data_dir.mkdir(parents=True, exist_ok=True)

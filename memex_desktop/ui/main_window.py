@@ -22,6 +22,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QSettings,
     Qt,
+    QTimer,
     QUrl,
     Signal,
     Slot,
@@ -671,10 +672,22 @@ class MainWindow(QMainWindow):
         # A re-render of the same item (its backlinks changed) does not lay the graph out
         # again; the graph follows store changes itself.
         if self.graph_pane is not None and self.graph_pane.center != entity_id:
-            self.graph_pane.show_entity(entity_id)
+            # Next event-loop turn: showing a large document and reading the graph's
+            # neighbourhood are then two short GUI-thread steps instead of one long one.
+            self._graph_due = entity_id
+            QTimer.singleShot(0, self, self._on_graph_due)
         title = self.reader_pane.title_label.text()
         self.setWindowTitle(f"{title} — Memex" if title else "Memex")
         self.entity_opened.emit(entity_id)
+
+    _graph_due: str | None = None
+
+    @Slot()
+    def _on_graph_due(self) -> None:
+        """Centre the graph on the item read last (skipped when it already is)."""
+        entity_id, self._graph_due = self._graph_due, None
+        if entity_id and self.graph_pane is not None and self.graph_pane.center != entity_id:
+            self.graph_pane.show_entity(entity_id)
 
     @Slot(str)
     def _on_pane_entity_activated(self, entity_id: str) -> None:

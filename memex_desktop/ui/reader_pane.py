@@ -42,6 +42,7 @@ from memex_desktop import paths
 from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.store import Backlink, ChangeSet
 from memex_desktop.ui.links import LinkTarget, classify_link, entity_link
+from memex_desktop.ui.progressive_document import DocumentFeeder, build_documents
 from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.tasks import Task, TaskRunner
 
@@ -183,6 +184,8 @@ class RenderResult:
     remote_resources: list[str] = field(default_factory=list)
     text_length: int = 0
     backlinks: tuple[str, ...] = ()
+    # Further pieces of a large document, appended after the first is on screen.
+    more: list[QTextDocument] = field(default_factory=list)
 
 
 def _fetch_images(urls: list[str], cancel: threading.Event) -> dict[str, QImage]:
@@ -233,13 +236,15 @@ def render_document(
     rendered = render_entity(entity, context)
     links = reader.backlinks(entity_id)
     images = _fetch_images(rendered.remote_resources, cancel) if allow_remote else {}
-    document = SafeTextDocument(images)
-    document.setDefaultStyleSheet(css)
-    document.setHtml(rendered.html + backlinks_html(links))
+    pieces = build_documents(
+        rendered.html + backlinks_html(links), lambda: SafeTextDocument(images), css
+    )
+    document = pieces[0]
     document.setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, rendered.title)
     app = QCoreApplication.instance()
     if app is not None:
-        document.moveToThread(app.thread())
+        for piece in pieces:
+            piece.moveToThread(app.thread())
     return RenderResult(
         entity_id,
         document,
@@ -248,6 +253,7 @@ def render_document(
         list(rendered.remote_resources),
         len(rendered.text),
         _signature(links),
+        pieces[1:],
     )
 
 
@@ -286,6 +292,8 @@ class ReaderPane(QWidget):
         self._task: Task | None = None
         self._pending: tuple[str, str | None] | None = None
         self._current: RenderResult | None = None
+        self._feeder: DocumentFeeder | None = None
+        self._feed_then: tuple[str | None, int | None] = (None, None)
         self._build()
 
     def _build(self) -> None:
@@ -521,6 +529,7 @@ class ReaderPane(QWidget):
         previous = self._current.document if self._current else None
         same_item = self._current is not None and self._current.entity_id == result.entity_id
         scrolled = self.browser.verticalScrollBar().value()
+        self._stop_feeder()
         self._current = result
         self.browser.setDocument(result.document)
         result.document.setParent(self)
@@ -530,7 +539,13 @@ class ReaderPane(QWidget):
             # A refresh of the item being read keeps the reading position.
             self.browser.verticalScrollBar().setValue(scrolled)
         self.title_label.setText(result.title)
-        if anchor:
+        if result.more:
+            # A large document: the rest follows piece by piece; jumps wait for the whole text.
+            self._feed_then = (anchor, scrolled if same_item and not anchor else None)
+            self._feeder = DocumentFeeder(result.document, result.more, self)
+            self._feeder.finished.connect(self._on_feeder_finished)
+            self._feeder.start()
+        elif anchor:
             self.scroll_to(anchor)
         self._update_buttons()
         self.entity_shown.emit(result.entity_id)
@@ -548,8 +563,32 @@ class ReaderPane(QWidget):
         self._show_placeholder("This item could not be displayed.")
         self._update_buttons()
 
+    @Slot()
+    def _on_feeder_finished(self) -> None:
+        """The whole large document is in: now scroll where asked."""
+        anchor, scrolled = self._feed_then
+        self._feed_then = (None, None)
+        if anchor:
+            self.scroll_to(anchor)
+        elif scrolled is not None:
+            self.browser.verticalScrollBar().setValue(scrolled)
+
+    @property
+    def loading_more(self) -> bool:
+        """Whether pieces of a large document are still being appended."""
+        return self._feeder is not None and not self._feeder.done
+
+    def _stop_feeder(self) -> None:
+        """Stop appending pieces of the document being replaced."""
+        if self._feeder is not None:
+            self._feeder.stop()
+            self._feeder.finished.disconnect(self._on_feeder_finished)
+            self._feeder.deleteLater()
+            self._feeder = None
+
     def _show_placeholder(self, text: str) -> None:
         """A calm message in place of a document."""
+        self._stop_feeder()
         document = SafeTextDocument()
         document.setDefaultStyleSheet(self._css)
         document.setPlainText(text)

@@ -1,0 +1,172 @@
+"""Large documents shown piece by piece, so neither a worker nor the GUI thread stalls.
+
+Two costs of a big article (a 1 MB web page) would freeze the window: ``QTextDocument.setHtml``
+of the whole text holds the Python GIL for its entire run on the worker (the GUI thread's
+Python slots cannot run meanwhile), and Qt lays a newly shown document out on the GUI thread
+in lazy steps of up to 200,000 characters each. Splitting the sanitised HTML at block
+boundaries bounds both: the worker parses one piece per call, and the GUI thread appends one
+piece per event-loop turn, each laid out as it is inserted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from html.parser import HTMLParser
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from PySide6.QtGui import QTextCursor, QTextDocument, QTextDocumentFragment
+
+CHUNK_CHARS = 16_000  # about 5 ms of parsing or layout per piece
+
+# Elements a piece may stay inside when it is cut: they are closed at the end of one piece and
+# opened again (same tag text, so the same classes) at the start of the next.
+_CONTAINERS = frozenset({"div", "article", "section", "main", "body", "html", "header", "footer"})
+_VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+)
+
+
+class _Splitter(HTMLParser):
+    """Finds cut points: after an end tag, with only container elements open."""
+
+    def __init__(self, text: str, target: int) -> None:
+        super().__init__(convert_charrefs=False)
+        self._text = text
+        self._target = target
+        self._line_starts = [0]
+        for index, char in enumerate(text):
+            if char == "\n":
+                self._line_starts.append(index + 1)
+        self._stack: list[tuple[str, str]] = []
+        self._piece_start = 0
+        self._prefix = ""
+        self.pieces: list[str] = []
+
+    def _offset(self) -> int:
+        """The text offset of the parser's current position."""
+        line, column = self.getpos()
+        return self._line_starts[line - 1] + column
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        """Remember an opened element with its exact start tag."""
+        if tag not in _VOID:
+            self._stack.append((tag, self.get_starttag_text() or f"<{tag}>"))
+
+    def handle_endtag(self, tag: str) -> None:
+        """Close the element; cut here when the piece is long enough and the spot is safe."""
+        for depth in range(len(self._stack) - 1, -1, -1):
+            if self._stack[depth][0] == tag:
+                del self._stack[depth:]
+                break
+        end = self._text.find(">", self._offset()) + 1
+        if end <= 0 or end - self._piece_start < self._target:
+            return
+        if any(name not in _CONTAINERS for name, _ in self._stack):
+            return
+        closing = "".join(f"</{name}>" for name, _ in reversed(self._stack))
+        self.pieces.append(self._prefix + self._text[self._piece_start : end] + closing)
+        self._prefix = "".join(text for _, text in self._stack)
+        self._piece_start = end
+
+    def finish(self) -> list[str]:
+        """Every piece, the last one holding the rest of the text."""
+        self.close()
+        rest = self._text[self._piece_start :]
+        if rest.strip() or not self.pieces:
+            self.pieces.append(self._prefix + rest)
+        return self.pieces
+
+
+def split_html(html: str, target: int = CHUNK_CHARS) -> list[str]:
+    """Cut sanitised HTML into pieces of about ``target`` characters at block boundaries.
+
+    Small documents come back whole; a document without a safe cut point (one giant
+    paragraph or table) also comes back whole.
+    """
+    if len(html) <= target:
+        return [html]
+    splitter = _Splitter(html, target)
+    splitter.feed(html)
+    return splitter.finish()
+
+
+def build_documents(
+    html: str, make_document: Callable[[], QTextDocument], css: str
+) -> list[QTextDocument]:
+    """Worker: one document per piece (each ``setHtml`` short, so the GIL is released often)."""
+    documents = []
+    for piece in split_html(html):
+        document = make_document()
+        document.setDefaultStyleSheet(css)
+        document.setHtml(piece)
+        documents.append(document)
+    return documents
+
+
+class DocumentFeeder(QObject):
+    """Appends the remaining pieces to a shown document, one per event-loop turn.
+
+    Signals:
+        finished(): every piece is in the document.
+    """
+
+    finished = Signal()
+
+    def __init__(
+        self, target: QTextDocument, pieces: list[QTextDocument], parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._target = target
+        self._pieces = list(pieces)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._on_timer_timeout)
+
+    @property
+    def done(self) -> bool:
+        """Whether every piece was appended (or feeding was stopped)."""
+        return not self._pieces
+
+    def start(self) -> None:
+        """Begin appending (finished is emitted at once when there is nothing to add)."""
+        if self._pieces:
+            self._timer.start()
+        else:
+            self.finished.emit()
+
+    def stop(self) -> None:
+        """Drop the pieces not appended yet (another document replaces this one)."""
+        self._timer.stop()
+        for piece in self._pieces:
+            piece.deleteLater()
+        self._pieces.clear()
+
+    def finish_now(self) -> None:
+        """Append everything left at once (before a search of the whole text, or a jump)."""
+        self._timer.stop()
+        while self._pieces:
+            self._append_next()
+        self.finished.emit()
+
+    def _append_next(self) -> None:
+        """Move the next piece to the end of the shown document."""
+        piece = self._pieces.pop(0)
+        cursor = QTextCursor(self._target)
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        # The piece's first block keeps its own format (a new block would copy the last one's).
+        first = piece.begin()
+        cursor.insertBlock(first.blockFormat(), first.charFormat())
+        cursor.insertFragment(QTextDocumentFragment(piece))
+        piece.deleteLater()
+
+    @Slot()
+    def _on_timer_timeout(self) -> None:
+        """Append one piece; schedule the next or announce the end."""
+        if not self._pieces:
+            return
+        self._append_next()
+        if self._pieces:
+            self._timer.start()
+        else:
+            self.finished.emit()

@@ -1,0 +1,67 @@
+"""Large documents split at block boundaries and appended piece by piece lose nothing."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QTextDocument
+
+from memex_desktop.api.models import parse_content_entity
+from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.render import RenderContext, render_entity
+from memex_desktop.ui.progressive_document import DocumentFeeder, build_documents, split_html
+from memex_desktop.ui.reader_pane import reader_css
+
+pytestmark = pytest.mark.gui
+
+
+def test_small_html_stays_whole() -> None:
+    assert split_html("<p>short</p>", target=100) == ["<p>short</p>"]
+
+
+def test_pieces_reopen_the_containers_they_were_cut_in() -> None:
+    html = '<div class="doc"><div class="body">' + "<p>word</p>" * 50 + "</div></div>"
+    pieces = split_html(html, target=100)
+    assert len(pieces) > 3
+    for piece in pieces:
+        assert piece.startswith('<div class="doc"><div class="body">')
+        assert piece.endswith("</div></div>")
+    assert sum(piece.count("<p>word</p>") for piece in pieces) == 50
+
+
+def test_no_cut_inside_a_paragraph_list_or_table() -> None:
+    html = "<ul>" + "<li>item</li>" * 40 + "</ul><table>" + "<tr><td>x</td></tr>" * 40 + "</table>"
+    assert split_html(html, target=50) == [
+        html[: html.index("<table>")],
+        html[html.index("<table>") :],
+    ]
+
+
+def _blocks(document: QTextDocument) -> list[tuple[str, int, float]]:
+    """Each block's text, heading level and left margin."""
+    out = []
+    block = document.begin()
+    while block.isValid():
+        fmt = block.blockFormat()
+        out.append((block.text(), fmt.headingLevel(), fmt.leftMargin()))
+        block = block.next()
+    return out
+
+
+@pytest.mark.parametrize("kind", ["web", "pdf", "chatThread"])
+def test_appended_pieces_equal_the_whole_document(qtbot, kind: str) -> None:
+    library = generate_library(20, seed=4, words_per_entity=20_000)
+    entity = next(e for e in library["results"] if e["type"] == kind)
+    html = render_entity(parse_content_entity(entity), RenderContext()).html
+    css = reader_css()
+    whole = QTextDocument()
+    whole.setDefaultStyleSheet(css)
+    whole.setHtml(html)
+    pieces = build_documents(html, QTextDocument, css)
+    assert len(pieces) > 2
+    shown = pieces[0]
+    feeder = DocumentFeeder(shown, pieces[1:])
+    with qtbot.waitSignal(feeder.finished, timeout=30_000):
+        feeder.start()
+    assert feeder.done
+    assert shown.toPlainText() == whole.toPlainText()
+    assert _blocks(shown) == _blocks(whole)
