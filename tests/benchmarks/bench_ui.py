@@ -1,0 +1,185 @@
+"""Desktop window benchmark on a large cache: cold start, keystroke latency, scrolling.
+
+Measures, with a cache of ``entities`` synthetic items built once through the store's writer:
+``cold_start_ms`` (a new process, from its start to the first painted window; median of three),
+``keystroke_p95_ms`` (typing one character in the search field to the results model holding the
+new results, debounce excluded), ``keystroke_p50_ms``, and ``scroll_100k_ms`` (the full results
+list swept from top to bottom: 50 evenly spaced positions and the last row, each painted with
+its rows loaded lazily).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.store import StoreWriter
+
+BATCH = 1_000
+KEYSTROKE_QUERIES = ("lorem", "note", "tum", "cal", "gro", "py ria", "bria")
+SCROLL_STOPS = 50
+COLD_STARTS = 3
+
+# The child process of the cold-start measure: builds the real window on the cache and
+# prints the monotonic time of its first paint (CLOCK_MONOTONIC is shared by processes).
+_COLD_START = """
+import sys, time
+from pathlib import Path
+from PySide6.QtCore import QEvent, QObject, QSettings
+from PySide6.QtWidgets import QApplication
+from memex_desktop.app import build_main_window
+
+class FirstPaint(QObject):
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.Paint:
+            print(time.monotonic(), flush=True)
+            QApplication.instance().exit(0)
+        return False
+
+app = QApplication(sys.argv[:1])
+settings = QSettings(sys.argv[2], QSettings.Format.IniFormat)
+context = build_main_window(data_dir=Path(sys.argv[1]), qsettings=settings, sync_on_start=False)
+watcher = FirstPaint()
+context.window.installEventFilter(watcher)
+context.window.show()
+app.exec()
+context.shutdown()
+"""
+
+
+def build_cache(data_dir: pathlib.Path, entities: int) -> int:
+    """Write a synthetic library of ``entities`` items into data_dir/cache.db; rows written."""
+    from memex_desktop import paths
+
+    library = generate_library(entities, seed=3, words_per_entity=40)
+    results = library["results"]
+    data_dir.mkdir(parents=True, exist_ok=True)
+    writer = StoreWriter(paths.cache_db_path(data_dir))
+    try:
+        for start in range(0, len(results), BATCH):
+            tags = library["referencedTags"] if start == 0 else []
+            writer.ingest_json(results[start : start + BATCH], tags=tags).result()
+        writer.flush_index().result()
+    finally:
+        writer.close()
+    return len(results)
+
+
+def cold_start_ms(data_dir: pathlib.Path, workdir: pathlib.Path) -> float:
+    """Median time from a new process's start to its first painted window."""
+    env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
+    env["HOME"] = str(workdir / "home")
+    env["XDG_CONFIG_HOME"] = str(workdir / "home" / ".config")
+    times = []
+    for attempt in range(COLD_STARTS):
+        settings = workdir / f"window-{attempt}.ini"
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-c", _COLD_START, str(data_dir), str(settings)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=True,
+        )
+        painted = float(done.stdout.strip().splitlines()[-1])
+        times.append((painted - started) * 1000)
+    return statistics.median(times)
+
+
+def _wait(app: Any, condition: Any, timeout_s: float = 60.0) -> None:
+    """Process events until ``condition()`` holds."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the window did not get there in time")
+        app.processEvents()
+
+
+def window_measures(data_dir: pathlib.Path, workdir: pathlib.Path) -> dict[str, float]:
+    """Keystroke latency and scrolling in a window on the cache (this process)."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QAbstractSlider, QApplication
+
+    from memex_desktop.app import build_main_window
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    settings = QSettings(str(workdir / "window.ini"), QSettings.Format.IniFormat)
+    context = build_main_window(data_dir=data_dir, qsettings=settings, sync_on_start=False)
+    window = context.window
+    try:
+        window.show()
+        applied: list[int] = []
+        window.search_applied.connect(applied.append)
+        _wait(app, lambda: bool(applied))
+        rows = window.results_model.rowCount()
+
+        latencies = []
+        field = window.search_bar.field
+        for query in KEYSTROKE_QUERIES:
+            field.clear()
+            for char in query:
+                count = len(applied)
+                started = time.perf_counter()
+                field.insert(char)
+                window.search_bar.flush()  # the debounce is a choice, not latency
+                _wait(app, lambda count=count: len(applied) > count)
+                latencies.append((time.perf_counter() - started) * 1000)
+
+        field.clear()
+        count = len(applied)
+        window.search_bar.flush()
+        _wait(app, lambda: len(applied) > count and window.results_model.rowCount() == rows)
+        view = window.results_view
+        bar = view.verticalScrollBar()
+        view.scrollToTop()
+        view.viewport().repaint()
+        started = time.perf_counter()
+        for stop in range(1, SCROLL_STOPS + 1):
+            bar.setValue(bar.maximum() * stop // SCROLL_STOPS)
+            bar.triggerAction(QAbstractSlider.SliderAction.SliderPageStepAdd)
+            view.viewport().repaint()
+            app.processEvents()
+        view.scrollToBottom()
+        view.viewport().repaint()
+        app.processEvents()
+        scroll_ms = (time.perf_counter() - started) * 1000
+        assert bar.value() == bar.maximum()
+    finally:
+        context.shutdown()
+        window.deleteLater()
+        app.processEvents()
+    latencies.sort()
+    return {
+        "keystroke_p50_ms": statistics.median(latencies),
+        "keystroke_p95_ms": latencies[max(0, int(len(latencies) * 0.95 + 0.5) - 1)],
+        "scroll_100k_ms": scroll_ms,
+        "results_rows": float(rows),
+    }
+
+
+def run(workdir: pathlib.Path, entities: int) -> dict[str, float]:
+    """Build a cache of ``entities`` items, then time cold start, keystrokes and scrolling."""
+    data_dir = workdir / "data"
+    started = time.perf_counter()
+    build_cache(data_dir, entities)
+    measures = {"cache_build_s": time.perf_counter() - started}
+    measures["cold_start_ms"] = cold_start_ms(data_dir, workdir)
+    measures.update(window_measures(data_dir, workdir))
+    return measures
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        count = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+        print(json.dumps(run(pathlib.Path(folder), count), indent=2))
