@@ -397,7 +397,8 @@ def cmd_sync(args: argparse.Namespace, session: Session) -> int:
         summary += f", {pending} still queued"
     if report.needs_attention:
         summary += f", {report.needs_attention} need attention (see `{PROG} outbox`)"
-    print(summary)
+    if report.ok or report.pulled or report.sent:
+        print(summary)
     return EXIT_OK if report.ok else _report_failure(report)
 
 
