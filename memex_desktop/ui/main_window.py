@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QListView,
     QMainWindow,
+    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -80,6 +81,7 @@ from memex_desktop.ui.toast import Toast
 log = logging.getLogger(__name__)
 
 SEARCH_LIMIT = 100_000
+SIDEBAR_MIN_WIDTH = 200
 SCOPE_LIMIT = 20_000
 PRICING_URL = "https://memex.garden/pricing"
 DROP_FORMATS = (URI_LIST, MOZ_URL, PLAIN_TEXT)
@@ -280,7 +282,26 @@ class MainWindow(QMainWindow):
         if self.graph_pane is not None:
             self.graph_dock = self._dock("graphdock", "References", self.graph_pane)
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.graph_dock)
-        self.resize(1400, 860)
+        self._apply_default_layout()
+
+    def _apply_default_layout(self) -> None:
+        """First-run proportions: a readable sidebar, list and reader; notes above the graph.
+
+        Saved window state (QSettings) replaces these afterwards. Long titles and filter
+        choices must not widen the window past the screen, so they may shrink.
+        """
+        self.sidebar.setMinimumWidth(SIDEBAR_MIN_WIDTH)
+        self.search_bar.field.setMinimumWidth(160)
+        shrinkable = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.reader_pane.title_label.setSizePolicy(shrinkable)
+        self.results_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.splitter.setSizes([SIDEBAR_MIN_WIDTH + 20, 460, 640])
+        self.resize(1440, 900)
+        docks = [d for d in (self.thread_dock, self.graph_dock) if d is not None]
+        if docks:
+            self.resizeDocks(docks, [360] * len(docks), Qt.Orientation.Horizontal)
+        if len(docks) == 2:
+            self.resizeDocks(docks, [480, 340], Qt.Orientation.Vertical)
 
     def _dock(self, name: str, title: str, widget: QWidget) -> QDockWidget:
         """A dock with a stable objectName (its state is saved by name)."""

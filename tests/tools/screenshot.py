@@ -1,0 +1,159 @@
+"""Take the README screenshot: the demo library in the main window, a note thread open.
+
+Usage: ``python tests/tools/screenshot.py OUT.png`` (``make screenshot``). Runs under the X
+display in ``DISPLAY`` (for example ``Xvfb :99`` with ``DISPLAY=:99``, which has the system
+fonts), starting ``Xvfb :99`` itself when it is installed and no display is set, else offscreen.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+WIDTH, HEIGHT = 1600, 940
+
+
+def _xcb_loads() -> bool:
+    """Whether Qt's X11 plugin can start here (it needs the libxcb-* system libraries)."""
+    probe = "from PySide6.QtWidgets import QApplication; QApplication([])"
+    env = {**os.environ, "QT_QPA_PLATFORM": "xcb"}
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, timeout=30)
+    return done.returncode == 0
+
+
+def _display() -> subprocess.Popen[bytes] | None:
+    """Use the current display, start Xvfb :99, or fall back to offscreen rendering.
+
+    Offscreen rendering uses the same fontconfig fonts, so the picture looks the same when the
+    X11 plugin cannot load.
+    """
+    if os.environ.get("DISPLAY") and _xcb_loads():
+        os.environ["QT_QPA_PLATFORM"] = "xcb"
+        return None
+    if shutil.which("Xvfb") and not os.environ.get("DISPLAY"):
+        server = subprocess.Popen(
+            ["Xvfb", ":99", "-screen", "0", f"{WIDTH + 80}x{HEIGHT + 80}x24", "-nolisten", "tcp"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.environ["DISPLAY"] = ":99"
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not Path("/tmp/.X11-unix/X99").exists():
+            time.sleep(0.05)  # a tool, not a test: waits for the X server's socket
+        if _xcb_loads():
+            os.environ["QT_QPA_PLATFORM"] = "xcb"
+            return server
+        server.terminate()
+        server.wait(10)
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    return None
+
+
+def _item_with_thread(library: dict[str, Any]) -> str:
+    """The content item whose note thread is deepest (a note with replies, ideally cited)."""
+    entities = {e["id"]: e for e in library["results"]}
+    notes = [e for e in library["results"] if e["type"] == "annotation"]
+    replies: dict[str, int] = {}
+    for note in notes:
+        targets = note.get("reference_content_ids") or []
+        if targets and targets[0] in entities and entities[targets[0]]["type"] == "annotation":
+            replies[targets[0]] = replies.get(targets[0], 0) + 1
+    best: tuple[int, str] | None = None
+    for note in notes:
+        targets = note.get("reference_content_ids") or []
+        if not targets or targets[0] not in entities:
+            continue
+        target = entities[targets[0]]
+        if target["type"] in ("annotation", "chatThread"):
+            continue
+        score = replies.get(note["id"], 0) * 10 + (target["type"] == "web") * 5
+        if best is None or score > best[0]:
+            best = (score, target["id"])
+    if best is None:
+        raise SystemExit("the demo library has no note on a content item")
+    return best[1]
+
+
+def _wait(app: Any, condition: Any, timeout_s: float) -> None:
+    """Process events until ``condition()`` holds."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise SystemExit("the window did not get ready in time")
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def take(out: Path) -> None:
+    """Start the demo, open an item with a note thread, grab the window into ``out``."""
+    from PySide6.QtCore import QSettings
+
+    from memex_desktop import paths
+    from memex_desktop.app import _application, build_main_window, start_demo
+
+    app = _application()
+    demo = start_demo()
+    home = Path(tempfile.mkdtemp(prefix="memex-shot-"))
+    try:
+        qsettings = QSettings(str(home / "window.ini"), QSettings.Format.IniFormat)
+        context = build_main_window(
+            data_dir=demo.data_dir,
+            api_url=demo.emulator.base_url,
+            api_key=demo.emulator.api_key,
+            qsettings=qsettings,
+        )
+        window = context.window
+        window.setWindowTitle("Memex (demo library)")
+        window.resize(WIDTH, HEIGHT)
+        window.show()
+        reports: list[Any] = []
+        context.controller.sync_finished.connect(reports.append)
+        _wait(app, lambda: bool(reports), 60)
+        library = json.loads(paths.resource_path("demo", "library.json").read_text("utf-8"))
+        item = _item_with_thread(library)
+        opened: list[str] = []
+        window.entity_opened.connect(opened.append)
+        _wait(app, lambda: window.results_model.rowCount() > 0, 30)
+        window.select_entity(item)
+        _wait(app, lambda: item in opened, 30)
+        graph = window.graph_pane
+        if graph is not None:
+            _wait(app, lambda: graph.center == item and not graph.is_laying_out(), 30)
+        _wait(app, lambda: context.runner.active_count() == 0, 30)
+        settle = time.monotonic() + 1.0
+        _wait(app, lambda: time.monotonic() > settle, 5)
+        image = window.grab()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if not image.save(str(out), "PNG"):
+            raise SystemExit(f"could not write {out}")
+        print(f"{out}: {image.width()}x{image.height()}, item {item}")
+        context.shutdown()
+    finally:
+        demo.close()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def main() -> int:
+    """Take the screenshot into the path given on the command line."""
+    if len(sys.argv) != 2:
+        print("usage: screenshot.py OUT.png", file=sys.stderr)
+        return 2
+    server = _display()
+    try:
+        take(Path(sys.argv[1]).resolve())
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
