@@ -49,6 +49,7 @@ from PySide6.QtWidgets import (
 
 from memex_desktop.store import ChangeSet, EnqueueResult, Outbox
 from memex_desktop.sync import SyncReport
+from memex_desktop.ui.about_dialog import AboutDialog
 from memex_desktop.ui.actions import ACTIONS, ActionSpec
 from memex_desktop.ui.dialogs import ShortcutsDialog
 from memex_desktop.ui.drops import (
@@ -351,7 +352,8 @@ class MainWindow(QMainWindow):
         action = QAction(spec.text, self)
         action.setObjectName(spec.key)
         action.setShortcuts([QKeySequence(s) for s in spec.shortcuts])
-        action.setToolTip(f"{spec.description} ({', '.join(spec.shortcuts)})")
+        keys = f" ({', '.join(spec.shortcuts)})" if spec.shortcuts else ""
+        action.setToolTip(spec.description + keys)
         action.setStatusTip(spec.description)
         action.setWhatsThis(spec.description)
         action.triggered.connect(handler)
@@ -383,6 +385,7 @@ class MainWindow(QMainWindow):
             "toggle_outbox": self._on_toggle_outbox_action,
             "settings": self._on_settings_action,
             "shortcuts": self.show_shortcuts,
+            "about": self._on_about_action,
             "quit": self._on_quit_action,
         }
 
@@ -979,6 +982,18 @@ class MainWindow(QMainWindow):
         dialog = ShortcutsDialog(self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
+
+    @Slot()
+    def _on_about_action(self) -> None:
+        """Help > About."""
+        self.show_about()
+
+    def show_about(self) -> AboutDialog:
+        """Help > About: version, data folder and cache statistics."""
+        dialog = AboutDialog(self.runner, self.cache_path, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
 
     def open_url_in_browser(self, url: str) -> None:
         """Open an http(s) address after confirmation (the reader's policy)."""

@@ -1,0 +1,105 @@
+"""About memex-desktop: the version, where the data lives, and how big the local library is."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memex_desktop import __version__
+from memex_desktop.store import CacheStats
+from memex_desktop.ui.readers import thread_reader
+from memex_desktop.ui.tasks import TaskRunner
+
+PENDING = "…"
+
+
+def read_stats(cache_path: Path) -> CacheStats:
+    """Worker: the cache statistics (a count over every entity: not on the GUI thread)."""
+    return thread_reader(cache_path).stats()
+
+
+def format_size(size_bytes: int) -> str:
+    """Bytes as a short human size (KB, MB, GB with one decimal)."""
+    size = float(size_bytes)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:,.0f} {unit}" if unit == "bytes" else f"{size:,.1f} {unit}"
+        size /= 1024
+    return f"{size:,.1f} GB"
+
+
+def format_last_sync(epoch_ms: int | None) -> str:
+    """When the last sync ended, in local time, or "never"."""
+    if epoch_ms is None:
+        return "never"
+    moment = dt.datetime.fromtimestamp(epoch_ms / 1000, tz=dt.UTC).astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+class AboutDialog(QDialog):
+    """Version, data folder and cache statistics (read on a worker, filled in when ready)."""
+
+    def __init__(self, runner: TaskRunner, cache_path: Path, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("aboutdialog")
+        self.setWindowTitle("About memex-desktop")
+        heading = QLabel(f"<h2>memex-desktop {__version__}</h2>", self)
+        heading.setTextFormat(Qt.TextFormat.RichText)
+        blurb = QLabel("Your Memex library on this computer: search, read and save offline.", self)
+        blurb.setWordWrap(True)
+        self.version_label = self._value(__version__, "Version")
+        self.folder_label = self._value(str(cache_path.parent), "Data folder")
+        self.entities_label = self._value(PENDING, "Items in the local library")
+        self.size_label = self._value(PENDING, "Size on disk")
+        self.last_sync_label = self._value(PENDING, "Last sync")
+        form = QFormLayout()
+        form.addRow("Version", self.version_label)
+        form.addRow("Data folder", self.folder_label)
+        form.addRow("Items", self.entities_label)
+        form.addRow("Size on disk", self.size_label)
+        form.addRow("Last sync", self.last_sync_label)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(heading)
+        layout.addWidget(blurb)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+        task = runner.submit(read_stats, cache_path)
+        task.finished.connect(self._on_stats_read)
+        task.failed.connect(self._on_stats_failed)
+
+    def _value(self, text: str, name: str) -> QLabel:
+        """A selectable plain-text value with an accessible name."""
+        label = QLabel(text, self)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        label.setAccessibleName(name)
+        return label
+
+    @Slot(object)
+    def _on_stats_read(self, stats: CacheStats) -> None:
+        """Show the statistics."""
+        self.entities_label.setText(f"{stats.entities:,}")
+        self.size_label.setText(format_size(stats.size_bytes))
+        self.last_sync_label.setText(format_last_sync(stats.last_sync_at))
+
+    @Slot(object)
+    def _on_stats_failed(self, exc: object) -> None:
+        """The cache could not be read: say so instead of leaving the dots."""
+        from memex_desktop.errors import user_message
+
+        text = user_message(exc).text if isinstance(exc, BaseException) else "unavailable"
+        for label in (self.entities_label, self.size_label, self.last_sync_label):
+            label.setText("unavailable")
+            label.setToolTip(text)

@@ -1,0 +1,66 @@
+"""Help > About shows the version, the data folder and the cache statistics."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from memex_desktop import __version__
+from memex_desktop.api.models import SearchRawResponse
+from memex_desktop.app import AppContext, build_main_window
+from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.paths import cache_db_path
+from memex_desktop.store import StoreWriter
+from memex_desktop.ui.about_dialog import AboutDialog, format_last_sync, format_size
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
+
+
+@pytest.fixture
+def context(qtbot: Any, tmp_path: Path) -> Iterator[AppContext]:
+    """A window on a cache holding 40 items and a last-sync time."""
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    writer = StoreWriter(cache_db_path(data_dir))
+    library = generate_library(40, seed=2, words_per_entity=30)
+    writer.ingest_search_page(SearchRawResponse.model_validate(library)).result()
+    writer.set_sync_state("last_sync_at", "1767225600000").result()
+    writer.close()
+    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    built = build_main_window(data_dir=data_dir, qsettings=qsettings, sync_on_start=False)
+    qtbot.addWidget(built.window)
+    yield built
+    built.shutdown()
+
+
+def test_about_shows_version_folder_and_statistics(qtbot: Any, context: AppContext) -> None:
+    action = context.window.actions_by_key["about"]
+    assert action.text().replace("&", "") == "About memex-desktop"
+    dialog = AboutDialog(context.runner, context.window.cache_path, context.window)
+    qtbot.addWidget(dialog)
+    assert dialog.version_label.text() == __version__
+    assert dialog.folder_label.text() == str(context.data_dir)
+    qtbot.waitUntil(lambda: dialog.entities_label.text() != "…", timeout=10_000)
+    assert dialog.entities_label.text() == f"{context.reader.stats().entities:,}"
+    assert int(dialog.entities_label.text().replace(",", "")) >= 40
+    assert dialog.size_label.text().endswith(("KB", "MB"))
+    assert dialog.last_sync_label.text() != "never"
+
+
+def test_help_menu_opens_about(qtbot: Any, context: AppContext) -> None:
+    help_menu = next(a.menu() for a in context.window.menuBar().actions() if a.text() == "&Help")
+    assert context.window.actions_by_key["about"] in help_menu.actions()
+    dialog = context.window.show_about()
+    qtbot.waitUntil(lambda: dialog.entities_label.text() != "…", timeout=10_000)
+    assert dialog.isVisible()
+    dialog.close()
+
+
+def test_formats() -> None:
+    assert format_size(512) == "512 bytes"
+    assert format_size(3 * 1024 * 1024) == "3.0 MB"
+    assert format_last_sync(None) == "never"
