@@ -38,16 +38,21 @@ def _texts(entity: dict[str, Any]) -> Iterator[str]:
             stack.extend(value)
 
 
-def _rare_word(library: dict[str, Any], entity: dict[str, Any], texts: list[str]) -> str:
-    """A word of ``texts`` that no other entity of the library contains."""
+def _rarest_word(
+    library: dict[str, Any], candidates: list[tuple[dict[str, Any], list[str]]]
+) -> tuple[dict[str, Any], str, int]:
+    """Among (entity, texts) candidates, the entity whose texts hold the word found in the
+    fewest entities of the library: (entity, word, how many entities contain it)."""
     frequency: Counter[str] = Counter()
     for item in library["results"]:
         frequency.update({word for text in _texts(item) for word in _WORD.findall(text.lower())})
-    own = {word for text in texts for word in _WORD.findall(text.lower())}
-    for word in sorted(own):
-        if frequency[word] == 1:
-            return word
-    raise AssertionError(f"no word unique to {entity['id']}")
+    best: tuple[dict[str, Any], str, int] | None = None
+    for entity, texts in candidates:
+        for word in {w for text in texts for w in _WORD.findall(text.lower())}:
+            if best is None or frequency[word] < best[2]:
+                best = (entity, word, frequency[word])
+    assert best is not None
+    return best
 
 
 def _expected_edges(library: dict[str, Any]) -> set[tuple[str, str]]:
@@ -109,13 +114,18 @@ def _check_mirror(library: dict[str, Any], library_emulator: Any, harness_factor
     by_type: dict[str, list[dict[str, Any]]] = {}
     for entity in library["results"]:
         by_type.setdefault(entity["type"], []).append(entity)
-    video = next(e for e in by_type["youtube"] if e.get("transcript"))
-    segments = [s["text"] for lines in video["transcript"].values() for s in lines]
-    word = _rare_word(library, video, segments)
-    assert video["id"] in [hit.id for hit in harness.reader.search(word, limit=10)]
-    note = next(e for e in by_type["annotation"] if e.get("text"))
-    word = _rare_word(library, note, [note["text"]])
-    assert note["id"] in [hit.id for hit in harness.reader.search(word, limit=10)]
+    videos = [
+        (e, [seg["text"] for lines in e["transcript"].values() for seg in lines])
+        for e in by_type["youtube"]
+        if e.get("transcript")
+    ]
+    video, word, count = _rarest_word(library, videos)
+    hits = [hit.id for hit in harness.reader.search(word, limit=max(count, 10))]
+    assert video["id"] in hits, word
+    notes = [(e, [e["text"]]) for e in by_type["annotation"] if e.get("text")]
+    note, word, count = _rarest_word(library, notes)
+    hits = [hit.id for hit in harness.reader.search(word, limit=max(count, 10))]
+    assert note["id"] in hits, word
     page = next(e for e in by_type["web"] if e.get("url"))
     assert harness.reader.search(page["url"], limit=5)[0].id == page["id"]
 
