@@ -34,6 +34,13 @@ from memex_desktop.sync import SyncReport
 from memex_desktop.ui.dialogs import ErrorDialog, FirstRunDialog, SettingsDialog
 from memex_desktop.ui.main_window import MainWindow
 from memex_desktop.ui.readers import close_thread_readers
+from memex_desktop.ui.single_instance import (
+    InvalidLink,
+    SingleInstance,
+    parse_entity_url,
+    send_to_running,
+    server_name,
+)
 from memex_desktop.ui.sync_controller import SyncController, SyncServices
 from memex_desktop.ui.tasks import TaskRunner
 
@@ -286,6 +293,50 @@ def start_demo() -> DemoSession:
     return DemoSession(emulator, data_dir)
 
 
+class _Handoff(QObject):
+    """Opens what another start of the app handed over, and brings the window forward."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+
+    @Slot(str)
+    def on_entity_requested(self, entity_id: str) -> None:
+        """``memex-desktop memex://entity/ID`` was run while this window was open."""
+        self.window.open_entity(entity_id)
+        self.on_show_requested()
+
+    @Slot()
+    def on_show_requested(self) -> None:
+        """Raise the window (restored if minimised)."""
+        if self.window.isMinimized():
+            self.window.showNormal()
+        self.window.show()
+        self.window.raise_()
+        self.window.activateWindow()
+
+
+def attach_single_instance(context: AppContext, name: str) -> SingleInstance | None:
+    """Listen for later starts on ``name``; None when another instance holds it already."""
+    guard = SingleInstance(name, context.window)
+    if not guard.listen():
+        return None
+    handoff = _Handoff(context.window)
+    guard.entity_requested.connect(handoff.on_entity_requested)
+    guard.show_requested.connect(handoff.on_show_requested)
+    context.cleanups.append(guard.close)
+    return guard
+
+
+def hand_off(data_dir: Path, entity_url: str | None) -> bool:
+    """Give the link (or a request to show the window) to a running instance; True if taken."""
+    message = f"open {entity_url}" if entity_url else "show"
+    answer = send_to_running(server_name(data_dir), message)
+    if answer is not None and answer != "ok":
+        log.warning("the running instance refused the request: %s", answer)
+    return answer == "ok"
+
+
 class _QuitAfterSync:
     """Quits the app after the first sync, with status 0 on success (packaging smoke test)."""
 
@@ -311,6 +362,17 @@ def run_gui(args: Any) -> int:
     data_dir_arg = getattr(args, "data_dir", None)
     want_demo = bool(getattr(args, "demo", False))
     quit_after_sync = bool(getattr(args, "quit_after_sync", False))
+    entity_url: str | None = getattr(args, "url", None)
+    entity_id: str | None = None
+    if entity_url is not None:
+        try:
+            entity_id = parse_entity_url(entity_url)
+        except InvalidLink as exc:
+            print(f"memex-desktop: {exc}", file=sys.stderr)
+            return 2
+    single = not want_demo and not quit_after_sync
+    if single and hand_off(settings.effective_data_dir(data_dir_arg), entity_url):
+        return 0
     if not want_demo and not quit_after_sync and _first_run(settings, credentials, api_key):
         choice = FirstRunDialog().exec()
         want_demo = choice == FirstRunDialog.DEMO
@@ -332,6 +394,10 @@ def run_gui(args: Any) -> int:
     if demo is not None:
         context.cleanups.append(demo.close)
         context.window.setWindowTitle("Memex (demo library)")
+    elif single:
+        attach_single_instance(context, server_name(data_dir))
+    if entity_id is not None:
+        context.window.open_entity(entity_id)
     app.aboutToQuit.connect(context.shutdown)
     quitter = _QuitAfterSync(app)
     if quit_after_sync:

@@ -699,12 +699,18 @@ class MainWindow(QMainWindow):
             # Next event-loop turn: showing a large document and reading the graph's
             # neighbourhood are then two short GUI-thread steps instead of one long one.
             self._graph_due = entity_id
-            QTimer.singleShot(0, self, self._on_graph_due)
+            if self._graph_timer is None:  # a child timer: shutdown stops it with the others
+                self._graph_timer = QTimer(self)
+                self._graph_timer.setSingleShot(True)
+                self._graph_timer.setInterval(0)
+                self._graph_timer.timeout.connect(self._on_graph_due)
+            self._graph_timer.start()
         title = self.reader_pane.title_label.text()
         self.setWindowTitle(f"{title} — Memex" if title else "Memex")
         self.entity_opened.emit(entity_id)
 
     _graph_due: str | None = None
+    _graph_timer: QTimer | None = None
 
     @Slot()
     def _on_graph_due(self) -> None:

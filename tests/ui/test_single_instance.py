@@ -1,0 +1,224 @@
+"""Single instance: a memex://entity/ID link handed to the running window, nothing else."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QObject, QSettings, Slot
+from PySide6.QtNetwork import QLocalSocket
+
+from memex_desktop.api.models import SearchRawResponse
+from memex_desktop.app import AppContext, attach_single_instance, build_main_window
+from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.paths import cache_db_path
+from memex_desktop.store import StoreWriter
+from memex_desktop.ui.single_instance import (
+    MAX_LINE_BYTES,
+    InvalidLink,
+    SingleInstance,
+    parse_entity_url,
+    send_to_running,
+    server_name,
+)
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints", "support raise")]
+
+
+class Peer(QObject):
+    """A second start of the app, event-driven so it shares the GUI thread with the server.
+
+    (``send_to_running`` blocks; it runs before any window exists, in its own process: see
+    ``test_a_new_process_hands_its_link_over``.)
+    """
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__()
+        self.answer: str | None = None
+        self.done = False
+        self._message = message.encode("utf-8") + b"\n"
+        self._received = b""
+        self.socket = QLocalSocket(self)
+        self.socket.connected.connect(self._on_socket_connected)
+        self.socket.readyRead.connect(self._on_socket_ready_read)
+        self.socket.disconnected.connect(self._on_socket_disconnected)
+        self.socket.errorOccurred.connect(self._on_socket_error)
+        self.socket.connectToServer(name)
+
+    @Slot()
+    def _on_socket_connected(self) -> None:
+        self.socket.write(self._message)
+
+    @Slot()
+    def _on_socket_ready_read(self) -> None:
+        self._received += bytes(self.socket.readAll().data())
+        if b"\n" in self._received:
+            self.answer = self._received.split(b"\n", 1)[0].decode()
+            self.done = True
+
+    @Slot()
+    def _on_socket_disconnected(self) -> None:
+        self._on_socket_ready_read()
+        self.done = True
+
+    @Slot(QLocalSocket.LocalSocketError)
+    def _on_socket_error(self, _error: object) -> None:
+        self.done = True
+
+    def wait(self, qtbot: Any) -> str | None:
+        qtbot.waitUntil(lambda: self.done, timeout=10_000)
+        return self.answer
+
+
+@pytest.mark.parametrize(
+    ("link", "entity_id"),
+    [
+        ("memex://entity/abc-123", "abc-123"),
+        ("MEMEX://ENTITY/web-local-first", "web-local-first"),
+        (
+            "memex://entity/9de9cfaa-4ba0-46a2-a000-000000000000",
+            "9de9cfaa-4ba0-46a2-a000-000000000000",
+        ),
+    ],
+)
+def test_entity_links_are_accepted(link: str, entity_id: str) -> None:
+    assert parse_entity_url(link) == entity_id
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "",
+        "abc-123",
+        "https://memex.garden/entity/abc",
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "memex://view/abc",
+        "memex://entity/",
+        "memex://entity/a/b",
+        "memex://entity/abc?x=1",
+        "memex://entity/abc#top",
+        "memex://entity/%2e%2e%2fetc",
+        "memex://entity/" + "a" * 400,
+        "memex:entity/abc",
+        "memex://entity/a b",
+    ],
+)
+def test_anything_else_is_refused(link: str) -> None:
+    with pytest.raises(InvalidLink):
+        parse_entity_url(link)
+
+
+def test_server_name_is_per_data_folder_and_stable(tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert server_name(one) == server_name(one)
+    assert server_name(one) != server_name(two)
+    assert server_name(one).startswith("memex-desktop-")
+    assert len(server_name(one)) < 80
+
+
+def test_nobody_listening_means_no_hand_off(tmp_path: Path, qapp: Any) -> None:
+    assert send_to_running(server_name(tmp_path / "nobody"), "show") is None
+
+
+@pytest.fixture
+def guard(qapp: Any, tmp_path: Path) -> Iterator[SingleInstance]:
+    instance = SingleInstance(server_name(tmp_path / "data"))
+    assert instance.listen()
+    yield instance
+    instance.close()
+
+
+def test_hand_off_of_an_entity_link(qtbot: Any, guard: SingleInstance) -> None:
+    requested: list[str] = []
+    guard.entity_requested.connect(requested.append)
+    peer = Peer(guard.name, "open memex://entity/note-42")
+    assert peer.wait(qtbot) == "ok"
+    assert requested == ["note-42"]
+
+
+@pytest.mark.parametrize(
+    ("message", "reason"),
+    [
+        ("open https://example.org/", "only memex://entity/<id>"),
+        ("open memex://entity/../../x", "does not name an item"),
+        ("delete everything", "unknown request"),
+        ("open memex://entity/" + "x" * (MAX_LINE_BYTES + 10), "too long"),
+    ],
+)
+def test_invalid_requests_are_refused(
+    qtbot: Any, guard: SingleInstance, message: str, reason: str
+) -> None:
+    requested: list[str] = []
+    guard.entity_requested.connect(requested.append)
+    answer = Peer(guard.name, message).wait(qtbot)
+    assert answer is not None
+    assert answer.startswith("refused")
+    assert reason in answer
+    assert requested == []
+
+
+def test_a_second_instance_does_not_take_over(qtbot: Any, guard: SingleInstance) -> None:
+    second = SingleInstance(guard.name)
+    try:
+        assert not second.listen()
+    finally:
+        second.close()
+    shown: list[bool] = []
+    guard.show_requested.connect(lambda: shown.append(True))
+    assert Peer(guard.name, "show").wait(qtbot) == "ok"
+    assert shown == [True]
+
+
+@pytest.fixture
+def context(qtbot: Any, tmp_path: Path) -> Iterator[tuple[AppContext, dict[str, Any]]]:
+    """A window on a small cache, listening for later starts."""
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    library = generate_library(30, seed=8, words_per_entity=30)
+    writer = StoreWriter(cache_db_path(data_dir))
+    writer.ingest_search_page(SearchRawResponse.model_validate(library)).result()
+    writer.close()
+    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    built = build_main_window(data_dir=data_dir, qsettings=qsettings, sync_on_start=False)
+    qtbot.addWidget(built.window)
+    built.window.show()
+    yield built, library
+    built.shutdown()
+
+
+def test_running_window_opens_the_handed_over_entity(qtbot: Any, context: Any) -> None:
+    app_context, library = context
+    guard = attach_single_instance(app_context, server_name(app_context.data_dir))
+    assert guard is not None
+    target = next(e["id"] for e in library["results"] if e["type"] == "web")
+    opened: list[str] = []
+    app_context.window.entity_opened.connect(opened.append)
+    assert Peer(guard.name, f"open memex://entity/{target}").wait(qtbot) == "ok"
+    qtbot.waitUntil(lambda: opened == [target], timeout=10_000)
+    assert app_context.window.reader_pane.current_entity_id == target
+    app_context.shutdown()
+    assert send_to_running(guard.name, "show") is None
+
+
+def test_a_new_process_hands_its_link_over(qtbot: Any, guard: SingleInstance) -> None:
+    requested: list[str] = []
+    guard.entity_requested.connect(requested.append)
+    script = (
+        "import sys\n"
+        "from PySide6.QtCore import QCoreApplication\n"
+        "from memex_desktop.ui.single_instance import send_to_running\n"
+        "app = QCoreApplication([])\n"
+        "print(send_to_running(sys.argv[1], 'open memex://entity/handed-over'))\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, guard.name], stdout=subprocess.PIPE, text=True
+    )
+    qtbot.waitUntil(lambda: process.poll() is not None, timeout=30_000)
+    output, _ = process.communicate()
+    assert output.strip() == "ok"
+    assert requested == ["handed-over"]
