@@ -118,13 +118,6 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("toggle_outbox", "Outbox pane", ("Ctrl+Shift+O",), "Show or hide the queued saves"),
     ActionSpec("settings", "S&ettings…", ("Ctrl+,",), "Open the settings", menu="File"),
     ActionSpec("shortcuts", "&Keyboard shortcuts", ("F1", "?"), "List every shortcut", menu="Help"),
-    ActionSpec(
-        "about",
-        "&About memex-desktop",
-        (),
-        "Show the version, the data folder and the size of the local library",
-        menu="Help",
-    ),
     ActionSpec("quit", "&Quit", ("Ctrl+Q",), "Close memex-desktop", menu="File"),
 )
 

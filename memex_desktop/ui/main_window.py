@@ -346,6 +346,15 @@ class MainWindow(QMainWindow):
                 action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
                 self.addAction(action)
             menus[spec.menu].addAction(action)
+        # About is a menu entry, not a keyboard action (it is no part of the shortcut table).
+        about = QAction("&About memex-desktop", self)
+        about.setObjectName("about")
+        about.setStatusTip("The version, the data folder and the size of the local library")
+        about.setMenuRole(QAction.MenuRole.AboutRole)
+        about.triggered.connect(self._on_about_action)
+        menus["Help"].addSeparator()
+        menus["Help"].addAction(about)
+        self.actions_by_key["about"] = about
 
     def _make_action(self, spec: ActionSpec, handler: Callable[[], None]) -> QAction:
         """A QAction for a spec."""
@@ -385,7 +394,6 @@ class MainWindow(QMainWindow):
             "toggle_outbox": self._on_toggle_outbox_action,
             "settings": self._on_settings_action,
             "shortcuts": self.show_shortcuts,
-            "about": self._on_about_action,
             "quit": self._on_quit_action,
         }
 
