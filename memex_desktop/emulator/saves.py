@@ -51,12 +51,13 @@ SAVE_ENTITY_FIELDS = SAVE_ITEM_FIELDS | {"responseMode", "items"}
 RESPONSE_MODES = ("receipt", "entity")
 
 
-def _insufficient() -> ApiProblem:
-    """The 402 a save gets when the balance cannot cover it."""
+def _insufficient(state: EmulatorState) -> ApiProblem:
+    """The 402 a save gets when the balance cannot cover it, with the plans to buy."""
     return ApiProblem(
         402,
         "Insufficient usage balance to save content.",
         errorCode="SAVE_CONTENT_INSUFFICIENT_CREDITS",
+        upgradeOptions=state.plans,
     )
 
 
@@ -128,7 +129,7 @@ def save_by_url(state: EmulatorState, body: JsonObject) -> JsonObject:
             known = existing.data()
             return {"entity": known, "tags": _tags_for(state, known), "isNew": False}
         if not state.try_charge(state.config.save_cost_micros):
-            raise _insufficient()
+            raise _insufficient(state)
         tag_ids += [_tag_named(state, name) for name in tag_names]
         kind = detect_type(url)
         now = now_ms()
@@ -247,7 +248,7 @@ def _save_one(state: EmulatorState, item: JsonObject) -> JsonObject:
             _store(state, merged, new=False)
         return _entity_response(state, merged, extra_entities, is_new=False)
     if not state.try_charge(state.config.save_cost_micros):
-        raise _insufficient()
+        raise _insufficient(state)
     now = now_ms()
     entity.setdefault("id", str(uuid.uuid4()))
     entity.setdefault("created_at", now)

@@ -65,7 +65,9 @@ def _uvicorn_config(
 def _bind(host: str, port: int) -> socket.socket:
     """A listening-ready socket on ``host:port`` (port 0: any free port)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # The explicit protocol matters: asyncio only sets TCP_NODELAY on accepted sockets whose
+    # ``proto`` is IPPROTO_TCP, and without it every small response waits ~40 ms for Nagle.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         # Rebinding the same port right after a stop must work (connections in TIME_WAIT).
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -131,32 +130,11 @@ def library_ids(library: dict[str, Any]) -> set[str]:
     return {entity["id"] for entity in library["results"]}
 
 
-def _without_nagle(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Embedded emulators listen on a socket made without IPPROTO_TCP, so asyncio does not
-    set TCP_NODELAY on accepted connections and every response waits ~40 ms for a delayed
-    ACK (headers and body are two writes). Setting it on the listener (inherited by accepted
-    sockets on Linux) keeps these tests fast; harmless once the emulator sets it itself."""
-    from memex_desktop.emulator import server
-
-    bind = getattr(server, "_bind", None)
-    if bind is None:
-        return
-
-    def bind_without_nagle(host: str, port: int) -> socket.socket:
-        sock: socket.socket = bind(host, port)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return sock
-
-    monkeypatch.setattr(server, "_bind", bind_without_nagle)
-
-
 @pytest.fixture
-def library_emulator(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def library_emulator() -> Iterator[Any]:
     """Starts emulators serving a given library (fast processing); stops them after the test."""
     from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
     from support.secrets import TEST_API_KEY
-
-    _without_nagle(monkeypatch)
 
     running: list[Any] = []
 

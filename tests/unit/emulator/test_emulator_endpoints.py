@@ -250,7 +250,9 @@ def test_uncovered_calls_are_402_with_upgrade_options(emulator_factory: Emulator
     assert plans.plans
     assert save.status_code == 402
     assert save.json()["errorCode"] == "SAVE_CONTENT_INSUFFICIENT_CREDITS"
+    assert AvailablePlansOutput.model_validate(save.json()["upgradeOptions"]).plans
     assert entity.status_code == 402
+    assert entity.json()["upgradeOptions"] == save.json()["upgradeOptions"]
     assert still_free.status_code == 200
     assert running.state.balance_micros == 1_000  # nothing was charged
     assert len(running.state.entity_ids()) == 18  # nothing was saved
