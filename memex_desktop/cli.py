@@ -349,7 +349,7 @@ _OUTCOME_EXIT = {
 _OUTCOME_TEXT = {
     "offline": "offline: the Memex server cannot be reached; nothing local was changed",
     "server_down": "the Memex server is having trouble; try again later",
-    "auth_rejected": "the Memex server rejected the API key",
+    "auth_rejected": "the Memex server rejected the credentials (check the API key or sign in)",
     "insufficient_credits": "the usage balance is used up; queued saves are paused",
     "cancelled": "cancelled",
 }

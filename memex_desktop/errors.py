@@ -24,6 +24,7 @@ from memex_desktop.api.errors import (
     ValidationError,
 )
 from memex_desktop.api.models import AvailablePlansOutput
+from memex_desktop.api.oauth import NotSignedIn, SignInError
 from memex_desktop.store.errors import (
     DatabaseCorruptError,
     DatabaseLockedError,
@@ -76,12 +77,26 @@ def _api_message(exc: ApiError) -> UserMessage:
             "Everything already synced is readable; saves are queued and sent later.",
             "Check the network connection or the API URL.",
         )
+    if isinstance(exc, NotSignedIn):
+        return UserMessage(
+            "error",
+            "You are signed out of Memex.",
+            exc.message or None,
+            "Sign in again (memex-desktop login or Settings → Sign in with Memex).",
+        )
+    if isinstance(exc, SignInError):
+        return UserMessage(
+            "error",
+            f"Signing in to Memex did not work: {exc.message}",
+            None,
+            "Try again, or use an API key instead.",
+        )
     if isinstance(exc, AuthError):
         return UserMessage(
             "error",
-            "The Memex server rejected the API key.",
+            "The Memex server rejected the credentials (API key or sign-in).",
             exc.message or None,
-            "Enter a valid API key (--api-key, MEMEX_API_KEY or the settings dialog).",
+            "Sign in again, or enter a valid API key (--api-key, MEMEX_API_KEY or Settings).",
         )
     if isinstance(exc, InsufficientCredits):
         return UserMessage(

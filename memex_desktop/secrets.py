@@ -67,11 +67,26 @@ class CredentialStore:
 
     def delete_api_key(self) -> None:
         """Forget the API key everywhere this store put it."""
-        self._memory.pop(API_KEY_ACCOUNT, None)
+        self.delete_secret(API_KEY_ACCOUNT)
+
+    def get_secret(self, account: str) -> str | None:
+        """The secret stored under ``account`` (e.g. an OAuth token), or ``None``."""
+        secret = self._get(account)
+        return secret.get_secret_value() if secret is not None else None
+
+    def set_secret(self, account: str, value: str) -> None:
+        """Store ``value`` under ``account`` (keyring when usable, else memory)."""
+        if not value:
+            raise ValueError("an empty secret cannot be stored")
+        self._set(account, SecretStr(value))
+
+    def delete_secret(self, account: str) -> None:
+        """Forget ``account`` everywhere this store put it."""
+        self._memory.pop(account, None)
         if self._memory_only or self._backend is None:
             return
         try:
-            self._backend.delete_password(self._service, API_KEY_ACCOUNT)
+            self._backend.delete_password(self._service, account)
         except keyring.errors.PasswordDeleteError:
             return  # nothing stored: already forgotten
         except keyring.errors.KeyringError as exc:

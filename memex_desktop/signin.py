@@ -15,48 +15,16 @@ from collections.abc import Callable
 from functools import cache
 
 import httpx
-import keyring.errors
-from pydantic import SecretStr
 
 from memex_desktop import paths
 from memex_desktop.api import oauth
 from memex_desktop.secrets import CredentialStore
 
 
-class KeyringSecretStore(CredentialStore):
-    """The credential store of the API key, also holding OAuth tokens by account name.
-
-    Same policy as the API key: the keyring when usable, else this process's memory.
-    """
-
-    def get_secret(self, account: str) -> str | None:
-        """The secret stored under ``account``, or ``None``."""
-        secret = self._get(account)
-        return secret.get_secret_value() if secret is not None else None
-
-    def set_secret(self, account: str, value: str) -> None:
-        """Store ``value`` under ``account`` (keyring when usable, else memory)."""
-        if not value:
-            raise ValueError("an empty secret cannot be stored")
-        self._set(account, SecretStr(value))
-
-    def delete_secret(self, account: str) -> None:
-        """Forget ``account`` everywhere this store put it."""
-        self._memory.pop(account, None)
-        if self._memory_only or self._backend is None:
-            return
-        try:
-            self._backend.delete_password(self._service, account)
-        except keyring.errors.PasswordDeleteError:
-            return  # nothing stored: already forgotten
-        except keyring.errors.KeyringError as exc:
-            self._fall_back(exc)
-
-
 @cache
-def default_secret_store() -> KeyringSecretStore:
+def default_secret_store() -> CredentialStore:
     """The process-wide token store (one instance, so a memory-only sign-in lasts the run)."""
-    return KeyringSecretStore()
+    return CredentialStore()
 
 
 def default_registry() -> oauth.ClientRegistry:
@@ -133,7 +101,6 @@ def sign_out(
 
 
 __all__ = [
-    "KeyringSecretStore",
     "default_registry",
     "default_secret_store",
     "sign_in",

@@ -177,7 +177,7 @@ def test_expected_failures_are_one_line(run: Cli, tmp_path: Path) -> None:
     status, _, err = wrong("sync")
     assert status == cli.EXIT_AUTH
     assert len(err.strip().splitlines()) == 1
-    assert "rejected the API key" in err
+    assert "rejected the credentials" in err
     # A cache written by a newer version is refused, untouched.
     newer = tmp_path / "newer"
     newer.mkdir()

@@ -11,6 +11,7 @@ import pytest
 from memex_desktop import paths, signin
 from memex_desktop.api import oauth
 from memex_desktop.api.oauth import TokenSet
+from memex_desktop.secrets import CredentialStore
 
 API = "https://memex.example/api"
 ACCESS = "at-keyring-41d2"
@@ -46,13 +47,13 @@ class BrokenKeyring(DictKeyring):
 
 def test_tokens_go_to_the_keyring() -> None:
     backend = DictKeyring()
-    store = signin.KeyringSecretStore(backend=backend)
+    store = CredentialStore(backend=backend)
     oauth.save_tokens(store, API, TokenSet(ACCESS, REFRESH, 10.0))
     assert not store.backend_is_memory
     assert signin.tokens_outlive_process(store)
     services = {service for service, _ in backend.values}
     assert services == {"memex-desktop"}
-    assert oauth.load_tokens(signin.KeyringSecretStore(backend=backend), API) == TokenSet(
+    assert oauth.load_tokens(CredentialStore(backend=backend), API) == TokenSet(
         ACCESS, REFRESH, 10.0
     )
     oauth.forget_tokens(store, API)
@@ -66,11 +67,11 @@ def test_without_a_keyring_tokens_live_in_memory_only() -> None:
     assert not signin.tokens_outlive_process()
     oauth.save_tokens(store, API, TokenSet(ACCESS, REFRESH, None))
     assert oauth.load_tokens(store, API) is not None
-    assert oauth.load_tokens(signin.KeyringSecretStore(), API) is None  # gone for a new process
+    assert oauth.load_tokens(CredentialStore(), API) is None  # gone for a new process
 
 
 def test_a_failing_keyring_falls_back_to_memory() -> None:
-    store = signin.KeyringSecretStore(backend=BrokenKeyring())
+    store = CredentialStore(backend=BrokenKeyring())
     oauth.save_tokens(store, API, TokenSet(ACCESS, REFRESH, None))
     assert store.backend_is_memory
     assert oauth.load_tokens(store, API) == TokenSet(ACCESS, REFRESH, None)
@@ -78,7 +79,7 @@ def test_a_failing_keyring_falls_back_to_memory() -> None:
 
 def test_empty_secret_is_refused() -> None:
     with pytest.raises(ValueError, match="empty"):
-        signin.KeyringSecretStore(backend=DictKeyring()).set_secret("x", "")
+        CredentialStore(backend=DictKeyring()).set_secret("x", "")
 
 
 def test_registry_lives_in_the_config_folder_and_holds_no_token() -> None:

@@ -19,6 +19,7 @@ from memex_desktop.api.errors import (
     ValidationError,
 )
 from memex_desktop.api.models import AvailablePlan, AvailablePlansOutput
+from memex_desktop.api.oauth import NotSignedIn, SignInTimedOut
 from memex_desktop.errors import UserMessage, user_message
 from memex_desktop.store.errors import (
     DatabaseCorruptError,
@@ -37,7 +38,9 @@ PLANS = AvailablePlansOutput(
     ("exc", "level", "needle", "action_needle"),
     [
         (NetworkUnavailable("connect failed"), "warning", "offline", "network"),
-        (AuthError("invalid key", status_code=401), "error", "rejected the API key", "API key"),
+        (AuthError("invalid key", status_code=401), "error", "rejected the credentials", "API key"),
+        (NotSignedIn("refresh token refused"), "error", "signed out", "Sign in again"),
+        (SignInTimedOut("no answer from the browser"), "error", "no answer", "API key"),
         (
             InsufficientCredits("no credits", status_code=402, upgrade_options=PLANS),
             "error",
