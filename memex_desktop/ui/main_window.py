@@ -82,6 +82,7 @@ from memex_desktop.ui.toast import Toast
 log = logging.getLogger(__name__)
 
 SEARCH_LIMIT = 100_000
+FIRST_PAGE = 300  # results shown at once while the full list is read
 SIDEBAR_MIN_WIDTH = 200
 SCOPE_LIMIT = 20_000
 PRICING_URL = "https://memex.garden/pricing"
@@ -95,6 +96,7 @@ class LocalSearchResult:
     sequence: int
     request: SearchRequest
     ids: list[str]
+    complete: bool = True  # False: only the first page; the full list follows
 
 
 def _scope_ids(reader: Any, scope: Scope) -> list[str] | None:
@@ -120,9 +122,13 @@ def _scope_ids(reader: Any, scope: Scope) -> list[str] | None:
 
 
 def local_search(
-    cache_path: Path, sequence: int, request: SearchRequest, scope: Scope
+    cache_path: Path, sequence: int, request: SearchRequest, scope: Scope, limit: int = SEARCH_LIMIT
 ) -> LocalSearchResult:
-    """Worker: the ids for a query within a sidebar scope (on this thread's own reader)."""
+    """Worker: the ids for a query within a sidebar scope (on this thread's own reader).
+
+    With a small ``limit`` the search returns the first page only (marked incomplete when more
+    may match): ranking a two-letter prefix over 100,000 items takes far longer than a page.
+    """
     reader = thread_reader(cache_path)
     filters = request.filters
     if scope.kind == "type" and scope.value and not filters.types:
@@ -135,8 +141,8 @@ def local_search(
         )
     listed = _scope_ids(reader, scope)
     if listed is None:
-        ids = reader.search_ids(request.query, limit=SEARCH_LIMIT, **filters.as_kwargs())
-        return LocalSearchResult(sequence, request, ids)
+        ids = reader.search_ids(request.query, limit=limit, **filters.as_kwargs())
+        return LocalSearchResult(sequence, request, ids, len(ids) < limit or limit >= SEARCH_LIMIT)
     if not request.query:
         return LocalSearchResult(sequence, request, listed)
     matching = set(reader.search_ids(request.query, limit=SEARCH_LIMIT, include_deleted=True))
@@ -476,18 +482,23 @@ class MainWindow(QMainWindow):
         """Start a local search in the current scope; returns its sequence number."""
         self._search_sequence += 1
         self._last_request = request
+        self._submit_local_search(request, FIRST_PAGE)
+        if request.remote and request.query:
+            self._ask_remote(request)
+        return self._search_sequence
+
+    def _submit_local_search(self, request: SearchRequest, limit: int) -> None:
+        """Search the cache on a worker for the current sequence number."""
         task = self.runner.submit(
             local_search,
             self.cache_path,
             self._search_sequence,
             request,
             self.sidebar.current_scope(),
+            limit,
         )
         task.finished.connect(self._on_local_search_finished)
         task.failed.connect(self._on_local_search_failed)
-        if request.remote and request.query:
-            self._ask_remote(request)
-        return self._search_sequence
 
     def _ask_remote(self, request: SearchRequest) -> None:
         """Ask the server for the query; results merge in when they arrive."""
@@ -502,10 +513,19 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_local_search_finished(self, result: LocalSearchResult) -> None:
-        """Show local results unless a newer search was started since."""
-        if result.sequence != self._search_sequence or result.sequence <= self._applied_sequence:
+        """Show local results unless a newer search was started since.
+
+        The first page of a search shows at once; its full list follows and is applied as row
+        inserts (a full list that arrives first makes the late first page moot).
+        """
+        if result.sequence != self._search_sequence or result.sequence < self._applied_sequence:
+            return
+        if result.sequence == self._applied_sequence and (
+            self._applied_complete or not result.complete
+        ):
             return
         self._applied_sequence = result.sequence
+        self._applied_complete = result.complete
         current = self.results_model.id_at(self.results_view.currentIndex().row())
         same = (
             result.request.query == self.results_model.query
@@ -523,7 +543,10 @@ class MainWindow(QMainWindow):
         if current is not None:
             self.select_entity(current, open_it=False)
         self.search_applied.emit(self.results_model.rowCount())
+        if not result.complete:
+            self._submit_local_search(result.request, SEARCH_LIMIT)
 
+    _applied_complete = True
     _applied_filters: SearchFilters | None = None
     _applied_scope: Scope | None = None
 

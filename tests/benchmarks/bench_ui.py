@@ -2,10 +2,10 @@
 
 Measures, with a cache of ``entities`` synthetic items built once through the store's writer:
 ``cold_start_ms`` (a new process, from its start to the first painted window; median of three),
-``keystroke_p95_ms`` (typing one character in the search field to the results model holding the
-new results, debounce excluded), ``keystroke_p50_ms``, and ``scroll_100k_ms`` (the full results
-list swept from top to bottom: 50 evenly spaced positions and the last row, each painted with
-its rows loaded lazily).
+``keystroke_p95_ms`` and ``keystroke_p50_ms`` (typing one character in the search field to the
+results model showing the new results, debounce excluded: the first page, the full list follows),
+and ``scroll_100k_ms`` (the full results list swept from top to bottom: 50 evenly spaced
+positions and the last row, each painted with its rows loaded lazily).
 """
 
 from __future__ import annotations
@@ -119,7 +119,8 @@ def window_measures(data_dir: pathlib.Path, workdir: pathlib.Path) -> dict[str, 
         window.show()
         applied: list[int] = []
         window.search_applied.connect(applied.append)
-        _wait(app, lambda: bool(applied))
+        # The first page shows at once; the full list follows: wait for both.
+        _wait(app, lambda: bool(applied) and context.runner.active_count() == 0)
         rows = window.results_model.rowCount()
 
         latencies = []
@@ -137,7 +138,14 @@ def window_measures(data_dir: pathlib.Path, workdir: pathlib.Path) -> dict[str, 
         field.clear()
         count = len(applied)
         window.search_bar.flush()
-        _wait(app, lambda: len(applied) > count and window.results_model.rowCount() == rows)
+        _wait(
+            app,
+            lambda: (
+                len(applied) > count
+                and context.runner.active_count() == 0
+                and window.results_model.rowCount() == rows
+            ),
+        )
         view = window.results_view
         bar = view.verticalScrollBar()
         view.scrollToTop()
