@@ -351,7 +351,19 @@ class _QuitAfterSync:
 
 
 def run_gui(args: Any) -> int:
-    """Open the window (``--demo``: on the bundled demo library); returns the exit status."""
+    """Open the window (``--demo``: on the bundled demo library); returns the exit status.
+
+    With a ``memex://entity/ID`` link (``args.url``) a window already open on the same data
+    folder opens it and this start ends; otherwise the new window opens it.
+    """
+    entity_url: str | None = getattr(args, "url", None)
+    entity_id: str | None = None
+    if entity_url is not None:
+        try:
+            entity_id = parse_entity_url(entity_url)
+        except InvalidLink as exc:
+            print(f"memex-desktop: {exc}", file=sys.stderr)
+            return 2
     app = _application()
     _install_excepthook(app)
     settings = Settings.load()
@@ -362,14 +374,6 @@ def run_gui(args: Any) -> int:
     data_dir_arg = getattr(args, "data_dir", None)
     want_demo = bool(getattr(args, "demo", False))
     quit_after_sync = bool(getattr(args, "quit_after_sync", False))
-    entity_url: str | None = getattr(args, "url", None)
-    entity_id: str | None = None
-    if entity_url is not None:
-        try:
-            entity_id = parse_entity_url(entity_url)
-        except InvalidLink as exc:
-            print(f"memex-desktop: {exc}", file=sys.stderr)
-            return 2
     single = not want_demo and not quit_after_sync
     if single and hand_off(settings.effective_data_dir(data_dir_arg), entity_url):
         return 0

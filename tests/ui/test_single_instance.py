@@ -222,3 +222,15 @@ def test_a_new_process_hands_its_link_over(qtbot: Any, guard: SingleInstance) ->
     output, _ = process.communicate()
     assert output.strip() == "ok"
     assert requested == ["handed-over"]
+
+
+@pytest.mark.parametrize("link", ["https://example.org/", "memex://view/abc", "file:///etc/passwd"])
+def test_start_with_anything_but_an_entity_link_is_refused(
+    qapp: Any, link: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from types import SimpleNamespace
+
+    from memex_desktop.app import run_gui
+
+    assert run_gui(SimpleNamespace(url=link)) == 2
+    assert "memex://entity/<id>" in capsys.readouterr().err
