@@ -304,13 +304,19 @@ def columns(data: JsonObject) -> dict[str, Any]:
     }
 
 
-def own_references(data: JsonObject) -> tuple[str | None, list[tuple[str, float | None]]]:
+def own_references(
+    data: JsonObject, json_text: str | None = None
+) -> tuple[str | None, list[tuple[str, float | None]]]:
     """``(parent, mentions)`` from the entity's own JSON.
 
     ``parent`` is the first ``reference_content_ids`` item of a note (what it is attached
     to); mentions are the other ids, memex-reference nodes in ``content`` and chat
     messages, and ``{{content:ID}}`` citations, each with a video moment when one is known.
+    ``json_text``, the entity serialized (ASCII escapes, nested entities left out), lets
+    documents without any reference node or citation skip the walk through their content.
     """
+    if json_text is not None and _REFERENCE_NODE not in json_text and "{{content:" not in json_text:
+        return _own_ids(data)
     kind = data.get("type")
     ids = [item for item in data.get("reference_content_ids") or [] if isinstance(item, str)]
     parent = ids[0] if ids and kind == "annotation" else None
@@ -332,6 +338,22 @@ def own_references(data: JsonObject) -> tuple[str | None, list[tuple[str, float 
                     mentions.setdefault(target, None)
     for target in _CITATION.findall(_text(data.get("text"))):
         mentions.setdefault(target, None)
+    mentions.pop(str(data.get("id")), None)
+    if parent is not None:
+        mentions.pop(parent, None)
+    return parent, list(mentions.items())
+
+
+# How a memex-reference node's type reads in JSON text, whatever the separators.
+_REFERENCE_NODE = "memex-reference"
+
+
+def _own_ids(data: JsonObject) -> tuple[str | None, list[tuple[str, float | None]]]:
+    """:func:`own_references` of an entity whose text holds no reference node or citation."""
+    ids = [item for item in data.get("reference_content_ids") or [] if isinstance(item, str)]
+    parent = ids[0] if ids and data.get("type") == "annotation" else None
+    moment = time_in(data) if ids else None
+    mentions: dict[str, float | None] = {target: moment for target in (ids[1:] if parent else ids)}
     mentions.pop(str(data.get("id")), None)
     if parent is not None:
         mentions.pop(parent, None)

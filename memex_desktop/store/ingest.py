@@ -204,8 +204,9 @@ def ingest_page(
     existing = _existing(db, ids)
     inserts: list[tuple[str, _Item, str, str]] = []
     updates: list[tuple[str, _Item, str, str, int]] = []
+    raws: dict[str, str] = {}
     for entity_id, item in items.items():
-        raw = stored_json(item.data)
+        raw = raws[entity_id] = stored_json(item.data)
         raw_hash = hashlib.blake2b(raw.encode(), digest_size=12).hexdigest()
         old = existing.get(entity_id)
         if old is None:
@@ -222,7 +223,9 @@ def ingest_page(
     for source, (targets, _tags) in references.items():
         referred.add(source)
         referred.update(target for target, _hint in targets)
-    own = {entity_id: own_references(item.data) for entity_id, item in items.items()}
+    own = {
+        entity_id: own_references(item.data, raws[entity_id]) for entity_id, item in items.items()
+    }
     for parent, mentions in own.values():
         if parent is not None:
             referred.add(parent)
@@ -332,6 +335,67 @@ def _gap(db: Database, created_at: int | None) -> tuple[int | None, int | None]:
     return before, after
 
 
+class _Neighbours:
+    """The gaps of a batch, looked up once per distinct date.
+
+    A sync reads newest first, so nearly every item of a page is older than everything
+    cached (and new saves newer): those share the gap below (above) the cached range,
+    found with two index probes instead of two per item.
+    """
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        conn = db.conn
+        self.oldest = conn.execute(
+            "SELECT created_at, rowid FROM entities WHERE created_at IS NOT NULL "
+            "ORDER BY created_at, rowid LIMIT 1"
+        ).fetchone()
+        self.newest = conn.execute(
+            "SELECT created_at, rowid FROM entities WHERE created_at IS NOT NULL "
+            "ORDER BY created_at DESC, rowid DESC LIMIT 1"
+        ).fetchone()
+        # Separate queries: SQLite reads min() or max() alone off the b-tree's edge, but
+        # scans the whole table for both in one statement.
+        self.low = _one(db, "SELECT min(rowid) FROM entities")
+        self.high = _one(db, "SELECT max(rowid) FROM entities")
+        self._known: dict[int | None, tuple[int | None, int | None]] = {}
+
+    def gap(self, created_at: int | None) -> tuple[int | None, int | None]:
+        """What :func:`_gap` answers, from the cached ends when the date lies beyond them."""
+        found = self._known.get(created_at)
+        if found is not None:
+            return found
+        if created_at is None:
+            found = (None, self.low)
+        elif self.oldest is None:
+            found = (self.high, None)  # only undated rows (or none at all) so far
+        elif created_at < self.oldest[0]:
+            found = (None, self.oldest[1])
+        elif created_at >= self.newest[0]:
+            found = (self.newest[1], None)
+        else:
+            found = _gap(self.db, created_at)
+        self._known[created_at] = found
+        return found
+
+    def taken(self, keys: Sequence[int]) -> set[int]:
+        """Which of ``keys`` are cached rowids (only keys within the cached range can be)."""
+        low, high = self.low, self.high
+        if low is None or high is None:
+            return set()
+        inside = sorted(key for key in keys if low <= key <= high)
+        found: set[int] = set()
+        for chunk in _chunks(inside):
+            found.update(
+                row[0]
+                for row in self.db.conn.execute(
+                    f"SELECT rowid FROM entities WHERE rowid IN ({_marks(len(chunk))})",
+                    list(chunk),
+                )
+            )
+        return found
+
+
 def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
     """Free recency keys (rowids) for new items, in the order of ``created``.
 
@@ -341,9 +405,10 @@ def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
     then sees it as newer than it is, nothing worse (date order itself uses created_at).
     """
     order = sorted(range(len(created)), key=lambda i: (created[i] is not None, created[i] or 0))
+    neighbours = _Neighbours(db)
     groups: dict[tuple[int | None, int | None], list[int]] = {}
     for index in order:
-        groups.setdefault(_gap(db, created[index]), []).append(index)
+        groups.setdefault(neighbours.gap(created[index]), []).append(index)
     keys: dict[int, int] = {}
     misplaced: list[int] = []
     for (before, after), members in groups.items():
@@ -365,16 +430,18 @@ def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
             keys[index] = key
     # Keys no longer follow created_at once an item was misplaced: gaps can overlap, so
     # every key is checked against the cache and against the rest of the batch.
+    cached = neighbours.taken(list(keys.values()))
     taken: set[int] = set()
     for index, key in list(keys.items()):
-        if key in taken or _one(db, "SELECT 1 FROM entities WHERE rowid = ?", (key,)):
+        if key in taken or key in cached:
             del keys[index]
             misplaced.append(index)
         else:
             taken.add(key)
     if misplaced:
-        top = max([_one(db, "SELECT max(rowid) FROM entities") or FIRST_KEY, *taken])
-        for offset, index in enumerate(sorted(misplaced, key=order.index), start=1):
+        top = max([neighbours.high or FIRST_KEY, *taken])
+        position = {index: rank for rank, index in enumerate(order)}
+        for offset, index in enumerate(sorted(misplaced, key=position.__getitem__), start=1):
             keys[index] = top + KEY_STEP * offset
     return [keys[index] for index in range(len(created))]
 
