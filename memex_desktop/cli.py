@@ -115,6 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="open the window on the bundled demo library (embedded emulator)",
     )
+    parser.add_argument(
+        "--quit-after-sync",
+        action="store_true",
+        help="quit the window after its first sync (exit status 0 when it succeeded)",
+    )
     _add_global_options(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -760,7 +765,16 @@ def _configure_logging(verbosity: int) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``memex-desktop``; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    # A memex:// link without a subcommand (what the desktop file's %u passes) opens the window
+    # on that item; argparse cannot take an optional positional next to subcommands.
+    url = None
+    if not any(argument in SUBCOMMANDS for argument in arguments):
+        url = next((a for a in arguments if a.lower().startswith("memex:")), None)
+        if url is not None:
+            arguments.remove(url)
+    args = parser.parse_args(arguments)
+    args.url = url
     _configure_logging(getattr(args, "verbose", 0) or 0)
     command = getattr(args, "command", None)
     if command is None:

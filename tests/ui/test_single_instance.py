@@ -234,3 +234,26 @@ def test_start_with_anything_but_an_entity_link_is_refused(
 
     assert run_gui(SimpleNamespace(url=link)) == 2
     assert "memex://entity/<id>" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "url", "quit_after_sync"),
+    [
+        (["memex://entity/abc"], "memex://entity/abc", False),
+        (["--data-dir", "/tmp/x", "memex://entity/abc"], "memex://entity/abc", False),
+        (["--demo", "--quit-after-sync"], None, True),
+        ([], None, False),
+    ],
+)
+def test_command_line_passes_the_link_and_quit_after_sync(
+    monkeypatch: pytest.MonkeyPatch, argv: list[str], url: str | None, quit_after_sync: bool
+) -> None:
+    import memex_desktop.app
+    from memex_desktop import cli
+
+    seen: list[Any] = []
+    monkeypatch.setattr(memex_desktop.app, "run_gui", lambda args: seen.append(args) or 0)
+    assert cli.main(argv) == 0
+    assert seen[0].url == url
+    assert seen[0].quit_after_sync is quit_after_sync
+    assert seen[0].command is None
