@@ -8,6 +8,7 @@ skipped, so ingesting the same page twice reports an empty ChangeSet.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import platform
 import sqlite3
@@ -358,6 +359,8 @@ class _Neighbours:
         # scans the whole table for both in one statement.
         self.low = _one(db, "SELECT min(rowid) FROM entities")
         self.high = _one(db, "SELECT max(rowid) FROM entities")
+        self.oldest_key = self.oldest[1] if self.oldest is not None else None
+        self.newest_key = self.newest[1] if self.newest is not None else None
         self._known: dict[int | None, tuple[int | None, int | None]] = {}
 
     def gap(self, created_at: int | None) -> tuple[int | None, int | None]:
@@ -396,16 +399,50 @@ class _Neighbours:
         return found
 
 
+# Most keys one item may be placed from its neighbour: room for that many later arrivals.
+_MAX_KEY_JUMP = KEY_STEP * 1024
+
+
+def _keys_per_ms(created: Sequence[int | None]) -> float:
+    """Key distance per millisecond that leaves one KEY_STEP per expected item.
+
+    The expectation is the batch's typical spacing (the median gap between its dates): a
+    sync page is a run of consecutive items plus older ones they point at, and the items
+    between those will arrive later and need room between their keys.
+    """
+    dates = sorted({value for value in created if value is not None})
+    gaps = sorted(b - a for a, b in itertools.pairwise(dates))
+    return KEY_STEP / max(1, gaps[len(gaps) // 2]) if gaps else 0.0
+
+
+def _spread(
+    times: Sequence[int | None], edge_key: int, edge_time: int | None, sign: int, slope: float
+) -> list[int]:
+    """Keys going away from ``edge_key`` (down for ``sign`` -1, up for +1), one per time in
+    the order given (moving away from the edge), spaced by the time between neighbours."""
+    keys: list[int] = []
+    key, previous = edge_key, edge_time
+    for moment in times:
+        distance = 0 if moment is None or previous is None else abs(moment - previous)
+        key += sign * min(_MAX_KEY_JUMP, max(KEY_STEP, round(distance * slope)))
+        keys.append(key)
+        previous = moment if moment is not None else previous
+    return keys
+
+
 def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
     """Free recency keys (rowids) for new items, in the order of ``created``.
 
-    The items falling between the same two cached neighbours (in created_at order) share
-    that gap evenly: a full sync, newest first, extends the key range downwards, new saves
-    extend it upwards. Should a gap be too narrow, the item goes above every key: search
-    then sees it as newer than it is, nothing worse (date order itself uses created_at).
+    A full sync, newest first, extends the key range downwards, new saves extend it
+    upwards, with room left between keys in proportion to the time between items, so the
+    items that arrive later from between them (a later page, an older item a note pointed
+    at) fit without renumbering. The items falling between the same two cached neighbours
+    share that gap evenly. Should a gap be too narrow, the item goes above every key:
+    search then sees it as newer than it is, nothing worse (date order uses created_at).
     """
     order = sorted(range(len(created)), key=lambda i: (created[i] is not None, created[i] or 0))
     neighbours = _Neighbours(db)
+    slope = _keys_per_ms(created)
     groups: dict[tuple[int | None, int | None], list[int]] = {}
     for index in order:
         groups.setdefault(neighbours.gap(created[index]), []).append(index)
@@ -413,13 +450,19 @@ def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
     misplaced: list[int] = []
     for (before, after), members in groups.items():
         count = len(members)
+        times = [created[index] for index in members]
         if before is None and after is None:
-            starts = [FIRST_KEY + KEY_STEP * j for j in range(count)]
+            starts = [FIRST_KEY, *_spread(times[1:], FIRST_KEY, times[0], 1, slope)]
         elif after is None:
             assert before is not None
-            starts = [before + KEY_STEP * (j + 1) for j in range(count)]
+            edge = neighbours.newest[0] if neighbours.newest is not None else None
+            starts = _spread(times, before, edge if before == neighbours.newest_key else None,
+                             1, slope)  # fmt: skip
         elif before is None:
-            starts = [after - KEY_STEP * (count - j) for j in range(count)]
+            edge = neighbours.oldest[0] if neighbours.oldest is not None else None
+            downwards = _spread(times[::-1], after, edge if after == neighbours.oldest_key
+                                else None, -1, slope)  # fmt: skip
+            starts = downwards[::-1]
         else:
             step = (after - before) // (count + 1)
             starts = [before + step * (j + 1) for j in range(count)] if step > 0 else []
