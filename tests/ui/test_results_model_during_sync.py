@@ -42,14 +42,21 @@ class RowReader(QObject):
 
 
 @pytest.fixture
-def context(qtbot: Any, tmp_path: Path) -> Iterator[AppContext]:
-    """The window against an emulator holding 600 items served 50 to a page."""
-    server = run_emulator_in_thread(
-        EmulatorConfig(library=generate_library(600, seed=9, words_per_entity=60)),
-        host="127.0.0.1",
-        port=0,
-    )
-    client = MemexClient(server.base_url, api_key=server.api_key, max_retries=1)
+def server() -> Iterator[Any]:
+    """An emulator holding 300 items now; 300 more are added during the test."""
+    library = generate_library(600, seed=9, words_per_entity=60)
+    later = library["results"][300:]
+    library["results"] = library["results"][:300]
+    running = run_emulator_in_thread(EmulatorConfig(library=library), host="127.0.0.1", port=0)
+    yield running, later
+    running.stop()
+
+
+@pytest.fixture
+def context(qtbot: Any, tmp_path: Path, server: Any) -> Iterator[AppContext]:
+    """The window against the emulator, served 50 items to a page."""
+    running, _later = server
+    client = MemexClient(running.base_url, api_key=running.api_key, max_retries=1)
     qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
     built = build_main_window(
         data_dir=tmp_path / "data", client=client, qsettings=qsettings, sync_on_start=False
@@ -60,27 +67,41 @@ def context(qtbot: Any, tmp_path: Path) -> Iterator[AppContext]:
     built.window.show()
     yield built
     built.shutdown()
-    server.stop()
 
 
-def test_model_tester_while_a_sync_inserts_rows(qtbot: Any, context: AppContext) -> None:
+def _sync(qtbot: Any, context: AppContext, *, full: bool = False) -> Any:
+    """Run one sync; its report."""
+    reports: list[Any] = []
+    context.controller.sync_finished.connect(reports.append)
+    assert context.controller.sync_now(full=full)
+    qtbot.waitUntil(lambda: bool(reports), timeout=60_000)
+    context.controller.sync_finished.disconnect(reports.append)
+    return reports[0]
+
+
+def test_model_tester_while_a_sync_inserts_rows(
+    qtbot: Any, context: AppContext, server: Any
+) -> None:
     window = context.window
     model = window.results_model
     tester = QAbstractItemModelTester(
         model, QAbstractItemModelTester.FailureReportingMode.Fatal, window
     )
+    assert _sync(qtbot, context).outcome is SyncOutcome.OK
+    qtbot.waitUntil(lambda: model.rowCount() == 300, timeout=30_000)
+    running, later = server
+    for entity in later:
+        running.state.put_entity(entity)
     inserted: list[tuple[int, int]] = []
     model.rowsInserted.connect(lambda _parent, first, last: inserted.append((first, last)))
-    reports: list[Any] = []
-    context.controller.sync_finished.connect(reports.append)
     reader = RowReader(model)  # reads rows as a view would while the store changes
-    assert context.controller.sync_now()
-    qtbot.waitUntil(lambda: bool(reports), timeout=60_000)
-    reader.stop()
+    try:
+        assert _sync(qtbot, context, full=True).outcome is SyncOutcome.OK
+        qtbot.waitUntil(lambda: model.rowCount() == 600, timeout=30_000)
+    finally:
+        reader.stop()
     assert reader.reads > 0
-    assert reports[0].outcome is SyncOutcome.OK
-    qtbot.waitUntil(lambda: model.rowCount() >= 600, timeout=30_000)
-    assert inserted, "the list grew by row inserts, not only by resets"
+    assert inserted, "the new items arrived as row inserts, not as a reset"
     assert len(set(model.ids())) == model.rowCount()
     for row in range(model.rowCount()):
         assert model.data(model.index(row, 0)) is not None
