@@ -110,23 +110,32 @@ def _collect_text(node: Any, parts: list[str]) -> None:
 
 def memex_references(node: Any) -> Iterator[tuple[str, float | None]]:
     """``(content id, seconds)`` of every memex-reference node anywhere in rich-text JSON."""
+    found: list[tuple[str, float | None]] = []
+    _reference_nodes(node, found)
+    return iter(found)
+
+
+def _reference_nodes(node: Any, found: list[tuple[str, float | None]]) -> None:
+    """Append the references under ``node`` in document order (a plain recursion: nested
+    generators cost a frame switch per node of every note)."""
     if isinstance(node, list):
         for child in node:
-            yield from memex_references(child)
+            if isinstance(child, list | dict):
+                _reference_nodes(child, found)
         return
     if not isinstance(node, dict):
         return
     if node.get("type") == "memex-reference":
-        found = node.get("attrs")
-        attrs: JsonObject = found if isinstance(found, dict) else {}
+        value = node.get("attrs")
+        attrs: JsonObject = value if isinstance(value, dict) else {}
         target = next(
             (attrs[key] for key in _REFERENCE_ID_KEYS if isinstance(attrs.get(key), str)), None
         )
         if target:
-            yield target, time_in(attrs)
+            found.append((target, time_in(attrs)))
     for key, value in node.items():
         if key != "attrs" and isinstance(value, list | dict):
-            yield from memex_references(value)
+            _reference_nodes(value, found)
 
 
 def time_in(data: Any) -> float | None:

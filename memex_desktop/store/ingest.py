@@ -63,7 +63,8 @@ def _marks(count: int) -> str:
 
 def stored_json(data: JsonObject) -> str:
     """The raw JSON kept for an entity: nested annotations/references live as rows and edges."""
-    kept = {key: value for key, value in data.items() if key not in NESTED_KEYS}
+    nested = [key for key in NESTED_KEYS if key in data]
+    kept = {key: value for key, value in data.items() if key not in nested} if nested else data
     # ASCII escapes: the encoder's fastest path (and identical bytes for ASCII-only JSON).
     return json.dumps(kept, separators=(",", ":"))
 

@@ -34,6 +34,10 @@ INDEX_AFTER_IDLE_S = 0.02
 # a third of a sync page's commit): a checkpointer thread with a connection of its own does
 # it alongside, at most this often while writes keep coming.
 CHECKPOINT_INTERVAL_S = 0.25
+# Frames committed while a checkpoint runs keep the WAL from starting over; past this size
+# the writer finishes the copy itself between two tasks, so the WAL starts over from the
+# beginning with the next transaction (and is truncated to journal_size_limit).
+WAL_RESTART_BYTES = 32 * 1024 * 1024
 
 
 def now_ms() -> int:
@@ -111,6 +115,9 @@ class StoreWriter:
             if future.set_running_or_notify_cancel():
                 self._run_task(db, task, future)
             checkpointer.poke()
+            if checkpointer.restart_wanted:
+                checkpointer.restart_wanted = False
+                self._checkpoint(db)
             last_task = time.monotonic()
 
     def _run_task(self, db: Database, task: WriteTask, future: Future[ChangeSet]) -> None:
@@ -126,6 +133,14 @@ class StoreWriter:
             future.set_exception(exc)
         else:
             future.set_result(changes)
+
+    @staticmethod
+    def _checkpoint(db: Database) -> None:
+        """Copy the frames the checkpointer has not reached yet (never blocks readers)."""
+        try:
+            db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        except sqlite3.Error as exc:
+            _log.warning("WAL checkpoint failed: %s", exc)
 
     @staticmethod
     def _backlog(db: Database) -> bool:
@@ -267,6 +282,8 @@ class _Checkpointer:
         self._path = path
         self._wake = threading.Event()
         self._stop = threading.Event()
+        # Set when the WAL outgrew WAL_RESTART_BYTES; the writer then checkpoints itself.
+        self.restart_wanted = False
         self._thread = threading.Thread(
             target=self._run, name="memex-store-checkpoint", daemon=True
         )
@@ -281,12 +298,16 @@ class _Checkpointer:
         try:
             conn = connect(self._path)
             conn.execute("PRAGMA wal_autocheckpoint=0")
+            page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
             while not self._stop.is_set():
                 self._wake.wait()
                 self._wake.clear()
                 if self._stop.is_set():
                     return
-                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                # (busy, frames in the WAL, frames copied into the database)
+                row = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                if row is not None and int(row[1]) * page_size > WAL_RESTART_BYTES:
+                    self.restart_wanted = True
                 self._stop.wait(CHECKPOINT_INTERVAL_S)  # pace: one pass per interval at most
         except sqlite3.Error as exc:
             # The cache stays correct without checkpoints; its WAL only grows until close.

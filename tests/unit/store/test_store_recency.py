@@ -113,3 +113,21 @@ def test_keys_stay_unique_when_gaps_run_out(writer: StoreWriter, reader: CacheRe
     writer.flush_index().result()
     assert sorted(reader.search_ids("dense", limit=1000)) == sorted(i["id"] for i in items)
     assert reader.search_ids("", limit=3) == ["dense299", "dense298", "dense297"]
+
+
+def test_sync_order_with_older_items_arriving_early_keeps_recency(
+    writer: StoreWriter, reader: CacheReader
+) -> None:
+    # Like a full sync: pages newest first, each also carrying a few much older items its
+    # notes point at, which arrive long before their own page.
+    items = _page(600, "synced")
+    newest_first = items[::-1]
+    early = [item for item in items if int(item["id"][6:]) % 37 == 3]
+    sent: set[str] = set()
+    for start in range(0, 600, 50):
+        page = [item for item in newest_first[start : start + 50] if item["id"] not in sent]
+        page += [item for item in early if item["id"] not in sent and item not in page][-4:]
+        sent.update(item["id"] for item in page)
+        writer.ingest_json(page).result()
+    writer.flush_index().result()
+    assert reader.search_ids("synced", limit=1000) == [f"synced{i}" for i in range(599, -1, -1)]
