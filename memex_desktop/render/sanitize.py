@@ -259,11 +259,30 @@ def sanitize_html(
     base = usable_base_url(base_url)
     cleaner = _DEFAULT_CLEANER if base is None else _cleaner(base)
     remote: list[str] = []
-    cleaned = _replace_images(cleaner.clean(source), allow_remote, remote)
+    cleaned = _stable_clean(cleaner, source)
+    cleaned = _replace_images(cleaned, allow_remote, remote)
     if "<pre>\n" in cleaned:
         # A parser drops one newline right after <pre>; keep the content's own newline.
         cleaned = cleaned.replace("<pre>\n", "<pre>\n\n")
     return cleaned, remote
+
+
+def _stable_clean(cleaner: nh3.Cleaner, source: str) -> str:
+    """Clean until the output no longer changes.
+
+    Mis-nested input (``<a><table><a>``) can come out as a tree that an HTML parser reads
+    back differently, so one pass is not always a fixed point; a second pass almost always is.
+    """
+    cleaned = cleaner.clean(source)
+    for _ in range(_MAX_CLEAN_PASSES - 1):
+        again = cleaner.clean(cleaned)
+        if again == cleaned:
+            break
+        cleaned = again
+    return cleaned
+
+
+_MAX_CLEAN_PASSES = 4
 
 
 def merge_resources(target: list[str], more: Iterable[str]) -> None:
