@@ -1,10 +1,10 @@
 """The reference-graph pane: the neighbourhood of the selected item, drawn and listed.
 
-The neighbourhood comes from the cache (a bounded read on the GUI thread); the layout runs on
-the TaskRunner and the previous one is cancelled whenever the selection changes, so a large
-neighbourhood never freezes the window. Nothing animates: once a layout is drawn the pane uses
-no CPU until something changes. The "Links" tab lists the same neighbourhood as an adjacency
-list for the keyboard and screen readers.
+The neighbourhood is read from the cache, sorted for the Links list and laid out on the
+TaskRunner (its own read connection); the previous task is cancelled whenever the selection
+changes, so a large neighbourhood never freezes the window. Nothing animates: once a layout
+is drawn the pane uses no CPU until something changes. The "Links" tab lists the same
+neighbourhood as an adjacency list for the keyboard and screen readers.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from __future__ import annotations
 import logging
 import threading
 import zlib
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
@@ -52,6 +53,7 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop.graph import DEFAULT_MAX_NODES, Layout, LayoutCancelled, hop_distances, layout
+from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.tasks import TaskCancelled
 
 log = logging.getLogger(__name__)
@@ -117,18 +119,77 @@ def _label(node: _Node) -> str:
     return title if len(title) <= LABEL_CHARS else title[: LABEL_CHARS - 1] + "…"
 
 
-def layout_when_connected(
+@dataclass(frozen=True)
+class Neighbourhood:
+    """A neighbourhood prepared for the pane off the GUI thread: nodes, edges, Links order."""
+
+    center: str
+    nodes: dict[str, _Node]
+    edges: list[tuple[str, str, str]]
+    omitted: int
+    order: list[str]
+    links: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+
+def prepare_neighbourhood(reader: Any, center: str, hops: int, max_nodes: int) -> Neighbourhood:
+    """Read the neighbourhood of ``center`` and order it for the Links list (plain values)."""
+    hood = reader.neighbourhood(center, hops=hops, max_nodes=max_nodes)
+    nodes = {n.id: _Node(n.id, n.type, n.title or "") for n in hood.nodes}
+    if center not in nodes:
+        row = reader.get(center) if hasattr(reader, "get") else None
+        nodes[center] = _Node(
+            center, getattr(row, "type", "") or "", getattr(row, "title", "") or ""
+        )
+    edges = [
+        (e.source, e.target, e.kind) for e in hood.edges if e.source in nodes and e.target in nodes
+    ]
+    links: dict[str, list[tuple[str, str]]] = {}
+    for source, target, kind in edges:
+        links.setdefault(source, []).append((kind, target))
+        links.setdefault(target, []).append((INCOMING_WORDS.get(kind, f"{kind} of"), source))
+    others = sorted((n for n in nodes if n != center), key=lambda n: (nodes[n].title.casefold(), n))
+    omitted = int(getattr(hood, "omitted", 0) or 0)
+    return Neighbourhood(center, nodes, edges, omitted, [center, *others], links)
+
+
+@dataclass(frozen=True)
+class GraphResult:
+    """What the worker hands the pane: the prepared neighbourhood and its layout."""
+
+    hood: Neighbourhood
+    layout: Layout | None
+
+
+def read_and_lay_out(
     connected: threading.Event,
-    node_ids: Sequence[str],
-    edge_pairs: Sequence[tuple[str, str]],
+    source: Path | Any,
     center: str,
+    hops: int,
+    max_nodes: int,
     seed: int,
     cancel: threading.Event | None = None,
-) -> Layout:
-    """Worker body: lay out plain ids once the GUI listens (no Qt objects cross threads)."""
+    progress: Callable[[object], None] | None = None,
+) -> GraphResult:
+    """Worker body: read and prepare the neighbourhood, report it, then lay it out.
+
+    ``source`` is the cache file (read through this thread's own connection) or a reader
+    object that may be called from any thread. The worker waits until the GUI listens, so a
+    fast result cannot be emitted to nobody between submit() and connect().
+    """
     if not connected.wait(CONNECT_WAIT_S):
         raise LayoutCancelled
-    return layout(node_ids, edge_pairs, center=center, seed=seed, cancel=cancel)
+    reader = thread_reader(source) if isinstance(source, Path) else source
+    hood = prepare_neighbourhood(reader, center, hops, max_nodes)
+    if cancel is not None and cancel.is_set():
+        raise LayoutCancelled
+    if progress is not None:
+        progress(hood)  # the Links list and the status fill in while the layout runs
+    if len(hood.nodes) <= 1:
+        return GraphResult(hood, None)
+    pairs = [(s, t) for s, t, _ in hood.edges]
+    return GraphResult(
+        hood, layout(list(hood.nodes), pairs, center=center, seed=seed, cancel=cancel)
+    )
 
 
 class NodeItem(QGraphicsEllipseItem):
@@ -267,28 +328,14 @@ class LinksModel(QAbstractItemModel):
         self._sorted: dict[int, list[tuple[str, str]]] = {}
         self._omitted = 0
 
-    def set_neighbourhood(
-        self,
-        center: str,
-        nodes: dict[str, _Node],
-        edges: Sequence[tuple[str, str, str]],
-        omitted: int,
-    ) -> None:
-        """Replace the contents: centre first, then the others by title."""
+    def set_neighbourhood(self, hood: Neighbourhood) -> None:
+        """Replace the contents with a neighbourhood ordered off the GUI thread."""
         self.beginResetModel()
-        self._nodes = nodes
-        self._links = {}
-        for source, target, kind in edges:
-            self._links.setdefault(source, []).append((kind, target))
-            self._links.setdefault(target, []).append(
-                (INCOMING_WORDS.get(kind, f"{kind} of"), source)
-            )
-        others = sorted(
-            (n for n in nodes if n != center), key=lambda n: (nodes[n].title.casefold(), n)
-        )
-        self._order = ([center] if center in nodes else []) + others
+        self._nodes = hood.nodes
+        self._links = hood.links
+        self._order = list(hood.order)
         self._sorted = {}
-        self._omitted = omitted
+        self._omitted = hood.omitted
         self.endResetModel()
 
     def _node_text(self, node_id: str) -> str:
@@ -560,44 +607,26 @@ class GraphPane(QWidget):
         self._status.setAccessibleDescription(text)
 
     def _reload(self) -> None:
-        """Read the neighbourhood of the centre and start laying it out."""
+        """Start reading, listing and laying out the centre's neighbourhood on a worker."""
         self.cancel_layout()
         center = self._center
         if center is None:
             return
-        hood = self._reader.neighbourhood(center, hops=self.hops, max_nodes=self.max_nodes)
-        self._nodes = {n.id: _Node(n.id, n.type, n.title or "") for n in hood.nodes}
-        if center not in self._nodes:
-            row = self._reader.get(center) if hasattr(self._reader, "get") else None
-            self._nodes[center] = _Node(
-                center, getattr(row, "type", "") or "", getattr(row, "title", "") or ""
-            )
-        self._edges = [
-            (e.source, e.target, e.kind)
-            for e in hood.edges
-            if e.source in self._nodes and e.target in self._nodes
-        ]
-        self._omitted = int(getattr(hood, "omitted", 0) or 0)
-        self._fill_links()
-        self._scene.clear()
-        self._positions = {}
-        if len(self._nodes) == 1:
-            self._show_status("No links yet." + self._more_text())
-        else:
-            self._show_status(f"Laying out {len(self._nodes)} items…")
-            self._stop.setVisible(True)
-        seed = zlib.crc32(center.encode("utf-8"))
-        # The worker waits until the result signals are connected: a fast layout could
-        # otherwise finish, and emit to nobody, between submit() and connect().
+        self._show_status("Reading links…")
+        self._stop.setVisible(True)
+        path = getattr(self._reader, "path", None)
+        source = path if isinstance(path, Path) else self._reader
         connected = threading.Event()
         self._task = self._runner.submit(
-            layout_when_connected,
+            read_and_lay_out,
             connected,
-            tuple(self._nodes),
-            tuple((s, t) for s, t, _ in self._edges),
+            source,
             center,
-            seed,
+            self.hops,
+            self.max_nodes,
+            zlib.crc32(center.encode("utf-8")),
         )
+        self._task.progress.connect(self._on_task_progress)
         self._task.finished.connect(self._on_task_finished)
         self._task.failed.connect(self._on_task_failed)
         connected.set()
@@ -610,17 +639,22 @@ class GraphPane(QWidget):
         """The "+N more" summary of nodes left out by the budget."""
         return f"  +{self._omitted} more" if self._omitted else ""
 
-    def _fill_links(self) -> None:
-        """The adjacency list: every node (centre first), each with its typed links."""
-        center = self._center or ""
-        self.links_model.set_neighbourhood(center, self._nodes, self._edges, self._omitted)
+    def _apply_neighbourhood(self, hood: Neighbourhood) -> None:
+        """Take a prepared neighbourhood: the Links list now, the drawing when laid out."""
+        self._nodes = hood.nodes
+        self._edges = hood.edges
+        self._omitted = hood.omitted
+        self.links_model.set_neighbourhood(hood)
         first = self.links_model.index(0, 0)
         if first.isValid():
             self.links.setExpanded(first, True)
             self.links.setCurrentIndex(first)
-        # Lay the list out now, while no layout thread competes for the interpreter lock: done
-        # later, each of its thousands of model calls would wait for the lock in turn.
-        self.links.doItemsLayout()
+        self._scene.clear()
+        self._positions = {}
+        if len(self._nodes) <= 1:
+            self._show_status("No links yet." + self._more_text())
+        else:
+            self._show_status(f"Laying out {len(self._nodes)} items…")
 
     def _draw(self, result: Layout) -> None:
         """Put the laid-out nodes and edges on the canvas (one path item per edge kind)."""
@@ -661,13 +695,22 @@ class GraphPane(QWidget):
         self._show_status(f"{count} item{'s' if count != 1 else ''}{self._more_text()}")
 
     @Slot(object)
+    def _on_task_progress(self, hood: object) -> None:
+        """The neighbourhood is read: list it while the layout runs."""
+        if self.sender() is self._task and isinstance(hood, Neighbourhood):
+            self._apply_neighbourhood(hood)
+
+    @Slot(object)
     def _on_task_finished(self, result: object) -> None:
         """Draw a layout, unless it belongs to a selection that has since changed."""
-        if self.sender() is not self._task or not isinstance(result, Layout):
+        if self.sender() is not self._task or not isinstance(result, GraphResult):
             return
         self._task = None
         self._stop.setVisible(False)
-        self._draw(result)
+        if result.hood.nodes is not self._nodes:
+            self._apply_neighbourhood(result.hood)
+        if result.layout is not None:
+            self._draw(result.layout)
         self.layout_finished.emit()
 
     @Slot(object)

@@ -67,7 +67,14 @@ from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.results_delegate import ResultDelegate
 from memex_desktop.ui.results_model import ResultsModel, SearchFilters
 from memex_desktop.ui.search_bar import SearchBar, SearchRequest
-from memex_desktop.ui.sidebar import Scope, Sidebar, ViewResults, run_view_search
+from memex_desktop.ui.sidebar import (
+    Scope,
+    Sidebar,
+    SidebarSnapshot,
+    ViewResults,
+    read_sidebar_snapshot,
+    run_view_search,
+)
 from memex_desktop.ui.status_bar import StatusBar
 from memex_desktop.ui.sync_controller import (
     OutboxCounts,
@@ -76,13 +83,14 @@ from memex_desktop.ui.sync_controller import (
     outbox_action,
     outbox_counts,
 )
-from memex_desktop.ui.tasks import Task, TaskRunner
+from memex_desktop.ui.tasks import Task, TaskCancelled, TaskRunner
 from memex_desktop.ui.toast import Toast
 
 log = logging.getLogger(__name__)
 
 SEARCH_LIMIT = 100_000
 FIRST_PAGE = 300  # results shown at once while the full list is read
+FILTER_TAGS = 500  # tags offered in the filter menu
 SIDEBAR_MIN_WIDTH = 200
 SCOPE_LIMIT = 20_000
 PRICING_URL = "https://memex.garden/pricing"
@@ -119,6 +127,11 @@ def _scope_ids(reader: Any, scope: Scope) -> list[str] | None:
             if i in rows and (urlsplit(rows[i].url or "").hostname or "").endswith(host)
         ]
     return None
+
+
+def sidebar_snapshot(cache_path: Path) -> SidebarSnapshot:
+    """Worker: the sidebar's counts and entries (also the filters' choices) from the cache."""
+    return read_sidebar_snapshot(thread_reader(cache_path))
 
 
 def local_search(
@@ -636,7 +649,6 @@ class MainWindow(QMainWindow):
     def _on_view_search_failed(self, exc: object) -> None:
         """The server could not run the view: the cached results stay; say why."""
         from memex_desktop.errors import user_message
-        from memex_desktop.ui.tasks import TaskCancelled
 
         if isinstance(exc, BaseException) and not isinstance(exc, TaskCancelled):
             self.status.showMessage(
@@ -772,13 +784,12 @@ class MainWindow(QMainWindow):
     def _on_controller_store_changed(self, changes: ChangeSet) -> None:
         """Refresh only what changed: rows, counts, the reader, the panes, the result ids."""
         self.results_model.on_store_changed(changes)
-        self.sidebar.on_store_changed(changes)
         self.reader_pane.on_store_changed(changes)
         for pane in (self.thread_pane, self.graph_pane):
             if pane is not None:
                 pane.on_store_changed(changes)
-        if changes.tag_ids or changes.entity_ids:
-            self.refresh_filters()
+        if changes:
+            self.refresh_sidebar_later()
         if changes.entity_ids or changes.deleted_ids:
             self.run_search(self._last_request_local())
 
@@ -800,15 +811,55 @@ class MainWindow(QMainWindow):
         )
 
     def refresh_filters(self) -> None:
-        """Offer the cached types and tags in the search filters."""
+        """Offer the cached types and tags in the search filters (read now, at start-up)."""
         try:
-            types = sorted(self.reader.counts_by_type())
-            tags = sorted(self.reader.tags(limit=500), key=lambda t: t.name.lower())
+            types = list(self.reader.counts_by_type())
+            tags = self.reader.tags(limit=FILTER_TAGS)
         except Exception:  # filters keep their old choices when the cache cannot be read
             log.exception("reading filter choices failed")
             return
-        self.search_bar.set_type_choices(types)
-        self.search_bar.set_tag_choices([(t.name, t.id) for t in tags])
+        self._apply_filter_choices(types, tags)
+
+    def _apply_filter_choices(self, types: list[str], tags: list[Any]) -> None:
+        """Put types and tags (by name) into the search filters."""
+        self.search_bar.set_type_choices(sorted(types))
+        by_name = sorted(tags, key=lambda t: t.name.lower())[:FILTER_TAGS]
+        self.search_bar.set_tag_choices([(t.name, t.id) for t in by_name])
+
+    def refresh_sidebar_later(self) -> None:
+        """Re-read sidebar counts and filter choices on a worker (one read at a time).
+
+        Counting a large cache by type takes tens of milliseconds: never on the GUI thread
+        while a sync reports changes page after page.
+        """
+        if self._snapshot_task is not None:
+            self._snapshot_stale = True
+            return
+        self._snapshot_stale = False
+        self._snapshot_task = self.runner.submit(sidebar_snapshot, self.cache_path)
+        self._snapshot_task.finished.connect(self._on_snapshot_finished)
+        self._snapshot_task.failed.connect(self._on_snapshot_failed)
+
+    _snapshot_task: Task | None = None
+    _snapshot_stale = False
+
+    @Slot(object)
+    def _on_snapshot_finished(self, snapshot: SidebarSnapshot) -> None:
+        """Show the new counts and choices; read again if more changed meanwhile."""
+        self._snapshot_task = None
+        self.sidebar.apply_snapshot(snapshot)
+        self._apply_filter_choices(list(snapshot.counts), snapshot.tags)
+        if self._snapshot_stale:
+            self.refresh_sidebar_later()
+
+    @Slot(object)
+    def _on_snapshot_failed(self, exc: object) -> None:
+        """The old counts stay on screen; a later change reads again."""
+        self._snapshot_task = None
+        if not isinstance(exc, TaskCancelled):
+            log.error("reading the sidebar counts failed: %r", exc)
+        if self._snapshot_stale and not self.runner.closed:
+            self.refresh_sidebar_later()
 
     def refresh_outbox(self) -> None:
         """Reload the outbox pane (off the GUI thread)."""

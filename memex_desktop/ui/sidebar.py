@@ -40,6 +40,28 @@ class Scope:
 
 
 @dataclass(frozen=True)
+class SidebarSnapshot:
+    """What the sidebar and the search filters show, read in one go (on a worker)."""
+
+    counts: dict[str, int]
+    tags: list[Any]
+    views: list[Any]
+    feeds: list[Any]
+    deleted: int
+
+
+def read_sidebar_snapshot(reader: Any) -> SidebarSnapshot:
+    """Counts by type, tags, views, feeds and the deleted count (bounded reads)."""
+    return SidebarSnapshot(
+        counts=dict(reader.counts_by_type()),
+        tags=list(reader.tags()),
+        views=list(reader.views()),
+        feeds=list(reader.feeds()),
+        deleted=len(reader.deleted_upstream(limit=MAX_DELETED_COUNTED)),
+    )
+
+
+@dataclass(frozen=True)
 class ViewResults:
     """A saved view run on the server: its ids in server order and what caching them changed."""
 
@@ -201,35 +223,37 @@ class Sidebar(QTreeView):
             self.scope_selected.emit(scope)
 
     def refresh(self, outbox_pending: int | None = None) -> None:
-        """Reload every section's entries and counts (bounded reads)."""
+        """Reload every section's entries and counts now (bounded reads on this thread)."""
         try:
-            counts = self._reader.counts_by_type()
-            library = [(ALL_ITEMS, sum(c for t, c in counts.items() if t != "annotation"))]
-            library += [
-                (Scope("type", t, type_label(t)), c)
-                for t, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-            ]
-            self.sidebar_model.set_section_entries("library", library)
-            tags = sorted(self._reader.tags(), key=lambda tag: (-tag.count, tag.name.lower()))
-            self.sidebar_model.set_section_entries(
-                "tags", [(Scope("tag", t.id, t.name), t.count) for t in tags[:MAX_TAGS_SHOWN]]
-            )
-            self.sidebar_model.set_section_entries(
-                "views", [(Scope("view", v.id, v.name), None) for v in self._reader.views()]
-            )
-            self.sidebar_model.set_section_entries(
-                "feeds",
-                [
-                    (Scope("feed", f.id, f.title or f.feed_url or f.id), None)
-                    for f in self._reader.feeds()
-                ],
-            )
-            deleted = len(self._reader.deleted_upstream(limit=MAX_DELETED_COUNTED))
-            self.sidebar_model.set_section_count("deleted", deleted)
+            snapshot = read_sidebar_snapshot(self._reader)
         except Exception:  # a failed refresh keeps the old entries on screen
             log.exception("refreshing the sidebar failed")
+        else:
+            self.apply_snapshot(snapshot)
         if outbox_pending is not None:
             self.sidebar_model.set_section_count("outbox", outbox_pending)
+
+    def apply_snapshot(self, snapshot: SidebarSnapshot) -> None:
+        """Show the entries and counts of a snapshot read (possibly) on a worker."""
+        counts = snapshot.counts
+        library = [(ALL_ITEMS, sum(c for t, c in counts.items() if t != "annotation"))]
+        library += [
+            (Scope("type", t, type_label(t)), c)
+            for t, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
+        self.sidebar_model.set_section_entries("library", library)
+        tags = sorted(snapshot.tags, key=lambda tag: (-tag.count, tag.name.lower()))
+        self.sidebar_model.set_section_entries(
+            "tags", [(Scope("tag", t.id, t.name), t.count) for t in tags[:MAX_TAGS_SHOWN]]
+        )
+        self.sidebar_model.set_section_entries(
+            "views", [(Scope("view", v.id, v.name), None) for v in snapshot.views]
+        )
+        self.sidebar_model.set_section_entries(
+            "feeds",
+            [(Scope("feed", f.id, f.title or f.feed_url or f.id), None) for f in snapshot.feeds],
+        )
+        self.sidebar_model.set_section_count("deleted", snapshot.deleted)
 
     @Slot(object)
     def on_store_changed(self, changes: ChangeSet) -> None:
