@@ -236,7 +236,9 @@ class Sidebar(QTreeView):
     def apply_snapshot(self, snapshot: SidebarSnapshot) -> None:
         """Show the entries and counts of a snapshot read (possibly) on a worker."""
         counts = snapshot.counts
-        library = [(ALL_ITEMS, sum(c for t, c in counts.items() if t != "annotation"))]
+        library: list[tuple[Scope, int | None]] = [
+            (ALL_ITEMS, sum(c for t, c in counts.items() if t != "annotation"))
+        ]
         library += [
             (Scope("type", t, type_label(t)), c)
             for t, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
