@@ -1,17 +1,35 @@
-"""Painting one result: type icon, title, source, date, provenance badge, marked snippet."""
+"""Painting one result: type icon, title, source, date, provenance badge, marked snippet.
+
+Painting is the hot path of scrolling 100,000 rows, so it does as little Python as possible:
+fonts and metrics are prepared once per font, each row's elided texts and positions are
+computed once per width and kept (until the store changes the row), icons and badges are
+cached pixmaps, and text is drawn at baseline points (no per-call layout).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QIcon, QPainter, QPalette
+from PySide6.QtCore import (
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPointF,
+    QRect,
+    QRectF,
+    QSize,
+    Qt,
+)
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from memex_desktop import paths
 from memex_desktop.store import EntityRow
-from memex_desktop.ui.results_model import ResultsModel, snippet_segments
+from memex_desktop.ui.results_model import MARK_START, ResultsModel, snippet_segments
 
 ROW_HEIGHT = 74
 ICON_SIZE = 28
@@ -54,7 +72,13 @@ def format_date(epoch_ms: int | None) -> str:
         moment = dt.datetime.fromtimestamp(epoch_ms / 1000)
     except (OverflowError, OSError, ValueError):
         return ""
-    return moment.strftime("%d %b %Y").lstrip("0")
+    return _format_day(moment.date())
+
+
+@lru_cache(maxsize=4096)
+def _format_day(day: dt.date) -> str:
+    """The text of one day (cached: thousands of rows share a few hundred days)."""
+    return day.strftime("%d %b %Y").lstrip("0")
 
 
 def source_text(row: EntityRow) -> str:
@@ -66,10 +90,15 @@ def source_text(row: EntityRow) -> str:
 
 
 class TypeIcons:
-    """Icons per content type from resources/icons/type-*.svg, with a letter-badge fallback."""
+    """Icons per content type from resources/icons/type-*.svg, with a letter-badge fallback.
+
+    Each (type, size, pixel ratio) is rendered once into a pixmap; painting a row then only
+    copies pixels (rendering an SVG per row is what made scrolling slow).
+    """
 
     def __init__(self) -> None:
         self._icons: dict[str, QIcon | None] = {}
+        self._pixmaps: dict[tuple[str, int, float], QPixmap] = {}
 
     def icon(self, entity_type: str) -> QIcon | None:
         """The icon of a type, or None when no icon file exists."""
@@ -85,6 +114,21 @@ class TypeIcons:
                     icon = None
             self._icons[entity_type] = icon
         return self._icons[entity_type]
+
+    def pixmap(self, entity_type: str, size: int, ratio: float) -> QPixmap:
+        """The type's icon (or letter badge) as a cached pixmap of ``size`` logical pixels."""
+        key = (entity_type, size, ratio)
+        cached = self._pixmaps.get(key)
+        if cached is not None:
+            return cached
+        pixmap = QPixmap(round(size * ratio), round(size * ratio))
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        self.paint(painter, QRect(0, 0, size, size), entity_type)
+        painter.end()
+        self._pixmaps[key] = pixmap
+        return pixmap
 
     def paint(self, painter: QPainter, rect: QRect, entity_type: str) -> None:
         """Draw the type's icon, or a coloured circle with its first letter."""
@@ -106,18 +150,197 @@ class TypeIcons:
         painter.restore()
 
 
+class _Fonts:
+    """The fonts and metrics of one base font, prepared once (not per painted row)."""
+
+    def __init__(self, base: QFont) -> None:
+        self.title = QFont(base)
+        self.title.setWeight(QFont.Weight.DemiBold)
+        self.small = QFont(base)
+        self.small.setPointSizeF(max(6.0, base.pointSizeF() * 0.9))
+        self.plain = QFont(base)
+        self.plain.setPointSizeF(max(6.0, base.pointSizeF() * 0.92))
+        self.bold = QFont(self.plain)
+        self.bold.setBold(True)
+        self.title_metrics = QFontMetrics(self.title)
+        self.small_metrics = QFontMetrics(self.small)
+        self.plain_metrics = QFontMetrics(self.plain)
+        self.bold_metrics = QFontMetrics(self.bold)
+        self.line = QFontMetrics(base).height() + 3
+        self.ellipsis = {
+            False: self.plain_metrics.horizontalAdvance("…"),
+            True: self.bold_metrics.horizontalAdvance("…"),
+        }
+        # Text beyond this many characters can never fit a row: cut before measuring it.
+        self.min_char = max(1, min(self.plain_metrics.horizontalAdvance("i"), 3))
+        self._small_widths: dict[str, int] = {}
+
+    def small_width(self, text: str) -> int:
+        """Width of a short text (a date, a badge) in the small font, measured once."""
+        width = self._small_widths.get(text)
+        if width is None:
+            if len(self._small_widths) > 4096:
+                self._small_widths.clear()
+            width = self._small_widths[text] = self.small_metrics.horizontalAdvance(text)
+        return width
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One piece of the snippet line: its text, where it starts, whether it is a match."""
+
+    x: int
+    text: str
+    matched: bool
+
+
+@dataclass(frozen=True)
+class RowLayout:
+    """Everything one row paints, measured and elided for one width (cached per row)."""
+
+    entity_type: str
+    title: str
+    date: str
+    date_width: int
+    label: str
+    badge: str
+    provenance: str
+    snippet: tuple[_Run, ...]
+
+
+BADGE_TEXT = {"cloud": "cloud", "both": "cached · cloud"}
+MAX_LAYOUTS = 2_000
+
+
 class ResultDelegate(QStyledItemDelegate):
     """Paints a result row with a fixed height (the view uses uniform item sizes)."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.icons = TypeIcons()
+        self._fonts: dict[str, _Fonts] = {}
+        self._layouts: OrderedDict[tuple[object, ...], RowLayout] = OrderedDict()
+        self._badges: dict[tuple[str, str, int, float], QPixmap] = {}
+        self._model: object = None
 
     def sizeHint(
         self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> QSize:
         """Every row has the same size, so the view never measures 100,000 rows."""
         return QSize(max(200, option.rect.width()), ROW_HEIGHT)
+
+    def forget(self) -> None:
+        """Drop the prepared rows (the model changed what they show)."""
+        self._layouts.clear()
+
+    def _fonts_for(self, base: QFont) -> _Fonts:
+        """The prepared fonts of a base font."""
+        key = base.key()
+        fonts = self._fonts.get(key)
+        if fonts is None:
+            fonts = self._fonts[key] = _Fonts(base)
+        return fonts
+
+    def _watch(self, model: object) -> None:
+        """Forget prepared rows whenever the model changes or resets (first paint only)."""
+        if model is self._model or not isinstance(model, ResultsModel):
+            return
+        self._model = model
+        model.modelReset.connect(self.forget)
+        model.dataChanged.connect(self.forget)
+        model.rowsInserted.connect(self.forget)
+        model.rowsRemoved.connect(self.forget)
+
+    def layout_for(
+        self, index: QModelIndex | QPersistentModelIndex, fonts: _Fonts, width: int
+    ) -> RowLayout:
+        """The row's prepared layout for this width, computed on first use."""
+        model = index.model()
+        self._watch(model)
+        row_number = index.row()
+        key: tuple[object, ...] = (row_number, width, fonts.title.key())
+        layout = self._layouts.get(key)
+        if layout is not None:
+            return layout
+        if isinstance(model, ResultsModel):
+            row, title, snippet, provenance = model.display(row_number)
+        else:  # any other model: ask through the roles
+            row = index.data(ResultsModel.RowRole)
+            title = str(index.data() or "")
+            snippet = str(index.data(ResultsModel.SnippetRole) or "")
+            provenance = str(index.data(ResultsModel.ProvenanceRole) or "cached")
+        layout = self._measure(row, title, snippet, provenance, fonts, width)
+        self._layouts[key] = layout
+        if len(self._layouts) > MAX_LAYOUTS:
+            self._layouts.popitem(last=False)
+        return layout
+
+    def _measure(
+        self,
+        row: EntityRow | None,
+        title: str,
+        snippet: str,
+        provenance: str,
+        fonts: _Fonts,
+        width: int,
+    ) -> RowLayout:
+        """Elide and place the row's texts for ``width`` pixels of text column."""
+        entity_type = row.type if row else "missing"
+        date = format_date(row.created_at) if row else ""
+        date_width = fonts.small_width(date) + PADDING if date else 0
+        elide = Qt.TextElideMode.ElideRight
+        most = width // fonts.min_char + 1
+        title = fonts.title_metrics.elidedText(title[:most], elide, width - date_width)
+        badge = BADGE_TEXT.get(provenance, "cached")
+        badge_width = fonts.small_width(badge) + 12
+        source = source_text(row) if row else ""
+        label = type_label(entity_type) + (f" · {source}" if source else "")
+        label = fonts.small_metrics.elidedText(label[:most], elide, width - badge_width - PADDING)
+        runs: list[_Run] = []
+        x = 0
+        flat = " ".join(snippet[: most * 2].split())
+        segments = snippet_segments(flat) if MARK_START in flat else [(flat, False)]
+        for text, matched in segments:
+            metrics = fonts.bold_metrics if matched else fonts.plain_metrics
+            available = width - x
+            if available <= fonts.ellipsis[matched]:
+                break
+            cut = text[: available // fonts.min_char + 1]
+            shown = metrics.elidedText(cut, elide, available)
+            if shown == cut and len(cut) < len(text):
+                shown = metrics.elidedText(cut + "…", elide, available)
+            runs.append(_Run(x, shown, matched))
+            if shown != text:
+                break
+            x += metrics.horizontalAdvance(shown)
+        return RowLayout(
+            entity_type, title, date, date_width, label, badge, provenance, tuple(runs)
+        )
+
+    def _badge(self, layout: RowLayout, fonts: _Fonts, colour: QColor, ratio: float) -> QPixmap:
+        """The cached/cloud badge as a pixmap (one per text, colour and pixel ratio)."""
+        key = (layout.badge, colour.name(QColor.NameFormat.HexArgb), fonts.line, ratio)
+        pixmap = self._badges.get(key)
+        if pixmap is not None:
+            return pixmap
+        width = fonts.small_width(layout.badge) + 12
+        height = fonts.line - 2
+        pixmap = QPixmap(round(width * ratio), round(height * ratio))
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        fill = QColor("#2f80ed" if layout.provenance != "cached" else "#8a94a6")
+        fill.setAlphaF(0.16)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(fill)
+        painter.drawRoundedRect(QRectF(0, 0, width, height), 6, 6)
+        painter.setFont(fonts.small)
+        painter.setPen(colour)
+        painter.drawText(QRect(0, 0, width, height), Qt.AlignmentFlag.AlignCenter, layout.badge)
+        painter.end()
+        self._badges[key] = pixmap
+        return pixmap
 
     def paint(
         self,
@@ -126,134 +349,67 @@ class ResultDelegate(QStyledItemDelegate):
         index: QModelIndex | QPersistentModelIndex,
     ) -> None:
         """Draw icon, title and date, source and badge, and the snippet with marks in bold."""
-        painter.save()
-        style = option.widget.style() if option.widget else None
-        if style is not None:
-            style.drawPrimitive(
-                QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, option.widget
-            )
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        state = option.state
+        selected = bool(state & QStyle.StateFlag.State_Selected)
+        if selected or state & (QStyle.StateFlag.State_MouseOver | QStyle.StateFlag.State_HasFocus):
+            style = option.widget.style() if option.widget else None
+            if style is not None:
+                style.drawPrimitive(
+                    QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, option.widget
+                )
         palette: QPalette = option.palette
         text_colour = palette.color(
             QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         )
         dim_colour = QColor(text_colour)
         dim_colour.setAlphaF(0.62)
+        fonts = self._fonts_for(option.font)
         rect = option.rect.adjusted(PADDING, 8, -PADDING, -8)
-        row: EntityRow | None = index.data(ResultsModel.RowRole)
-        entity_type = row.type if row else "missing"
-        self.icons.paint(
-            painter, QRect(rect.left(), rect.top() + 2, ICON_SIZE, ICON_SIZE), entity_type
-        )
         text_left = rect.left() + ICON_SIZE + PADDING
-        text_rect = QRect(text_left, rect.top(), rect.right() - text_left, rect.height())
-        base = QFont(option.font)
-        line = QFontMetrics(base).height() + 3
-        date = format_date(row.created_at) if row else ""
-        self._draw_title(painter, text_rect, base, str(index.data() or ""), date, text_colour)
-        source = source_text(row) if row else ""
-        provenance = str(index.data(ResultsModel.ProvenanceRole) or "cached")
-        second = QRect(text_rect.left(), text_rect.top() + line, text_rect.width(), line)
-        self._draw_source(painter, second, base, entity_type, source, provenance, dim_colour)
-        third = QRect(text_rect.left(), second.top() + line, text_rect.width(), line)
-        snippet = str(index.data(ResultsModel.SnippetRole) or "")
-        self._draw_snippet(painter, third, base, snippet, dim_colour, text_colour)
-        painter.restore()
-
-    def _draw_title(
-        self, painter: QPainter, rect: QRect, base: QFont, title: str, date: str, colour: QColor
-    ) -> None:
-        """Title in semi-bold, elided, with the date right-aligned."""
-        small = QFont(base)
-        small.setPointSizeF(max(6.0, base.pointSizeF() * 0.9))
-        date_width = QFontMetrics(small).horizontalAdvance(date) + PADDING if date else 0
-        bold = QFont(base)
-        bold.setWeight(QFont.Weight.DemiBold)
-        painter.setFont(bold)
-        painter.setPen(colour)
-        metrics = QFontMetrics(bold)
-        width = rect.width() - date_width
-        painter.drawText(
-            QRect(rect.left(), rect.top(), width, metrics.height()),
-            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            metrics.elidedText(title, Qt.TextElideMode.ElideRight, width),
-        )
-        if date:
-            painter.setFont(small)
-            painter.drawText(
-                QRect(rect.right() - date_width, rect.top(), date_width, metrics.height()),
-                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                date,
-            )
-
-    def _draw_source(
-        self,
-        painter: QPainter,
-        rect: QRect,
-        base: QFont,
-        entity_type: str,
-        source: str,
-        provenance: str,
-        colour: QColor,
-    ) -> None:
-        """Type name and source, dimmed, with a small cached/cloud badge on the right."""
-        small = QFont(base)
-        small.setPointSizeF(max(6.0, base.pointSizeF() * 0.9))
-        painter.setFont(small)
-        metrics = QFontMetrics(small)
-        badge = {"cloud": "cloud", "both": "cached · cloud"}.get(provenance, "cached")
-        badge_width = metrics.horizontalAdvance(badge) + 12
-        painter.setPen(colour)
-        label = type_label(entity_type) + (f" · {source}" if source else "")
-        width = rect.width() - badge_width - PADDING
-        painter.drawText(
-            QRect(rect.left(), rect.top(), width, rect.height()),
-            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            metrics.elidedText(label, Qt.TextElideMode.ElideRight, width),
-        )
-        badge_rect = QRect(
-            rect.right() - badge_width, rect.top() + 1, badge_width, rect.height() - 2
-        )
+        width = rect.right() - text_left
+        layout = self.layout_for(index, fonts, width)
+        ratio = painter.device().devicePixelRatioF()
         painter.save()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        fill = QColor("#2f80ed" if provenance != "cached" else "#8a94a6")
-        fill.setAlphaF(0.16)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(fill)
-        painter.drawRoundedRect(badge_rect, 6, 6)
-        painter.restore()
-        painter.drawText(badge_rect, Qt.AlignmentFlag.AlignCenter, badge)
-
-    def _draw_snippet(
-        self,
-        painter: QPainter,
-        rect: QRect,
-        base: QFont,
-        snippet: str,
-        colour: QColor,
-        match_colour: QColor,
-    ) -> None:
-        """The snippet on one line; matched words bold and full colour, the rest dimmed."""
-        plain = QFont(base)
-        plain.setPointSizeF(max(6.0, base.pointSizeF() * 0.92))
-        bold = QFont(plain)
-        bold.setBold(True)
-        x = rect.left()
-        right = rect.right()
-        for text, matched in snippet_segments(" ".join(snippet.split())):
-            font = bold if matched else plain
-            metrics = QFontMetrics(font)
-            painter.setFont(font)
-            painter.setPen(match_colour if matched else colour)
-            available = right - x
-            if available <= metrics.horizontalAdvance("…"):
-                break
-            shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, available)
+        painter.drawPixmap(
+            rect.left(), rect.top() + 2, self.icons.pixmap(layout.entity_type, ICON_SIZE, ratio)
+        )
+        line = fonts.line
+        top = rect.top()
+        # Title line: semi-bold, the date right-aligned in the small font.
+        painter.setPen(text_colour)
+        painter.setFont(fonts.title)
+        painter.drawText(
+            QPointF(text_left, top + _baseline(fonts.title_metrics, line - 3)), layout.title
+        )
+        painter.setFont(fonts.small)
+        if layout.date:
+            date_x = text_left + width - fonts.small_width(layout.date)
             painter.drawText(
-                QRect(x, rect.top(), available, rect.height()),
-                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                shown,
+                QPointF(date_x, top + _baseline(fonts.small_metrics, fonts.title_metrics.height())),
+                layout.date,
             )
-            x += metrics.horizontalAdvance(shown)
-            if shown != text:
-                break
+        # Source line: type and source dimmed, the provenance badge on the right.
+        second = top + line
+        painter.setPen(dim_colour)
+        painter.drawText(
+            QPointF(text_left, second + _baseline(fonts.small_metrics, line)), layout.label
+        )
+        badge = self._badge(layout, fonts, dim_colour, ratio)
+        badge_width = round(badge.width() / ratio)
+        painter.drawPixmap(text_left + width - badge_width, second + 1, badge)
+        # Snippet line: matches bold in full colour, the rest dimmed.
+        third = second + line
+        current: bool | None = None
+        for run in layout.snippet:
+            if run.matched is not current:
+                current = run.matched
+                painter.setFont(fonts.bold if run.matched else fonts.plain)
+                painter.setPen(text_colour if run.matched else dim_colour)
+            metrics = fonts.bold_metrics if run.matched else fonts.plain_metrics
+            painter.drawText(QPointF(text_left + run.x, third + _baseline(metrics, line)), run.text)
+        painter.restore()
+
+
+def _baseline(metrics: QFontMetrics, height: int) -> float:
+    """The baseline offset that centres a line of ``metrics`` vertically in ``height``."""
+    return (height - metrics.height()) / 2 + metrics.ascent()
