@@ -10,6 +10,7 @@ open nothing by themselves: only ``memex://entity/ID`` links are followed, insid
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +40,19 @@ log = logging.getLogger(__name__)
 
 PENDING_STATES = ("queued", "sending", "accepted", "needs_attention")
 INDENT_PX = 22
+# A note card is a few lines in a narrow dock: body-sized text, tight paragraphs.
+NOTE_CSS = """
+p { margin-top: 0; margin-bottom: 4px; }
+h1, h2, h3, h4 { font-size: medium; font-weight: 600; margin-top: 2px; margin-bottom: 2px; }
+blockquote { margin-left: 8px; margin-top: 2px; margin-bottom: 2px; }
+ul, ol { margin-top: 0; margin-bottom: 4px; }
+pre { font-size: small; }
+a.ref { text-decoration: none; }
+"""
+# The rendered note's document header (a heading with its title and a meta line), and the
+# "Note on ..." line: the card's own meta line and the pane's heading already say both.
+_HEADER = re.compile(r'<div class="header">.*?</div>', re.S)
+_LEAD_META = re.compile(r'^(<div class="memex-doc">)\s*<p class="meta">.*?</p>', re.S)
 MAX_INDENT_LEVELS = 8
 
 
@@ -207,10 +221,18 @@ def _pending_entries(outbox: Any) -> tuple[list[ThreadEntry], dict[str, str]]:
     return entries, targets
 
 
+def compact_note_html(html: str) -> str:
+    """A rendered note without its document heading: only what the note says, for a card."""
+    body = _HEADER.sub("", html, count=1)
+    return _LEAD_META.sub(r"\1", body, count=1)
+
+
 def render_note(reader: Any, entry: ThreadEntry) -> str:
-    """The note's safe HTML (reference cards link to memex://entity/ID)."""
+    """The note's safe HTML for a card (reference cards link to memex://entity/ID)."""
     try:
-        return render_entity(entry.entity, RenderContext(lookup=reader.entity)).html
+        return compact_note_html(
+            render_entity(entry.entity, RenderContext(lookup=reader.entity)).html
+        )
     except (ValueError, TypeError, KeyError) as exc:  # a malformed note still shows its text
         log.warning("could not render note %s: %r", entry.id, exc)
         return ""
@@ -267,6 +289,8 @@ class NoteCard(QFrame):
         self.body = QTextBrowser()
         self.body.setOpenLinks(False)
         self.body.setOpenExternalLinks(False)
+        self.body.document().setDefaultStyleSheet(NOTE_CSS)
+        self.body.document().setDocumentMargin(2)
         self.body.setHtml(html)
         self.body.setFrameShape(QFrame.Shape.NoFrame)
         self.body.setVerticalScrollBarPolicy(self.body.verticalScrollBarPolicy().ScrollBarAlwaysOff)
