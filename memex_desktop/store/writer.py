@@ -28,7 +28,8 @@ WriteTask = Callable[[Database], ChangeSet]
 # indexed in batches whenever the writer has nothing else to do, so a sync page commits
 # in a few milliseconds and indexing overlaps with the download of the next page.
 INLINE_INDEX_ROWS = 50
-INDEX_BATCH_ROWS = 100
+# Small enough (a few tens of milliseconds) that a page arriving meanwhile barely waits.
+INDEX_BATCH_ROWS = 40
 INDEX_AFTER_IDLE_S = 0.02
 # The writer never copies the WAL back into the database itself (that, with its fsyncs, took
 # a third of a sync page's commit): a checkpointer thread with a connection of its own does
