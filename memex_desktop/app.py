@@ -24,7 +24,7 @@ from PySide6.QtCore import QObject, QSettings, QTimer, Slot
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
-from memex_desktop import paths
+from memex_desktop import paths, signin
 from memex_desktop.api.client import MemexClient
 from memex_desktop.errors import user_message
 from memex_desktop.secrets import CredentialStore
@@ -67,6 +67,8 @@ class AppContext:
     credentials: CredentialStore
     data_dir: Path
     client: MemexClient | None
+    provider: Any = None  # the live "Sign in with Memex" TokenProvider, if signed in
+    api_url: str = ""  # the API the client talks to
     cleanups: list[Callable[[], None]] = field(default_factory=list)
     _closed: bool = False
 
@@ -89,6 +91,8 @@ class AppContext:
         self.reader.close()
         if self.controller.services.client is not None:
             self.controller.services.client.close()
+        if self.provider is not None:
+            self.provider.close()
         for cleanup in reversed(self.cleanups):
             try:
                 cleanup()
@@ -102,13 +106,32 @@ def stop_timers(root: QObject) -> None:
         timer.stop()
 
 
-def make_client(api_url: str, api_key: str | None, settings: Settings) -> MemexClient | None:
-    """An API client, or None when no key is known (the app then runs local-only)."""
+def make_client(
+    api_url: str, api_key: str | None, settings: Settings, provider: Any = None
+) -> MemexClient | None:
+    """An API client: the sign-in's bearer token when signed in (it wins over a key), else
+    the API key, else None (the app then runs local-only)."""
+    if provider is not None:
+        return MemexClient(
+            api_url,
+            user_id=settings.user_id,
+            deadline_s=settings.request_timeout_s,
+            **provider.client_kwargs(),
+        )
     if not api_key:
         return None
     return MemexClient(
         api_url, api_key=api_key, user_id=settings.user_id, deadline_s=settings.request_timeout_s
     )
+
+
+def stored_sign_in(api_url: str) -> Any:
+    """The sign-in remembered for ``api_url`` (keyring), or None; never raises."""
+    try:
+        return signin.token_provider(api_url)
+    except Exception:  # a broken keyring or registry means "not signed in", never a crash
+        log.exception("reading the stored sign-in failed")
+        return None
 
 
 def build_main_window(
@@ -141,12 +164,15 @@ def build_main_window(
     writer = StoreWriter(cache_path)
     Outbox(outbox_path).close()  # create the file (and recover it) before any worker races
     reader = CacheReader(cache_path)
+    provider = None
     if client is None:
         key = api_key
+        url = settings.effective_api_url(api_url)
         if key is None:
+            provider = stored_sign_in(url)
             stored = credentials.get_api_key()
             key = stored.get_secret_value() if stored is not None else None
-        client = make_client(settings.effective_api_url(api_url), key, settings)
+        client = make_client(url, key, settings, provider)
     runner = TaskRunner(max_threads=runner_threads)
     services = SyncServices(
         client=client,
@@ -176,21 +202,38 @@ def build_main_window(
     context = AppContext(
         window, runner, controller, writer, reader, settings, credentials, data_dir, client
     )
+    context.provider = provider
+    context.api_url = settings.effective_api_url(api_url)
+    if provider is not None:
+        window.status.showMessage("Signed in with Memex", 8000)
     context_holder["context"] = context
     if sync_on_start and client is not None:
         controller.sync_now()
     return context
 
 
-def show_settings_dialog(context: AppContext, parent: QWidget) -> bool:
-    """Open the settings dialog and apply what was saved (key to the keyring, client rebuilt)."""
+def show_settings_dialog(
+    context: AppContext, parent: QWidget, *, start_sign_in: bool = False
+) -> bool:
+    """Open the settings dialog and apply what was saved (key to the keyring, client rebuilt).
+
+    A sign-in or sign-out done in the dialog applies even when the dialog is then cancelled.
+    """
     dialog = SettingsDialog(
         context.settings,
         has_key=context.credentials.get_api_key() is not None,
         key_in_memory_only=context.credentials.backend_is_memory,
+        runner=context.runner,
+        provider=context.provider,
         parent=parent,
     )
-    if dialog.exec() != QDialog.DialogCode.Accepted:
+    if start_sign_in and dialog.sign_in is not None and context.provider is None:
+        dialog.sign_in.start()  # first run, "Sign in with Memex": the browser opens at once
+    accepted = dialog.exec() == QDialog.DialogCode.Accepted
+    signed_changed = dialog.provider is not context.provider
+    if not accepted:
+        if signed_changed:
+            apply_sign_in(context, dialog.provider)
         return False
     choice = dialog.choice()
     settings = context.settings.model_copy(
@@ -206,20 +249,37 @@ def show_settings_dialog(context: AppContext, parent: QWidget) -> bool:
         QMessageBox.warning(parent, "Settings not saved", user_message(exc).one_line())
         return False
     context.settings = settings
+    context.api_url = settings.effective_api_url()
     if choice.api_key:
         context.credentials.set_api_key(choice.api_key)
+    context.provider = dialog.provider
+    rebuild_client(context)
+    context.controller.set_interval(settings.sync_interval_minutes)
+    return True
+
+
+def apply_sign_in(context: AppContext, provider: Any) -> None:
+    """Use a new sign-in (or, with None, none): rebuild the client and say so."""
+    context.provider = provider
+    rebuild_client(context)
+    context.window.status.showMessage(
+        "Signed in with Memex" if provider is not None else "Signed out of Memex", 8000
+    )
+
+
+def rebuild_client(context: AppContext) -> None:
+    """A client for the current settings, sign-in and key; sync with it at once."""
     stored = context.credentials.get_api_key()
     key = stored.get_secret_value() if stored is not None else None
     old = context.controller.services.client
-    client = make_client(settings.effective_api_url(), key, settings)
+    api_url = context.api_url or context.settings.effective_api_url()
+    client = make_client(api_url, key, context.settings, context.provider)
     context.controller.set_client(client)
     context.client = client
     if old is not None and old is not client:
         old.close()
-    context.controller.set_interval(settings.sync_interval_minutes)
     if client is not None:
         context.controller.sync_now(resume_paused=True)
-    return True
 
 
 # --------------------------------------------------------------------------- running
@@ -377,9 +437,10 @@ def run_gui(args: Any) -> int:
     single = not want_demo and not quit_after_sync
     if single and hand_off(settings.effective_data_dir(data_dir_arg), entity_url):
         return 0
+    first_choice = 0
     if not want_demo and not quit_after_sync and _first_run(settings, credentials, api_key):
-        choice = FirstRunDialog().exec()
-        want_demo = choice == FirstRunDialog.DEMO
+        first_choice = FirstRunDialog().exec()
+        want_demo = first_choice == FirstRunDialog.DEMO
     if want_demo:
         demo = start_demo()
         api_url, api_key, data_dir = demo.emulator.base_url, demo.emulator.api_key, demo.data_dir
@@ -417,7 +478,9 @@ def run_gui(args: Any) -> int:
         and not quit_after_sync
         and _first_run(settings, credentials, api_key)
     ):
-        show_settings_dialog(context, context.window)
+        show_settings_dialog(
+            context, context.window, start_sign_in=first_choice == FirstRunDialog.SIGN_IN
+        )
     status = app.exec()
     context.shutdown()
     return quitter.status if quit_after_sync else int(status)

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QObject, Qt, QUrl, Signal, Slot
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -23,8 +28,210 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop import signin
+from memex_desktop.api.oauth import SignInCancelled
+from memex_desktop.errors import user_message
 from memex_desktop.settings import Settings, setting_descriptions
 from memex_desktop.ui.actions import shortcut_rows
+from memex_desktop.ui.tasks import TaskCancelled
+
+log = logging.getLogger(__name__)
+SignInFunction = Callable[..., Any]
+
+
+class BrowserBridge(QObject):
+    """Lets a sign-in worker open the browser and show the URL through the GUI thread.
+
+    The worker calls :meth:`open` and :meth:`show`; they only emit signals, which Qt queues
+    to the slots of this GUI-thread object (QDesktopServices must not run on a worker).
+
+    Signals:
+        url_shown(str): the sign-in page's address, for the person to copy.
+    """
+
+    open_requested = Signal(str)
+    url_shown = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.open_requested.connect(self._on_open_requested)
+
+    def open(self, url: str) -> bool:
+        """Worker side: ask the GUI thread to open ``url`` in the system browser."""
+        self.open_requested.emit(url)
+        self.url_shown.emit(url)  # also shown, in case no browser comes up
+        return True
+
+    def show(self, url: str) -> None:
+        """Worker side: show ``url`` for copying (no browser could be started)."""
+        self.url_shown.emit(url)
+
+    @Slot(str)
+    def _on_open_requested(self, url: str) -> None:
+        """GUI thread: hand the URL to the desktop's browser."""
+        if not QDesktopServices.openUrl(QUrl(url)):
+            log.info("no browser could be started for the sign-in page")
+
+
+def run_sign_in(
+    sign_in: SignInFunction,
+    api_url: str,
+    bridge: BrowserBridge,
+    cancel: threading.Event | None = None,
+) -> Any:
+    """Worker: sign in at ``api_url`` through the browser; the token provider."""
+    return sign_in(api_url, open_browser=bridge.open, show_url=bridge.show, cancel=cancel)
+
+
+def run_sign_out(provider: Any) -> None:
+    """Worker: forget the tokens (and ask the server to revoke them), then close it."""
+    try:
+        provider.sign_out()
+    finally:
+        provider.close()
+
+
+class SignInPanel(QWidget):
+    """ "Sign in with Memex": start, cancel, the address to copy, the state, sign out.
+
+    Signals:
+        signed_in(object): the sign-in finished; the TokenProvider.
+        signed_out(): the tokens were forgotten.
+        sign_in_failed(str): what went wrong, in words.
+    """
+
+    signed_in = Signal(object)
+    signed_out = Signal()
+    sign_in_failed = Signal(str)
+
+    def __init__(
+        self,
+        api_url: Callable[[], str],
+        runner: Any,
+        provider: Any = None,
+        sign_in: SignInFunction | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._api_url = api_url
+        self._runner = runner
+        self._sign_in = sign_in or signin.sign_in
+        self.provider = provider
+        self._task: Any = None
+        self.bridge = BrowserBridge(self)
+        self.bridge.url_shown.connect(self._on_bridge_url_shown)
+        self.sign_in_button = QPushButton("Sign in with Memex", self)
+        self.sign_in_button.setAccessibleName("Sign in with Memex")
+        self.sign_in_button.clicked.connect(self.start)
+        self.cancel_button = QPushButton("Cancel sign-in", self)
+        self.cancel_button.setAccessibleName("Cancel signing in")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.sign_out_button = QPushButton("Sign out", self)
+        self.sign_out_button.setAccessibleName("Sign out of Memex")
+        self.sign_out_button.clicked.connect(self.sign_out)
+        self.state = QLabel(self)
+        self.state.setObjectName("signinstate")
+        self.state.setWordWrap(True)
+        self.url = QLineEdit(self)
+        self.url.setReadOnly(True)
+        self.url.setAccessibleName("Sign-in address")
+        self.url.setToolTip("Open this address in a browser if none opened by itself")
+        self.url.setVisible(False)
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.addWidget(self.sign_in_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.sign_out_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(buttons)
+        layout.addWidget(self.state)
+        layout.addWidget(self.url)
+        self._show_state()
+
+    def is_running(self) -> bool:
+        """Whether a sign-in is waiting for the browser."""
+        return self._task is not None
+
+    def _show_state(self, text: str | None = None) -> None:
+        """Buttons and words for the current state."""
+        running = self._task is not None
+        signed = self.provider is not None
+        self.sign_in_button.setEnabled(not running)
+        self.cancel_button.setVisible(running)
+        self.sign_out_button.setVisible(signed and not running)
+        if text is None:
+            text = (
+                "Waiting for the browser… finish signing in there."
+                if running
+                else "Signed in with Memex."
+                if signed
+                else "Not signed in."
+            )
+        self.state.setText(text)
+        self.state.setAccessibleDescription(text)
+
+    @Slot()
+    def start(self) -> None:
+        """Start signing in on a worker (the browser opens from the GUI thread)."""
+        if self._task is not None:
+            return
+        self.url.clear()
+        self.url.setVisible(False)
+        self._task = self._runner.submit(run_sign_in, self._sign_in, self._api_url(), self.bridge)
+        self._task.finished.connect(self._on_task_finished)
+        self._task.failed.connect(self._on_task_failed)
+        self._show_state()
+
+    @Slot()
+    def cancel(self) -> None:
+        """Stop waiting for the browser (the listener closes)."""
+        if self._task is not None:
+            self._task.cancel()
+
+    @Slot()
+    def sign_out(self) -> None:
+        """Forget the tokens of the live sign-in (revoking runs on a worker)."""
+        provider, self.provider = self.provider, None
+        if provider is not None:
+            self._runner.submit(run_sign_out, provider)
+        self._show_state("Signed out.")
+        self.signed_out.emit()
+
+    @Slot(str)
+    def _on_bridge_url_shown(self, url: str) -> None:
+        """Show the sign-in address so it can be copied into a browser by hand."""
+        if self._task is not None:
+            self.url.setText(url)
+            self.url.setVisible(True)
+
+    @Slot(object)
+    def _on_task_finished(self, provider: object) -> None:
+        """Signed in: keep the provider and say so."""
+        if self.sender() is not self._task:
+            return
+        self._task = None
+        self.provider = provider
+        self.url.setVisible(False)
+        self._show_state()
+        self.signed_in.emit(provider)
+
+    @Slot(object)
+    def _on_task_failed(self, exc: object) -> None:
+        """Cancelled, timed out, refused: say so in words; no listener stays open."""
+        if self.sender() is not self._task:
+            return
+        self._task = None
+        self.url.setVisible(False)
+        if isinstance(exc, TaskCancelled | SignInCancelled):
+            text = "Sign-in cancelled."
+        elif isinstance(exc, BaseException):
+            text = user_message(exc).one_line()
+        else:
+            text = "Sign-in failed."
+        self._show_state(text)
+        self.sign_in_failed.emit(text)
 
 
 @dataclass(frozen=True)
@@ -46,6 +253,9 @@ class SettingsDialog(QDialog):
         *,
         has_key: bool,
         key_in_memory_only: bool,
+        runner: Any = None,
+        provider: Any = None,
+        sign_in: SignInFunction | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -87,7 +297,12 @@ class SettingsDialog(QDialog):
         folder_row = QHBoxLayout()
         folder_row.addWidget(self.data_dir, 1)
         folder_row.addWidget(browse)
+        self.sign_in: SignInPanel | None = None
         form.addRow("API URL", self.api_url)
+        if runner is not None:
+            self.sign_in = SignInPanel(self._entered_url, runner, provider, sign_in, self)
+            form.addRow("Account", self.sign_in)
+            form.addRow("", QLabel("Or use an API key:", self))
         form.addRow("API key", self.api_key)
         form.addRow("", self.key_note)
         form.addRow("Sync every", self.interval)
@@ -104,6 +319,21 @@ class SettingsDialog(QDialog):
         layout.addWidget(note)
         layout.addWidget(buttons)
         self.resize(520, self.sizeHint().height())
+
+    def _entered_url(self) -> str:
+        """The API URL as entered (the sign-in goes to that server)."""
+        return self.api_url.text().strip() or Settings().api_url
+
+    @property
+    def provider(self) -> Any:
+        """The sign-in after the dialog (None: signed out or never signed in)."""
+        return self.sign_in.provider if self.sign_in is not None else None
+
+    def done(self, result: int) -> None:
+        """Closing the dialog stops a sign-in still waiting for the browser."""
+        if self.sign_in is not None:
+            self.sign_in.cancel()
+        super().done(result)
 
     def choice(self) -> SettingsChoice:
         """The values entered."""
@@ -129,6 +359,7 @@ class FirstRunDialog(QDialog):
 
     CONNECT = 1
     DEMO = 2
+    SIGN_IN = 3
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -142,21 +373,30 @@ class FirstRunDialog(QDialog):
         )
         text.setWordWrap(True)
         text.setTextFormat(Qt.TextFormat.RichText)
-        connect = QPushButton("Connect your Memex account", self)
-        connect.setDefault(True)
-        connect.setAccessibleName("Connect your Memex account")
+        sign_in = QPushButton("Sign in with Memex", self)
+        sign_in.setDefault(True)
+        sign_in.setAccessibleName("Sign in with Memex")
+        connect = QPushButton("Use an API key", self)
+        connect.setAccessibleName("Use an API key")
         demo = QPushButton("Open the demo library", self)
         demo.setAccessibleName("Open the demo library")
+        sign_in.clicked.connect(self._on_sign_in_clicked)
         connect.clicked.connect(self._on_connect_clicked)
         demo.clicked.connect(self._on_demo_clicked)
         layout = QVBoxLayout(self)
         layout.addWidget(text)
+        layout.addWidget(sign_in)
         layout.addWidget(connect)
         layout.addWidget(demo)
 
     @Slot()
+    def _on_sign_in_clicked(self) -> None:
+        """The person wants to sign in through the browser (the settings dialog does it)."""
+        self.done(self.SIGN_IN)
+
+    @Slot()
     def _on_connect_clicked(self) -> None:
-        """The person wants to connect an account."""
+        """The person wants to connect an account with an API key."""
         self.done(self.CONNECT)
 
     @Slot()

@@ -1,0 +1,176 @@
+"""Sign in with Memex from the settings dialog: browser via the GUI thread, sync, sign out."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QObject, QSettings, QUrl, Slot
+from PySide6.QtGui import QDesktopServices
+from support.oauth import (
+    OAuthEmulator,
+    ScriptedBrowser,
+    fresh_token_store,  # noqa: F401
+    oauth_emulator,  # noqa: F401
+)
+
+from memex_desktop import signin
+from memex_desktop.api import oauth
+from memex_desktop.app import apply_sign_in, build_main_window
+from memex_desktop.sync import SyncOutcome
+from memex_desktop.ui.dialogs import FirstRunDialog, SettingsDialog
+
+pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
+
+
+class BrowserStandIn(QObject):
+    """The desktop's URL handler for http(s): records the URL and follows it like a browser."""
+
+    def __init__(self, browser: ScriptedBrowser) -> None:
+        super().__init__()
+        self.browser = browser
+        self.urls: list[str] = []
+
+    @Slot(QUrl)
+    def open_url(self, url: QUrl) -> None:
+        self.urls.append(url.toString())
+        self.browser(url.toString())
+
+
+@pytest.fixture
+def browser_handler() -> Any:
+    """QDesktopServices hands http URLs to a scripted browser for the test's duration."""
+    stand_in = BrowserStandIn(ScriptedBrowser())
+    QDesktopServices.setUrlHandler("http", stand_in, "open_url")
+    yield stand_in
+    QDesktopServices.unsetUrlHandler("http")
+
+
+def _window(env: OAuthEmulator, tmp_path: Path, qtbot: Any) -> Any:
+    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    context = build_main_window(
+        data_dir=tmp_path / "data", api_url=env.base_url, qsettings=qsettings, sync_on_start=False
+    )
+    context.controller.set_interval(0)
+    qtbot.addWidget(context.window)
+    return context
+
+
+def _dialog(context: Any, env: OAuthEmulator, qtbot: Any) -> SettingsDialog:
+    sign_in = functools.partial(signin.sign_in, clock=env.clock, timeout_s=20.0)
+    dialog = SettingsDialog(
+        context.settings,
+        has_key=False,
+        key_in_memory_only=True,
+        runner=context.runner,
+        provider=context.provider,
+        sign_in=sign_in,
+    )
+    qtbot.addWidget(dialog)
+    dialog.api_url.setText(env.base_url)
+    return dialog
+
+
+def test_sign_in_from_settings_then_sync_with_the_bearer_and_sign_out(
+    qtbot: Any,
+    oauth_emulator: OAuthEmulator,  # noqa: F811
+    browser_handler: BrowserStandIn,
+    tmp_path: Path,
+) -> None:
+    env = oauth_emulator
+    context = _window(env, tmp_path, qtbot)
+    try:
+        assert context.client is None
+        assert context.provider is None
+        dialog = _dialog(context, env, qtbot)
+        panel = dialog.sign_in
+        assert panel is not None
+        with qtbot.waitSignal(panel.signed_in, timeout=30_000):
+            panel.sign_in_button.click()
+            assert panel.is_running()
+        assert browser_handler.urls
+        assert "/oauth/" in browser_handler.urls[0]
+        assert panel.state.text() == "Signed in with Memex."
+        assert panel.sign_out_button.isVisibleTo(dialog)
+
+        apply_sign_in(context, dialog.provider)
+        assert context.client is not None
+        assert context.client.auth_mode == "bearer"
+        assert "Signed in" in context.window.status.currentMessage()
+        with qtbot.waitSignal(context.controller.sync_finished, timeout=60_000) as done:
+            pass  # apply_sign_in started the sync
+        assert done.args[0].outcome is SyncOutcome.OK
+        api_calls = [
+            r
+            for r in env.running.state.requests
+            if not r.path.startswith(("/.well-known/", "/oauth/"))
+        ]
+        assert api_calls
+        assert all(r.has_bearer and not r.has_api_key for r in api_calls)
+        assert context.reader.counts_by_type()
+
+        with qtbot.waitSignal(panel.signed_out, timeout=5_000):
+            panel.sign_out_button.click()
+        qtbot.waitUntil(
+            lambda: oauth.load_tokens(signin.default_secret_store(), env.base_url) is None,
+            timeout=10_000,
+        )
+        assert signin.token_provider(env.base_url) is None
+        apply_sign_in(context, dialog.provider)
+        assert context.client is None
+        assert "Signed out" in context.window.status.currentMessage()
+    finally:
+        context.shutdown()
+
+
+def test_cancel_stops_waiting_for_the_browser(
+    qtbot: Any,
+    oauth_emulator: OAuthEmulator,  # noqa: F811
+    browser_handler: BrowserStandIn,
+    tmp_path: Path,
+) -> None:
+    browser_handler.browser.follow = False  # the person never finishes in the browser
+    context = _window(oauth_emulator, tmp_path, qtbot)
+    try:
+        dialog = _dialog(context, oauth_emulator, qtbot)
+        panel = dialog.sign_in
+        assert panel is not None
+        panel.sign_in_button.click()
+        qtbot.waitUntil(lambda: not panel.url.isHidden(), timeout=20_000)
+        assert "/oauth/" in panel.url.text()  # the address to copy when no browser opened
+        with qtbot.waitSignal(panel.sign_in_failed, timeout=20_000) as failed:
+            panel.cancel_button.click()
+        assert failed.args == ["Sign-in cancelled."]
+        assert not panel.is_running()
+        assert dialog.provider is None
+    finally:
+        context.shutdown()
+
+
+def test_signed_in_at_start_uses_the_stored_sign_in(
+    qtbot: Any,
+    oauth_emulator: OAuthEmulator,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    env = oauth_emulator
+    browser = ScriptedBrowser()
+    signin.sign_in(env.base_url, open_browser=browser, timeout_s=20.0, clock=env.clock).close()
+    browser.join()
+    context = _window(env, tmp_path, qtbot)
+    try:
+        assert context.provider is not None
+        assert context.client is not None
+        assert context.client.auth_mode == "bearer"
+    finally:
+        context.shutdown()
+
+
+def test_first_run_offers_sign_in_first(qtbot: Any) -> None:
+    dialog = FirstRunDialog()
+    qtbot.addWidget(dialog)
+    from PySide6.QtWidgets import QPushButton
+
+    names = [b.text() for b in dialog.findChildren(QPushButton)]
+    assert names[:2] == ["Sign in with Memex", "Use an API key"]
