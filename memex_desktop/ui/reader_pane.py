@@ -81,8 +81,12 @@ def clock_text(seconds: float) -> str:
     return f"[{hours}:{minutes:02d}:{secs:02d}]" if hours else f"[{minutes:02d}:{secs:02d}]"
 
 
-def _backlink_item(link: Backlink) -> str:
-    """One "Referenced by" line: the source as a memex:// link, its kind, moment and snippet."""
+def _backlink_item(link: Backlink, target_id: str | None = None) -> str:
+    """One "Referenced by" line: the source as a memex:// link, its kind, moment and snippet.
+
+    The moment (a video timestamp the note points at) links to that line of the transcript
+    of ``target_id``, the item being read.
+    """
     row = link.source
     label = (row.title or row.snippet_source or row.id).strip()[:BACKLINK_SNIPPET_CHARS]
     name = html.escape(label or row.id)
@@ -90,7 +94,13 @@ def _backlink_item(link: Backlink) -> str:
         name = f'<a href="memex://entity/{html.escape(row.id, quote=True)}">{name}</a>'
     parts = [name, html.escape(_BACKLINK_KINDS.get(link.kind, link.kind))]
     if link.timestamp_s is not None:
-        parts.append(f'<span class="backlink-time">{clock_text(link.timestamp_s)}</span>')
+        moment = clock_text(link.timestamp_s)
+        if target_id is not None and _LINKABLE_ID.match(target_id):
+            href = html.escape(entity_link(target_id, seconds=link.timestamp_s), quote=True)
+            moment = f'<a class="backlink-time" href="{href}">{moment}</a>'
+        else:
+            moment = f'<span class="backlink-time">{moment}</span>'
+        parts.append(moment)
     snippet = (row.snippet_source or "").strip()
     if snippet and snippet[:BACKLINK_SNIPPET_CHARS] != label:
         short = snippet[:BACKLINK_SNIPPET_CHARS] + (
@@ -100,8 +110,9 @@ def _backlink_item(link: Backlink) -> str:
     return "<li>" + " · ".join(parts) + "</li>"
 
 
-def backlinks_html(links: Sequence[Backlink]) -> str:
-    """The reader's "Referenced by" section (every text escaped; links only memex://entity/ID)."""
+def backlinks_html(links: Sequence[Backlink], target_id: str | None = None) -> str:
+    """The reader's "Referenced by" section of ``target_id`` (every text escaped; links only
+    memex://entity/ID, moments memex://entity/TARGET?t=SECONDS)."""
     if not links:
         return ""
     # A note both on and citing an item is one line, with the moment when any edge has one.
@@ -115,7 +126,7 @@ def backlinks_html(links: Sequence[Backlink]) -> str:
     links = list(merged.values())
     shown = links[:MAX_BACKLINKS_SHOWN]
     more = len(links) - len(shown)
-    items = "".join(_backlink_item(link) for link in shown)
+    items = "".join(_backlink_item(link, target_id) for link in shown)
     if more > 0:
         items += f"<li>… and {more} more</li>"
     return f'<div class="backlinks"><hr/><h2>Referenced by</h2><ul>{items}</ul></div>'
@@ -237,7 +248,7 @@ def render_document(
     links = reader.backlinks(entity_id)
     images = _fetch_images(rendered.remote_resources, cancel) if allow_remote else {}
     pieces = build_documents(
-        rendered.html + backlinks_html(links), lambda: SafeTextDocument(images), css
+        rendered.html + backlinks_html(links, entity_id), lambda: SafeTextDocument(images), css
     )
     document = pieces[0]
     document.setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, rendered.title)

@@ -11,6 +11,7 @@ import pytest
 
 from memex_desktop.api.models import SearchRawResponse
 from memex_desktop.store import Backlink, ChangeSet, EntityRow, StoreWriter
+from memex_desktop.ui.links import classify_link
 from memex_desktop.ui.reader_pane import ReaderPane, backlinks_html, clock_text
 from memex_desktop.ui.readers import close_thread_readers
 from memex_desktop.ui.tasks import TaskRunner
@@ -148,6 +149,15 @@ def test_a_source_is_listed_once_with_its_moment() -> None:
     html = backlinks_html([Backlink(row, "annotates", None), Backlink(row, "references", 61.0)])
     assert html.count("memex://entity/n1") == 1
     assert "[01:01]" in html
+
+
+def test_a_moment_links_to_that_line_of_the_transcript() -> None:
+    html = backlinks_html([Backlink(_row("n1", "Note"), "annotates", 83.4)], "video-1")
+    hrefs = re.findall(r'href="([^"]*)"', html)
+    assert hrefs == ["memex://entity/n1", "memex://entity/video-1?t=83"]
+    target = classify_link(hrefs[1])
+    assert (target.entity_id, target.anchor) == ("video-1", "t-83")
+    assert ">[01:23]</a>" in html
 
 
 def test_long_lists_are_cut_with_a_count() -> None:
