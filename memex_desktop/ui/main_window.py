@@ -923,7 +923,7 @@ class MainWindow(QMainWindow):
             self.toast.show_message(reason)
             self.saves_queued.emit([], refused)
             return None
-        task = self.runner.submit(enqueue_urls, self.cache_path, self.outbox_path, accepted)
+        task = self.runner.submit_durable(enqueue_urls, self.cache_path, self.outbox_path, accepted)
         task.finished.connect(self._on_links_enqueued)
         task.failed.connect(self._on_links_enqueue_failed)
         self._pending_refused = refused
@@ -973,7 +973,7 @@ class MainWindow(QMainWindow):
     def _on_toast_undo_requested(self, op_ids: object) -> None:
         """Undo the saves just queued (only those not sent yet)."""
         for op_id in list(op_ids) if isinstance(op_ids, list) else []:
-            task = self.runner.submit(outbox_action, self.outbox_path, "undo", op_id)
+            task = self.runner.submit_durable(outbox_action, self.outbox_path, "undo", op_id)
             task.finished.connect(self._on_outbox_action_finished)
             task.failed.connect(self._on_outbox_action_failed)
 
@@ -999,14 +999,14 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_outbox_retry_requested(self, op_id: int) -> None:
         """Retry one save, then try to send it."""
-        task = self.runner.submit(outbox_action, self.outbox_path, "retry", op_id)
+        task = self.runner.submit_durable(outbox_action, self.outbox_path, "retry", op_id)
         task.finished.connect(self._on_outbox_action_finished)
         task.failed.connect(self._on_outbox_action_failed)
 
     @Slot(object)
     def _on_outbox_drop_requested(self, op_id: int) -> None:
         """Drop one save."""
-        task = self.runner.submit(outbox_action, self.outbox_path, "drop", op_id)
+        task = self.runner.submit_durable(outbox_action, self.outbox_path, "drop", op_id)
         task.finished.connect(self._on_outbox_action_finished)
         task.failed.connect(self._on_outbox_action_failed)
 

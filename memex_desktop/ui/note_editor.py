@@ -354,7 +354,9 @@ class NoteEditor(QDialog):
             return
         self._saving = True
         self.save_button.setEnabled(False)
-        task = self._runner.submit(queue_note, self._outbox, self.payload(), self.external_id)
+        task = self._runner.submit_durable(
+            queue_note, self._outbox, self.payload(), self.external_id
+        )
         task.finished.connect(self._on_note_committed)
         task.failed.connect(self._on_note_failed)
 
@@ -386,7 +388,7 @@ class NoteEditor(QDialog):
         if self._runner is None:
             self._on_url_queued(queue_url(self._outbox, url))
             return
-        task = self._runner.submit(queue_url, self._outbox, url)
+        task = self._runner.submit_durable(queue_url, self._outbox, url)
         task.finished.connect(self._on_url_queued)
 
     @Slot(object)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -61,9 +62,10 @@ class Task(QObject):
     _progress_relay = Signal(object)
     _done_relay = Signal()
 
-    def __init__(self, name: str, parent: QObject | None = None) -> None:
+    def __init__(self, name: str, parent: QObject | None = None, *, durable: bool = False) -> None:
         super().__init__(parent)
         self.name = name
+        self.durable = durable  # a write the person was promised: shutdown waits for it
         self.cancel_event = threading.Event()
         self._completed = threading.Event()
         queued = Qt.ConnectionType.QueuedConnection
@@ -179,11 +181,29 @@ class TaskRunner(QObject):
         complete and emits nothing, so a late timer or a late result of a window being torn
         down cannot start work (or raise) while the app exits.
         """
+        return self._submit(fn, args, kwargs, durable=False)
+
+    def submit_durable(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Task:
+        """Like submit(), for a write that must not be lost (a note, a queued save).
+
+        shutdown() neither cancels nor drops it: it waits (bounded) until it has run.
+        """
+        return self._submit(fn, args, kwargs, durable=True)
+
+    def _submit(
+        self,
+        fn: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        *,
+        durable: bool,
+    ) -> Task:
+        """Start ``fn`` on the pool (see submit)."""
         name = getattr(fn, "__qualname__", repr(fn))
         if self._closed:
             log.debug("task %s not started: the runner is shut down", name)
             return self._inert_task(name)
-        task = Task(name)
+        task = Task(name, durable=durable)
         task.done.connect(self._on_task_done)
         with self._lock:
             self._active.add(task)
@@ -222,8 +242,12 @@ class TaskRunner(QObject):
             count = len(self._active)
         self.active_changed.emit(count)
 
-    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+    def shutdown(self, timeout_ms: int = 10_000, durable_timeout_ms: int = 5_000) -> bool:
         """Cancel everything, drop queued work and wait for running tasks to return.
+
+        Durable tasks (outbox writes the person was told about) are neither cancelled nor
+        dropped: they get up to ``durable_timeout_ms`` to run first, so a note saved while the
+        window closes is on disk when the app exits.
 
         Returns:
             True when every worker stopped within the timeout.
@@ -232,7 +256,12 @@ class TaskRunner(QObject):
         with self._lock:
             tasks = list(self._active)
         for task in tasks:
-            task.cancel()
+            if not task.durable:
+                task.cancel()
+        deadline = time.monotonic() + durable_timeout_ms / 1000
+        for task in tasks:
+            if task.durable and not task.wait(max(0.0, deadline - time.monotonic())):
+                log.warning("a pending write (%s) did not finish before exit", task.name)
         self._pool.clear()
         stopped = bool(self._pool.waitForDone(timeout_ms))
         if not stopped:

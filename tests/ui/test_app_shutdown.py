@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -9,12 +10,14 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QCoreApplication, QSettings, QTimer
 
+from memex_desktop import paths
 from memex_desktop.api.client import MemexClient
 from memex_desktop.app import AppContext, build_main_window
-from memex_desktop.store import ChangeSet
+from memex_desktop.store import ChangeSet, Outbox
 from memex_desktop.sync import SyncOutcome, SyncReport
 from memex_desktop.ui.search_bar import SearchRequest
 from memex_desktop.ui.sync_controller import OutboxCounts, SyncResult
+from memex_desktop.ui.tasks import TaskRunner
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -68,3 +71,45 @@ def test_late_timers_and_results_after_shutdown_start_nothing(context: AppContex
     assert not controller.syncing
     assert _active_timers(context) == []
     assert context.runner.active_count() == 0
+
+
+def _busy_until_cancelled(started: threading.Event, cancel: threading.Event) -> None:
+    """A long background job (a sync, a render) that stops when cancelled."""
+    started.set()
+    cancel.wait(30)
+
+
+def test_a_note_saved_while_the_window_closes_is_not_lost(context: AppContext) -> None:
+    # Every worker is busy, so the note's outbox write is still queued when the window closes.
+    runner = context.runner
+    threads = runner._pool.maxThreadCount()
+    busy = [threading.Event() for _ in range(threads)]
+    for started in busy:
+        runner.submit(_busy_until_cancelled, started)
+    assert all(started.wait(10) for started in busy)
+    pane = context.window.thread_pane
+    assert pane is not None
+    pane.show_entity("an-item")
+    editor = pane.open_editor("an-item")
+    editor.editor.setPlainText("Written just before quitting")
+    editor.save()
+    context.shutdown()
+    outbox = Outbox(paths.outbox_db_path(context.data_dir))
+    try:
+        notes = [op for op in outbox.list() if op.kind == "save_entity"]
+    finally:
+        outbox.close()
+    assert len(notes) == 1
+    assert "Written just before quitting" in str(notes[0].payload)
+
+
+def test_shutdown_drops_queued_work_but_runs_durable_writes(qtbot: Any) -> None:
+    runner = TaskRunner(max_threads=1)
+    started = threading.Event()
+    done: list[str] = []
+    runner.submit(_busy_until_cancelled, started)
+    assert started.wait(10)
+    runner.submit(done.append, "ordinary")
+    runner.submit_durable(done.append, "durable")
+    assert runner.shutdown()
+    assert done == ["durable"]
