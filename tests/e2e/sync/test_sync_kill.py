@@ -67,6 +67,9 @@ def _kill_trials(
     library: dict[str, Any], emulator: Any, data_dir: Path, trials: int, seed: int
 ) -> int:
     Settings(page_size=8).save()  # small pages: many commits to be killed between
+    # A little latency per page keeps a whole pass (75 pages) longer than the kill window,
+    # however fast the machine, so most trials really are killed mid-sync.
+    emulator.faults.latency(0.02)
     rng = random.Random(seed)
     argv = ("sync", "--full", "--data-dir", str(data_dir), "--api-url")
     kills = 0
