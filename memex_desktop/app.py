@@ -161,7 +161,7 @@ def build_main_window(
     data_dir.mkdir(parents=True, exist_ok=True)
     cache_path = paths.cache_db_path(data_dir)
     outbox_path = paths.outbox_db_path(data_dir)
-    writer = StoreWriter(cache_path)
+    writer = StoreWriter(cache_path, background=True)
     Outbox(outbox_path).close()  # create the file (and recover it) before any worker races
     reader = CacheReader(cache_path)
     provider = None

@@ -19,6 +19,7 @@ from memex_desktop.store.errors import StoreError, translate
 from memex_desktop.store.extract import JsonObject
 from memex_desktop.store.rows import ChangeSet
 from memex_desktop.store.schema import connect, open_cache
+from memex_desktop.store.threads import lower_current_thread_priority
 
 _log = logging.getLogger(__name__)
 
@@ -58,8 +59,10 @@ class StoreWriter:
     its error: KnownStoreError for disk full / locked / damaged, anything else is a bug).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, background: bool = False) -> None:
+        """Open ``path`` on the writer thread; ``background`` lowers that thread's priority."""
         self.path = Path(path)
+        self._background = background
         self._tasks: queue.Queue[tuple[WriteTask, Future[ChangeSet]] | None] = queue.Queue()
         self._opened: Future[None] = Future()
         self._closed = False
@@ -73,6 +76,8 @@ class StoreWriter:
     # ------------------------------------------------------------------ thread
 
     def _run(self) -> None:
+        if self._background:
+            lower_current_thread_priority()
         try:
             db = open_cache(self.path)
         except BaseException as exc:

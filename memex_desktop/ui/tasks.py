@@ -19,6 +19,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
 
+from memex_desktop.store.threads import lower_current_thread_priority
+
 log = logging.getLogger(__name__)
 
 
@@ -132,6 +134,8 @@ class _Worker(QRunnable):
     def run(self) -> None:
         """Call the function; exactly one of finished/failed is emitted, then done."""
         task = self._task
+        # Pool threads do background work: the GUI thread comes first for the CPU.
+        lower_current_thread_priority()
         try:
             if task.cancel_event.is_set():
                 task._failed_relay.emit(TaskCancelled(task.name))
