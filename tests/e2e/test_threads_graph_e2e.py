@@ -267,6 +267,10 @@ def test_reply_to_a_pending_reply_names_its_parent_by_server_id(
 def _select(qtbot: Any, context: AppContext, scope: Scope) -> list[str]:
     """Pick a sidebar entry and return the ids of the results shown for it."""
     window = context.window
+    # The sidebar lists entries after a read on a worker: wait for the entry to be there.
+    qtbot.waitUntil(
+        lambda: window.sidebar.sidebar_model.index_of(scope.key).isValid(), timeout=10_000
+    )
     applied = Emitted(window.search_applied)
     window.sidebar.select_scope(scope)
     assert window.sidebar.current_scope().key == scope.key
