@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import json
 import logging
+import queue
 import random
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -69,6 +71,13 @@ STATE_LAST_SYNC_MS = "sync.last_sync_at_ms"
 
 # A server that ignores ``offset`` would page forever; no library is this large.
 MAX_PAGES = 1_000_000
+# Pages fetched and parsed ahead of the one being handed to the writer, and pages queued at
+# the writer behind the one it is writing: enough to keep both sides busy, few enough that
+# memory stays bounded (a parsed page of 100 long items is some 10-20 MB).
+PREFETCH_PAGES = 2
+WRITES_AHEAD = 1
+# How often a fetcher blocked on a full queue checks whether the pull was abandoned.
+_FETCH_POLL_S = 0.1
 ALL_IDS_LIMIT = 10_000_000
 # Processing statuses of items the server lists; others (pending, running ...) are unlisted.
 _SETTLED_STATUSES = frozenset({None, "indexing-done", "done", "failed", "error"})
@@ -368,23 +377,22 @@ class SyncEngine:
         pulled = 0
         newest: int | None = None
         estimate = self._estimate_total()
-        # One page is written while the next is fetched (the writer commits them in order,
-        # each page before the offset that follows it, so a crash resumes correctly).
-        in_flight: list[Future[ChangeSet]] = []
+        # Pages are fetched ahead on a helper thread and queued at the writer without waiting
+        # for the previous commit; the offset after a page is persisted only once that page
+        # has committed, so a crash or a failed write never resumes past a missing page.
+        writes = _WriteQueue(self.writer, STATE_FULL_PASS)
         try:
             for response in self._pages(state.offset, cancel, self._page_is_last):
-                changes |= _settle(in_flight)
-                in_flight = [self._submit_page(response)]
                 seen |= _page_entity_ids(response)
                 newest = _max_opt(newest, _newest_in(response.results))
                 pulled += len(response.results)
                 state.offset += len(response.results)
-                in_flight.append(self.writer.set_sync_state(STATE_FULL_PASS, state.dump()))
+                changes |= writes.push(without_listed_notes(response), state.dump())
                 estimate = max(estimate or 0, state.offset) or None
                 _emit(progress, "pull", state.offset, estimate, f"{state.offset} items")
-            changes |= _settle(in_flight)
+            changes |= writes.drain()
         except (ApiError, SyncCancelled) as exc:
-            changes |= _settle(in_flight)  # pages already fetched are kept
+            changes |= writes.drain()  # pages already fetched are kept
             return SyncReport(
                 outcome_for(exc), pulled=pulled, changes=changes, meta=self.last_meta, error=exc
             )
@@ -416,7 +424,7 @@ class SyncEngine:
         seen: set[str] = set()
         changes = ChangeSet.empty()
         newest: int | None = newest_held
-        in_flight: list[Future[ChangeSet]] = []
+        writes = _WriteQueue(self.writer, None)
 
         def is_last(response: SearchRawResponse) -> bool:
             page_newest = _newest_in(response.results)
@@ -425,15 +433,14 @@ class SyncEngine:
 
         try:
             for response in self._pages(0, cancel, is_last):
-                changes |= _settle(in_flight)
-                in_flight = [self._submit_page(response)]
                 seen |= _page_entity_ids(response)
                 newest = _max_opt(newest, _newest_in(response.results))
                 offset += len(response.results)
+                changes |= writes.push(without_listed_notes(response), None)
                 _emit(progress, "pull", offset, None, f"{offset} new or changed items checked")
-            changes |= _settle(in_flight)
+            changes |= writes.drain()
         except (ApiError, SyncCancelled) as exc:
-            changes |= _settle(in_flight)
+            changes |= writes.drain()
             return SyncReport(
                 outcome_for(exc), pulled=offset, changes=changes, meta=self.last_meta, error=exc
             )
@@ -448,28 +455,26 @@ class SyncEngine:
         cancel: threading.Event,
         is_last: Callable[[SearchRawResponse], bool],
     ) -> Iterator[SearchRawResponse]:
-        """Pages from ``offset`` on until ``is_last``; the next one is fetched (and parsed) on
-        a helper thread while the caller handles the current one.
+        """Pages from ``offset`` on until ``is_last``, fetched and parsed up to
+        :data:`PREFETCH_PAGES` ahead on a helper thread while the caller handles earlier ones.
 
         Raises:
             SyncCancelled: between pages, once ``cancel`` is set.
             ApiError: when a page cannot be fetched.
         """
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memex-sync-fetch") as pool:
-            if cancel.is_set():
-                raise SyncCancelled()
-            upcoming = pool.submit(self._fetch_page, offset)
+        if cancel.is_set():
+            raise SyncCancelled()
+        fetcher = _PageFetcher(self._fetch_page, offset, cancel, is_last)
+        try:
             for _ in range(MAX_PAGES):
-                response = upcoming.result()
-                last = is_last(response)
-                offset += len(response.results)
-                if not last and not cancel.is_set():
-                    upcoming = pool.submit(self._fetch_page, offset)
+                response, last = fetcher.next()
                 yield response
                 if last:
                     return
                 if cancel.is_set():
                     raise SyncCancelled()
+        finally:
+            fetcher.stop()
         raise ContractError(f"the server kept returning pages after {MAX_PAGES} of them")
 
     def _estimate_total(self) -> int | None:
@@ -698,13 +703,116 @@ class SyncEngine:
         )
 
 
-def _settle(futures: list[Future[ChangeSet]]) -> ChangeSet:
-    """Wait for queued writes; what they changed (a store error is raised here)."""
-    changes = ChangeSet.empty()
-    for future in futures:
-        changes |= future.result()
-    futures.clear()
-    return changes
+class _PageFetcher:
+    """A helper thread fetching pages one after the other into a bounded queue.
+
+    The next offset depends on how many results the previous page held (a server may cap
+    the page size), so pages are fetched in sequence; the queue bounds how far ahead.
+    """
+
+    def __init__(
+        self,
+        fetch: Callable[[int], SearchRawResponse],
+        offset: int,
+        cancel: threading.Event,
+        is_last: Callable[[SearchRawResponse], bool],
+    ) -> None:
+        self._fetch = fetch
+        self._offset = offset
+        self._cancel = cancel
+        self._is_last = is_last
+        self._stopped = threading.Event()
+        self._queue: queue.Queue[tuple[SearchRawResponse, bool] | BaseException] = queue.Queue(
+            maxsize=PREFETCH_PAGES
+        )
+        self._thread = threading.Thread(target=self._run, name="memex-sync-fetch", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        """Fetch until the last page, an error, a cancel or :meth:`stop`."""
+        while not self._stopped.is_set():
+            try:
+                response = self._fetch(self._offset)
+                last = self._is_last(response)
+            except BaseException as exc:  # handed to the consumer, which raises it
+                self._put(exc)
+                return
+            self._offset += len(response.results)
+            if not self._put((response, last)) or last:
+                return
+            if self._cancel.is_set():
+                return  # the consumer raises SyncCancelled after the pages it has
+
+    def _put(self, item: tuple[SearchRawResponse, bool] | BaseException) -> bool:
+        """Queue an item, waiting for room; ``False`` when the consumer went away."""
+        while not self._stopped.is_set():
+            try:
+                self._queue.put(item, timeout=_FETCH_POLL_S)
+            except queue.Full:
+                continue
+            return True
+        return False
+
+    def next(self) -> tuple[SearchRawResponse, bool]:
+        """The next page and whether it is the last one (a fetch error is raised here)."""
+        while True:
+            try:
+                item = self._queue.get(timeout=_FETCH_POLL_S)
+            except queue.Empty:
+                if not self._thread.is_alive() and self._queue.empty():
+                    # Stopped on a cancel before queueing anything more.
+                    raise SyncCancelled() from None
+                continue
+            if isinstance(item, BaseException):
+                raise item
+            return item
+
+    def stop(self) -> None:
+        """Stop fetching and wait for the thread (at most the request under way)."""
+        self._stopped.set()
+        self._thread.join()
+
+
+class _WriteQueue:
+    """Pages queued at the store writer, each followed by its bookmark once it committed.
+
+    Up to :data:`WRITES_AHEAD` pages wait behind the one being written, so the writer never
+    idles waiting for this thread; a page's bookmark (the resume offset after it) is queued
+    only after that page's commit succeeded, so a failed write is never skipped on resume.
+    """
+
+    def __init__(self, writer: StoreWriter, key: str | None) -> None:
+        self._writer = writer
+        self._key = key
+        self._pages: deque[tuple[Future[ChangeSet], str | None]] = deque()
+        self._bookmarks: deque[Future[ChangeSet]] = deque()
+
+    def push(self, response: SearchRawResponse, bookmark: str | None) -> ChangeSet:
+        """Queue a page; what the pages that committed meanwhile changed."""
+        self._pages.append((self._writer.ingest_search_page(response), bookmark))
+        changes = ChangeSet.empty()
+        while len(self._pages) > WRITES_AHEAD:
+            changes |= self._commit_oldest()
+        return changes
+
+    def drain(self) -> ChangeSet:
+        """Wait for every queued page and bookmark (a store error is raised here)."""
+        changes = ChangeSet.empty()
+        while self._pages:
+            changes |= self._commit_oldest()
+        while self._bookmarks:
+            changes |= self._bookmarks.popleft().result()
+        return changes
+
+    def _commit_oldest(self) -> ChangeSet:
+        """Wait for the oldest page; then queue its bookmark."""
+        future, bookmark = self._pages.popleft()
+        changes = future.result()
+        while self._bookmarks and self._bookmarks[0].done():
+            changes |= self._bookmarks.popleft().result()
+        if self._key is not None and bookmark is not None:
+            self._bookmarks.append(self._writer.set_sync_state(self._key, bookmark))
+        return changes
 
 
 def _newest_in(entities: Iterable[ContentEntityBase]) -> int | None:
