@@ -203,23 +203,34 @@ def _machine_noise_ms(qtbot: Any, seconds: float = 2.0) -> float:
     return max(0.0, max(heartbeat.gaps_ms, default=16.0) - 16.0)
 
 
-def _check(qtbot: Any, gaps: list[float]) -> None:
+def _check(qtbot: Any, gaps: list[float], budget_ms: float = WORST_GAP_MS) -> None:
     """The worst gap is within budget (plus the machine's own noise, measured right after)."""
     worst = max(gaps)
-    noise = _machine_noise_ms(qtbot) if worst > WORST_GAP_MS else 0.0
+    noise = _machine_noise_ms(qtbot) if worst > budget_ms else 0.0
     shown = [round(g) for g in sorted(gaps)[-5:]]
-    assert worst <= WORST_GAP_MS + noise, (
+    assert worst <= budget_ms + noise, (
         f"{len(gaps)} beats, worst gaps (ms): {shown}; machine noise {noise:.0f} ms"
     )
 
 
-def test_heartbeat_during_sync_and_opening_a_1mb_article(qtbot: Any, make_window: Any) -> None:
+def _heartbeat_with_2000_entities(qtbot: Any, make_window: Any) -> list[float]:
     # The server runs in its own process, as a real one does: its JSON work in this process
     # would compete with the GUI thread for the interpreter lock, which no app can avoid.
     context = make_window(library_with_big_article(2_000, 200), own_process=True)
     gaps = _sync_and_open_big_article(qtbot, context)
     assert len(gaps) > 20
-    _check(qtbot, gaps)
+    return gaps
+
+
+def test_no_freeze_during_sync_and_opening_a_1mb_article(qtbot: Any, make_window: Any) -> None:
+    # The regression guard of the fast suite: shared CI machines add scheduling gaps of their
+    # own, so this bound only catches real freezes; the 100 ms budget is checked below.
+    _check(qtbot, _heartbeat_with_2000_entities(qtbot, make_window), budget_ms=250.0)
+
+
+@pytest.mark.slow
+def test_heartbeat_during_sync_and_opening_a_1mb_article(qtbot: Any, make_window: Any) -> None:
+    _check(qtbot, _heartbeat_with_2000_entities(qtbot, make_window))
 
 
 @pytest.mark.slow
