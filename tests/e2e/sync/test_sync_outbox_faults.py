@@ -109,6 +109,9 @@ def _drain_with_kills(emulator: Any, data_dir: Path, *, trials: int, min_kills: 
     with Outbox(paths.outbox_db_path(data_dir)) as outbox:
         for url in urls:
             outbox.enqueue_url(url)
+    # A little latency per request keeps the drain of 500 saves longer than the kill window,
+    # however fast the machine, so most trials really are killed mid-drain.
+    emulator.faults.latency(0.01)
     rng = random.Random(5)
     kills = 0
     argv = ("sync", "--quiet", "--data-dir", str(data_dir), "--api-url", emulator.base_url)

@@ -72,7 +72,8 @@ def test_faults_can_target_paths_and_be_cleared(emulator: RunningEmulator) -> No
 def test_dropped_connection(emulator: RunningEmulator) -> None:
     emulator.faults.drop_connection()
     with http_client(emulator) as client:
-        with pytest.raises(httpx.RemoteProtocolError):
+        # The client sees a closed connection or a reset one, depending on timing.
+        with pytest.raises((httpx.RemoteProtocolError, httpx.ReadError)):
             _post(client)
         assert _post(client).status_code == 200
 
