@@ -235,16 +235,22 @@ def _busy_baseline_ms(qtbot, seconds: float) -> int:
 
 
 @pytest.mark.parametrize(
-    "max_nodes",
+    ("max_nodes", "budget_ms"),
     [
-        None,  # the default budget: what a person gets
-        # Drawing and listing every one of 2,000 nodes has GUI-thread costs of its own that a
-        # busy shared machine can stretch; checked in the slow suite.
-        pytest.param(2000, marks=pytest.mark.slow),
+        # The fast suite only catches freezes: after hundreds of tests in one process, the
+        # leftovers of earlier tests add GUI-thread gaps of their own.
+        (None, 250),
+        # The 100 ms budget, in the slow suite: the default node budget and all 2,000 nodes.
+        pytest.param(None, 100, marks=pytest.mark.slow),
+        pytest.param(2000, 100, marks=pytest.mark.slow),
     ],
 )
 def test_layout_of_2000_nodes_keeps_the_gui_responsive(
-    qtbot, runner: TaskRunner, max_nodes: int | None, request: pytest.FixtureRequest
+    qtbot,
+    runner: TaskRunner,
+    max_nodes: int | None,
+    budget_ms: int,
+    request: pytest.FixtureRequest,
 ) -> None:
     center, nodes, edges = synthetic_neighbourhood(2000, 6000, seed=10)
     reader = FakeGraphReader(nodes, edges)
@@ -274,7 +280,7 @@ def test_layout_of_2000_nodes_keeps_the_gui_responsive(
     assert heartbeat.ticks >= 1 or elapsed < 0.05, "no heartbeat during the layout"
     assert len(pane.node_positions()) == (max_nodes or pane.max_nodes)
     noise = max(0, _busy_baseline_ms(qtbot, elapsed) - 16)
-    assert heartbeat.worst_ms <= 100 + noise, (
+    assert heartbeat.worst_ms <= budget_ms + noise, (
         f"GUI stalled {heartbeat.worst_ms} ms during a {elapsed:.2f} s layout "
         f"(machine noise {noise} ms)"
     )
