@@ -15,6 +15,7 @@ import socket
 import threading
 import time
 from types import TracebackType
+from typing import Any
 
 import uvicorn
 
@@ -35,19 +36,7 @@ def _uvicorn_config(
 
     Embedded servers leave the process's logging configuration alone and log no access lines.
     """
-    if embedded:
-        return uvicorn.Config(
-            app,
-            host=host,
-            port=port,
-            http="h11",
-            ws="none",
-            lifespan="off",
-            loop="asyncio",
-            timeout_keep_alive=5,
-            log_config=None,
-            access_log=False,
-        )
+    logging_options: dict[str, Any] = {"log_config": None} if embedded else {"log_level": "info"}
     return uvicorn.Config(
         app,
         host=host,
@@ -57,8 +46,8 @@ def _uvicorn_config(
         lifespan="off",
         loop="asyncio",
         timeout_keep_alive=5,
-        log_level="info",
         access_log=False,
+        **logging_options,
     )
 
 
