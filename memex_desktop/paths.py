@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import platformdirs
@@ -71,3 +72,17 @@ def cache_db_path(data_dir: Path) -> Path:
 def outbox_db_path(data_dir: Path) -> Path:
     """The precious queue of saves the server has not confirmed yet."""
     return data_dir / "outbox.db"
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    """Write a text file through a temporary one beside it, so a crash never leaves half a file."""
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

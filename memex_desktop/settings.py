@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
@@ -142,16 +141,7 @@ class Settings(BaseModel):
         path = self.path(config_dir)
         path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(data, indent=2, sort_keys=True) + "\n"
-        fd, temp_name = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp_name, path)
-        except BaseException:
-            Path(temp_name).unlink(missing_ok=True)
-            raise
+        paths.write_text_atomically(path, text)
         return path
 
     def effective_api_url(self, override: str | None = None) -> str:

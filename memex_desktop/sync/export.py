@@ -10,13 +10,12 @@ references and tags, for reading without memex-desktop.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memex_desktop import paths
 from memex_desktop.api.models import (
     ContentEntityBase,
     Feed,
@@ -107,25 +106,13 @@ def _exportable(raw: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    """Write a file through a temporary one, so a crash never leaves half an export."""
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
 def export_json(reader: CacheReader, directory: Path) -> Path:
     """Write ``memex-export.json`` into ``directory``; returns its path."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / EXPORT_FILE_NAME
-    _write_atomically(path, json.dumps(build_export(reader), ensure_ascii=False, sort_keys=True))
+    paths.write_text_atomically(
+        path, json.dumps(build_export(reader), ensure_ascii=False, sort_keys=True)
+    )
     return path
 
 
@@ -250,7 +237,7 @@ def export_markdown(reader: CacheReader, directory: Path) -> Path:
                 kind = ref.type if ref is not None else "not cached"
                 lines.append(f"- [{label}](memex://entity/{target}) ({kind})")
             lines.append("")
-        _write_atomically(folder / name, "\n".join(lines))
+        paths.write_text_atomically(folder / name, "\n".join(lines))
         index.append(f"- [{row.title or entity_id}]({name}) ({entity.type})")
-    _write_atomically(folder / "index.md", "\n".join(index) + "\n")
+    paths.write_text_atomically(folder / "index.md", "\n".join(index) + "\n")
     return folder
