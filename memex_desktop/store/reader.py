@@ -6,7 +6,8 @@ import heapq
 import itertools
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -56,6 +57,13 @@ BACKLOG_SCAN_ROWS = 2000
 MAX_THREAD_NODES = 5000
 MAX_BACKLINKS = 1000
 LAST_SYNC_KEY = "last_sync_at"
+# SQLite virtual-machine steps between two checks of an interruptible read's stop condition:
+# tens of microseconds of work, so a stop takes effect at once and the checks cost little.
+INTERRUPT_CHECK_STEPS = 2000
+
+
+class QueryInterrupted(StoreError):
+    """A read was stopped by its caller (superseded by a newer search, or over its budget)."""
 
 
 def _marks(count: int) -> str:
@@ -95,6 +103,34 @@ class CacheReader:
             self.db.close()
             open_cache(self.path).close()
             self.db = Database(connect(self.path, read_only=True))
+
+    @contextmanager
+    def interrupted_when(self, stop: Callable[[], bool]) -> Iterator[None]:
+        """Reads inside the block end with QueryInterrupted as soon as ``stop()`` is true.
+
+        SQLite asks ``stop`` every INTERRUPT_CHECK_STEPS steps of a running statement, so a
+        search a newer keystroke superseded, or a read on the GUI thread that runs over its
+        time budget, gives way within microseconds instead of finishing first.
+        """
+        fired = False
+
+        def handler() -> int:
+            nonlocal fired
+            fired = fired or stop()
+            return 1 if fired else 0
+
+        connection = self.db.conn
+        connection.set_progress_handler(handler, INTERRUPT_CHECK_STEPS)
+        try:
+            yield
+        except (sqlite3.Error, StoreError) as exc:
+            if fired:
+                raise QueryInterrupted(f"reading {self.path.name}: stopped") from exc
+            raise
+        finally:
+            connection.set_progress_handler(None, 0)
+        if fired:  # a statement was stopped and its error swallowed: the result is partial
+            raise QueryInterrupted(f"reading {self.path.name}: stopped")
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run one read, turning environment failures into KnownStoreError."""
@@ -291,6 +327,17 @@ class CacheReader:
                 [BACKLOG_SCAN_ROWS, *words, *params, needed],
             )
         ]
+
+    def snippets(self, query: str, ids: Sequence[str]) -> dict[str, str]:
+        """Marked snippets of ``query`` for these entities (those whose text holds a match).
+
+        The snippets :meth:`search` returns, for ids already known (a block of rows of a long
+        result list), without ranking the results before them again.
+        """
+        found: dict[str, str] = {}
+        for start in range(0, len(ids), _CHUNK):
+            found.update(self._snippets(query, ids[start : start + _CHUNK]))
+        return found
 
     def _snippets(self, query: str, ids: Sequence[str]) -> dict[str, str]:
         """Marked snippets for the hits, cut from the text of their stored JSON.
