@@ -1,9 +1,10 @@
 """Painting one result: type icon, title, source, date, provenance badge, marked snippet.
 
 Painting is the hot path of scrolling 100,000 rows, so it does as little Python as possible:
-fonts and metrics are prepared once per font, each row's elided texts and positions are
-computed once per width and kept (until the store changes the row), icons and badges are
-cached pixmaps, and text is drawn at baseline points (no per-call layout).
+fonts, metrics and baselines are prepared once per font, each row's elided texts and positions
+are computed once per width and kept (until the store changes the row), eliding measures only
+a prefix of a long text that can show, icons and badges are cached pixmaps, and text is drawn
+at baseline points (no per-call layout) without shaping where a script does not need it.
 """
 
 from __future__ import annotations
@@ -150,10 +151,43 @@ class TypeIcons:
         painter.restore()
 
 
+ELIDE = Qt.TextElideMode.ElideRight
+
+
+def elide(metrics: QFontMetrics, text: str, width: int, average: int) -> str:
+    """``metrics.elidedText(text, ElideRight, width)``, measuring only a prefix that can show.
+
+    Eliding measures the whole string, and a snippet is several times longer than a row:
+    a prefix of twice the characters that fit on average is tried first. When it does not fit
+    whole, its elided form is the whole text's; when it does, a longer prefix is tried.
+    """
+    cut = 2 * max(0, width) // max(1, average) + 2
+    while cut < len(text):
+        prefix = text[:cut]
+        shown = metrics.elidedText(prefix, ELIDE, width)
+        if shown != prefix:
+            return shown
+        cut *= 2
+    return metrics.elidedText(text, ELIDE, width)
+
+
+def _unshaped(font: QFont) -> QFont:
+    """A copy of ``font`` that skips text shaping where a script does not need it.
+
+    Shaping (kerning, ligatures) is cosmetic for Latin text but is most of the cost of
+    measuring and drawing it; scripts that need shaping to be legible are still shaped.
+    """
+    copy = QFont(font)
+    copy.setStyleStrategy(font.styleStrategy() | QFont.StyleStrategy.PreferNoShaping)
+    return copy
+
+
 class _Fonts:
-    """The fonts and metrics of one base font, prepared once (not per painted row)."""
+    """The fonts, metrics and baselines of one base font, prepared once (not per row)."""
 
     def __init__(self, base: QFont) -> None:
+        self.key = base.key()
+        base = _unshaped(base)
         self.title = QFont(base)
         self.title.setWeight(QFont.Weight.DemiBold)
         self.small = QFont(base)
@@ -173,6 +207,20 @@ class _Fonts:
         }
         # Text beyond this many characters can never fit a row: cut before measuring it.
         self.min_char = max(1, min(self.plain_metrics.horizontalAdvance("i"), 3))
+        self.average = {
+            "title": max(1, self.title_metrics.averageCharWidth()),
+            "small": max(1, self.small_metrics.averageCharWidth()),
+            False: max(1, self.plain_metrics.averageCharWidth()),
+            True: max(1, self.bold_metrics.averageCharWidth()),
+        }
+        line = self.line
+        self.title_baseline = _baseline(self.title_metrics, line - 3)
+        self.date_baseline = _baseline(self.small_metrics, self.title_metrics.height())
+        self.label_baseline = _baseline(self.small_metrics, line)
+        self.snippet_baseline = {
+            False: _baseline(self.plain_metrics, line),
+            True: _baseline(self.bold_metrics, line),
+        }
         self._small_widths: dict[str, int] = {}
 
     def small_width(self, text: str) -> int:
@@ -210,6 +258,13 @@ class RowLayout:
 
 BADGE_TEXT = {"cloud": "cloud", "both": "cached · cloud"}
 MAX_LAYOUTS = 2_000
+# Item states as plain ints: flag arithmetic on Python enums costs microseconds per row.
+_SELECTED = QStyle.StateFlag.State_Selected.value
+_HIGHLIGHTED = (
+    QStyle.StateFlag.State_Selected
+    | QStyle.StateFlag.State_MouseOver
+    | QStyle.StateFlag.State_HasFocus
+).value
 
 
 class ResultDelegate(QStyledItemDelegate):
@@ -221,6 +276,7 @@ class ResultDelegate(QStyledItemDelegate):
         self._fonts: dict[str, _Fonts] = {}
         self._layouts: OrderedDict[tuple[object, ...], RowLayout] = OrderedDict()
         self._badges: dict[tuple[str, str, int, float], QPixmap] = {}
+        self._palette_colours: dict[tuple[int, bool], tuple[QColor, QColor, str]] = {}
         self._model: object = None
 
     def sizeHint(
@@ -234,7 +290,7 @@ class ResultDelegate(QStyledItemDelegate):
         self._layouts.clear()
 
     def _fonts_for(self, base: QFont) -> _Fonts:
-        """The prepared fonts of a base font."""
+        """The prepared fonts of a base font (the font of the view, fetched per row)."""
         key = base.key()
         fonts = self._fonts.get(key)
         if fonts is None:
@@ -258,7 +314,7 @@ class ResultDelegate(QStyledItemDelegate):
         model = index.model()
         self._watch(model)
         row_number = index.row()
-        key: tuple[object, ...] = (row_number, width, fonts.title.key())
+        key: tuple[object, ...] = (row_number, width, fonts.key)
         layout = self._layouts.get(key)
         if layout is not None:
             return layout
@@ -288,38 +344,37 @@ class ResultDelegate(QStyledItemDelegate):
         entity_type = row.type if row else "missing"
         date = format_date(row.created_at) if row else ""
         date_width = fonts.small_width(date) + PADDING if date else 0
-        elide = Qt.TextElideMode.ElideRight
-        most = width // fonts.min_char + 1
-        title = fonts.title_metrics.elidedText(title[:most], elide, width - date_width)
+        average = fonts.average
+        title = elide(fonts.title_metrics, title, width - date_width, average["title"])
         badge = BADGE_TEXT.get(provenance, "cached")
         badge_width = fonts.small_width(badge) + 12
         source = source_text(row) if row else ""
         label = type_label(entity_type) + (f" · {source}" if source else "")
-        label = fonts.small_metrics.elidedText(label[:most], elide, width - badge_width - PADDING)
+        label = elide(fonts.small_metrics, label, width - badge_width - PADDING, average["small"])
         runs: list[_Run] = []
         x = 0
-        flat = " ".join(snippet[: most * 2].split())
+        flat = " ".join(snippet[: 2 * (width // fonts.min_char + 1)].split())
         segments = snippet_segments(flat) if MARK_START in flat else [(flat, False)]
-        for text, matched in segments:
+        last = len(segments) - 1
+        for number, (text, matched) in enumerate(segments):
             metrics = fonts.bold_metrics if matched else fonts.plain_metrics
             available = width - x
             if available <= fonts.ellipsis[matched]:
                 break
-            cut = text[: available // fonts.min_char + 1]
-            shown = metrics.elidedText(cut, elide, available)
-            if shown == cut and len(cut) < len(text):
-                shown = metrics.elidedText(cut + "…", elide, available)
+            shown = elide(metrics, text, available, average[matched])
             runs.append(_Run(x, shown, matched))
-            if shown != text:
+            if shown != text or number == last:
                 break
             x += metrics.horizontalAdvance(shown)
         return RowLayout(
             entity_type, title, date, date_width, label, badge, provenance, tuple(runs)
         )
 
-    def _badge(self, layout: RowLayout, fonts: _Fonts, colour: QColor, ratio: float) -> QPixmap:
+    def _badge(
+        self, layout: RowLayout, fonts: _Fonts, colour: QColor, colour_name: str, ratio: float
+    ) -> QPixmap:
         """The cached/cloud badge as a pixmap (one per text, colour and pixel ratio)."""
-        key = (layout.badge, colour.name(QColor.NameFormat.HexArgb), fonts.line, ratio)
+        key = (layout.badge, colour_name, fonts.line, ratio)
         pixmap = self._badges.get(key)
         if pixmap is not None:
             return pixmap
@@ -342,6 +397,25 @@ class ResultDelegate(QStyledItemDelegate):
         self._badges[key] = pixmap
         return pixmap
 
+    def _colours(self, palette: QPalette, selected: bool) -> tuple[QColor, QColor, str]:
+        """Text colour, dimmed colour and the dimmed colour's name, per palette and selection."""
+        key = (palette.cacheKey(), selected)
+        colours = self._palette_colours.get(key)
+        if colours is None:
+            text = palette.color(
+                QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+            )
+            dim = QColor(text)
+            dim.setAlphaF(0.62)
+            if len(self._palette_colours) > 64:
+                self._palette_colours.clear()
+            colours = self._palette_colours[key] = (
+                text,
+                dim,
+                dim.name(QColor.NameFormat.HexArgb),
+            )
+        return colours
+
     def paint(
         self,
         painter: QPainter,
@@ -349,64 +423,50 @@ class ResultDelegate(QStyledItemDelegate):
         index: QModelIndex | QPersistentModelIndex,
     ) -> None:
         """Draw icon, title and date, source and badge, and the snippet with marks in bold."""
-        state = option.state
-        selected = bool(state & QStyle.StateFlag.State_Selected)
-        if selected or state & (QStyle.StateFlag.State_MouseOver | QStyle.StateFlag.State_HasFocus):
+        state = option.state.value
+        selected = bool(state & _SELECTED)
+        if state & _HIGHLIGHTED:
             style = option.widget.style() if option.widget else None
             if style is not None:
                 style.drawPrimitive(
                     QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, option.widget
                 )
-        palette: QPalette = option.palette
-        text_colour = palette.color(
-            QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
-        )
-        dim_colour = QColor(text_colour)
-        dim_colour.setAlphaF(0.62)
+        text_colour, dim_colour, dim_name = self._colours(option.palette, selected)
         fonts = self._fonts_for(option.font)
-        rect = option.rect.adjusted(PADDING, 8, -PADDING, -8)
-        text_left = rect.left() + ICON_SIZE + PADDING
-        width = rect.right() - text_left
+        rect = option.rect
+        left = rect.left() + PADDING
+        top = rect.top() + 8
+        text_left = left + ICON_SIZE + PADDING
+        width = rect.right() - PADDING - text_left
         layout = self.layout_for(index, fonts, width)
         ratio = painter.device().devicePixelRatioF()
         painter.save()
-        painter.drawPixmap(
-            rect.left(), rect.top() + 2, self.icons.pixmap(layout.entity_type, ICON_SIZE, ratio)
-        )
-        line = fonts.line
-        top = rect.top()
+        painter.drawPixmap(left, top + 2, self.icons.pixmap(layout.entity_type, ICON_SIZE, ratio))
         # Title line: semi-bold, the date right-aligned in the small font.
         painter.setPen(text_colour)
         painter.setFont(fonts.title)
-        painter.drawText(
-            QPointF(text_left, top + _baseline(fonts.title_metrics, line - 3)), layout.title
-        )
+        painter.drawText(QPointF(text_left, top + fonts.title_baseline), layout.title)
         painter.setFont(fonts.small)
         if layout.date:
             date_x = text_left + width - fonts.small_width(layout.date)
-            painter.drawText(
-                QPointF(date_x, top + _baseline(fonts.small_metrics, fonts.title_metrics.height())),
-                layout.date,
-            )
+            painter.drawText(QPointF(date_x, top + fonts.date_baseline), layout.date)
         # Source line: type and source dimmed, the provenance badge on the right.
-        second = top + line
+        second = top + fonts.line
         painter.setPen(dim_colour)
-        painter.drawText(
-            QPointF(text_left, second + _baseline(fonts.small_metrics, line)), layout.label
-        )
-        badge = self._badge(layout, fonts, dim_colour, ratio)
-        badge_width = round(badge.width() / ratio)
-        painter.drawPixmap(text_left + width - badge_width, second + 1, badge)
+        painter.drawText(QPointF(text_left, second + fonts.label_baseline), layout.label)
+        badge = self._badge(layout, fonts, dim_colour, dim_name, ratio)
+        painter.drawPixmap(text_left + width - round(badge.width() / ratio), second + 1, badge)
         # Snippet line: matches bold in full colour, the rest dimmed.
-        third = second + line
+        third = second + fonts.line
         current: bool | None = None
         for run in layout.snippet:
             if run.matched is not current:
                 current = run.matched
                 painter.setFont(fonts.bold if run.matched else fonts.plain)
                 painter.setPen(text_colour if run.matched else dim_colour)
-            metrics = fonts.bold_metrics if run.matched else fonts.plain_metrics
-            painter.drawText(QPointF(text_left + run.x, third + _baseline(metrics, line)), run.text)
+            painter.drawText(
+                QPointF(text_left + run.x, third + fonts.snippet_baseline[run.matched]), run.text
+            )
         painter.restore()
 
 
