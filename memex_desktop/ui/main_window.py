@@ -9,8 +9,10 @@ queued in the outbox at once (no dialog) with an undo toast.
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -47,7 +49,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memex_desktop.store import ChangeSet, EnqueueResult, Outbox
+from memex_desktop.store import ChangeSet, EnqueueResult, Outbox, StoreError
+from memex_desktop.store.reader import QueryInterrupted
 from memex_desktop.sync import SyncReport
 from memex_desktop.ui.about_dialog import AboutDialog
 from memex_desktop.ui.actions import ACTIONS, ActionSpec
@@ -65,7 +68,7 @@ from memex_desktop.ui.outbox_pane import OutboxPane
 from memex_desktop.ui.reader_pane import ReaderPane
 from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.results_delegate import ResultDelegate
-from memex_desktop.ui.results_model import ResultsModel, SearchFilters
+from memex_desktop.ui.results_model import ResultsModel, SearchFilters, row_positions
 from memex_desktop.ui.search_bar import SearchBar, SearchRequest
 from memex_desktop.ui.sidebar import (
     Scope,
@@ -90,6 +93,9 @@ log = logging.getLogger(__name__)
 
 SEARCH_LIMIT = 100_000
 FIRST_PAGE = 300  # results shown at once while the full list is read
+# The first page is read on the GUI thread (no thread hop between a keystroke and its results);
+# a read that takes longer than this is stopped and left to a worker.
+FIRST_PAGE_BUDGET_S = 0.03
 FILTER_TAGS = 500  # tags offered in the filter menu
 SIDEBAR_MIN_WIDTH = 200
 SCOPE_LIMIT = 20_000
@@ -105,10 +111,18 @@ class LocalSearchResult:
     request: SearchRequest
     ids: list[str]
     complete: bool = True  # False: only the first page; the full list follows
+    positions: dict[str, int] | None = None  # row of each id, built on the worker
+
+
+def _scope_lists_ids(scope: Scope) -> bool:
+    """Whether a scope shows a list of its own (views, feeds, deleted) rather than filters."""
+    return scope.kind == "deleted" or (scope.kind in ("view", "feed") and bool(scope.value))
 
 
 def _scope_ids(reader: Any, scope: Scope) -> list[str] | None:
     """The ids a list-like scope shows (views, feeds, deleted), or None for filter scopes."""
+    if not _scope_lists_ids(scope):
+        return None
     if scope.kind == "view" and scope.value:
         return list(reader.ids_for_view(scope.value, limit=SCOPE_LIMIT))
     if scope.kind == "deleted":
@@ -134,15 +148,8 @@ def sidebar_snapshot(cache_path: Path) -> SidebarSnapshot:
     return read_sidebar_snapshot(thread_reader(cache_path))
 
 
-def local_search(
-    cache_path: Path, sequence: int, request: SearchRequest, scope: Scope, limit: int = SEARCH_LIMIT
-) -> LocalSearchResult:
-    """Worker: the ids for a query within a sidebar scope (on this thread's own reader).
-
-    With a small ``limit`` the search returns the first page only (marked incomplete when more
-    may match): ranking a two-letter prefix over 100,000 items takes far longer than a page.
-    """
-    reader = thread_reader(cache_path)
+def _scoped_filters(request: SearchRequest, scope: Scope) -> SearchFilters:
+    """The request's filters narrowed by a type or tag scope of the sidebar."""
     filters = request.filters
     if scope.kind == "type" and scope.value and not filters.types:
         filters = SearchFilters(
@@ -152,6 +159,38 @@ def local_search(
         filters = SearchFilters(
             filters.types, scope.value, filters.date_from_ms, filters.date_to_ms
         )
+    return filters
+
+
+def local_search(
+    cache_path: Path,
+    sequence: int,
+    request: SearchRequest,
+    scope: Scope,
+    limit: int = SEARCH_LIMIT,
+    *,
+    cancel: threading.Event | None = None,
+) -> LocalSearchResult:
+    """Worker: the ids for a query within a sidebar scope (on this thread's own reader).
+
+    With a small ``limit`` the search returns the first page only (marked incomplete when more
+    may match): ranking a two-letter prefix over 100,000 items takes far longer than a page.
+    A set ``cancel`` (a newer search started) stops the reads with QueryInterrupted.
+    """
+    reader = thread_reader(cache_path)
+    if cancel is None:
+        result = _local_search(reader, sequence, request, scope, limit)
+    else:
+        with reader.interrupted_when(cancel.is_set):
+            result = _local_search(reader, sequence, request, scope, limit)
+    return replace(result, positions=row_positions(result.ids))
+
+
+def _local_search(
+    reader: Any, sequence: int, request: SearchRequest, scope: Scope, limit: int
+) -> LocalSearchResult:
+    """The ids of :func:`local_search`, read with ``reader``."""
+    filters = _scoped_filters(request, scope)
     listed = _scope_ids(reader, scope)
     if listed is None:
         ids = reader.search_ids(request.query, limit=limit, **filters.as_kwargs())
@@ -231,6 +270,7 @@ class MainWindow(QMainWindow):
         self._open_settings = open_settings
         self._search_sequence = 0
         self._applied_sequence = 0
+        self._local_tasks: list[Task] = []
         self._remote_request = 0
         self._last_request = SearchRequest()
         self._last_queued: list[int] = []
@@ -492,13 +532,42 @@ class MainWindow(QMainWindow):
     # -- searching -------------------------------------------------------------------------
 
     def run_search(self, request: SearchRequest) -> int:
-        """Start a local search in the current scope; returns its sequence number."""
+        """Start a local search in the current scope; returns its sequence number.
+
+        Searches still running for earlier requests are cancelled: their results would be
+        dropped anyway, and on a small machine they take CPU from the new one.
+        """
         self._search_sequence += 1
         self._last_request = request
-        self._submit_local_search(request, FIRST_PAGE)
+        for task in self._local_tasks:
+            task.cancel()
+        self._local_tasks = [task for task in self._local_tasks if not task.is_done()]
+        if not self._first_page_here(request):
+            self._submit_local_search(request, FIRST_PAGE)
         if request.remote and request.query:
             self._ask_remote(request)
         return self._search_sequence
+
+    def _first_page_here(self, request: SearchRequest) -> bool:
+        """Show the first page of a filter-scoped search read on this thread; False if not done.
+
+        The read is bounded (FIRST_PAGE ids) and timed: past FIRST_PAGE_BUDGET_S it is stopped
+        and the caller hands the search to a worker, as for list scopes and store failures.
+        """
+        scope = self.sidebar.current_scope()
+        if _scope_lists_ids(scope) or self.runner.closed:
+            return False
+        filters = _scoped_filters(request, scope)
+        deadline = time.perf_counter() + FIRST_PAGE_BUDGET_S
+        try:
+            with self.reader.interrupted_when(lambda: time.perf_counter() > deadline):
+                ids = self.reader.search_ids(request.query, limit=FIRST_PAGE, **filters.as_kwargs())
+        except StoreError as exc:  # over budget, or a failure the worker will report
+            log.debug("first page left to a worker: %s", exc)
+            return False
+        result = LocalSearchResult(self._search_sequence, request, ids, len(ids) < FIRST_PAGE)
+        self._on_local_search_finished(result)
+        return True
 
     def _submit_local_search(self, request: SearchRequest, limit: int) -> None:
         """Search the cache on a worker for the current sequence number."""
@@ -512,6 +581,7 @@ class MainWindow(QMainWindow):
         )
         task.finished.connect(self._on_local_search_finished)
         task.failed.connect(self._on_local_search_failed)
+        self._local_tasks.append(task)
 
     def _ask_remote(self, request: SearchRequest) -> None:
         """Ask the server for the query; results merge in when they arrive."""
@@ -545,11 +615,16 @@ class MainWindow(QMainWindow):
             and result.request.filters == self._applied_filters
             and self._applied_scope == self.sidebar.current_scope()
         )
-        if same:
-            self.results_model.update_ids(result.ids)
+        if same and not result.complete:
+            pass  # the same search again (the store changed): its full list follows as row moves
+        elif same:
+            self.results_model.update_ids(result.ids, result.positions)
         else:
             self.results_model.set_results(
-                result.ids, query=result.request.query, filters=result.request.filters
+                result.ids,
+                query=result.request.query,
+                filters=result.request.filters,
+                positions=result.positions,
             )
         self._applied_filters = result.request.filters
         self._applied_scope = self.sidebar.current_scope()
@@ -568,6 +643,8 @@ class MainWindow(QMainWindow):
         """A local search failed (a store problem): keep the old results, say why."""
         from memex_desktop.errors import user_message
 
+        if isinstance(exc, TaskCancelled | QueryInterrupted):  # superseded by a newer search
+            return
         if isinstance(exc, BaseException):
             self.status.showMessage(user_message(exc).text, 8000)
 

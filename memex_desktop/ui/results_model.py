@@ -27,6 +27,9 @@ MARK_END = "\x03"
 _SLOW_READ_MS = 50.0
 
 Index = QModelIndex | QPersistentModelIndex
+# The flags of a row, built once: the view asks for them for every row it paints.
+_DISABLED = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+_ENABLED = _DISABLED | Qt.ItemFlag.ItemIsEnabled
 
 
 @dataclass(frozen=True)
@@ -102,8 +105,10 @@ class ResultsModel(QAbstractListModel):
         self._reader = reader
         self._ids: list[str] = []
         self._positions: dict[str, int] = {}
+        # Only ids found on the server are listed ("cloud", "both"); the rest are "cached".
         self._provenance: dict[str, str] = {}
         self._rows: dict[str, EntityRow] = {}
+        # The store's marked snippet of each local result read so far ("" when none matched).
         self._snippets: dict[str, str] = {}
         self._failed: set[str] = set()
         self._local_count = 0
@@ -139,7 +144,7 @@ class ResultsModel(QAbstractListModel):
         if role == self.TypeRole:
             return None if row is None else row.type
         if role == self.SnippetRole:
-            return self._snippet(entity_id, row)
+            return self._snippet(index.row(), row)
         return None
 
     def display(self, row: int) -> tuple[EntityRow | None, str, str, str]:
@@ -155,16 +160,13 @@ class ResultsModel(QAbstractListModel):
         else:
             title = loaded.title or loaded.url or entity_id
         provenance = self._provenance.get(entity_id, "cached")
-        return loaded, title, self._snippet(entity_id, loaded), provenance
+        return loaded, title, self._snippet(row, loaded), provenance
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         """Rows are selectable; a placeholder row is not enabled."""
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        flags = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-        if self._ids[index.row()] not in self._failed:
-            flags |= Qt.ItemFlag.ItemIsEnabled
-        return flags
+        return _DISABLED if self._ids[index.row()] in self._failed else _ENABLED
 
     def id_at(self, row: int) -> str | None:
         """The entity id shown in ``row``."""
@@ -193,8 +195,12 @@ class ResultsModel(QAbstractListModel):
         return self._rows.get(entity_id)
 
     def _load_block(self, row: int) -> None:
-        """Fetch the rows (and, for a query, the marked snippets) of the block around ``row``."""
-        start = row - row % self.BLOCK
+        """Fetch the display rows of the block around ``row``.
+
+        The block starts a little above ``row``: views paint top down, so the first row missed
+        is the top of the screen, and one read then covers the screen below it.
+        """
+        start = max(0, row - self.BLOCK // 4)
         wanted = [i for i in self._ids[start : start + self.BLOCK] if i not in self._rows]
         if len(self._rows) + len(wanted) > self.MAX_CACHED_ROWS:
             self._rows.clear()
@@ -207,32 +213,41 @@ class ResultsModel(QAbstractListModel):
             rows = {}
         self._rows.update(rows)
         self._failed.update(i for i in wanted if i not in rows)
-        if self._query and start < self._local_count:
-            self._load_snippets(start)
         elapsed = (time.perf_counter() - began) * 1000
         if elapsed > _SLOW_READ_MS:
             log.warning("slow result rows read: %d rows in %.0f ms", len(wanted), elapsed)
 
-    def _load_snippets(self, start: int) -> None:
-        """The store's marked snippets for a block of local search results."""
+    def _snippet(self, row: int, loaded: EntityRow | None) -> str:
+        """The marked snippet of ``row``: the store's, else an excerpt marked here.
+
+        The store's snippets of a local search are read for the block around ``row`` the
+        first time one of them is shown (rows read for an earlier search have none yet).
+        """
+        if loaded is None:
+            return ""
+        entity_id = self._ids[row]
+        snippet = self._snippets.get(entity_id)
+        if snippet is None and self._query and row < self._local_count:
+            self._load_snippets(row)
+            snippet = self._snippets.get(entity_id)
+        return snippet or mark_terms(loaded.snippet_source or "", self._query)
+
+    def _load_snippets(self, row: int) -> None:
+        """Read the store's marked snippets of the local results in the block around ``row``."""
+        start = max(0, row - self.BLOCK // 4)
+        end = min(start + self.BLOCK, self._local_count)
+        wanted = [i for i in self._ids[start:end] if i not in self._snippets]
+        began = time.perf_counter()
         try:
-            hits = self._reader.search(
-                self._query, limit=self.BLOCK, offset=start, **self._filters.as_kwargs()
-            )
+            found = self._reader.snippets(self._query, wanted)
         except Exception:  # the plain excerpt stands in for a snippet that failed
             log.exception("loading snippets failed")
-            return
-        for hit in hits:
-            self._snippets[hit.id] = hit.snippet
-
-    def _snippet(self, entity_id: str, row: EntityRow | None) -> str:
-        """The marked snippet of a row: the store's, else an excerpt marked here."""
-        snippet = self._snippets.get(entity_id)
-        if snippet is not None:
-            return snippet
-        if row is None:
-            return ""
-        return mark_terms(row.snippet_source or "", self._query)
+            found = {}
+        for entity_id in wanted:
+            self._snippets[entity_id] = found.get(entity_id, "")
+        elapsed = (time.perf_counter() - began) * 1000
+        if elapsed > _SLOW_READ_MS:
+            log.warning("slow snippets read: %d rows in %.0f ms", len(wanted), elapsed)
 
     # -- changing ------------------------------------------------------------------------
 
@@ -243,12 +258,15 @@ class ResultsModel(QAbstractListModel):
         query: str = "",
         filters: SearchFilters | None = None,
         provenance: str = "cached",
+        positions: dict[str, int] | None = None,
     ) -> None:
-        """Show a new list of ids (a new search or sidebar selection)."""
+        """Show a new list of ids (a new search or sidebar selection).
+
+        ``positions`` may hand over :func:`row_positions` of ``ids``, built on a worker.
+        """
         self.beginResetModel()
-        self._ids = list(dict.fromkeys(ids))
-        self._positions = {entity_id: row for row, entity_id in enumerate(self._ids)}
-        self._provenance = dict.fromkeys(self._ids, provenance)
+        self._ids, self._positions = _indexed(ids, positions)
+        self._provenance = {} if provenance == "cached" else dict.fromkeys(self._ids, provenance)
         self._local_count = len(self._ids) if provenance == "cached" else 0
         self._query = query
         self._filters = filters or SearchFilters()
@@ -282,13 +300,16 @@ class ResultsModel(QAbstractListModel):
             self.endInsertRows()
         return len(new)
 
-    def update_ids(self, ids: Sequence[str]) -> None:
+    def update_ids(self, ids: Sequence[str], positions: dict[str, int] | None = None) -> None:
         """Move to a new id list with row inserts/removes (keeps selection and scroll).
 
-        Used when the store changed under the current search. Falls back to a reset when the
-        shared ids changed order (rare: a re-sort).
+        Used when the full list of a search follows its first page, or the store changed
+        under the current search. Falls back to a reset when the shared ids changed order
+        (rare: a re-sort). ``positions`` may hand over :func:`row_positions` of ``ids``.
         """
-        new_ids = list(dict.fromkeys(ids))
+        new_ids, new_positions = _indexed(ids, positions)
+        if self._extends(new_ids, new_positions):
+            return
         remote_only = [i for i in self._ids if self._provenance.get(i) == "cloud"]
         new_set = set(new_ids)
         new_ids += [i for i in remote_only if i not in new_set]
@@ -299,13 +320,32 @@ class ResultsModel(QAbstractListModel):
         if common_old != common_new:
             keep = dict(self._provenance)
             self.set_results(new_ids, query=self._query, filters=self._filters)
-            for entity_id in new_ids:
-                if entity_id in keep:
-                    self._provenance[entity_id] = keep[entity_id]
+            for entity_id, provenance in keep.items():
+                if entity_id in self._positions:
+                    self._provenance[entity_id] = provenance
             return
         self._remove_missing(new_set)
         self._insert_new(new_ids, old_set)
         self._local_count = len(new_ids) - len(remote_only)
+
+    def _extends(self, new_ids: list[str], new_positions: dict[str, int]) -> bool:
+        """Append the rest of ``new_ids`` in one insert when they start with the listed ids.
+
+        The usual case: the full result list arriving after its first page. One append (and
+        the positions the worker built) keeps the GUI thread from walking 100,000 ids.
+        """
+        count = len(self._ids)
+        if len(new_ids) < count or new_ids[:count] != self._ids:
+            return False
+        if "cloud" in self._provenance.values():
+            return False
+        if len(new_ids) > count:
+            self.beginInsertRows(QModelIndex(), count, len(new_ids) - 1)
+            self._ids = new_ids
+            self._positions = new_positions
+            self.endInsertRows()
+        self._local_count = len(self._ids)
+        return True
 
     def _remove_missing(self, keep: set[str]) -> None:
         """Remove, in contiguous runs from the bottom, the rows whose ids are gone."""
@@ -339,7 +379,7 @@ class ResultsModel(QAbstractListModel):
             self.beginInsertRows(QModelIndex(), start, row - 1)
             self._ids[start:start] = run
             for entity_id in run:
-                self._provenance[entity_id] = "cached"
+                self._provenance.pop(entity_id, None)
             self.endInsertRows()
         self._positions = {entity_id: r for r, entity_id in enumerate(self._ids)}
 
@@ -356,6 +396,21 @@ class ResultsModel(QAbstractListModel):
                 rows.append(row)
         for first, last in _runs(sorted(rows)):
             self.dataChanged.emit(self.index(first, 0), self.index(last, 0))
+
+
+def row_positions(ids: Sequence[str]) -> dict[str, int]:
+    """Each id's row in a list of ids without repeats (a worker builds it for a long list)."""
+    return dict(zip(ids, range(len(ids)), strict=True))
+
+
+def _indexed(
+    ids: Sequence[str], positions: dict[str, int] | None
+) -> tuple[list[str], dict[str, int]]:
+    """The ids without repeats and their rows, taking ``positions`` when it indexes ``ids``."""
+    if positions is not None and len(positions) == len(ids):
+        return list(ids), positions
+    unique = list(dict.fromkeys(ids))
+    return unique, row_positions(unique)
 
 
 def _runs(rows: Iterable[int]) -> list[tuple[int, int]]:

@@ -1,0 +1,282 @@
+"""Instant search: the first page read at once, the full list appended, old searches cancelled.
+
+Also the results model's bookkeeping for long lists and the delegate's eliding and painting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtTest import QAbstractItemModelTester
+
+from memex_desktop import paths
+from memex_desktop.api.models import SearchRawResponse
+from memex_desktop.app import AppContext, build_main_window
+from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.store import CacheReader, EntityRow, StoreWriter
+from memex_desktop.store import reader as reader_module
+from memex_desktop.ui import main_window
+from memex_desktop.ui.results_delegate import ResultDelegate, elide
+from memex_desktop.ui.results_model import ResultsModel, row_positions
+from memex_desktop.ui.search_bar import SearchRequest
+from memex_desktop.ui.tasks import TaskCancelled
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
+
+FAIL = QAbstractItemModelTester.FailureReportingMode.Fatal
+
+
+class Emitted:
+    """Records a signal's emissions."""
+
+    def __init__(self, signal: Any) -> None:
+        self.calls: list[list[Any]] = []
+        signal.connect(self._record)
+
+    def _record(self, *args: Any) -> None:
+        self.calls.append(list(args))
+
+
+@pytest.fixture(scope="module")
+def library() -> dict[str, Any]:
+    """A library with every content type."""
+    return generate_library(150, seed=5, words_per_entity=60)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, library: dict[str, Any]) -> Path:
+    """A data folder whose cache holds the library, fully indexed."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    writer = StoreWriter(paths.cache_db_path(folder))
+    try:
+        writer.ingest_search_page(SearchRawResponse.model_validate(library)).result()
+        writer.flush_index().result()
+    finally:
+        writer.close()
+    return folder
+
+
+@pytest.fixture
+def context(
+    qtbot: Any, tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[AppContext]:
+    """The window on that cache, with a first page of 10 results (so full lists follow)."""
+    monkeypatch.setattr(main_window, "FIRST_PAGE", 10)
+    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    built = build_main_window(data_dir=data_dir, qsettings=qsettings, sync_on_start=False)
+    qtbot.addWidget(built.window)
+    built.window.show()
+    qtbot.waitUntil(lambda: built.runner.active_count() == 0, timeout=10_000)
+    yield built
+    built.shutdown()
+
+
+def _common_word(reader: CacheReader) -> str:
+    """A word found in many items (more than a first page) of the synthetic library."""
+    for word in ("py", "tum", "coark"):
+        if len(reader.search_ids(word)) > 30:
+            return word
+    raise AssertionError("the synthetic library has no common word")
+
+
+def test_first_page_shows_at_once_and_the_full_list_follows(
+    qtbot: Any, context: AppContext
+) -> None:
+    window = context.window
+    QAbstractItemModelTester(window.results_model, FAIL)
+    word = _common_word(context.reader)
+    expected = context.reader.search_ids(word)
+    applied = Emitted(window.search_applied)
+    window.run_search(SearchRequest(word))
+    # Read on the GUI thread: the first page is on screen when run_search returns.
+    assert applied.calls == [[10]]
+    assert window.results_model.ids() == expected[:10]
+    qtbot.waitUntil(lambda: window.results_model.rowCount() == len(expected), timeout=10_000)
+    assert window.results_model.ids() == expected
+    assert window.results_model.row_of(expected[-1]) == len(expected) - 1
+
+
+def test_the_same_search_again_keeps_the_full_list_on_screen(
+    qtbot: Any, context: AppContext
+) -> None:
+    window = context.window
+    word = _common_word(context.reader)
+    expected = context.reader.search_ids(word)
+    window.run_search(SearchRequest(word))
+    qtbot.waitUntil(lambda: window.results_model.ids() == expected, timeout=10_000)
+    removed, resets = (
+        Emitted(window.results_model.rowsRemoved),
+        Emitted(window.results_model.modelReset),
+    )
+    window.run_search(SearchRequest(word))  # what a change in the store does
+    assert window.results_model.rowCount() == len(expected)
+    qtbot.waitUntil(lambda: context.runner.active_count() == 0, timeout=10_000)
+    assert window.results_model.ids() == expected
+    assert (removed.calls, resets.calls) == ([], [])
+
+
+def test_a_first_page_over_budget_is_read_by_a_worker(
+    qtbot: Any, context: AppContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = context.window
+    word = _common_word(context.reader)
+    expected = context.reader.search_ids(word)
+    monkeypatch.setattr(main_window, "FIRST_PAGE_BUDGET_S", 0.0)
+    monkeypatch.setattr(reader_module, "INTERRUPT_CHECK_STEPS", 1)
+    applied = Emitted(window.search_applied)
+    window.run_search(SearchRequest(word))
+    assert applied.calls == []
+    qtbot.waitUntil(lambda: window.results_model.ids() == expected, timeout=10_000)
+    assert window.status.currentMessage() == ""
+
+
+def test_superseded_searches_are_cancelled_quietly(qtbot: Any, context: AppContext) -> None:
+    window = context.window
+    word = _common_word(context.reader)
+    for stem in ("t", "co", "cum", word[:1], "gro"):
+        window.run_search(SearchRequest(stem))
+    superseded = list(window._local_tasks)
+    window.run_search(SearchRequest(word))
+    assert superseded
+    assert all(task.cancelled for task in superseded)
+    expected = context.reader.search_ids(word)
+    qtbot.waitUntil(lambda: window.results_model.ids() == expected, timeout=10_000)
+    qtbot.waitUntil(lambda: context.runner.active_count() == 0, timeout=10_000)
+    assert window.results_model.query == word
+    assert window.status.currentMessage() == ""
+
+
+def test_a_cancelled_search_reports_nothing(context: AppContext) -> None:
+    window = context.window
+    window._on_local_search_failed(TaskCancelled("local_search"))
+    window._on_local_search_failed(reader_module.QueryInterrupted("stopped"))
+    assert window.status.currentMessage() == ""
+
+
+def test_the_full_list_is_appended_to_its_first_page(qapp: Any) -> None:
+    model = ResultsModel(_RowsReader())
+    QAbstractItemModelTester(model, FAIL)
+    ids = [f"id-{number}" for number in range(50)]
+    model.set_results(ids[:10], query="word")
+    resets, inserted, removed = (
+        Emitted(model.modelReset),
+        Emitted(model.rowsInserted),
+        Emitted(model.rowsAboutToBeRemoved),
+    )
+    model.update_ids(ids, row_positions(ids))
+    assert (resets.calls, removed.calls) == ([], [])
+    assert [call[1:] for call in inserted.calls] == [[10, 49]]
+    assert model.ids() == ids
+    assert model.row_of("id-49") == 49
+    assert model.data(model.index(30, 0), ResultsModel.ProvenanceRole) == "cached"
+
+
+def test_ids_are_deduplicated_without_matching_positions(qapp: Any) -> None:
+    model = ResultsModel(_RowsReader())
+    model.set_results(["a", "b", "a", "c"], positions={"a": 0})
+    assert model.ids() == ["a", "b", "c"]
+    assert model.row_of("c") == 2
+    model.update_ids(["a", "b", "c", "b", "d"], positions={"x": 0})
+    assert model.ids() == ["a", "b", "c", "d"]
+
+
+def test_server_results_stay_after_the_full_local_list(qapp: Any) -> None:
+    model = ResultsModel(_RowsReader())
+    QAbstractItemModelTester(model, FAIL)
+    model.set_results(["a", "b"], query="word")
+    model.merge_remote(["b", "cloud-1"])
+    model.update_ids(["a", "b", "c", "d"])
+    assert model.ids() == ["a", "b", "c", "d", "cloud-1"]
+    provenance = [model.data(model.index(row, 0), ResultsModel.ProvenanceRole) for row in range(5)]
+    assert provenance == ["cached", "both", "cached", "cached", "cloud"]
+
+
+def test_rows_read_for_an_earlier_search_get_the_new_snippets(qapp: Any) -> None:
+    reader = _RowsReader()
+    model = ResultsModel(reader)
+    ids = [f"id-{number}" for number in range(8)]
+    model.set_results(ids, query="first")
+    assert model.data(model.index(0, 0), ResultsModel.SnippetRole) == "\x02first\x03 of id-0"
+    model.set_results(ids, query="second")
+    assert model.data(model.index(3, 0), ResultsModel.SnippetRole) == "\x02second\x03 of id-3"
+    assert reader.row_reads == 1  # the rows were kept; only the snippets were read again
+    assert reader.snippet_reads == 2
+
+
+@pytest.mark.parametrize("width", [-5, 0, 3, 40, 120, 300, 2000])
+def test_eliding_a_prefix_gives_what_eliding_the_whole_text_gives(qapp: Any, width: int) -> None:
+    metrics = QFontMetrics(QFont())
+    texts = [
+        "",
+        "short",
+        "iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii tail",
+        "WWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWW",
+        "A long snippet about gardening, tomatoes and the patience they ask for " * 4,
+    ]
+    for text in texts:
+        expected = metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
+        assert elide(metrics, text, width, metrics.averageCharWidth()) == expected
+
+
+def test_the_delegate_paints_marked_selected_and_missing_rows(qtbot: Any) -> None:
+    from PySide6.QtWidgets import QListView
+
+    model = ResultsModel(_RowsReader())
+    ids = [f"id-{number}" for number in range(30)]
+    model.set_results([*ids, "gone"], query="word")
+    view = QListView()
+    qtbot.addWidget(view)
+    view.setUniformItemSizes(True)
+    view.setModel(model)
+    delegate = ResultDelegate(view)
+    view.setItemDelegate(delegate)
+    view.resize(420, 600)
+    view.show()
+    view.setCurrentIndex(model.index(1, 0))
+    assert not view.grab().isNull()
+    fonts = delegate._fonts_for(view.font())
+    layout = delegate.layout_for(model.index(0, 0), fonts, 300)
+    assert [run.matched for run in layout.snippet][:2] == [True, False]
+    assert layout.title.startswith("Title of id-0")
+    view.scrollToBottom()
+    assert not view.grab().isNull()
+    missing = delegate.layout_for(model.index(30, 0), fonts, 300)
+    assert missing.entity_type == "missing"
+
+
+class _RowsReader:
+    """A stand-in for CacheReader: rows and snippets made up from the ids, reads counted."""
+
+    def __init__(self) -> None:
+        self.row_reads = 0
+        self.snippet_reads = 0
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, EntityRow]:
+        self.row_reads += 1
+        return {
+            entity_id: EntityRow(
+                id=entity_id,
+                type="web",
+                title=f"Title of {entity_id} " + "with many more words " * 5,
+                url=f"https://example.org/{entity_id}",
+                author=None,
+                site="example.org",
+                created_at=1_700_000_000_000,
+                updated_at=None,
+                status=None,
+                deleted_upstream_at=None,
+                snippet_source="plain text",
+            )
+            for entity_id in ids
+            if entity_id != "gone"
+        }
+
+    def snippets(self, query: str, ids: Sequence[str]) -> dict[str, str]:
+        self.snippet_reads += 1
+        return {entity_id: f"\x02{query}\x03 of {entity_id}" for entity_id in ids}
