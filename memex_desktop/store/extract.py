@@ -321,7 +321,7 @@ def own_references(
     ``parent`` is the first ``reference_content_ids`` item of a note (what it is attached
     to); mentions are the other ids, memex-reference nodes in ``content`` and chat
     messages, and ``{{content:ID}}`` citations, each with a video moment when one is known.
-    ``json_text``, the entity serialized (ASCII escapes, nested entities left out), lets
+    ``json_text``, the entity serialized as JSON (nested entities left out), lets
     documents without any reference node or citation skip the walk through their content.
     """
     if json_text is not None and _REFERENCE_NODE not in json_text and "{{content:" not in json_text:

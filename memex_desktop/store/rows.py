@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,25 @@ class ChangeSet:
     def empty(cls) -> ChangeSet:
         """A change set that reports nothing changed."""
         return cls()
+
+    @classmethod
+    def merge(cls, changes: Iterable[ChangeSet]) -> ChangeSet:
+        """Many change sets merged in one pass (``|`` in a loop copies the sets each time)."""
+        merged: dict[str, set[str]] = {
+            "entity_ids": set(),
+            "deleted_ids": set(),
+            "tag_ids": set(),
+            "view_ids": set(),
+            "feed_ids": set(),
+        }
+        edges_changed = False
+        for change in changes:
+            for name, ids in merged.items():
+                ids.update(getattr(change, name))
+            edges_changed = edges_changed or change.edges_changed
+        return cls(
+            **{name: frozenset(ids) for name, ids in merged.items()}, edges_changed=edges_changed
+        )
 
     def __or__(self, other: ChangeSet) -> ChangeSet:
         """Both change sets merged."""

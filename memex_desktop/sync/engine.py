@@ -387,7 +387,7 @@ class SyncEngine:
                 newest = _max_opt(newest, _newest_in(response.results))
                 pulled += len(response.results)
                 state.offset += len(response.results)
-                changes |= writes.push(without_listed_notes(response), state.dump())
+                writes.push(without_listed_notes(response), state.dump())
                 estimate = max(estimate or 0, state.offset) or None
                 _emit(progress, "pull", state.offset, estimate, f"{state.offset} items")
             changes |= writes.drain()
@@ -436,7 +436,7 @@ class SyncEngine:
                 seen |= _page_entity_ids(response)
                 newest = _max_opt(newest, _newest_in(response.results))
                 offset += len(response.results)
-                changes |= writes.push(without_listed_notes(response), None)
+                writes.push(without_listed_notes(response), None)
                 _emit(progress, "pull", offset, None, f"{offset} new or changed items checked")
             changes |= writes.drain()
         except (ApiError, SyncCancelled) as exc:
@@ -786,33 +786,36 @@ class _WriteQueue:
         self._key = key
         self._pages: deque[tuple[Future[ChangeSet], str | None]] = deque()
         self._bookmarks: deque[Future[ChangeSet]] = deque()
+        self._committed: list[ChangeSet] = []
 
-    def push(self, response: SearchRawResponse, bookmark: str | None) -> ChangeSet:
-        """Queue a page; what the pages that committed meanwhile changed."""
+    def push(self, response: SearchRawResponse, bookmark: str | None) -> None:
+        """Queue a page, waiting while more than WRITES_AHEAD pages are ahead of it."""
         self._pages.append((self._writer.ingest_search_page(response), bookmark))
-        changes = ChangeSet.empty()
         while len(self._pages) > WRITES_AHEAD:
-            changes |= self._commit_oldest()
-        return changes
+            self._commit_oldest()
 
     def drain(self) -> ChangeSet:
-        """Wait for every queued page and bookmark (a store error is raised here)."""
-        changes = ChangeSet.empty()
-        while self._pages:
-            changes |= self._commit_oldest()
-        while self._bookmarks:
-            changes |= self._bookmarks.popleft().result()
+        """Wait for every queued page and bookmark (a store error is raised here); what all
+        the pages committed so far changed."""
+        try:
+            while self._pages:
+                self._commit_oldest()
+            while self._bookmarks:
+                self._committed.append(self._bookmarks.popleft().result())
+        finally:
+            # Merged once: a whole library's ids, re-copied after every page, cost seconds.
+            changes = ChangeSet.merge(self._committed)
+            self._committed = [changes]
         return changes
 
-    def _commit_oldest(self) -> ChangeSet:
+    def _commit_oldest(self) -> None:
         """Wait for the oldest page; then queue its bookmark."""
         future, bookmark = self._pages.popleft()
-        changes = future.result()
+        self._committed.append(future.result())
         while self._bookmarks and self._bookmarks[0].done():
-            changes |= self._bookmarks.popleft().result()
+            self._committed.append(self._bookmarks.popleft().result())
         if self._key is not None and bookmark is not None:
             self._bookmarks.append(self._writer.set_sync_state(self._key, bookmark))
-        return changes
 
 
 def _newest_in(entities: Iterable[ContentEntityBase]) -> int | None:
