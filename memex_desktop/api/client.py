@@ -55,6 +55,7 @@ from memex_desktop.api.models import (
     SaveContentEntityResponse,
     SearchLlmReadyResponse,
     SearchMeta,
+    SearchRawPage,
     SearchRawResponse,
     SharedLink,
     TagNamesResponse,
@@ -327,6 +328,13 @@ class MemexClient:
         """``POST /search`` with ``raw: true``: full entities, references and tags."""
         return self.search(query, raw=True, **options)
 
+    def search_raw_page(self, query: str = "", **options: Unpack[SearchOptions]) -> SearchRawPage:
+        """``POST /search`` with ``raw: true``, entities kept as JSON objects (for mirroring)."""
+        body = build_search_body(query, raw=True, options=options)
+        response = self._request("/search", body, SearchRawPage, retry=True)
+        self._record_meta(response)
+        return response
+
     def search_compact(
         self, query: str = "", **options: Unpack[SearchOptions]
     ) -> SearchLlmReadyResponse:
@@ -489,7 +497,9 @@ class MemexClient:
         """Send one call (with retries when ``retry``) and parse the answer as ``model``."""
         return self._parse(self._call(path, body, retry=retry), model)
 
-    def _record_meta(self, response: SearchRawResponse | SearchLlmReadyResponse) -> None:
+    def _record_meta(
+        self, response: SearchRawResponse | SearchRawPage | SearchLlmReadyResponse
+    ) -> None:
         """Keep the latest search ``meta`` (usage, balance) and tell the listener."""
         if "meta" not in response.model_fields_set:
             return

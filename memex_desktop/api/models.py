@@ -18,6 +18,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
+    PlainValidator,
     PrivateAttr,
     ValidationError,
     WrapValidator,
@@ -416,6 +417,48 @@ class SearchRawResponse(ErrorFields):
         default_factory=dict, alias="referencesByResultId"
     )
     referenced_entities: EntityList = Field(default_factory=list, alias="referencedEntities")
+    referenced_tags: list[TagEntity] = Field(default_factory=list, alias="referencedTags")
+    meta: SearchMeta = Field(default_factory=SearchMeta)
+
+
+def _validate_entity_objects(value: Any) -> list[JsonObject]:
+    """Keep the items that are entity objects (a string ``id`` and ``type``), as they are.
+
+    Items that are not entities are skipped and logged, as :data:`EntityList` does; nested
+    ``annotations`` and ``references`` are left for the reader of the objects to check.
+    """
+    if not isinstance(value, list):
+        raise ValueError("expected a list of content entities")
+    entities = []
+    for item in value:
+        if (
+            isinstance(item, dict)
+            and isinstance(item.get("id"), str)
+            and isinstance(item.get("type"), str)
+        ):
+            entities.append(item)
+            continue
+        _log.warning("skipped an item that is not a content entity: %.200r", item)
+    return entities
+
+
+EntityObjectList = Annotated[list[JsonObject], PlainValidator(_validate_entity_objects)]
+
+
+class SearchRawPage(ErrorFields):
+    """A raw search response whose entities stay decoded JSON objects.
+
+    For mirroring the library: the cache stores entities as JSON, so building a typed model
+    of every entity (and every transcript line) of every page would be work thrown away.
+    Everything else is typed as in :class:`SearchRawResponse`.
+    """
+
+    results: EntityObjectList = Field(default_factory=list)
+    extra_entities: EntityObjectList = Field(default_factory=list, alias="extraEntities")
+    references_by_result_id: dict[str, ResultReferences] = Field(
+        default_factory=dict, alias="referencesByResultId"
+    )
+    referenced_entities: EntityObjectList = Field(default_factory=list, alias="referencedEntities")
     referenced_tags: list[TagEntity] = Field(default_factory=list, alias="referencedTags")
     meta: SearchMeta = Field(default_factory=SearchMeta)
 

@@ -51,6 +51,25 @@ class _Item:
     authoritative: bool
     attached_to: str | None = None
     nested: list[str] = field(default_factory=list)
+    # Filled in by prepare_page: the stored JSON, its hash, what it links to, its columns.
+    raw: str = ""
+    raw_hash: str = ""
+    own: tuple[str | None, list[tuple[str, float | None]]] = (None, [])
+    cols: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PreparedPage:
+    """A page of entities with everything that needs no database worked out.
+
+    Encoding, hashing and text extraction are most of a page's cost; done by
+    :func:`prepare_page` on the thread that received the page, they run alongside the
+    writer's SQLite work instead of in front of it.
+    """
+
+    items: dict[str, _Item]
+    tags: Sequence[JsonObject]
+    references: References
 
 
 def _chunks(values: Sequence[Any]) -> Iterable[Sequence[Any]]:
@@ -205,21 +224,47 @@ def ingest_page(
     caller indexes them now or later with :func:`index_pending` / :func:`index_rows`,
     which find the texts computed here in ``memo`` instead of re-reading the JSON.
     """
-    references = references or {}
+    page = prepare_page(entities, referenced=referenced, tags=tags, references=references)
+    return apply_page(db, page, now_ms=now_ms, memo=memo, written=written)
+
+
+def prepare_page(
+    entities: Sequence[JsonObject],
+    *,
+    referenced: Sequence[JsonObject] = (),
+    tags: Sequence[JsonObject] = (),
+    references: References | None = None,
+) -> PreparedPage:
+    """The part of ingesting a page that needs no database (safe on any thread)."""
     items = _collect(entities, referenced)
+    for item in items.values():
+        raw = item.raw = stored_json(item.data)
+        item.raw_hash = hashlib.blake2b(raw.encode(), digest_size=12).hexdigest()
+        item.own = own_references(item.data, raw)
+        item.cols = columns(item.data)
+    return PreparedPage(items, list(tags), references or {})
+
+
+def apply_page(
+    db: Database,
+    page: PreparedPage,
+    *,
+    now_ms: int,
+    memo: TextMemo | None = None,
+    written: list[int] | None = None,
+) -> ChangeSet:
+    """Write a prepared page in the current transaction (see :func:`ingest_page`)."""
+    items, tags, references = page.items, page.tags, page.references
     ids = list(items)
     existing = _existing(db, ids)
     inserts: list[tuple[str, _Item, str, str]] = []
     updates: list[tuple[str, _Item, str, str, int]] = []
-    raws: dict[str, str] = {}
     for entity_id, item in items.items():
-        raw = raws[entity_id] = stored_json(item.data)
-        raw_hash = hashlib.blake2b(raw.encode(), digest_size=12).hexdigest()
         old = existing.get(entity_id)
         if old is None:
-            inserts.append((entity_id, item, raw, raw_hash))
-        elif _should_update(item, raw_hash, old):
-            updates.append((entity_id, item, raw, raw_hash, old[0]))
+            inserts.append((entity_id, item, item.raw, item.raw_hash))
+        elif _should_update(item, item.raw_hash, old):
+            updates.append((entity_id, item, item.raw, item.raw_hash, old[0]))
     changed = {entity_id for entity_id, *_ in inserts} | {entity_id for entity_id, *_ in updates}
     rowids = _write_entities(db, inserts, updates, now_ms, memo if memo is not None else {})
     if written is not None:
@@ -230,9 +275,7 @@ def ingest_page(
     for source, (targets, _tags) in references.items():
         referred.add(source)
         referred.update(target for target, _hint in targets)
-    own = {
-        entity_id: own_references(item.data, raws[entity_id]) for entity_id, item in items.items()
-    }
+    own = {entity_id: item.own for entity_id, item in items.items()}
     for parent, mentions in own.values():
         if parent is not None:
             referred.add(parent)
@@ -513,7 +556,7 @@ def _write_entities(
     pending += updates
     rows: list[tuple[Any, ...]] = []
     for entity_id, item, raw, raw_hash, old_rowid in pending:
-        cols = columns(item.data)
+        cols = item.cols
         if len(memo) < MEMO_LIMIT:
             memo[raw_hash] = _texts(cols)
         values = _entity_values(item, cols, raw_hash, now_ms)

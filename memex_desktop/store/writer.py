@@ -13,7 +13,13 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from memex_desktop.api.models import ContentEntityBase, Feed, SearchRawResponse, View
+from memex_desktop.api.models import (
+    ContentEntityBase,
+    Feed,
+    SearchRawPage,
+    SearchRawResponse,
+    View,
+)
 from memex_desktop.store import ingest
 from memex_desktop.store.errors import StoreError, translate
 from memex_desktop.store.extract import JsonObject
@@ -47,8 +53,10 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def entity_json(entity: ContentEntityBase) -> JsonObject:
-    """The JSON object of an entity: the raw dict it came from, else its serialization."""
+def entity_json(entity: ContentEntityBase | JsonObject) -> JsonObject:
+    """The JSON object of an entity: itself, the raw dict it came from, or its serialization."""
+    if isinstance(entity, dict):
+        return entity
     return entity.raw or entity.to_json_dict()
 
 
@@ -177,7 +185,7 @@ class StoreWriter:
             self._tasks.put((fn, future))
         return future
 
-    def ingest_search_page(self, response: SearchRawResponse) -> Future[ChangeSet]:
+    def ingest_search_page(self, response: SearchRawResponse | SearchRawPage) -> Future[ChangeSet]:
         """Upsert a raw search page: results, extra/referenced entities, nested ones, tags,
         and edges from referencesByResultId, reference_content_ids and memex-reference nodes."""
         tops = [entity_json(entity) for entity in response.results]
@@ -188,12 +196,13 @@ class StoreWriter:
             source: (refs.targets(), list(refs.tag_ids))
             for source, refs in response.references_by_result_id.items()
         }
-        return self.submit(lambda db: self._ingest(db, tops, referenced, tags, references))
+        page = ingest.prepare_page(tops, referenced=referenced, tags=tags, references=references)
+        return self.submit(lambda db: self._ingest(db, page))
 
     def ingest_entities(self, entities: Sequence[ContentEntityBase]) -> Future[ChangeSet]:
         """Upsert complete entities (a save's answer, a remote search hit, an import)."""
-        tops = [entity_json(entity) for entity in entities]
-        return self.submit(lambda db: self._ingest(db, tops, [], [], {}))
+        page = ingest.prepare_page([entity_json(entity) for entity in entities])
+        return self.submit(lambda db: self._ingest(db, page))
 
     def ingest_json(
         self,
@@ -203,28 +212,12 @@ class StoreWriter:
         references: ingest.References | None = None,
     ) -> Future[ChangeSet]:
         """Upsert entities given as decoded JSON (library files, exports), skipping pydantic."""
-        tops, tag_list = list(entities), list(tags)
-        return self.submit(lambda db: self._ingest(db, tops, [], tag_list, references or {}))
+        page = ingest.prepare_page(entities, tags=tags, references=references)
+        return self.submit(lambda db: self._ingest(db, page))
 
-    def _ingest(
-        self,
-        db: Database,
-        tops: list[JsonObject],
-        referenced: list[JsonObject],
-        tags: list[JsonObject],
-        references: ingest.References,
-    ) -> ChangeSet:
+    def _ingest(self, db: Database, page: ingest.PreparedPage) -> ChangeSet:
         written: list[int] = []
-        changes = ingest.ingest_page(
-            db,
-            entities=tops,
-            referenced=referenced,
-            tags=tags,
-            references=references,
-            now_ms=now_ms(),
-            memo=self._memo,
-            written=written,
-        )
+        changes = ingest.apply_page(db, page, now_ms=now_ms(), memo=self._memo, written=written)
         if len(written) <= INLINE_INDEX_ROWS:
             ingest.index_rows(db, written, self._memo)
         return changes

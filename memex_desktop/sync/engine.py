@@ -42,12 +42,13 @@ from memex_desktop.api.errors import (
 )
 from memex_desktop.api.models import (
     ContentEntityBase,
+    JsonObject,
     ReferenceId,
     ResultReferences,
     SaveContentByUrlResponse,
     SaveContentEntityResponse,
     SearchMeta,
-    SearchRawResponse,
+    SearchRawPage,
 )
 from memex_desktop.store import CacheReader, ChangeSet, Outbox, OutboxOp, StoreWriter
 from memex_desktop.sync.pending_parents import resolve_pending_parents
@@ -124,19 +125,23 @@ class _PassState:
             return None
 
 
-def entity_time_ms(entity: ContentEntityBase) -> int | None:
+def entity_time_ms(entity: ContentEntityBase | JsonObject) -> int | None:
     """The newest of ``updated_at`` and ``created_at`` in epoch milliseconds, when known."""
+    if isinstance(entity, dict):
+        values = (entity.get("updated_at"), entity.get("created_at"))
+    else:
+        values = (entity.updated_at, entity.created_at)
     best: int | None = None
-    for value in (entity.updated_at, entity.created_at):
+    for value in values:
         ms = _to_epoch_ms(value)
         if ms is not None and (best is None or ms > best):
             best = ms
     return best
 
 
-def _to_epoch_ms(value: int | float | str | None) -> int | None:
+def _to_epoch_ms(value: object) -> int | None:
     """Epoch milliseconds from a number or an ISO string (older payloads use strings)."""
-    if value is None or isinstance(value, bool):
+    if not isinstance(value, int | float | str) or isinstance(value, bool):
         return None
     if isinstance(value, int | float):
         return int(value)
@@ -150,26 +155,37 @@ def _to_epoch_ms(value: int | float | str | None) -> int | None:
         return None
 
 
-def _page_entity_ids(response: SearchRawResponse) -> set[str]:
-    """Every entity id a page shows to exist on the server (results and everything nested)."""
-    ids: set[str] = set()
-    stack: list[ContentEntityBase] = [
-        *response.results,
-        *response.extra_entities,
-        *response.referenced_entities,
-    ]
+def _nested(entity: JsonObject) -> Iterator[JsonObject]:
+    """The entity objects nested in an entity (its notes and the items it references)."""
+    for key in ("annotations", "references", "resolvedReferences"):
+        values = entity.get(key)
+        if isinstance(values, list):
+            for value in values:
+                if isinstance(value, dict) and isinstance(value.get("id"), str):
+                    yield value
+
+
+def _page_entities(page: SearchRawPage) -> Iterator[JsonObject]:
+    """Every entity object of a page, nested ones included (repeats possible)."""
+    stack: list[JsonObject] = [*page.results, *page.extra_entities, *page.referenced_entities]
     while stack:
         entity = stack.pop()
-        if entity.id in ids:
-            continue
-        ids.add(entity.id)
-        for nested in (entity.annotations, entity.references, entity.resolved_references):
-            if nested:
-                stack.extend(nested)
-    return ids
+        yield entity
+        stack.extend(_nested(entity))
 
 
-def without_listed_notes(response: SearchRawResponse) -> SearchRawResponse:
+def _page_entity_ids(page: SearchRawPage) -> set[str]:
+    """Every entity id a page shows to exist on the server (results and everything nested)."""
+    return {entity["id"] for entity in _page_entities(page)}
+
+
+def _targets(entity: JsonObject) -> list[str]:
+    """The entity's ``reference_content_ids`` (the strings among them)."""
+    ids = entity.get("reference_content_ids")
+    return [item for item in ids if isinstance(item, str)] if isinstance(ids, list) else []
+
+
+def without_listed_notes(page: SearchRawPage) -> SearchRawPage:
     """The page without the notes the server lists in their parent's references entry.
 
     With ``includeNotes`` the server (like its documented raw example) lists a result's notes
@@ -179,23 +195,14 @@ def without_listed_notes(response: SearchRawResponse) -> SearchRawResponse:
     """
     parent_of: dict[str, str] = {}
     own: dict[str, set[str]] = {}
-    stack: list[ContentEntityBase] = [
-        *response.results,
-        *response.extra_entities,
-        *response.referenced_entities,
-    ]
-    while stack:
-        entity = stack.pop()
-        targets = entity.reference_content_ids or []
-        own.setdefault(entity.id, set()).update(targets)
-        if entity.type == "annotation" and targets:
-            parent_of.setdefault(entity.id, targets[0])
-        for nested in (entity.annotations, entity.references, entity.resolved_references):
-            if nested:
-                stack.extend(nested)
+    for entity in _page_entities(page):
+        targets = _targets(entity)
+        own.setdefault(entity["id"], set()).update(targets)
+        if entity.get("type") == "annotation" and targets:
+            parent_of.setdefault(entity["id"], targets[0])
     cleaned: dict[str, ResultReferences] = {}
     changed = False
-    for source, refs in response.references_by_result_id.items():
+    for source, refs in page.references_by_result_id.items():
         mentioned = own.get(source, set())
         kept = [
             item
@@ -207,8 +214,8 @@ def without_listed_notes(response: SearchRawResponse) -> SearchRawResponse:
             refs = refs.model_copy(update={"content_entity_ids": kept})
         cleaned[source] = refs
     if not changed:
-        return response
-    return response.model_copy(update={"references_by_result_id": cleaned})
+        return page
+    return page.model_copy(update={"references_by_result_id": cleaned})
 
 
 def _ref_id(item: str | ReferenceId) -> str:
@@ -327,9 +334,9 @@ class SyncEngine:
         """The injectable clock in epoch milliseconds."""
         return int(self._clock() * 1000)
 
-    def _fetch_page(self, offset: int) -> SearchRawResponse:
+    def _fetch_page(self, offset: int) -> SearchRawPage:
         """One page of the whole library, newest first, notes included."""
-        response = self.client.search_raw(
+        response = self.client.search_raw_page(
             "",
             limit=self.page_size,
             offset=offset,
@@ -339,11 +346,11 @@ class SyncEngine:
         self.last_meta = response.meta
         return response
 
-    def _submit_page(self, response: SearchRawResponse) -> Future[ChangeSet]:
+    def _submit_page(self, response: SearchRawPage) -> Future[ChangeSet]:
         """Queue one page for the writer (one transaction on its thread)."""
         return self.writer.ingest_search_page(without_listed_notes(response))
 
-    def _ingest(self, response: SearchRawResponse) -> ChangeSet:
+    def _ingest(self, response: SearchRawPage) -> ChangeSet:
         """Write one page and wait for its commit."""
         return self._submit_page(response).result()
 
@@ -351,7 +358,7 @@ class SyncEngine:
         """Persist one sync_state value and wait for its commit."""
         self.writer.set_sync_state(key, value).result()
 
-    def _page_is_last(self, response: SearchRawResponse) -> bool:
+    def _page_is_last(self, response: SearchRawPage) -> bool:
         """A page with fewer results than the limit the server applied ends the listing."""
         applied = response.meta.limit or self.page_size
         return not response.results or len(response.results) < min(applied, self.page_size)
@@ -426,7 +433,7 @@ class SyncEngine:
         newest: int | None = newest_held
         writes = _WriteQueue(self.writer, None)
 
-        def is_last(response: SearchRawResponse) -> bool:
+        def is_last(response: SearchRawPage) -> bool:
             page_newest = _newest_in(response.results)
             old = page_newest is not None and page_newest <= newest_held
             return old or self._page_is_last(response)
@@ -453,8 +460,8 @@ class SyncEngine:
         self,
         offset: int,
         cancel: threading.Event,
-        is_last: Callable[[SearchRawResponse], bool],
-    ) -> Iterator[SearchRawResponse]:
+        is_last: Callable[[SearchRawPage], bool],
+    ) -> Iterator[SearchRawPage]:
         """Pages from ``offset`` on until ``is_last``, fetched and parsed up to
         :data:`PREFETCH_PAGES` ahead on a helper thread while the caller handles earlier ones.
 
@@ -539,14 +546,10 @@ class SyncEngine:
         self, query: str, *, limit: int = 50, **filters: Any
     ) -> tuple[list[str], ChangeSet]:
         """Search on the server; results are cached first (cache-on-view), ids in server order."""
-        response = self.client.search_raw(query, limit=limit, include_notes=True, **filters)
+        response = self.client.search_raw_page(query, limit=limit, include_notes=True, **filters)
         self.last_meta = response.meta
         changes = self._ingest(response)
-        ids: list[str] = []
-        for entity in response.results:
-            if entity.id not in ids:
-                ids.append(entity.id)
-        return ids, changes
+        return list(dict.fromkeys(entity["id"] for entity in response.results)), changes
 
     # ------------------------------------------------------------------ the outbox
 
@@ -712,17 +715,17 @@ class _PageFetcher:
 
     def __init__(
         self,
-        fetch: Callable[[int], SearchRawResponse],
+        fetch: Callable[[int], SearchRawPage],
         offset: int,
         cancel: threading.Event,
-        is_last: Callable[[SearchRawResponse], bool],
+        is_last: Callable[[SearchRawPage], bool],
     ) -> None:
         self._fetch = fetch
         self._offset = offset
         self._cancel = cancel
         self._is_last = is_last
         self._stopped = threading.Event()
-        self._queue: queue.Queue[tuple[SearchRawResponse, bool] | BaseException] = queue.Queue(
+        self._queue: queue.Queue[tuple[SearchRawPage, bool] | BaseException] = queue.Queue(
             maxsize=PREFETCH_PAGES
         )
         self._thread = threading.Thread(target=self._run, name="memex-sync-fetch", daemon=True)
@@ -743,7 +746,7 @@ class _PageFetcher:
             if self._cancel.is_set():
                 return  # the consumer raises SyncCancelled after the pages it has
 
-    def _put(self, item: tuple[SearchRawResponse, bool] | BaseException) -> bool:
+    def _put(self, item: tuple[SearchRawPage, bool] | BaseException) -> bool:
         """Queue an item, waiting for room; ``False`` when the consumer went away."""
         while not self._stopped.is_set():
             try:
@@ -753,7 +756,7 @@ class _PageFetcher:
             return True
         return False
 
-    def next(self) -> tuple[SearchRawResponse, bool]:
+    def next(self) -> tuple[SearchRawPage, bool]:
         """The next page and whether it is the last one (a fetch error is raised here)."""
         while True:
             try:
@@ -788,7 +791,7 @@ class _WriteQueue:
         self._bookmarks: deque[Future[ChangeSet]] = deque()
         self._committed: list[ChangeSet] = []
 
-    def push(self, response: SearchRawResponse, bookmark: str | None) -> None:
+    def push(self, response: SearchRawPage, bookmark: str | None) -> None:
         """Queue a page, waiting while more than WRITES_AHEAD pages are ahead of it."""
         self._pages.append((self._writer.ingest_search_page(response), bookmark))
         while len(self._pages) > WRITES_AHEAD:
@@ -818,7 +821,7 @@ class _WriteQueue:
             self._bookmarks.append(self._writer.set_sync_state(self._key, bookmark))
 
 
-def _newest_in(entities: Iterable[ContentEntityBase]) -> int | None:
+def _newest_in(entities: Iterable[JsonObject]) -> int | None:
     """The newest timestamp on a page."""
     best: int | None = None
     for entity in entities:

@@ -13,7 +13,7 @@ from memex_desktop.api.errors import (
     ServerError,
     ValidationError,
 )
-from memex_desktop.api.models import SearchRawResponse, parse_content_entity
+from memex_desktop.api.models import SearchRawPage, parse_content_entity
 from memex_desktop.sync import OutboxPolicy, SyncCancelled, SyncOutcome, entity_time_ms, outcome_for
 from memex_desktop.sync.engine import _PassState, without_listed_notes
 
@@ -78,7 +78,7 @@ def test_pass_state_round_trip_and_garbage() -> None:
 
 
 def test_notes_listed_under_their_parent_are_not_mentions() -> None:
-    page = SearchRawResponse.model_validate(
+    page = SearchRawPage.model_validate(
         {
             "results": [
                 {"id": "page", "type": "web"},
@@ -101,5 +101,5 @@ def test_notes_listed_under_their_parent_are_not_mentions() -> None:
     assert refs["page"].tag_ids == ["t1"]
     assert refs["note"].targets() == [("page", None), ("other", None)]
     assert refs["reply"].targets() == [("note", "reply")]
-    untouched = SearchRawResponse.model_validate({"results": [{"id": "x", "type": "web"}]})
+    untouched = SearchRawPage.model_validate({"results": [{"id": "x", "type": "web"}]})
     assert without_listed_notes(untouched) is untouched
