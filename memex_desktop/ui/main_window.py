@@ -9,6 +9,7 @@ queued in the outbox at once (no dialog) with an undo toast.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -562,7 +563,7 @@ class MainWindow(QMainWindow):
         try:
             with self.reader.interrupted_when(lambda: time.perf_counter() > deadline):
                 ids = self.reader.search_ids(request.query, limit=FIRST_PAGE, **filters.as_kwargs())
-        except StoreError as exc:  # over budget, or a failure the worker will report
+        except (StoreError, sqlite3.Error) as exc:  # over budget, or a failure a worker reports
             log.debug("first page left to a worker: %s", exc)
             return False
         result = LocalSearchResult(self._search_sequence, request, ids, len(ids) < FIRST_PAGE)

@@ -5,6 +5,7 @@ Also the results model's bookkeeping for long lists and the delegate's eliding a
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -134,6 +135,23 @@ def test_a_first_page_over_budget_is_read_by_a_worker(
     assert applied.calls == []
     qtbot.waitUntil(lambda: window.results_model.ids() == expected, timeout=10_000)
     assert window.status.currentMessage() == ""
+
+
+def test_a_failing_read_on_the_gui_thread_leaves_the_search_to_a_worker(
+    qtbot: Any, context: AppContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = context.window
+    word = _common_word(context.reader)
+    expected = context.reader.search_ids(word)
+
+    def failing(*_args: Any, **_kwargs: Any) -> list[str]:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(window.reader, "search_ids", failing)
+    applied = Emitted(window.search_applied)
+    window.run_search(SearchRequest(word))
+    assert applied.calls == []
+    qtbot.waitUntil(lambda: window.results_model.ids() == expected, timeout=10_000)
 
 
 def test_superseded_searches_are_cancelled_quietly(qtbot: Any, context: AppContext) -> None:
