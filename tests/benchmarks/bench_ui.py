@@ -4,9 +4,10 @@ Measures, with a cache of ``entities`` synthetic items built once through the st
 ``cold_start_ms`` (a new process, from its start to the first painted window; median of three),
 ``keystroke_p95_ms`` and ``keystroke_p50_ms`` (typing one character in the search field to the
 results model showing the new results, debounce excluded: the first page, the full list follows),
-and ``scroll_100k_ms`` (the full results list swept from top to bottom: 50 evenly spaced
-positions and the last row, each painted with its rows loaded lazily), and
-``scroll_top_to_end_ms`` (one jump from the first row to the last, painted).
+``keystroke_painted_p95_ms`` and ``keystroke_painted_p50_ms`` (the same, until the results list
+has been repainted with the new results), ``scroll_100k_ms`` (the full results list swept from
+top to bottom: 50 evenly spaced positions and the last row, each painted with its rows loaded
+lazily), and ``scroll_top_to_end_ms`` (one jump from the first row to the last, painted).
 """
 
 from __future__ import annotations
@@ -125,6 +126,7 @@ def window_measures(data_dir: pathlib.Path, workdir: pathlib.Path) -> dict[str, 
         rows = window.results_model.rowCount()
 
         latencies = []
+        painted = []
         field = window.search_bar.field
         for query in KEYSTROKE_QUERIES:
             field.clear()
@@ -135,6 +137,8 @@ def window_measures(data_dir: pathlib.Path, workdir: pathlib.Path) -> dict[str, 
                 window.search_bar.flush()  # the debounce is a choice, not latency
                 _wait(app, lambda count=count: len(applied) > count)
                 latencies.append((time.perf_counter() - started) * 1000)
+                window.results_view.viewport().repaint()
+                painted.append((time.perf_counter() - started) * 1000)
 
         field.clear()
         count = len(applied)
@@ -173,14 +177,21 @@ def window_measures(data_dir: pathlib.Path, workdir: pathlib.Path) -> dict[str, 
         context.shutdown()
         window.deleteLater()
         app.processEvents()
-    latencies.sort()
     return {
         "keystroke_p50_ms": statistics.median(latencies),
-        "keystroke_p95_ms": latencies[max(0, int(len(latencies) * 0.95 + 0.5) - 1)],
+        "keystroke_p95_ms": _p95(latencies),
+        "keystroke_painted_p50_ms": statistics.median(painted),
+        "keystroke_painted_p95_ms": _p95(painted),
         "scroll_100k_ms": scroll_ms,
         "scroll_top_to_end_ms": jump_ms,
         "results_rows": float(rows),
     }
+
+
+def _p95(values: list[float]) -> float:
+    """The 95th percentile (nearest rank) of the values."""
+    ordered = sorted(values)
+    return ordered[max(0, int(len(ordered) * 0.95 + 0.5) - 1)]
 
 
 def run(workdir: pathlib.Path, entities: int) -> dict[str, float]:
