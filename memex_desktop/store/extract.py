@@ -271,8 +271,27 @@ def summary_text(data: JsonObject) -> str:
     return "\n".join(part for part in parts if part)
 
 
+def storable(text: str) -> str:
+    """``text`` as SQLite can store it: lone surrogates (legal in JSON escapes) replaced."""
+    if text.isascii():  # constant time for most texts
+        return text
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode()
+    return text
+
+
 def columns(data: JsonObject) -> dict[str, Any]:
-    """Display columns and the four searchable texts of one entity's JSON."""
+    """Display columns and the four searchable texts of one entity's JSON (storable text)."""
+    found = _columns(data)
+    for key, value in found.items():
+        if isinstance(value, str):
+            found[key] = storable(value)
+    return found
+
+
+def _columns(data: JsonObject) -> dict[str, Any]:
     body = body_text(data)
     summary = summary_text(data)
     url = _text(data.get("url"))

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import pydantic_core
+import orjson
 from sqlite_utils import Database
 
 from memex_desktop.store.extract import (
@@ -83,14 +83,19 @@ def _marks(count: int) -> str:
 
 def stored_json(data: JsonObject) -> str:
     """The raw JSON kept for an entity: nested annotations/references live as rows and edges."""
+    return _encoded(data).decode()
+
+
+def _encoded(data: JsonObject) -> bytes:
+    """:func:`stored_json` as UTF-8 bytes (what the content hash is taken of)."""
     nested = [key for key in NESTED_KEYS if key in data]
     kept = {key: value for key, value in data.items() if key not in nested} if nested else data
     try:
-        # pydantic's encoder is several times faster than the json module's on large pages.
-        return pydantic_core.to_json(kept).decode()
-    except pydantic_core.PydanticSerializationError:
-        # Text holding lone surrogates (legal in JSON escapes) has no UTF-8 form: escape it.
-        return json.dumps(kept, separators=(",", ":"))
+        return orjson.dumps(kept)
+    except TypeError:
+        # Text holding lone surrogates (legal in JSON escapes) has no UTF-8 form, and
+        # integers beyond 64 bits have no native encoding: the json module writes both.
+        return json.dumps(kept, separators=(",", ":")).encode()
 
 
 def _collect(tops: Iterable[JsonObject], referenced: Iterable[JsonObject]) -> dict[str, _Item]:
@@ -238,8 +243,9 @@ def prepare_page(
     """The part of ingesting a page that needs no database (safe on any thread)."""
     items = _collect(entities, referenced)
     for item in items.values():
-        raw = item.raw = stored_json(item.data)
-        item.raw_hash = hashlib.blake2b(raw.encode(), digest_size=12).hexdigest()
+        encoded = _encoded(item.data)
+        item.raw_hash = hashlib.blake2b(encoded, digest_size=12).hexdigest()
+        raw = item.raw = encoded.decode()
         item.own = own_references(item.data, raw)
         item.cols = columns(item.data)
     return PreparedPage(items, list(tags), references or {})

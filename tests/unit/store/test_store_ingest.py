@@ -92,3 +92,15 @@ def test_sync_state_round_trip(writer: StoreWriter, reader: CacheReader) -> None
     writer.set_sync_state("last_sync_at", "1700000000000").result()
     assert reader.sync_state("last_sync_at") == "1700000000000"
     assert reader.stats().last_sync_at == 1700000000000
+
+
+def test_json_without_a_utf8_or_64_bit_form_is_kept_exactly(
+    writer: StoreWriter, reader: CacheReader
+) -> None:
+    # Both are legal JSON: an escaped lone surrogate and an integer beyond 64 bits.
+    odd = {"id": "odd", "type": "web", "title": "half \ud83d pair", "size": 10**30}
+    plain = {"id": "plain", "type": "web", "title": "caf\u00e9 \u2603"}
+    writer.ingest_json([odd, plain]).result()
+    assert reader.raw_json("odd") == odd
+    assert reader.raw_json("plain") == plain
+    assert not writer.ingest_json([odd, plain]).result()  # same JSON, same hash: no change
