@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import random as random_module
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -254,6 +255,9 @@ class MemexClient:
             max_retry_after_s=policy.max_retry_after_s,
         )
         self.on_meta = on_meta
+        # Token refreshes, counted, one at a time (calls may run on several threads).
+        self._refresh_lock = threading.Lock()
+        self._token_generation = 0
         self.last_meta: SearchMeta | None = None
         self._sleep = sleep
         self._random = random
@@ -518,6 +522,7 @@ class MemexClient:
         retries_done = 0
         refreshed = False
         while True:
+            sent_with_token = self._token_generation
             try:
                 reply = self._send_following_redirects(path, content, deadline_at)
             except NetworkUnavailable:
@@ -531,8 +536,7 @@ class MemexClient:
             status = reply.status_code
             if status == 401 and not refreshed and self._credentials.can_refresh():
                 refreshed = True
-                refresh = self._credentials.refresh_bearer_token
-                if refresh is not None and refresh():
+                if self._refresh_token_once(sent_with_token):
                     _log.debug("POST %s: token refreshed after 401, sending again", path)
                     continue
             if is_retryable_status(status):
@@ -543,6 +547,21 @@ class MemexClient:
                     retries_done += 1
                     continue
             return reply
+
+    def _refresh_token_once(self, sent_with: int) -> bool:
+        """Refresh the bearer token after a 401; whether a fresh one is there to send.
+
+        Calls made at the same time (a sync fetches pages ahead) all get a 401 for the same
+        expired token: only the first refreshes, the others send again with its result.
+        """
+        refresh = self._credentials.refresh_bearer_token
+        with self._refresh_lock:
+            if self._token_generation != sent_with:
+                return True
+            if refresh is None or not refresh():
+                return False
+            self._token_generation += 1
+            return True
 
     def _retry_wait(
         self, retry: bool, retries_done: int, reply: _Reply | None, deadline_at: float

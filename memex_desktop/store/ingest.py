@@ -81,6 +81,34 @@ def _marks(count: int) -> str:
     return ",".join("?" * count)
 
 
+# SQLite's smallest limit on a statement's parameters (raised from 999 in 3.32).
+_MAX_PARAMETERS = 999
+
+
+def _insert_rows(conn: sqlite3.Connection, statement: str, rows: Sequence[Sequence[Any]]) -> None:
+    """Run ``statement`` (``INSERT ... INTO t (cols)``) for many rows in a few statements.
+
+    Each statement step lets the sync's other threads take the GIL, and getting it back
+    can take a whole switch interval or one of their long C calls (decoding a page): with
+    ``executemany``'s step per row, a page's writes waited hundreds of times. Statements
+    take a power-of-two number of rows, so few distinct ones are compiled and cached.
+    """
+    if not rows:
+        return
+    width = len(rows[0])
+    group = f"({_marks(width)})"
+    most = 1 << (max(1, _MAX_PARAMETERS // width).bit_length() - 1)
+    start = 0
+    while start < len(rows):
+        count = min(most, 1 << ((len(rows) - start).bit_length() - 1))
+        chunk = rows[start : start + count]
+        conn.execute(
+            f"{statement} VALUES {','.join([group] * count)}",
+            [value for row in chunk for value in row],
+        )
+        start += count
+
+
 def stored_json(data: JsonObject) -> str:
     """The raw JSON kept for an entity: nested annotations/references live as rows and edges."""
     return _encoded(data).decode()
@@ -291,14 +319,16 @@ def apply_page(
     replace_sources = {entity_id for entity_id in changed if items[entity_id].authoritative}
     edges_changed = _write_edges(db, edges, replace_sources)
     new_notes = [
-        (entity_id,) for entity_id, *_ in inserts if page_types.get(entity_id) == "annotation"
+        entity_id for entity_id, *_ in inserts if page_types.get(entity_id) == "annotation"
     ]
     if new_notes:
         before = db.conn.total_changes
-        db.conn.executemany(
-            "UPDATE OR REPLACE edges SET kind = 'reply' WHERE target = ? AND kind = 'annotates'",
-            new_notes,
-        )
+        for chunk in _chunks(new_notes):
+            db.conn.execute(
+                "UPDATE OR REPLACE edges SET kind = 'reply' "
+                f"WHERE kind = 'annotates' AND target IN ({_marks(len(chunk))})",
+                list(chunk),
+            )
         edges_changed = edges_changed or db.conn.total_changes > before
 
     tag_changes = _write_tags(db, tags)
@@ -436,6 +466,36 @@ class _Neighbours:
         self._known[created_at] = found
         return found
 
+    def look_up(self, dates: Iterable[int | None]) -> None:
+        """Find the gaps of every date strictly inside the cached range at once.
+
+        One statement for all of them: each statement step lets other threads take the
+        GIL (see :func:`_insert_rows`), and two probes per date were most of a page's steps.
+        """
+        if self.oldest is None:
+            return
+        low, high = self.oldest[0], self.newest[0]
+        inside = sorted(
+            {d for d in dates if d is not None and low <= d < high and d not in self._known}
+        )
+        for chunk in _chunks(inside):
+            row = self.db.conn.execute(
+                f"WITH dates(t) AS (VALUES {','.join(['(?)'] * len(chunk))}) "
+                "SELECT group_concat(t || ':' || ifnull(before, '') || ':' || ifnull(after, ''),"
+                " ' ') FROM (SELECT t,"
+                " (SELECT rowid FROM entities WHERE created_at <= t"
+                "  ORDER BY created_at DESC, rowid DESC LIMIT 1) AS before,"
+                " (SELECT rowid FROM entities WHERE created_at > t"
+                "  ORDER BY created_at, rowid LIMIT 1) AS after FROM dates)",
+                list(chunk),
+            ).fetchone()
+            for entry in (row[0] or "").split():
+                date, before, after = entry.split(":")
+                self._known[int(date)] = (
+                    int(before) if before else None,
+                    int(after) if after else None,
+                )
+
     def taken(self, keys: Sequence[int]) -> set[int]:
         """Which of ``keys`` are cached rowids (only keys within the cached range can be)."""
         low, high = self.low, self.high
@@ -497,6 +557,7 @@ def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
     """
     order = sorted(range(len(created)), key=lambda i: (created[i] is not None, created[i] or 0))
     neighbours = _Neighbours(db)
+    neighbours.look_up(created)
     slope = _keys_per_ms(created)
     groups: dict[tuple[int | None, int | None], list[int]] = {}
     for index in order:
@@ -576,18 +637,17 @@ def _write_entities(
         conn.executemany(f"UPDATE entities SET {_ENTITY_ASSIGNMENTS} WHERE id = ?", in_place)
     if rows:
         keys = assign_keys(db, [row[8] for row in rows])  # created_at
-        conn.executemany(
-            f"INSERT INTO entities (rowid, id, {_ENTITY_COLUMNS}) VALUES (?, ?, {_marks(14)})",
+        _insert_rows(
+            conn,
+            f"INSERT INTO entities (rowid, id, {_ENTITY_COLUMNS})",
             [(key, *row) for key, row in zip(keys, rows, strict=True)],
         )
         new_raws = {row[0]: key for key, row in zip(keys, rows, strict=True)}
         raws += [
             (new_raws[entity_id], raw) for entity_id, _i, raw, _h, old in pending if old is None
         ]
-    conn.executemany("INSERT OR REPLACE INTO entity_raw (rowid, raw) VALUES (?, ?)", raws)
-    conn.executemany(
-        "INSERT OR IGNORE INTO fts_pending (rowid) VALUES (?)", [(r,) for r, _ in raws]
-    )
+    _insert_rows(conn, "INSERT OR REPLACE INTO entity_raw (rowid, raw)", raws)
+    _insert_rows(conn, "INSERT OR IGNORE INTO fts_pending (rowid)", [(r,) for r, _ in raws])
     return [rowid for rowid, _raw in raws]
 
 
@@ -661,15 +721,18 @@ def _index(db: Database, found: Sequence[tuple[int, str | None]], memo: TextMemo
     # Ascending rowids: FTS5 flushes its pending terms to a new segment whenever a rowid is
     # not larger than the previous one in the transaction, one segment per row otherwise.
     ordered = sorted(texts.items())
-    conn.executemany(
-        "INSERT INTO body_fts (rowid, title, author, summary, body) VALUES (?, ?, ?, ?, ?)",
+    _insert_rows(
+        conn,
+        "INSERT INTO body_fts (rowid, title, author, summary, body)",
         [(rowid, *values) for rowid, values in ordered],
     )
-    conn.executemany(
-        "INSERT INTO title_fts (rowid, title, author) VALUES (?, ?, ?)",
+    _insert_rows(
+        conn,
+        "INSERT INTO title_fts (rowid, title, author)",
         [(rowid, values[0], values[1]) for rowid, values in ordered],
     )
-    conn.executemany("DELETE FROM fts_pending WHERE rowid = ?", [(row[0],) for row in found])
+    for chunk in _chunks([row[0] for row in found]):
+        conn.execute(f"DELETE FROM fts_pending WHERE rowid IN ({_marks(len(chunk))})", chunk)
 
 
 def rebuild_index_if_stale(db: Database) -> bool:
@@ -723,10 +786,8 @@ def _write_edges(
             additions += [(source, t, k, s) for (t, k), s in new.items()]
     if removals:
         conn.executemany("DELETE FROM edges WHERE source = ? AND target = ? AND kind = ?", removals)
-    if upserts:
-        conn.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?)", upserts)
-    if additions:
-        conn.executemany("INSERT OR IGNORE INTO edges VALUES (?, ?, ?, ?)", additions)
+    _insert_rows(conn, "INSERT OR REPLACE INTO edges", upserts)
+    _insert_rows(conn, "INSERT OR IGNORE INTO edges", additions)
     return conn.total_changes > before
 
 
@@ -765,12 +826,13 @@ def _write_tags(db: Database, tags: Sequence[JsonObject]) -> set[str]:
 def _write_entity_tags(
     db: Database, entity_tags: Mapping[str, set[str]], replace_sources: set[str]
 ) -> set[str]:
-    """Store tag links; returns the tags whose membership changed."""
+    """Store tag links; returns the tags whose membership changed.
+
+    Sources in ``replace_sources`` get exactly their new tags; others only gain tags.
+    """
     conn = db.conn
-    changed: set[str] = set()
-    replace = sorted(replace_sources)
     old: dict[str, set[str]] = {}
-    for chunk in _chunks(replace):
+    for chunk in _chunks(sorted(set(entity_tags) | replace_sources)):
         for entity_id, tag_id in conn.execute(
             f"SELECT entity_id, tag_id FROM entity_tags WHERE entity_id IN ({_marks(len(chunk))})",
             list(chunk),
@@ -778,24 +840,18 @@ def _write_entity_tags(
             old.setdefault(entity_id, set()).add(tag_id)
     removals = [
         (entity_id, tag_id)
-        for entity_id in replace
-        for tag_id in old.get(entity_id, set()) - entity_tags.get(entity_id, set())
+        for entity_id in sorted(replace_sources)
+        for tag_id in sorted(old.get(entity_id, set()) - entity_tags.get(entity_id, set()))
     ]
     if removals:
         conn.executemany("DELETE FROM entity_tags WHERE entity_id = ? AND tag_id = ?", removals)
-        changed.update(tag_id for _e, tag_id in removals)
-    cursor = conn.cursor()
-    for entity_id, tag_set in entity_tags.items():
-        for tag_id in tag_set:
-            if entity_id in replace_sources and tag_id in old.get(entity_id, set()):
-                continue
-            cursor.execute(
-                "INSERT OR IGNORE INTO entity_tags (entity_id, tag_id) VALUES (?, ?)",
-                (entity_id, tag_id),
-            )
-            if cursor.rowcount > 0:
-                changed.add(tag_id)
-    return changed
+    additions = [
+        (entity_id, tag_id)
+        for entity_id, tag_set in entity_tags.items()
+        for tag_id in sorted(tag_set - old.get(entity_id, set()))
+    ]
+    _insert_rows(conn, "INSERT OR IGNORE INTO entity_tags (entity_id, tag_id)", additions)
+    return {tag_id for _entity, tag_id in removals + additions}
 
 
 def mark_deleted_upstream(db: Database, ids: Sequence[str], now_ms: int) -> ChangeSet:

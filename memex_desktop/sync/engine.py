@@ -23,7 +23,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -76,9 +76,12 @@ MAX_PAGES = 1_000_000
 # the writer behind the one it is writing: enough to keep both sides busy, few enough that
 # memory stays bounded (a parsed page of 100 long items is some 10-20 MB).
 PREFETCH_PAGES = 2
-WRITES_AHEAD = 1
+WRITES_AHEAD = 2
 # How often a fetcher blocked on a full queue checks whether the pull was abandoned.
 _FETCH_POLL_S = 0.1
+# Requests under way at once in a full pass (which reads every page anyway); an incremental
+# pull, which usually stops after a page or two, asks for one page at a time.
+FULL_PASS_IN_FLIGHT = 2
 ALL_IDS_LIMIT = 10_000_000
 # Processing statuses of items the server lists; others (pending, running ...) are unlisted.
 _SETTLED_STATUSES = frozenset({None, "indexing-done", "done", "failed", "error"})
@@ -389,7 +392,8 @@ class SyncEngine:
         # has committed, so a crash or a failed write never resumes past a missing page.
         writes = _WriteQueue(self.writer, STATE_FULL_PASS)
         try:
-            for response in self._pages(state.offset, cancel, self._page_is_last):
+            pages = self._pages(state.offset, cancel, self._page_is_last, FULL_PASS_IN_FLIGHT)
+            for response in pages:
                 seen |= _page_entity_ids(response)
                 newest = _max_opt(newest, _newest_in(response.results))
                 pulled += len(response.results)
@@ -461,9 +465,11 @@ class SyncEngine:
         offset: int,
         cancel: threading.Event,
         is_last: Callable[[SearchRawPage], bool],
+        in_flight: int = 1,
     ) -> Iterator[SearchRawPage]:
         """Pages from ``offset`` on until ``is_last``, fetched and parsed up to
-        :data:`PREFETCH_PAGES` ahead on a helper thread while the caller handles earlier ones.
+        :data:`PREFETCH_PAGES` ahead on a helper thread while the caller handles earlier ones
+        (with up to ``in_flight`` requests at once: see :class:`_PageFetcher`).
 
         Raises:
             SyncCancelled: between pages, once ``cancel`` is set.
@@ -471,7 +477,7 @@ class SyncEngine:
         """
         if cancel.is_set():
             raise SyncCancelled()
-        fetcher = _PageFetcher(self._fetch_page, offset, cancel, is_last)
+        fetcher = _PageFetcher(self._fetch_page, offset, cancel, is_last, in_flight)
         try:
             for _ in range(MAX_PAGES):
                 response, last = fetcher.next()
@@ -707,10 +713,13 @@ class SyncEngine:
 
 
 class _PageFetcher:
-    """A helper thread fetching pages one after the other into a bounded queue.
+    """A helper thread fetching pages in order into a bounded queue.
 
     The next offset depends on how many results the previous page held (a server may cap
-    the page size), so pages are fetched in sequence; the queue bounds how far ahead.
+    the page size). Once a full page showed that size, up to ``in_flight`` requests run at
+    once at the offsets it predicts, so the server prepares a page while this side reads
+    the one before; a page of another size drops the predictions and paging goes on from
+    its real end. The queue bounds how far ahead pages are read.
     """
 
     def __init__(
@@ -719,11 +728,13 @@ class _PageFetcher:
         offset: int,
         cancel: threading.Event,
         is_last: Callable[[SearchRawPage], bool],
+        in_flight: int = 1,
     ) -> None:
         self._fetch = fetch
         self._offset = offset
         self._cancel = cancel
         self._is_last = is_last
+        self._in_flight = max(1, in_flight)
         self._stopped = threading.Event()
         self._queue: queue.Queue[tuple[SearchRawPage, bool] | BaseException] = queue.Queue(
             maxsize=PREFETCH_PAGES
@@ -733,18 +744,33 @@ class _PageFetcher:
 
     def _run(self) -> None:
         """Fetch until the last page, an error, a cancel or :meth:`stop`."""
-        while not self._stopped.is_set():
-            try:
-                response = self._fetch(self._offset)
-                last = self._is_last(response)
-            except BaseException as exc:  # handed to the consumer, which raises it
-                self._put(exc)
-                return
-            self._offset += len(response.results)
-            if not self._put((response, last)) or last:
-                return
-            if self._cancel.is_set():
-                return  # the consumer raises SyncCancelled after the pages it has
+        requests = ThreadPoolExecutor(self._in_flight, thread_name_prefix="memex-sync-request")
+        ahead: deque[tuple[int, Future[SearchRawPage]]] = deque()
+        stride: int | None = None  # results per page, once a full page showed it
+        try:
+            while not self._stopped.is_set():
+                while len(ahead) < (self._in_flight if stride else 1):
+                    offset = ahead[-1][0] + stride if ahead and stride else self._offset
+                    ahead.append((offset, requests.submit(self._fetch, offset)))
+                requested, future = ahead.popleft()
+                try:
+                    response = future.result()
+                    last = self._is_last(response)
+                except BaseException as exc:  # handed to the consumer, which raises it
+                    self._put(exc)
+                    return
+                count = len(response.results)
+                self._offset = requested + count
+                if count != stride:
+                    _cancel_all(ahead)  # predicted from another page size
+                    stride = count or None
+                if not self._put((response, last)) or last:
+                    return
+                if self._cancel.is_set():
+                    return  # the consumer raises SyncCancelled after the pages it has
+        finally:
+            _cancel_all(ahead)
+            requests.shutdown(wait=True, cancel_futures=True)
 
     def _put(self, item: tuple[SearchRawPage, bool] | BaseException) -> bool:
         """Queue an item, waiting for room; ``False`` when the consumer went away."""
@@ -774,6 +800,12 @@ class _PageFetcher:
         """Stop fetching and wait for the thread (at most the request under way)."""
         self._stopped.set()
         self._thread.join()
+
+
+def _cancel_all(ahead: deque[tuple[int, Future[SearchRawPage]]]) -> None:
+    """Drop requests made ahead (those already under way finish; their pages are unused)."""
+    while ahead:
+        ahead.popleft()[1].cancel()
 
 
 class _WriteQueue:

@@ -131,3 +131,25 @@ def test_sync_order_with_older_items_arriving_early_keeps_recency(
         writer.ingest_json(page).result()
     writer.flush_index().result()
     assert reader.search_ids("synced", limit=1000) == [f"synced{i}" for i in range(599, -1, -1)]
+
+
+def test_gaps_looked_up_at_once_match_one_probe_each(tmp_path: Path) -> None:
+    from memex_desktop.store.ingest import _gap, _Neighbours
+
+    db = open_cache(tmp_path / "cache.db")
+    # Dates with repeats and a hole, so probes land on equal dates and between rows.
+    dates = [T + (i // 3) * 1000 for i in range(60)] + [T + 500_000]
+    with db.conn:
+        db.conn.executemany(
+            "INSERT INTO entities (rowid, id, type, title, created_at, raw_hash, complete,"
+            " cached_at) VALUES (?, ?, 'web', '', ?, '', 1, 0)",
+            [(1000 + 10 * i, f"e{i}", date) for i, date in enumerate(dates)],
+        )
+    probes = [T - 1, T, T + 1, T + 999, T + 1000, T + 19_500, T + 400_000, T + 500_000, None]
+    neighbours = _Neighbours(db)
+    neighbours.look_up(probes)
+    for probe in probes:
+        expected = _gap(db, probe)
+        if probe is not None and T <= probe < T + 500_000:
+            assert probe in neighbours._known  # answered by the one statement
+            assert neighbours.gap(probe) == expected, probe
