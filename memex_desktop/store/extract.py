@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from html import unescape
 from typing import Any
@@ -251,12 +251,16 @@ def body_text(data: JsonObject) -> str:
 _TYPED = frozenset({"web", "twitter", "youtube", "image", "reddit", "annotation", "chatThread"})
 
 
-def title_of(data: JsonObject, body: str) -> str:
-    """A display title for any type (tweets and notes have none of their own)."""
+def title_of(data: JsonObject, body: str | Callable[[], str]) -> str:
+    """A display title for any type (tweets and notes have none of their own).
+
+    ``body`` is the body text, or a function computing it (only called when needed).
+    """
     for key in ("title", "name", "source_title"):
         if value := _text(data.get(key)).strip():
             return value
-    if text := _text(data.get("text")) or body or _text(data.get("description")):
+    text = _text(data.get("text")) or (body() if callable(body) else body)
+    if text := text or _text(data.get("description")):
         return _first_line(text)
     return _text(data.get("url")) or str(data.get("id", ""))
 
@@ -282,17 +286,28 @@ def storable(text: str) -> str:
     return text
 
 
-def columns(data: JsonObject) -> dict[str, Any]:
-    """Display columns and the four searchable texts of one entity's JSON (storable text)."""
-    found = _columns(data)
+def columns(data: JsonObject, *, body: bool = True) -> dict[str, Any]:
+    """Display columns and the four searchable texts of one entity's JSON (storable text).
+
+    Without ``body`` the long body text (most of the work) is computed only when a title or
+    snippet needs it, and ``text_body`` is ``None``: for rows indexed later, from their JSON.
+    """
+    found = _columns(data, body)
     for key, value in found.items():
         if isinstance(value, str):
             found[key] = storable(value)
     return found
 
 
-def _columns(data: JsonObject) -> dict[str, Any]:
-    body = body_text(data)
+def _columns(data: JsonObject, with_body: bool) -> dict[str, Any]:
+    body: str | None = body_text(data) if with_body else None
+
+    def full_body() -> str:
+        nonlocal body
+        if body is None:
+            body = body_text(data)
+        return body
+
     summary = summary_text(data)
     url = _text(data.get("url"))
     normalized = ""
@@ -304,8 +319,8 @@ def _columns(data: JsonObject) -> dict[str, Any]:
     metadata = data.get("metadata")
     status = metadata.get("status") if isinstance(metadata, dict) else None
     author = author_of(data)
-    title = title_of(data, body)
-    snippet_source = (summary or body)[:_SNIPPET_SOURCE_CHARS]
+    title = title_of(data, full_body)
+    snippet_source = (summary or full_body())[:_SNIPPET_SOURCE_CHARS]
     return {
         "type": _text(data.get("type")) or "unknown",
         "title": title,
@@ -328,7 +343,7 @@ def _columns(data: JsonObject) -> dict[str, Any]:
             if part
         ),
         "text_summary": summary,
-        "text_body": body,
+        "text_body": body if with_body else None,
     }
 
 

@@ -72,9 +72,13 @@ class PreparedPage:
     references: References
 
 
-def _chunks(values: Sequence[Any]) -> Iterable[Sequence[Any]]:
+def _chunks(values: Sequence[Any]) -> Iterable[list[Any]]:
+    """Parameters for ``IN (...)`` lists: at most _CHUNK at a time, padded with NULLs (which
+    match nothing) to a power of two, so the statements take a few shapes that stay in the
+    connection's statement cache instead of being compiled again for every page."""
     for start in range(0, len(values), _CHUNK):
-        yield values[start : start + _CHUNK]
+        chunk = list(values[start : start + _CHUNK])
+        yield chunk + [None] * ((1 << (len(chunk) - 1).bit_length()) - len(chunk))
 
 
 def _marks(count: int) -> str:
@@ -267,15 +271,21 @@ def prepare_page(
     referenced: Sequence[JsonObject] = (),
     tags: Sequence[JsonObject] = (),
     references: References | None = None,
+    texts_up_to: int | None = None,
 ) -> PreparedPage:
-    """The part of ingesting a page that needs no database (safe on any thread)."""
+    """The part of ingesting a page that needs no database (safe on any thread).
+
+    The searchable texts are extracted for pages of at most ``texts_up_to`` entities (any
+    page when ``None``); a larger page is indexed later, which reads them from its JSON.
+    """
     items = _collect(entities, referenced)
+    with_texts = texts_up_to is None or len(items) <= texts_up_to
     for item in items.values():
         encoded = _encoded(item.data)
         item.raw_hash = hashlib.blake2b(encoded, digest_size=12).hexdigest()
         raw = item.raw = encoded.decode()
         item.own = own_references(item.data, raw)
-        item.cols = columns(item.data)
+        item.cols = columns(item.data, body=with_texts)
     return PreparedPage(items, list(tags), references or {})
 
 
@@ -624,7 +634,7 @@ def _write_entities(
     rows: list[tuple[Any, ...]] = []
     for entity_id, item, raw, raw_hash, old_rowid in pending:
         cols = item.cols
-        if len(memo) < MEMO_LIMIT:
+        if len(memo) < MEMO_LIMIT and cols["text_body"] is not None:
             memo[raw_hash] = _texts(cols)
         values = _entity_values(item, cols, raw_hash, now_ms)
         if old_rowid is not None:

@@ -252,7 +252,13 @@ class StoreWriter:
             source: (refs.targets(), list(refs.tag_ids))
             for source, refs in response.references_by_result_id.items()
         }
-        page = ingest.prepare_page(tops, referenced=referenced, tags=tags, references=references)
+        page = ingest.prepare_page(
+            tops,
+            referenced=referenced,
+            tags=tags,
+            references=references,
+            texts_up_to=INLINE_INDEX_ROWS,
+        )
         return self.submit(lambda db: self._ingest(db, page))
 
     def ingest_entities(self, entities: Sequence[ContentEntityBase]) -> Future[ChangeSet]:
