@@ -167,16 +167,30 @@ def _collect(tops: Iterable[JsonObject], referenced: Iterable[JsonObject]) -> di
     return items
 
 
+def _rows_at_once(conn: sqlite3.Connection, values: str, rest: str, params: Any) -> list[Any]:
+    """``SELECT values rest`` as a list of rows, read in one step: one JSON array.
+
+    Each row read is a step that lets other threads take the GIL (see :func:`_insert_rows`).
+    Only for integers and text: JSON would round some floats.
+    """
+    (text,) = conn.execute(
+        f"SELECT json_group_array(json_array({values})) {rest}", params
+    ).fetchone()
+    rows: list[Any] = orjson.loads(text)
+    return rows
+
+
 def _existing(
     db: Database, ids: Sequence[str]
 ) -> dict[str, tuple[int, str, int | None, int, int | None]]:
     """id -> (rowid, raw_hash, updated_at, complete, deleted_upstream_at) of cached entities."""
     found: dict[str, tuple[int, str, int | None, int, int | None]] = {}
     for chunk in _chunks(ids):
-        for row in db.execute(
-            "SELECT id, rowid, raw_hash, updated_at, complete, deleted_upstream_at "
+        for row in _rows_at_once(
+            db.conn,
+            "id, rowid, raw_hash, updated_at, complete, deleted_upstream_at",
             f"FROM entities WHERE id IN ({_marks(len(chunk))})",
-            list(chunk),
+            chunk,
         ):
             found[row[0]] = (row[1], row[2], row[3], row[4], row[5])
     return found
@@ -187,10 +201,10 @@ def _types(db: Database, ids: Iterable[str], known: Mapping[str, str]) -> dict[s
     result = {entity_id: known[entity_id] for entity_id in ids if entity_id in known}
     missing = sorted({entity_id for entity_id in ids if entity_id not in known})
     for chunk in _chunks(missing):
-        for row in db.execute(
-            f"SELECT id, type FROM entities WHERE id IN ({_marks(len(chunk))})", list(chunk)
+        for entity_id, kind in _rows_at_once(
+            db.conn, "id, type", f"FROM entities WHERE id IN ({_marks(len(chunk))})", chunk
         ):
-            result[row[0]] = row[1]
+            result[entity_id] = kind
     return result
 
 
@@ -843,9 +857,11 @@ def _write_entity_tags(
     conn = db.conn
     old: dict[str, set[str]] = {}
     for chunk in _chunks(sorted(set(entity_tags) | replace_sources)):
-        for entity_id, tag_id in conn.execute(
-            f"SELECT entity_id, tag_id FROM entity_tags WHERE entity_id IN ({_marks(len(chunk))})",
-            list(chunk),
+        for entity_id, tag_id in _rows_at_once(
+            conn,
+            "entity_id, tag_id",
+            f"FROM entity_tags WHERE entity_id IN ({_marks(len(chunk))})",
+            chunk,
         ):
             old.setdefault(entity_id, set()).add(tag_id)
     removals = [

@@ -157,38 +157,29 @@ class StoreWriter:
         return [job for job in jobs if job[1].set_running_or_notify_cancel()], closing
 
     def _run_group(self, db: Database, jobs: list[tuple[WriteTask, Future[ChangeSet]]]) -> None:
-        """Run tasks in one transaction (each in a savepoint), resolving them after COMMIT.
+        """Run tasks in one transaction, resolving their futures after COMMIT.
 
         A sync queues pages and bookmarks back to back: one commit for several writes fewer
-        bytes (the index pages they share go to the WAL once) and waits less. A task that
-        raises is undone alone; an SQLite error (or a failed commit) runs every task again
-        on its own, so the error reaches the task it belongs to and nothing that did not
-        commit is acknowledged.
+        bytes (the index pages they share go to the WAL once) and waits less. Should any
+        task or the commit fail, the transaction is rolled back and every task runs again
+        in a transaction of its own, so the error reaches the task it belongs to, the others
+        still succeed, and nothing that did not commit is acknowledged.
         """
         if len(jobs) <= 1:
             for task, future in jobs:
                 self._run_task(db, task, future)
             return
-        outcomes: list[tuple[Future[ChangeSet], ChangeSet | BaseException]] = []
+        outcomes: list[tuple[Future[ChangeSet], ChangeSet]] = []
         try:
             with db.atomic():
                 for task, future in jobs:
-                    try:
-                        with db.atomic():
-                            outcomes.append((future, task(db)))
-                    except sqlite3.Error:
-                        raise
-                    except BaseException as exc:
-                        outcomes.append((future, exc))
-        except sqlite3.Error:
+                    outcomes.append((future, task(db)))
+        except BaseException:
             for task, future in jobs:
                 self._run_task(db, task, future)
             return
-        for future, outcome in outcomes:
-            if isinstance(outcome, BaseException):
-                future.set_exception(outcome)
-            else:
-                future.set_result(outcome)
+        for future, changes in outcomes:
+            future.set_result(changes)
 
     def _run_task(self, db: Database, task: WriteTask, future: Future[ChangeSet]) -> None:
         try:
