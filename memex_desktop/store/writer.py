@@ -113,13 +113,7 @@ class StoreWriter:
         last_task = 0.0
         while True:
             try:
-                if not self._backlog(db):
-                    job = self._tasks.get()
-                else:
-                    # Index only once no write came for a moment: pages arriving back to back
-                    # are not held up, and the backlog is worked off in the gaps between them.
-                    quiet = INDEX_AFTER_IDLE_S - (time.monotonic() - last_task)
-                    job = self._tasks.get(timeout=quiet) if quiet > 0 else self._tasks.get_nowait()
+                job = self._next_job(db, last_task)
             except queue.Empty:
                 self._run_task(db, self._index_batch, Future())
                 checkpointer.poke()
@@ -137,6 +131,24 @@ class StoreWriter:
                 checkpointer.restart_wanted = False
                 self._checkpoint(db)
             last_task = time.monotonic()
+
+    def _next_job(
+        self, db: Database, last_task: float
+    ) -> tuple[WriteTask, Future[ChangeSet]] | None:
+        """The next queued task (``None``: close); ``queue.Empty`` when it is the index
+        backlog's turn."""
+        try:
+            return self._tasks.get_nowait()  # a waiting task goes first, no backlog query
+        except queue.Empty:
+            pass
+        if not self._backlog(db):
+            return self._tasks.get()
+        # Index only once no write came for a moment: pages arriving back to back are not
+        # held up, and the backlog is worked off in the gaps between them.
+        quiet = INDEX_AFTER_IDLE_S - (time.monotonic() - last_task)
+        if quiet <= 0:
+            raise queue.Empty
+        return self._tasks.get(timeout=quiet)
 
     def _waiting_tasks(
         self, first: tuple[WriteTask, Future[ChangeSet]]
