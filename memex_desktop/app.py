@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 from memex_desktop import paths, signin
 from memex_desktop.api.client import MemexClient
 from memex_desktop.errors import user_message
+from memex_desktop.runtime import settle_garbage_collector
 from memex_desktop.secrets import CredentialStore
 from memex_desktop.settings import Settings
 from memex_desktop.store import CacheReader, Outbox, StoreWriter
@@ -207,6 +208,7 @@ def build_main_window(
     if provider is not None:
         window.status.showMessage("Signed in with Memex", 8000)
     context_holder["context"] = context
+    settle_garbage_collector()
     if sync_on_start and client is not None:
         controller.sync_now()
     return context
