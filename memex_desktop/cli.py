@@ -27,6 +27,7 @@ from pydantic import SecretStr
 from memex_desktop import __version__, paths
 from memex_desktop.api.errors import ApiError
 from memex_desktop.errors import user_message
+from memex_desktop.runtime import settle_garbage_collector
 from memex_desktop.settings import API_KEY_ENV, Settings
 from memex_desktop.store.errors import KnownStoreError
 
@@ -391,6 +392,7 @@ def _report_failure(report: SyncReport) -> int:
 
 def cmd_sync(args: argparse.Namespace, session: Session) -> int:
     """Pull, reconcile when due (or --full), drain the outbox; summary on stdout."""
+    settle_garbage_collector()  # a sync's pages churn through memory (see runtime.py)
     progress = None if args.quiet else _StderrProgress(sys.stderr)
     report = session.engine().run(full=args.full, progress=progress, resume_paused_outbox=True)
     summary = (
