@@ -309,7 +309,7 @@ def _install_excepthook(app: QApplication) -> None:
     threading.excepthook = thread_hook
 
 
-def _application() -> QApplication:
+def create_application() -> QApplication:
     """The QApplication (created once)."""
     app = QApplication.instance()
     if isinstance(app, QApplication):
@@ -426,7 +426,7 @@ def run_gui(args: Any) -> int:
         except InvalidLink as exc:
             print(f"memex-desktop: {exc}", file=sys.stderr)
             return 2
-    app = _application()
+    app = create_application()
     _install_excepthook(app)
     settings = Settings.load()
     credentials = CredentialStore()

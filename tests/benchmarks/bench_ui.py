@@ -9,7 +9,7 @@ has been repainted with the new results), ``scroll_100k_ms`` (the full results l
 top to bottom: 50 evenly spaced positions and the last row, each painted with its rows loaded
 lazily), and ``scroll_top_to_end_ms`` (one jump from the first row to the last, painted).
 
-Both processes set up the application as ``memex-desktop`` does (``app._application``: names,
+Both processes set up the application as ``memex-desktop`` does (``app.create_application``: names,
 icon and the app's stylesheet), so what is timed is the window people see. A bare
 QApplication would time Qt's default (Fusion) scroll bar instead of the app's, and its
 gradient groove, filled on Qt's own thread pool, costs about a millisecond per scroll step
@@ -42,7 +42,7 @@ import sys, time
 from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtWidgets import QApplication
-from memex_desktop.app import _application, build_main_window
+from memex_desktop.app import create_application, build_main_window
 
 class FirstPaint(QObject):
     def eventFilter(self, watched, event):
@@ -51,7 +51,7 @@ class FirstPaint(QObject):
             QApplication.instance().exit(0)
         return False
 
-app = _application()
+app = create_application()
 settings = QSettings(sys.argv[2], QSettings.Format.IniFormat)
 context = build_main_window(data_dir=Path(sys.argv[1]), qsettings=settings, sync_on_start=False)
 watcher = FirstPaint()
@@ -117,9 +117,9 @@ def window_measures(data_dir: pathlib.Path, workdir: pathlib.Path) -> dict[str, 
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QAbstractSlider
 
-    from memex_desktop.app import _application, build_main_window
+    from memex_desktop.app import build_main_window, create_application
 
-    app = _application()
+    app = create_application()
     settings = QSettings(str(workdir / "window.ini"), QSettings.Format.IniFormat)
     context = build_main_window(data_dir=data_dir, qsettings=settings, sync_on_start=False)
     window = context.window
@@ -159,6 +159,9 @@ def window_measures(data_dir: pathlib.Path, workdir: pathlib.Path) -> dict[str, 
         )
         view = window.results_view
         bar = view.verticalScrollBar()
+        # The list lays its rows out in batches between events: sweep the whole range.
+        full_range = rows * view.sizeHintForRow(0) - view.viewport().height()
+        _wait(app, lambda: bar.maximum() >= full_range)
         view.scrollToTop()
         view.viewport().repaint()
         started = time.perf_counter()

@@ -96,9 +96,9 @@ def take(out: Path) -> None:
     from PySide6.QtCore import QSettings
 
     from memex_desktop import paths
-    from memex_desktop.app import _application, build_main_window, start_demo
+    from memex_desktop.app import build_main_window, create_application, start_demo
 
-    app = _application()
+    app = create_application()
     demo = start_demo()
     home = Path(tempfile.mkdtemp(prefix="memex-shot-"))
     try:
