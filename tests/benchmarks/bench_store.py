@@ -2,7 +2,7 @@
 
 The cache is filled with exactly what a full sync feeds it: the emulator's raw search pages
 (empty query, newest first, notes included, 100 per page), validated as a
-``SearchRawResponse``, cleaned as the sync engine does, and handed to
+``SearchRawPage``, cleaned as the sync engine does, and handed to
 ``StoreWriter.ingest_search_page`` one page at a time, each with its sync bookmark. Only the
 store's share is timed; serving and parsing the pages is measured on its own.
 
@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from memex_desktop.api.models import SearchRawResponse
+from memex_desktop.api.models import SearchRawPage
 from memex_desktop.emulator.config import EmulatorConfig
 from memex_desktop.emulator.search import parse_search_request, run_search
 from memex_desktop.emulator.state import EmulatorState
@@ -63,7 +63,7 @@ def ingest(path: pathlib.Path, library: dict[str, Any]) -> dict[str, float]:
     try:
         for text in sync_pages(library):
             begun = time.perf_counter()
-            response = without_listed_notes(SearchRawResponse.model_validate(json.loads(text)))
+            response = without_listed_notes(SearchRawPage.model_validate(json.loads(text)))
             parsed = time.perf_counter()
             pending = [
                 writer.ingest_search_page(response),
