@@ -26,6 +26,7 @@ from memex_desktop.store.extract import (
     columns,
     own_references,
     tag_ids_of,
+    time_in,
     to_epoch_ms,
 )
 from memex_desktop.store.rows import ChangeSet
@@ -55,6 +56,7 @@ class _Item:
     raw: str = ""
     raw_hash: str = ""
     own: tuple[str | None, list[tuple[str, float | None]]] = (None, [])
+    moment: float | None = None  # a note's place in a video (seconds), when it has one
     cols: dict[str, Any] = field(default_factory=dict)
 
 
@@ -230,7 +232,9 @@ def _derive_edges(
         if parent is None and kind == "annotation" and item.attached_to:
             parent = item.attached_to
         if parent is not None:
-            out[(parent, parent_kind(parent))] = None
+            kind_of_link = parent_kind(parent)
+            # A note on a video keeps its moment, so "Referenced by" can link to that line.
+            out[(parent, kind_of_link)] = item.moment if kind_of_link == "annotates" else None
         for target, seconds in mentions:
             out[(target, "references")] = seconds
         if kind in MENTIONING_TYPES:
@@ -243,7 +247,10 @@ def _derive_edges(
         if source_type == "annotation" and targets:
             parent_id, hint = targets[0]
             if not any(key[1] in ("annotates", "reply") for key in out):
-                out[(parent_id, parent_kind(parent_id, hint))] = None
+                kind_of_link = parent_kind(parent_id, hint)
+                source_item = items.get(source)
+                moment = source_item.moment if source_item is not None else None
+                out[(parent_id, kind_of_link)] = moment if kind_of_link == "annotates" else None
             rest = targets[1:]
         else:
             rest = targets
@@ -299,6 +306,7 @@ def prepare_page(
         item.raw_hash = hashlib.blake2b(encoded, digest_size=12).hexdigest()
         raw = item.raw = encoded.decode()
         item.own = own_references(item.data, raw)
+        item.moment = time_in(item.data) if item.data.get("type") == "annotation" else None
         item.cols = columns(item.data, body=with_texts)
     return PreparedPage(items, list(tags), references or {})
 

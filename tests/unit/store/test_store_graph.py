@@ -45,6 +45,25 @@ def test_backlink_into_a_video_carries_the_moment(writer: StoreWriter, reader: C
     ]
 
 
+def test_note_on_a_video_carries_its_moment(writer: StoreWriter, reader: CacheReader) -> None:
+    video = {"id": "vid", "type": "youtube", "title": "Talk"}
+    on_it = {
+        "id": "n", "type": "annotation", "text": "the key point",
+        "reference_content_ids": ["vid"], "selector": {"startTime": 83.5},
+    }  # fmt: skip
+    nested = {"id": "n2", "type": "annotation", "text": "listed under the video", "start": "12"}
+    undated = {
+        "id": "n3", "type": "annotation", "text": "no moment", "reference_content_ids": ["vid"],
+    }  # fmt: skip
+    writer.ingest_json([{**video, "annotations": [nested]}, on_it, undated]).result()
+    links = {link.source.id: (link.kind, link.timestamp_s) for link in reader.backlinks("vid")}
+    assert links == {
+        "n": ("annotates", 83.5),
+        "n2": ("annotates", 12.0),
+        "n3": ("annotates", None),
+    }
+
+
 def test_chat_citations_become_references(writer: StoreWriter, reader: CacheReader) -> None:
     chat = {
         "id": "c", "type": "chatThread", "title": "Chat",
