@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent
+from support.signals import Emitted
 
 from memex_desktop.api.client import MemexClient
 from memex_desktop.app import AppContext, build_main_window
@@ -17,25 +18,6 @@ from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.sync import OutboxPolicy, SyncOutcome
 from memex_desktop.ui.drops import URI_LIST
-
-
-class Emitted:
-    """Records a signal's emissions (waitSignal misses some under PySide6 6.12)."""
-
-    def __init__(self, signal: Any) -> None:
-        self.calls: list[list[Any]] = []
-        signal.connect(self._record)
-
-    def _record(self, *args: Any) -> None:
-        self.calls.append(list(args))
-
-    def wait(self, qtbot: Any, timeout: int) -> None:
-        qtbot.waitUntil(lambda: bool(self.calls), timeout=timeout)
-
-    @property
-    def args(self) -> list[Any]:
-        return self.calls[0]
-
 
 pytestmark = [pytest.mark.e2e, pytest.mark.qt_log_ignore("propagateSizeHints")]
 

@@ -18,6 +18,7 @@ from PySide6.QtCore import QSettings, Qt, QUrl
 from PySide6.QtTest import QAbstractItemModelTester
 from support.emulator import emulator_factory  # noqa: F401
 from support.secrets import TEST_API_KEY
+from support.signals import Emitted
 
 from memex_desktop import paths
 from memex_desktop.api.client import MemexClient
@@ -37,21 +38,6 @@ NOTE = "note-lesson-two-outbox"
 REPLIES = ["note-lesson-two-outbox-r1", "note-lesson-two-outbox-r2"]
 CITED = "web-outbox-pattern"
 PICKED = "youtube-local-first-talk"
-
-
-class Emitted:
-    """Records a signal's emissions (waitSignal misses some under PySide6 6.12)."""
-
-    def __init__(self, signal: Any) -> None:
-        self.calls: list[list[Any]] = []
-        signal.connect(self._record)
-
-    def _record(self, *args: Any) -> None:
-        self.calls.append(list(args))
-
-    def wait(self, qtbot: Any, timeout: int = 10_000) -> list[Any]:
-        qtbot.waitUntil(lambda: bool(self.calls), timeout=timeout)
-        return self.calls[-1]
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.signals import Emitted
 
 from memex_desktop.api.models import SearchRawResponse
 from memex_desktop.store import Backlink, ChangeSet, EntityRow, StoreWriter
@@ -19,21 +20,6 @@ from memex_desktop.ui.tasks import TaskRunner
 pytestmark = pytest.mark.gui
 
 T0 = 1_700_000_000_000
-
-
-class Emitted:
-    """Records a signal's emissions (waitSignal misses some under PySide6 6.12)."""
-
-    def __init__(self, signal: Any) -> None:
-        self.calls: list[list[Any]] = []
-        signal.connect(self._record)
-
-    def _record(self, *args: Any) -> None:
-        self.calls.append(list(args))
-
-    def wait(self, qtbot: Any, timeout: int = 10_000) -> list[Any]:
-        qtbot.waitUntil(lambda: bool(self.calls), timeout=timeout)
-        return self.calls[-1]
 
 
 def _row(entity_id: str, title: str, snippet: str = "", kind: str = "annotation") -> EntityRow:

@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtTest import QAbstractItemModelTester
+from support.signals import Emitted
 
 from memex_desktop import paths
 from memex_desktop.api.models import SearchRawResponse
@@ -30,17 +31,6 @@ from memex_desktop.ui.tasks import TaskCancelled
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 FAIL = QAbstractItemModelTester.FailureReportingMode.Fatal
-
-
-class Emitted:
-    """Records a signal's emissions."""
-
-    def __init__(self, signal: Any) -> None:
-        self.calls: list[list[Any]] = []
-        signal.connect(self._record)
-
-    def _record(self, *args: Any) -> None:
-        self.calls.append(list(args))
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices, QTextDocument
 from PySide6.QtTest import QAbstractItemModelTester
+from support.signals import Emitted
 
 from memex_desktop.api.models import SearchRawResponse, View
 from memex_desktop.emulator.synthetic import generate_library
@@ -22,25 +23,6 @@ from memex_desktop.ui.sidebar import Scope, Sidebar
 from memex_desktop.ui.status_bar import StatusBar
 from memex_desktop.ui.sync_controller import OutboxCounts
 from memex_desktop.ui.tasks import TaskRunner
-
-
-class Emitted:
-    """Records a signal's emissions (waitSignal misses some under PySide6 6.12)."""
-
-    def __init__(self, signal: Any) -> None:
-        self.calls: list[list[Any]] = []
-        signal.connect(self._record)
-
-    def _record(self, *args: Any) -> None:
-        self.calls.append(list(args))
-
-    def wait(self, qtbot: Any, timeout: int) -> None:
-        qtbot.waitUntil(lambda: bool(self.calls), timeout=timeout)
-
-    @property
-    def args(self) -> list[Any]:
-        return self.calls[0]
-
 
 pytestmark = pytest.mark.gui
 
