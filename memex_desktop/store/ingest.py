@@ -115,13 +115,9 @@ def _insert_rows(conn: sqlite3.Connection, statement: str, rows: Sequence[Sequen
         start += count
 
 
-def stored_json(data: JsonObject) -> str:
-    """The raw JSON kept for an entity: nested annotations/references live as rows and edges."""
-    return _encoded(data).decode()
-
-
 def _encoded(data: JsonObject) -> bytes:
-    """:func:`stored_json` as UTF-8 bytes (what the content hash is taken of)."""
+    """The raw JSON kept for an entity, as UTF-8 (what the content hash is taken of); nested
+    annotations and references are left out: they live as rows and edges."""
     nested = [key for key in NESTED_KEYS if key in data]
     kept = {key: value for key, value in data.items() if key not in nested} if nested else data
     try:

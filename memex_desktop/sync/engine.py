@@ -128,14 +128,10 @@ class _PassState:
             return None
 
 
-def entity_time_ms(entity: ContentEntityBase | JsonObject) -> int | None:
+def entity_time_ms(entity: JsonObject) -> int | None:
     """The newest of ``updated_at`` and ``created_at`` in epoch milliseconds, when known."""
-    if isinstance(entity, dict):
-        values = (entity.get("updated_at"), entity.get("created_at"))
-    else:
-        values = (entity.updated_at, entity.created_at)
     best: int | None = None
-    for value in values:
+    for value in (entity.get("updated_at"), entity.get("created_at")):
         ms = _to_epoch_ms(value)
         if ms is not None and (best is None or ms > best):
             best = ms

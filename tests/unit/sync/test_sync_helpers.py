@@ -13,7 +13,7 @@ from memex_desktop.api.errors import (
     ServerError,
     ValidationError,
 )
-from memex_desktop.api.models import SearchRawPage, parse_content_entity
+from memex_desktop.api.models import SearchRawPage
 from memex_desktop.sync import OutboxPolicy, SyncCancelled, SyncOutcome, entity_time_ms, outcome_for
 from memex_desktop.sync.engine import _PassState, without_listed_notes
 
@@ -62,9 +62,7 @@ def test_outcome_of_a_bug_is_refused() -> None:
     ],
 )
 def test_entity_time(created: object, updated: object, expected: int | None) -> None:
-    entity = parse_content_entity(
-        {"id": "a", "type": "web", "created_at": created, "updated_at": updated}
-    )
+    entity = {"id": "a", "type": "web", "created_at": created, "updated_at": updated}
     assert entity_time_ms(entity) == expected
 
 
