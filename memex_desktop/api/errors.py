@@ -32,6 +32,11 @@ class AuthError(ApiError):
     """The server rejected the credentials (401/403): the person must sign in again."""
 
 
+class Forbidden(AuthError):
+    """403: the credentials were read but this call is refused (a plan, a feature, a scope);
+    ``message`` is the server's own explanation."""
+
+
 class InsufficientCredits(ApiError):
     """The usage balance cannot cover the call; ``upgrade_options`` lists what to buy."""
 
@@ -70,3 +75,16 @@ class ContractError(ApiError):
     ) -> None:
         super().__init__(message, status_code=status_code)
         self.raw_body = raw_body[:4096]
+
+
+class ApiMoved(ContractError):
+    """301/302/303: the API answers from another address; ``location`` is where it says."""
+
+    def __init__(self, message: str, *, status_code: int | None = None, location: str) -> None:
+        super().__init__(message, status_code=status_code)
+        self.location = location
+
+
+class ServerIncompatible(ApiError):
+    """The server rejects what this version sends as invalid (or pages in a way it cannot
+    follow): syncing cannot work until one side changes. ``message`` is the server's words."""

@@ -69,6 +69,10 @@ STATE_FULL_PASS = "sync.full_pass"
 STATE_NEWEST_MS = "sync.newest_ms"
 STATE_LAST_FULL_MS = "sync.last_full_pass_at_ms"
 STATE_LAST_SYNC_MS = "sync.last_sync_at_ms"
+# Why the last pull could not read the saved views / followed feeds ("" when it could): the
+# sidebar says so instead of showing an empty section.
+STATE_VIEWS_PROBLEM = "sync.views_problem"
+STATE_FEEDS_PROBLEM = "sync.feeds_problem"
 
 # A server that ignores ``offset`` would page forever; no library is this large.
 MAX_PAGES = 1_000_000

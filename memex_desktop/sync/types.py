@@ -8,8 +8,11 @@ from dataclasses import dataclass, field
 from memex_desktop.api.errors import (
     ApiError,
     AuthError,
+    ApiMoved,
     InsufficientCredits,
     NetworkUnavailable,
+    ServerIncompatible,
+    ValidationError,
 )
 from memex_desktop.api.models import SearchMeta
 from memex_desktop.store import ChangeSet
@@ -24,6 +27,8 @@ class SyncOutcome(enum.Enum):
     SERVER_DOWN = "server_down"
     AUTH_REJECTED = "auth_rejected"
     INSUFFICIENT_CREDITS = "insufficient_credits"
+    # The server refused our requests as invalid, or pages in a way the sync cannot follow.
+    INCOMPATIBLE = "incompatible"
 
 
 class SyncCancelled(Exception):
@@ -70,6 +75,8 @@ def outcome_for(exc: BaseException) -> SyncOutcome:
         return SyncOutcome.AUTH_REJECTED
     if isinstance(exc, InsufficientCredits):
         return SyncOutcome.INSUFFICIENT_CREDITS
+    if isinstance(exc, ServerIncompatible | ValidationError | ApiMoved):
+        return SyncOutcome.INCOMPATIBLE
     if isinstance(exc, ApiError):
         return SyncOutcome.SERVER_DOWN
     raise TypeError(f"not a sync outcome: {type(exc).__name__}")
