@@ -9,6 +9,7 @@ model: nothing the server sent is dropped, and every entity keeps its raw JSON i
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
@@ -17,12 +18,16 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     PlainSerializer,
     PlainValidator,
     PrivateAttr,
     ValidationError,
     WrapValidator,
+    model_validator,
 )
+
+from memex_desktop.api.identity import canonical_id, canonicalize, resolve_references
 
 _log = logging.getLogger(__name__)
 
@@ -222,6 +227,9 @@ def parse_content_entity(data: Any) -> ContentEntityBase:
         return data
     if not isinstance(data, dict):
         raise ValueError(f"a content entity must be a JSON object, not {type(data).__name__}")
+    if _needs_canonical_id(data):
+        # The caller's object stays as it was; the entity is keyed by its canonical id.
+        data = canonicalize(copy.deepcopy(data))
     entity_type = data.get("type")
     # A non-string type goes to the fallback model, whose validation names the problem.
     model = (
@@ -236,6 +244,18 @@ def parse_content_entity(data: Any) -> ContentEntityBase:
         entity = _parse_as_other(data)
     entity._raw = data
     return entity
+
+
+def _needs_canonical_id(data: JsonObject) -> bool:
+    """Whether the entity's ``id`` is not its canonical id (see :mod:`api.identity`)."""
+    canonical = canonical_id(data)
+    if canonical is not None and canonical != data.get("id"):
+        return True
+    return any(
+        isinstance(nested, list)
+        and any(isinstance(item, dict) and _needs_canonical_id(item) for item in nested)
+        for nested in (data.get(key) for key in ("annotations", "references", "resolvedReferences"))
+    )
 
 
 def _parse_as_other(data: JsonObject) -> ContentEntityBase:
@@ -410,7 +430,121 @@ class ResultReferences(MemexModel):
         ]
 
 
-class SearchRawResponse(ErrorFields):
+_PAGE_ENTITY_KEYS = ("results", "extraEntities", "referencedEntities")
+
+
+def _is_entity_object(item: object) -> bool:
+    """An object with a string ``id`` and ``type``: what a page's entity lists must hold."""
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("id"), str)
+        and isinstance(item.get("type"), str)
+    )
+
+
+class PageParse(BaseModel):
+    """What parsing a search page found, beyond the entities: the server's own count.
+
+    A page's length is judged by what the server sent, not by what could be read: a page
+    whose items were skipped is not short, and a pass that skipped anything cannot prove
+    what is missing from the library.
+    """
+
+    sent: int = 0  # items of ``results`` the server sent, readable or not
+    skipped: int = 0  # items of the entity lists that are not entities
+    problem: str | None = None  # why the page as a whole is not a listing page
+    aliases: dict[str, str] = Field(default_factory=dict)  # other id -> canonical id
+
+
+def _canonical_page(data: Any) -> PageParse:
+    """Canonicalise a decoded page's entity ids in place and count what it holds."""
+    parse = PageParse()
+    if not isinstance(data, dict):
+        return parse
+    results = data.get("results")
+    if results is None:
+        parse.problem = "the page has no results list"
+    elif isinstance(results, list):
+        parse.sent = len(results)
+    for key in _PAGE_ENTITY_KEYS:
+        items = data.get(key)
+        if not isinstance(items, list):
+            continue
+        for item in items:
+            if isinstance(item, dict):
+                canonicalize(item, parse.aliases)
+            if not _is_entity_object(item):
+                parse.skipped += 1
+    if parse.aliases:
+        resolve_references(_page_objects(data), parse.aliases)
+        _resolve_reference_map(data, parse.aliases)
+    return parse
+
+
+def _page_objects(data: JsonObject) -> list[JsonObject]:
+    """The entity objects of a decoded page's entity lists."""
+    return [
+        item
+        for key in _PAGE_ENTITY_KEYS
+        if isinstance(data.get(key), list)
+        for item in data[key]
+        if isinstance(item, dict)
+    ]
+
+
+def _resolve_reference_map(data: JsonObject, aliases: dict[str, str]) -> None:
+    """Key ``referencesByResultId`` by canonical ids and point its entries at them."""
+    references = data.get("referencesByResultId")
+    if not isinstance(references, dict):
+        return
+    resolved: JsonObject = {}
+    for source, entry in references.items():
+        canonical = aliases.get(source, source) if isinstance(source, str) else source
+        if isinstance(entry, dict) and isinstance(entry.get("contentEntityIds"), list):
+            entry = {
+                **entry,
+                "contentEntityIds": _resolve_targets(entry["contentEntityIds"], aliases),
+            }
+        if canonical in resolved and source != canonical:
+            continue  # the canonical key's own entry wins over an alias's
+        resolved[canonical] = entry
+    data["referencesByResultId"] = resolved
+
+
+def _resolve_targets(items: list[Any], aliases: dict[str, str]) -> list[Any]:
+    """``contentEntityIds`` items (ids or ``{id, type}``) pointed at canonical ids."""
+    resolved: list[Any] = []
+    for item in items:
+        if isinstance(item, str):
+            resolved.append(aliases.get(item, item))
+        elif isinstance(item, dict) and isinstance(item.get("id"), str):
+            resolved.append({**item, "id": aliases.get(item["id"], item["id"])})
+        else:
+            resolved.append(item)
+    return resolved
+
+
+class _ParsedPage(ErrorFields):
+    """A search page whose entities are keyed by canonical ids, with :class:`PageParse`."""
+
+    _parse: PageParse = PrivateAttr(default_factory=PageParse)
+
+    @property
+    def parse(self) -> PageParse:
+        """What parsing found: the server's count, skipped items, aliases."""
+        return self._parse
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _canonical(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        parse = _canonical_page(data) if isinstance(data, dict) else None
+        page = handler(data)
+        if parse is not None:
+            page._parse = parse
+        return page
+
+
+class SearchRawResponse(_ParsedPage):
     results: EntityList = Field(default_factory=list)
     extra_entities: EntityList = Field(default_factory=list, alias="extraEntities")
     references_by_result_id: dict[str, ResultReferences] = Field(
@@ -445,7 +579,7 @@ def _validate_entity_objects(value: Any) -> list[JsonObject]:
 EntityObjectList = Annotated[list[JsonObject], PlainValidator(_validate_entity_objects)]
 
 
-class SearchRawPage(ErrorFields):
+class SearchRawPage(_ParsedPage):
     """A raw search response whose entities stay decoded JSON objects.
 
     For mirroring the library: the cache stores entities as JSON, so building a typed model

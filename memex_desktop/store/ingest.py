@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 from sqlite_utils import Database
 
+from memex_desktop.api.identity import other_ids
 from memex_desktop.store.extract import (
     MENTIONING_TYPES,
     NESTED_KEYS,
@@ -333,6 +334,10 @@ def apply_page(
         written.extend(rowids)
 
     page_types = {entity_id: str(item.data.get("type")) for entity_id, item in items.items()}
+    aliases = {
+        other: entity_id for entity_id, item in items.items() for other in other_ids(item.data)
+    }
+    edges_changed = _write_aliases(db, aliases)
     referred = set(ids)
     for source, (targets, _tags) in references.items():
         referred.add(source)
@@ -343,9 +348,16 @@ def apply_page(
             referred.add(parent)
         referred.update(target for target, _seconds in mentions)
     types = _types(db, referred, page_types)
+    unknown = sorted(entity_id for entity_id in referred if entity_id not in types)
+    aliases.update(_aliases_of(db, unknown))
+    if aliases:
+        # A reference may name an item by its other id (its library row): point it at the one.
+        references = _resolve_references(references, aliases)
+        own = {entity_id: _resolve_own(links, aliases) for entity_id, links in own.items()}
+        types.update(_types(db, {aliases[i] for i in unknown if i in aliases}, page_types))
     edges = _derive_edges(items, own, references, types)
     replace_sources = {entity_id for entity_id in changed if items[entity_id].authoritative}
-    edges_changed = _write_edges(db, edges, replace_sources)
+    edges_changed = _write_edges(db, edges, replace_sources) or edges_changed
     new_notes = [
         entity_id for entity_id, *_ in inserts if page_types.get(entity_id) == "annotation"
     ]
@@ -370,6 +382,64 @@ def apply_page(
         entity_ids=frozenset(changed),
         tag_ids=frozenset(tag_changes),
         edges_changed=edges_changed,
+    )
+
+
+def _write_aliases(db: Database, aliases: Mapping[str, str]) -> bool:
+    """Record the other ids of the page's items; edges already naming one move to the item.
+
+    Returns whether any edge moved.
+    """
+    if not aliases:
+        return False
+    conn = db.conn
+    known = dict(_aliases_of(db, sorted(aliases)))
+    fresh = [(alias, target) for alias, target in aliases.items() if known.get(alias) != target]
+    if not fresh:
+        return False
+    _insert_rows(conn, "INSERT OR REPLACE INTO entity_aliases (alias, id)", fresh)
+    before = conn.total_changes
+    for alias, target in fresh:
+        for column in ("source", "target"):
+            conn.execute(
+                f"UPDATE OR REPLACE edges SET {column} = ? WHERE {column} = ?", (target, alias)
+            )
+    return conn.total_changes > before
+
+
+def _aliases_of(db: Database, ids: Sequence[str]) -> dict[str, str]:
+    """alias -> canonical id for those of ``ids`` that are other ids of a cached item."""
+    found: dict[str, str] = {}
+    for chunk in _chunks(ids):
+        for alias, entity_id in _rows_at_once(
+            db.conn,
+            "alias, id",
+            f"FROM entity_aliases WHERE alias IN ({_marks(len(chunk))})",
+            chunk,
+        ):
+            found[alias] = entity_id
+    return found
+
+
+def _resolve_references(references: References, aliases: Mapping[str, str]) -> References:
+    """``referencesByResultId`` with every id pointed at its item's one id."""
+    return {
+        aliases.get(source, source): (
+            [(aliases.get(target, target), hint) for target, hint in targets],
+            tags,
+        )
+        for source, (targets, tags) in references.items()
+    }
+
+
+def _resolve_own(
+    links: tuple[str | None, list[tuple[str, float | None]]], aliases: Mapping[str, str]
+) -> tuple[str | None, list[tuple[str, float | None]]]:
+    """An item's own parent and mentions pointed at canonical ids."""
+    parent, mentions = links
+    return (
+        aliases.get(parent, parent) if parent is not None else None,
+        [(aliases.get(target, target), seconds) for target, seconds in mentions],
     )
 
 

@@ -383,7 +383,28 @@ class CacheReader:
                 chunk,
             ):
                 rows[values[0]] = _row(values)
+        missing = [entity_id for entity_id in id_list if entity_id not in rows]
+        if missing:
+            # Asked by another id of the item (its library row id): answer under that id.
+            canonical = self.canonical_ids(missing)
+            found = self.get_many(set(canonical.values())) if canonical else {}
+            for alias, entity_id in canonical.items():
+                if entity_id in found:
+                    rows[alias] = found[entity_id]
         return rows
+
+    def canonical_ids(self, ids: Iterable[str]) -> dict[str, str]:
+        """other id -> the item's one id, for those of ``ids`` that are other ids of an item."""
+        id_list = list(dict.fromkeys(ids))
+        found: dict[str, str] = {}
+        for start in range(0, len(id_list), _CHUNK):
+            chunk = id_list[start : start + _CHUNK]
+            for alias, entity_id in self._query(
+                f"SELECT alias, id FROM entity_aliases WHERE alias IN ({_marks(len(chunk))})",
+                chunk,
+            ):
+                found[alias] = entity_id
+        return found
 
     def entity(self, entity_id: str) -> ContentEntityBase | None:
         """The full entity, re-parsed from its stored raw JSON."""
@@ -398,8 +419,9 @@ class CacheReader:
 
     def _raw(self, entity_id: str) -> str | None:
         found = self._query(
-            "SELECT r.raw FROM entities e JOIN entity_raw r ON r.rowid = e.rowid WHERE e.id = ?",
-            [entity_id],
+            "SELECT r.raw FROM entities e JOIN entity_raw r ON r.rowid = e.rowid WHERE e.id = ?"
+            " OR e.id = (SELECT id FROM entity_aliases WHERE alias = ?) LIMIT 1",
+            [entity_id, entity_id],
         )
         return str(found[0][0]) if found else None
 

@@ -195,8 +195,45 @@ def _migrate_v2(db: Database) -> None:
     db.execute("DELETE FROM sync_state WHERE key = ?", [FTS_FINGERPRINT_KEY])
 
 
+def _migrate_v3(db: Database) -> None:
+    """Other ids of an item (the library row id beside the content id), resolving to its one id.
+
+    Rows cached under a library row id although their JSON names a content id are re-keyed
+    to the content id (as the API layer now keys them), with their edges and tags, unless
+    that id is already cached.
+    """
+    db.execute(
+        """CREATE TABLE entity_aliases (
+            alias TEXT PRIMARY KEY, id TEXT NOT NULL) WITHOUT ROWID"""
+    )
+    db.execute("CREATE INDEX entity_aliases_id ON entity_aliases(id)")
+    canonical = (
+        "coalesce(nullif(json_extract(r.raw, '$.contentEntityId'), ''),"
+        " nullif(json_extract(r.raw, '$.content_id'), ''))"
+    )
+    db.execute(
+        f"""CREATE TEMP TABLE rekey AS
+            SELECT e.id AS old, {canonical} AS new FROM entities e
+            JOIN entity_raw r ON r.rowid = e.rowid
+            WHERE json_valid(r.raw) AND typeof({canonical}) = 'text' AND {canonical} != e.id
+              AND NOT EXISTS (SELECT 1 FROM entities o WHERE o.id = {canonical})"""
+    )
+    db.execute("INSERT OR IGNORE INTO entity_aliases (alias, id) SELECT old, new FROM temp.rekey")
+    db.execute(
+        "UPDATE entities SET id = (SELECT new FROM temp.rekey WHERE old = entities.id) "
+        "WHERE id IN (SELECT old FROM temp.rekey)"
+    )
+    for table, column in (("edges", "source"), ("edges", "target"), ("entity_tags", "entity_id")):
+        db.execute(
+            f"UPDATE OR REPLACE {table} SET {column} = "
+            f"(SELECT new FROM temp.rekey WHERE old = {table}.{column}) "
+            f"WHERE {column} IN (SELECT old FROM temp.rekey)"
+        )
+    db.execute("DROP TABLE temp.rekey")
+
+
 # Append-only: migration N brings a file from user_version N-1 to N.
-MIGRATIONS: list[Callable[[Database], None]] = [_migrate_v1, _migrate_v2]
+MIGRATIONS: list[Callable[[Database], None]] = [_migrate_v1, _migrate_v2, _migrate_v3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
