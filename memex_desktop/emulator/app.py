@@ -3,6 +3,10 @@
 Auth follows the service: ``Authorization: Bearer <token>`` (takes precedence when present)
 or ``x-api-key`` plus an optional ``x-user-id``; anything else is 401 ``{error}``. Every
 endpoint is ``POST`` with a JSON object body (an empty body counts as ``{}``).
+
+With ``moved_to`` set the emulator stands for a host the API has left: every request, whatever
+its path, method or credentials, answers ``301 Moved Permanently`` with ``Location: <moved_to>
+<path>`` (memex-api-evidence.md §2 risk 10).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from starlette.routing import Route
 
 from memex_desktop.emulator.database import dumps
 from memex_desktop.emulator.endpoints import ROUTES, Handler
-from memex_desktop.emulator.faults import FaultMiddleware, Faults, Scope
+from memex_desktop.emulator.faults import App, FaultMiddleware, Faults, Receive, Scope, Send
 from memex_desktop.emulator.oauth import register_oauth_routes
 from memex_desktop.emulator.problem import ApiProblem
 from memex_desktop.emulator.state import EmulatorState, RequestRecord
@@ -83,6 +87,27 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return JSONResponse({"error": f"{detail} ({request.method} {request.url.path})"}, status)
 
 
+class MovedPermanently:
+    """An ASGI app answering every HTTP request with a 301 to the same path on another base."""
+
+    def __init__(self, app: App, base: str) -> None:
+        self.app = app
+        self.base = base.rstrip("/")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        query = bytes(scope.get("query_string", b"")).decode("latin-1")
+        location = self.base + str(scope["path"]) + (f"?{query}" if query else "")
+        response = JSONResponse(
+            {"error": "Moved Permanently", "location": location},
+            status_code=301,
+            headers={"location": location},
+        )
+        await response(scope, receive, send)
+
+
 def build_app(state: EmulatorState, faults: Faults) -> FaultMiddleware:
     """The emulator's ASGI application (faults outermost, then auth and routes)."""
     routes = [
@@ -104,4 +129,7 @@ def build_app(state: EmulatorState, faults: Faults) -> FaultMiddleware:
             )
         )
 
-    return FaultMiddleware(starlette, faults, on_request=record)
+    inner: App = starlette
+    if state.config.moved_to is not None:
+        inner = MovedPermanently(starlette, state.config.moved_to)
+    return FaultMiddleware(inner, faults, on_request=record)

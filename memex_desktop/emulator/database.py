@@ -5,16 +5,21 @@ indexed queries and string joins rather than per-entity Python work. The FTS ind
 the first text query: listing a big library (what a full sync does) never pays for it.
 The database lives in a temporary file removed when the object is collected or closed.
 Callers serialize access (the emulator state holds one lock around every call).
+
+Two profile switches change what is stored: ``created_at`` rounded down to a resolution (so
+filters, ordering and the served JSON all see the same coarse value), and a map from library-row
+ids back to content ids (the stored ``id`` is always the content id).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
 import tempfile
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +28,7 @@ from memex_desktop.emulator.library import (
     attached_to,
     entity_body,
     entity_title,
+    iso_from_ms,
     normalize_url,
     reference_ids_of,
     reference_targets,
@@ -99,6 +105,16 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+def mix_rank(value: object, salt: object) -> int:
+    """A reproducible pseudo-random rank of ``value`` under ``salt`` (SQL ``mix_rank``).
+
+    Orders rows by something unrelated to their content or time: ties ordered per request
+    (``unstable_ties``) and the order of a server that ignores ``sortBy``.
+    """
+    digest = hashlib.blake2b(f"{salt}:{value}".encode(), digest_size=7).digest()
+    return int.from_bytes(digest, "big")
+
+
 def _close(connection: sqlite3.Connection, path: str) -> None:
     """Close the connection and remove the temporary database file."""
     connection.close()
@@ -121,7 +137,14 @@ def feed_of(entity: JsonObject, feeds_by_host: dict[str, str]) -> str | None:
 class EntityDatabase:
     """SQLite storage and queries of the emulator (not thread-safe: callers lock)."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        created_at_resolution_ms: int = 0,
+        library_id: Callable[[str], str] | None = None,
+    ) -> None:
+        """``created_at_resolution_ms`` > 0 rounds stored ``created_at`` down; ``library_id``
+        (content id -> library-row id) makes :meth:`resolve` accept library-row ids."""
         handle, path = tempfile.mkstemp(prefix="memex-emulator-", suffix=".sqlite3")
         os.close(handle)
         self._connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -134,6 +157,10 @@ class EntityDatabase:
         ):
             self._connection.execute(f"PRAGMA {pragma}")
         self._connection.executescript(_SCHEMA)
+        self._connection.create_function("mix_rank", 2, mix_rank, deterministic=True)
+        self._resolution_ms = created_at_resolution_ms
+        self._library_id = library_id
+        self._by_library_id: dict[str, str] = {}
         self._fts_built = False
         self._types: set[str] = set()
         self.feeds_by_host: dict[str, str] = {}
@@ -150,6 +177,14 @@ class EntityDatabase:
         """The column values of one entity."""
         created = timestamp_ms(entity.get("created_at"))
         updated = timestamp_ms(entity.get("updated_at"))
+        if self._resolution_ms and created is not None:
+            coarse = created - created % self._resolution_ms
+            if coarse != created:
+                served = iso_from_ms(coarse) if isinstance(entity["created_at"], str) else coarse
+                entity = {**entity, "created_at": served}
+                created = coarse
+        if self._library_id is not None:
+            self._by_library_id[self._library_id(str(entity["id"]))] = str(entity["id"])
         created = created if created is not None else (updated or 0)
         updated = updated if updated is not None else created
         targets = reference_targets(entity)
@@ -282,6 +317,8 @@ class EntityDatabase:
         if row is None:
             return False
         seq = int(row[0])
+        if self._library_id is not None:
+            self._by_library_id.pop(self._library_id(entity_id), None)
         self._connection.execute("DELETE FROM entities WHERE seq = ?", (seq,))
         self._connection.execute("DELETE FROM entity_tags WHERE entity_seq = ?", (seq,))
         if self._fts_built:
@@ -365,6 +402,30 @@ class EntityDatabase:
             (value,),
         )
         return found[0] if found else None
+
+    def resolve(self, any_id: str) -> str | None:
+        """The stored (content) id of an entity named by its content or library-row id."""
+        content_id = self._by_library_id.get(any_id, any_id)
+        found = self._connection.execute(
+            "SELECT id FROM entities WHERE id = ?", (content_id,)
+        ).fetchone()
+        return None if found is None else str(found[0])
+
+    def unlisted(self, every: int, types: Iterable[str]) -> set[str]:
+        """Ids whose ``seq`` is a multiple of ``every`` (when > 0) or whose type is in ``types``."""
+        kinds = list(types)
+        where: list[str] = []
+        params: list[Any] = []
+        if every > 0:
+            where.append("seq % ? = 0")
+            params.append(every)
+        if kinds:
+            where.append(f"type IN ({','.join('?' * len(kinds))})")
+            params += kinds
+        if not where:
+            return set()
+        sql = f"SELECT id FROM entities WHERE {' OR '.join(where)}"
+        return {str(item) for item in self.column(sql, params)}
 
     def ids(self) -> list[str]:
         """Every stored entity id, ready or not."""

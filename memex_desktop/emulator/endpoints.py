@@ -1,7 +1,11 @@
 """Handlers of every endpoint: a validated JSON body in, a JSON-serializable answer out.
 
 Shapes of endpoints the contract does not document (views, feeds, tags, share links) follow
-the models in :mod:`memex_desktop.api.models`, which parse them leniently.
+the models in :mod:`memex_desktop.api.models`, which parse them leniently. ``collection_keys``
+moves the lists of views, feeds and tag names under ``items`` or ``data``, or sends them as a
+bare JSON array (memex-api-evidence.md §2 risk 9). Share links name the content by
+``contentId`` and the library row by ``libraryEntryId`` (the same id unless
+``distinct_library_ids``); both are accepted as ``contentId``.
 """
 
 from __future__ import annotations
@@ -10,12 +14,14 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from memex_desktop.emulator.database import dumps
 from memex_desktop.emulator.library import JsonObject, now_ms
 from memex_desktop.emulator.problem import (
     ApiProblem,
     optional_bool,
     optional_object,
     optional_str,
+    refuse_fields,
     reject_unknown_fields,
 )
 from memex_desktop.emulator.saves import save_by_url, save_entity
@@ -73,9 +79,11 @@ def _no_fields(body: JsonObject, where: str) -> None:
 
 def search(state: EmulatorState, body: JsonObject) -> Answer:
     """``/search`` and ``/search-content``: compact or raw by ``raw``."""
+    refuse_fields(body, state.config.rejected_fields)
     with state.lock:
         request = parse_search_request(body, state)
-        if request.sort_by is None and len(request.view_ids) == 1:
+        ignores_sort = state.config.ignore_sort_by
+        if request.sort_by is None and len(request.view_ids) == 1 and not ignores_sort:
             view_sort = (state.views[request.view_ids[0]].get("definition") or {}).get("sortBy")
             if view_sort in SORT_VALUES:
                 request.sort_by = view_sort
@@ -141,11 +149,19 @@ def create_view(state: EmulatorState, body: JsonObject) -> Answer:
     return {"view": view}
 
 
+def _collection(state: EmulatorState, key: str, items: list[object]) -> Answer:
+    """A list answered under ``key``, or as ``collection_keys`` says."""
+    style = state.config.collection_keys
+    if style == "bare":
+        return dumps(items)
+    return {key if style == "default" else style: items}
+
+
 def list_views(state: EmulatorState, body: JsonObject) -> Answer:
     """``/list-views``."""
     _no_fields(body, "list-views")
     with state.lock:
-        return {"views": list(state.views.values())}
+        return _collection(state, "views", list(state.views.values()))
 
 
 def get_available_tag_names(state: EmulatorState, body: JsonObject) -> Answer:
@@ -153,14 +169,14 @@ def get_available_tag_names(state: EmulatorState, body: JsonObject) -> Answer:
     _no_fields(body, "get-available-tag-names")
     with state.lock:
         names = sorted({str(tag.get("name")) for tag in state.tags.values() if tag.get("name")})
-    return {"tagNames": names}
+    return _collection(state, "tagNames", list(names))
 
 
 def list_feeds(state: EmulatorState, body: JsonObject) -> Answer:
     """``/list-feeds``: subscribed RSS and YouTube feeds."""
     _no_fields(body, "list-feeds")
     with state.lock:
-        return {"feeds": list(state.feeds)}
+        return _collection(state, "feeds", list(state.feeds))
 
 
 def get_available_plans(state: EmulatorState, body: JsonObject) -> Answer:
@@ -182,16 +198,18 @@ def ensure_shared_library_entry_link(state: EmulatorState, body: JsonObject) -> 
     if access not in ACCESS_MODES:
         raise ApiProblem(400, "access must be view or collaborate")
     with state.lock:
-        entity = state.db.get(content_id)
-        if entity is None:
+        stored_id = state.db.resolve(content_id)
+        entity = None if stored_id is None else state.db.get(stored_id)
+        if stored_id is None or entity is None:
             raise ApiProblem(404, f"No content with id {content_id}")
+        content_id = stored_id
         link = state.links.get(content_id)
         if link is None:
             token = uuid.uuid4().hex
             link = {
                 "sharedResourceId": f"share-{uuid.uuid4().hex[:12]}",
                 "contentId": content_id,
-                "libraryEntryId": content_id,
+                "libraryEntryId": state.served_id(content_id),
                 "contentType": entity.type,
                 "publicToken": token,
                 "url": f"https://memex.garden/dashboard?shared={token}",
@@ -208,6 +226,8 @@ def list_shared_library_entry_links(state: EmulatorState, body: JsonObject) -> A
     content_type = optional_str(body, "contentType")
     content_id = optional_str(body, "contentId")
     with state.lock:
+        if content_id is not None:
+            content_id = state.db.resolve(content_id) or content_id
         links = [
             link
             for link in state.links.values()

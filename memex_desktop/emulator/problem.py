@@ -28,6 +28,25 @@ def reject_unknown_fields(body: JsonObject, allowed: Collection[str], where: str
         )
 
 
+def refuse_fields(body: JsonObject, refused: Collection[str], *, nested: str | None = None) -> None:
+    """400 ``Unknown field: <name>`` for the first field of ``body`` a server refuses.
+
+    ``refused`` names top-level fields (``"sortBy"``), or fields of the ``nested`` object
+    (``"data.id"``); a plain name also matches inside ``nested``. The message names the field
+    as it appears in its own object, so a client can drop exactly that key and retry.
+    """
+    if not refused:
+        return
+    for key in sorted(body):
+        if key in refused:
+            raise ApiProblem(400, f"Unknown field: {key}")
+    inner = body.get(nested) if nested is not None else None
+    if isinstance(inner, dict):
+        for key in sorted(inner):
+            if key in refused or f"{nested}.{key}" in refused:
+                raise ApiProblem(400, f"Unknown field: {key}")
+
+
 def optional_str(body: JsonObject, key: str) -> str | None:
     """A string field or ``None``; 400 for any other type."""
     value = body.get(key)

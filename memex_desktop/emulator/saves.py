@@ -6,6 +6,29 @@ or an entity whose ``id`` or ``external_id`` exists, returns the existing entity
 ``isNew: false`` (an entity save merges its fields into it; identical data changes nothing, not
 even ``updated_at``). Only new items are charged ``save_cost_micros``; a balance that cannot
 cover it answers 402 ``SAVE_CONTENT_INSUFFICIENT_CREDITS``.
+
+Choices where the public contract is silent: a note (``type: "annotation"``) is attached to
+``sourceContentId`` (or the entity whose ``external_id`` is ``sourceContentExternalId``), then
+linked to ``data.reference_content_ids`` and ``relatedContentIds``, in that order; the first
+link is what it is attached to. Ids the request names may be content or library-row ids.
+
+Profile switches (:mod:`memex_desktop.emulator.config`), each off by default:
+
+- ``note_links_from_related_ids`` behaves as the first-party shared save code
+  (memex-api-evidence.md §1b R7, §4 item 5): ``data.reference_content_ids`` is deleted from
+  every save, and a note's links are the entity whose ``external_id`` is
+  ``sourceContentExternalId`` followed by ``relatedContentIds`` (``sourceContentId`` is not
+  used for notes). An id of ``relatedContentIds`` that names no entity is a 400
+  ``Failed to resolve reference content IDs: <ids>``; a note with text (``data.text`` or text in
+  ``data.content``) and no link is a 500 ``Annotation comment selector requires a referenced
+  content external_id``; an unknown ``sourceContentExternalId`` counts as no source.
+- ``dedupe_notes_by_external_id: False``: notes are idempotent only by ``data.id`` (an
+  existing one, content or library-row id, updates that note); the same ``external_id`` (or
+  URL) saved again makes another note.
+- ``rejected_fields``: a listed top-level or ``data`` field is refused with 400
+  ``Unknown field: <name>``, before anything else is checked.
+- ``distinct_library_ids``: the ``entity``/``entities`` of a response carry ``id`` = the
+  library-row id and ``content_id`` = the content id (:mod:`memex_desktop.emulator.served`).
 """
 
 from __future__ import annotations
@@ -23,12 +46,14 @@ from memex_desktop.emulator.library import (
     external_id_for_url,
     normalize_url,
     now_ms,
+    prosemirror_text,
     reference_targets,
 )
 from memex_desktop.emulator.problem import (
     ApiProblem,
     optional_bool,
     optional_str,
+    refuse_fields,
     reject_unknown_fields,
     string_list,
 )
@@ -49,6 +74,8 @@ SAVE_ITEM_FIELDS = frozenset(
 )
 SAVE_ENTITY_FIELDS = SAVE_ITEM_FIELDS | {"responseMode", "items"}
 RESPONSE_MODES = ("receipt", "entity")
+# The first-party shared save code's error for a note with text and nothing to attach it to.
+NOTE_WITHOUT_SOURCE = "Annotation comment selector requires a referenced content external_id"
 
 
 def _insufficient(state: EmulatorState) -> ApiProblem:
@@ -127,7 +154,9 @@ def save_by_url(state: EmulatorState, body: JsonObject) -> JsonObject:
         existing = state.db.find_by("normalized_url", normalized)
         if existing is not None:
             known = existing.data()
-            return {"entity": known, "tags": _tags_for(state, known), "isNew": False}
+            return _present(
+                state, {"entity": known, "tags": _tags_for(state, known), "isNew": False}
+            )
         if not state.try_charge(state.config.save_cost_micros):
             raise _insufficient(state)
         tag_ids += [_tag_named(state, name) for name in tag_names]
@@ -148,7 +177,7 @@ def save_by_url(state: EmulatorState, body: JsonObject) -> JsonObject:
         _store(state, entity, new=True)
         stored = state.db.get(entity["id"])
         saved = stored.data() if stored is not None else entity
-        return {"entity": saved, "tags": _tags_for(state, saved), "isNew": True}
+        return _present(state, {"entity": saved, "tags": _tags_for(state, saved), "isNew": True})
 
 
 def _tag_named(state: EmulatorState, name: str) -> str:
@@ -164,6 +193,8 @@ def _tag_named(state: EmulatorState, name: str) -> str:
 
 def save_entity(state: EmulatorState, body: JsonObject) -> JsonObject:
     """Save one entity (``data``) or a batch (``items``); ``responseMode: "receipt"`` too."""
+    refused = state.config.rejected_fields
+    refuse_fields(body, refused, nested="data")
     reject_unknown_fields(body, SAVE_ENTITY_FIELDS, "save-content-entity")
     mode = optional_str(body, "responseMode")
     if mode is not None and mode not in RESPONSE_MODES:
@@ -175,17 +206,32 @@ def save_entity(state: EmulatorState, body: JsonObject) -> JsonObject:
         if not all(isinstance(item, dict) for item in items):
             raise ApiProblem(400, "every item must be an object")
         for item in items:
+            refuse_fields(item, refused, nested="data")
             reject_unknown_fields(item, SAVE_ITEM_FIELDS, "save-content-entity items")
         with state.lock:
             results = [_save_one(state, item) for item in items]
         if mode == "receipt":
             return _receipt(state, [result["entity"]["id"] for result in results])
-        return {"results": results}
+        return {"results": [_present(state, result) for result in results]}
     with state.lock:
         result = _save_one(state, body)
     if mode == "receipt":
         return _receipt(state, [result["entity"]["id"]])
-    return result
+    return _present(state, result)
+
+
+def _present(state: EmulatorState, response: JsonObject) -> JsonObject:
+    """A save response with its entities in served form (ids as the profile serves them)."""
+    presenter = state.presenter
+    if not presenter.changes(in_search=False):
+        return response
+    served = dict(response)
+    served["entity"] = presenter.entity(response["entity"], in_search=False)
+    if "entities" in response:
+        served["entities"] = [
+            presenter.entity(entity, in_search=False) for entity in response["entities"]
+        ]
+    return served
 
 
 def _receipt(state: EmulatorState, entity_ids: list[str]) -> JsonObject:
@@ -197,7 +243,10 @@ def _receipt(state: EmulatorState, entity_ids: list[str]) -> JsonObject:
 
 
 def _save_one(state: EmulatorState, item: JsonObject) -> JsonObject:
-    """Create or update one entity from a save item (caller holds the lock)."""
+    """Create or update one entity from a save item (caller holds the lock).
+
+    The response holds stored entities (content ids); :func:`_present` serves them.
+    """
     data = item.get("data")
     if not isinstance(data, dict):
         raise ApiProblem(400, "data must be an object with the entity's fields")
@@ -205,15 +254,17 @@ def _save_one(state: EmulatorState, item: JsonObject) -> JsonObject:
     for key in ("publicToken", "sharedResourceId"):
         optional_str(item, key)
     state.promote_due()
+    first_party = state.config.note_links_from_related_ids
     entity = {key: value for key, value in data.items() if key not in SEARCH_DECORATIONS}
-    extra_entities = _save_unsaved_references(state, item, entity)
+    if first_party:
+        entity.pop("reference_content_ids", None)
+    if isinstance(entity.get("id"), str):
+        # A library-row id names the same entity as its content id.
+        entity["id"] = state.db.resolve(entity["id"]) or entity["id"]
+    extra_entities, replacements = _save_unsaved_references(state, item, entity)
     source = optional_str(item, "sourceContentId")
     source_external = optional_str(item, "sourceContentExternalId")
-    if source is None and source_external is not None:
-        found = state.db.find_by("external_id", source_external)
-        if found is None:
-            raise ApiProblem(404, f"No content with external_id {source_external}")
-        source = found.id
+    related = [replacements.get(i, i) for i in string_list(item, "relatedContentIds")]
     kind = entity.get("type")
     url = entity.get("url")
     if not isinstance(kind, str) or not kind:
@@ -221,12 +272,30 @@ def _save_one(state: EmulatorState, item: JsonObject) -> JsonObject:
             raise ApiProblem(400, "data needs a type or a url")
         kind = detect_type(url)
         entity["type"] = kind
-    related = string_list(item, "relatedContentIds")
-    if kind == "annotation" and (source or related):
-        ids = [str(i) for i in entity.get("reference_content_ids") or [] if isinstance(i, str)]
-        if source and source not in ids:
-            ids.insert(0, source)
-        entity["reference_content_ids"] = ids + [i for i in related if i not in ids]
+    if first_party and kind == "annotation":
+        entity["reference_content_ids"] = _first_party_note_links(
+            state, entity, source_external, related
+        )
+    else:
+        if source is None and source_external is not None:
+            found = state.db.find_by("external_id", source_external)
+            if found is None:
+                raise ApiProblem(404, f"No content with external_id {source_external}")
+            source = found.id
+        source = _stored_id(state, source) if source is not None else None
+        related = [_stored_id(state, i) for i in related]
+        ids = entity.get("reference_content_ids")
+        if isinstance(ids, list):
+            entity["reference_content_ids"] = [
+                _stored_id(state, i) if isinstance(i, str) else i for i in ids
+            ]
+        if kind == "annotation" and (source or related):
+            ids = [str(i) for i in entity.get("reference_content_ids") or [] if isinstance(i, str)]
+            if source and source not in ids:
+                ids.insert(0, source)
+            entity["reference_content_ids"] = ids + [i for i in related if i not in ids]
+    if isinstance(entity.get("target_id"), str):
+        entity["target_id"] = _stored_id(state, entity["target_id"])
     if kind == "selector" and source and "target_id" not in entity:
         entity["target_id"] = source
     tag_ids = entity.get("tag_ids")
@@ -261,6 +330,42 @@ def _save_one(state: EmulatorState, item: JsonObject) -> JsonObject:
     return _entity_response(state, stored.data() if stored else entity, extra_entities, is_new=True)
 
 
+def _stored_id(state: EmulatorState, entity_id: str) -> str:
+    """The content id of an entity named by either id; unknown ids are kept as sent."""
+    return state.db.resolve(entity_id) or entity_id
+
+
+def _note_has_text(entity: JsonObject) -> bool:
+    """Whether a note carries text (the first-party save derives text from ``content``)."""
+    text = entity.get("text")
+    if isinstance(text, str) and text.strip():
+        return True
+    return bool(prosemirror_text(entity.get("content")).strip())
+
+
+def _first_party_note_links(
+    state: EmulatorState, entity: JsonObject, source_external: str | None, related: list[str]
+) -> list[str]:
+    """A note's links as the first-party shared save code builds them: source, then related."""
+    resolved = {entity_id: state.db.resolve(entity_id) for entity_id in related}
+    missing = [entity_id for entity_id, found in resolved.items() if found is None]
+    if missing:
+        raise ApiProblem(400, f"Failed to resolve reference content IDs: {', '.join(missing)}")
+    links: list[str] = []
+    if source_external is not None:
+        source = state.db.find_by("external_id", source_external)
+        if source is not None:
+            links.append(source.id)
+    for found in resolved.values():
+        if found is not None and found not in links:
+            links.append(found)
+    if not links and _note_has_text(entity):
+        raise ApiProblem(
+            500, "Annotation comment selector requires a referenced content external_id"
+        )
+    return links
+
+
 def _existing(state: EmulatorState, entity: JsonObject) -> JsonObject | None:
     """The stored entity a save refers to: same ``id``, ``external_id`` or normalized URL."""
     entity_id = entity.get("id")
@@ -268,6 +373,8 @@ def _existing(state: EmulatorState, entity: JsonObject) -> JsonObject | None:
         row = state.db.get(entity_id)
         if row is not None:
             return row.data()
+    if entity.get("type") == "annotation" and not state.config.dedupe_notes_by_external_id:
+        return None
     for column in ("external_id", "normalized_url"):
         value = entity.get(column)
         if isinstance(value, str) and value:
@@ -279,11 +386,14 @@ def _existing(state: EmulatorState, entity: JsonObject) -> JsonObject | None:
 
 def _save_unsaved_references(
     state: EmulatorState, item: JsonObject, entity: JsonObject
-) -> list[JsonObject]:
-    """Save ``unsavedReferences`` first and point the entity at their real ids."""
+) -> tuple[list[JsonObject], dict[str, str]]:
+    """Save ``unsavedReferences`` first and point the entity at their real ids.
+
+    Returns the saved entities and the map from client reference ids to stored ids.
+    """
     unsaved = item.get("unsavedReferences")
     if unsaved is None:
-        return []
+        return [], {}
     if not isinstance(unsaved, list):
         raise ApiProblem(400, "unsavedReferences must be an array")
     saved: list[JsonObject] = []
@@ -299,7 +409,7 @@ def _save_unsaved_references(
     ids = entity.get("reference_content_ids")
     if isinstance(ids, list):
         entity["reference_content_ids"] = [replacements.get(i, i) for i in ids]
-    return saved
+    return saved, replacements
 
 
 def _entity_response(

@@ -21,6 +21,32 @@ Choices where the public contract is silent (documented so clients can rely on t
   ``#name`` tokens in the query filter by tag name. ``sortBy`` date orders use ``created_at``.
 - Usage: a search costs 0 unless ``enableRerank: true`` is sent (charged
   ``rerank_cost_micros``); compact searches with a query report ``rerankApplied: true`` for free.
+- ``timeRange`` bounds (epoch ms or ISO, both inclusive) filter ``created_at`` before paging, so
+  ``offset`` counts within the window.
+
+Profile switches (:mod:`memex_desktop.emulator.config`) change these choices; each is off by
+default:
+
+- ``max_page_size`` caps ``limit`` silently; ``meta.limit`` reports the applied limit unless
+  ``echo_requested_limit``, which echoes the one asked for (or ``default_page_size``).
+- ``unlisted_every: N`` drops, after ``LIMIT``/``OFFSET``, every result whose row number
+  (``seq``: load order of the library file, then save order, from 1) is a multiple of N, text
+  searches and views included; ``meta.returnedCount`` counts what is left. Those entities still
+  appear nested under their parents and in ``referencedEntities``.
+  :meth:`~memex_desktop.emulator.state.EmulatorState.unlisted_ids` names them.
+- ``unlisted_types``: when the query has no words, those types are left out of the results
+  (before paging) unless ``contentTypes`` names them; they stay nested and referenced.
+- ``created_at_resolution_ms``: ``created_at`` is stored rounded down, so filters, ordering and
+  payloads all see the coarse value.
+- ``unstable_ties``: rows with equal ``created_at`` (or relevance) are ordered by a hash salted
+  with the effective offset and limit instead of by row number: the same request always gets the
+  same order, the next page may repeat or skip tied items.
+- ``ignore_offset``: pages always start at 0; ``meta.offset`` still echoes the request.
+- ``ignore_sort_by``: any ``sortBy`` is accepted (not validated) and ignored, a view's too; a
+  query with words is ordered by relevance and one without by a hash of the id, not by date.
+- ``distinct_library_ids`` and ``strip_annotation_references`` change the served entities
+  (:mod:`memex_desktop.emulator.served`). With the latter, the ``referencesByResultId`` entry of
+  every annotation lists its links (parent first).
 """
 
 from __future__ import annotations
@@ -32,7 +58,12 @@ from typing import Any
 
 from memex_desktop.emulator.compact import compact_item
 from memex_desktop.emulator.database import EntityRow, dumps
-from memex_desktop.emulator.library import SUPPORTED_CONTENT_TYPES, JsonObject, timestamp_ms
+from memex_desktop.emulator.library import (
+    SUPPORTED_CONTENT_TYPES,
+    JsonObject,
+    reference_ids_of,
+    timestamp_ms,
+)
 from memex_desktop.emulator.problem import (
     ApiProblem,
     optional_bool,
@@ -102,6 +133,7 @@ class SearchRequest:
     raw: bool
     limit: int
     offset: int
+    requested_limit: int
     sort_by: str | None
     include_notes: bool
     enable_rerank: bool | None
@@ -188,9 +220,12 @@ def parse_search_request(
     optional_int(body, "rerankWindow", minimum=1)
     for key in ("twitterBotDashboardTid", "demoSlug", "publicToken"):
         optional_str(body, key)
-    sort_by = optional_str(body, "sortBy")
-    if sort_by is not None and sort_by not in SORT_VALUES:
-        raise ApiProblem(400, f"sortBy must be one of {', '.join(SORT_VALUES)}")
+    if state.config.ignore_sort_by:
+        sort_by = None
+    else:
+        sort_by = optional_str(body, "sortBy")
+        if sort_by is not None and sort_by not in SORT_VALUES:
+            raise ApiProblem(400, f"sortBy must be one of {', '.join(SORT_VALUES)}")
     feed_scope = optional_str(body, "feedScope")
     if feed_scope is not None and feed_scope != "all":
         raise ApiProblem(400, 'feedScope must be "all"')
@@ -204,15 +239,14 @@ def parse_search_request(
     if missing:
         raise ApiProblem(400, f"Unknown feedIds: {', '.join(missing)}")
     requested = optional_int(body, "limit", minimum=1)
-    limit = min(
-        requested if requested is not None else state.config.default_page_size,
-        state.config.max_page_size,
-    )
+    if requested is None:
+        requested = state.config.default_page_size
     return SearchRequest(
         filters=filters,
         raw=bool(optional_bool(body, "raw")),
-        limit=limit,
+        limit=min(requested, state.config.max_page_size),
         offset=optional_int(body, "offset", minimum=0) or 0,
+        requested_limit=requested,
         sort_by=sort_by,
         include_notes=bool(optional_bool(body, "includeNotes")),
         enable_rerank=optional_bool(body, "enableRerank"),
@@ -287,6 +321,7 @@ _VIEW_FILTER_KEYS = ("query", "contentTypes", "tag_ids", "tag", "timeRange", "da
 
 def find_rows(state: EmulatorState, request: SearchRequest) -> list[EntityRow]:
     """The page of entities a request selects, in response order (caller holds the lock)."""
+    config = state.config
     where, params = _filter_sql(state, request.filters)
     where.insert(0, "e.ready = 1")
     if request.view_ids:
@@ -299,28 +334,51 @@ def find_rows(state: EmulatorState, request: SearchRequest) -> list[EntityRow]:
     elif request.feed_scope == "all":
         where.append("e.feed_id IS NOT NULL")
     fts = _fts_query(request.filters.text)
+    hidden = sorted(set(config.unlisted_types) - set(request.filters.content_types))
+    if fts is None and hidden:
+        where.append(f"e.type NOT IN ({','.join('?' * len(hidden))})")
+        params += hidden
     sort = request.sort_by
+    offset = 0 if config.ignore_offset else request.offset
+    # Without a stable tiebreak the order of ties depends on the request, reproducibly.
+    salt = f"{offset}:{request.limit}"
     if fts is not None:
         state.db.ensure_fts()
     # Page through row numbers only (index-only), then fetch the page's rows.
     if fts is not None and sort in (None, "relevance"):
+        tiebreak = "mix_rank(e.seq, ?)" if config.unstable_ties else "e.seq DESC"
         sql = (
             "SELECT e.seq FROM entities e JOIN (SELECT rowid AS hit,"
             " bm25(entity_fts, 4.0, 1.0) AS score FROM entity_fts WHERE entity_fts MATCH ?) m"
             f" ON m.hit = e.seq WHERE {' AND '.join(where)}"
-            " ORDER BY m.score, e.created_at DESC, e.seq DESC LIMIT ? OFFSET ?"
+            f" ORDER BY m.score, e.created_at DESC, {tiebreak} LIMIT ? OFFSET ?"
         )
-        seqs = state.db.column(sql, [fts, *params, request.limit, request.offset])
-        return state.db.rows_by_seq(seqs)
+        order_params = [salt] if config.unstable_ties else []
+        seqs = state.db.column(sql, [fts, *params, *order_params, request.limit, offset])
+        return _listable(state, seqs)
     if fts is not None:
         where.append("e.seq IN (SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?)")
         params.append(fts)
     direction = "ASC" if sort == "date-asc" else "DESC"
+    if config.ignore_sort_by:
+        order, order_params = "mix_rank(e.id, 'order')", []
+    elif config.unstable_ties:
+        order, order_params = f"e.created_at {direction}, mix_rank(e.seq, ?)", [salt]
+    else:
+        order, order_params = f"e.created_at {direction}, e.seq {direction}", []
     sql = (
         f"SELECT e.seq FROM entities e WHERE {' AND '.join(where)}"
-        f" ORDER BY e.created_at {direction}, e.seq {direction} LIMIT ? OFFSET ?"
+        f" ORDER BY {order} LIMIT ? OFFSET ?"
     )
-    seqs = state.db.column(sql, [*params, request.limit, request.offset])
+    seqs = state.db.column(sql, [*params, *order_params, request.limit, offset])
+    return _listable(state, seqs)
+
+
+def _listable(state: EmulatorState, seqs: list[int]) -> list[EntityRow]:
+    """The rows of a page, without those ``unlisted_every`` drops after LIMIT/OFFSET."""
+    every = state.config.unlisted_every
+    if every > 0:
+        seqs = [seq for seq in seqs if seq % every != 0]
     return state.db.rows_by_seq(seqs)
 
 
@@ -342,6 +400,8 @@ class _Graph:
 
     def __init__(self, state: EmulatorState, rows: list[EntityRow], include_notes: bool) -> None:
         db = state.db
+        self.presenter = state.presenter
+        self._served: dict[str, str] = {}
         self.rows = rows
         self.page_ids = {row.id for row in rows}
         self.notes: dict[str, list[EntityRow]] = {}
@@ -370,28 +430,63 @@ class _Graph:
         """What an annotation points at, without the entity it is attached to."""
         return [target for target in row.targets if target != row.parent_id]
 
+    def served(self, row: EntityRow) -> str:
+        """The entity's JSON as search payloads carry it (computed once per response)."""
+        text = self._served.get(row.id)
+        if text is None:
+            text = self._served[row.id] = self.presenter.entity_json(row.json)
+        return text
+
     def reference_json(self, row: EntityRow, nest: bool) -> str:
         """A referenced entity; a referenced annotation gets its own references once."""
         if nest and row.type == "annotation":
-            inner = [self.lookup[t].json for t in row.targets if t in self.lookup and t != row.id]
-            return _splice(row.json, [("references", _array(inner))])
-        return row.json
+            inner = [
+                self.served(self.lookup[t]) for t in row.targets if t in self.lookup and t != row.id
+            ]
+            return _splice(self.served(row), [("references", _array(inner))])
+        return self.served(row)
 
     def note_json(self, note: EntityRow) -> str:
         """A nested annotation with ``resolvedReferences`` and ``references``."""
         direct = [self.lookup[t] for t in self.mentioned(note) if t in self.lookup]
         return _splice(
-            note.json,
+            self.served(note),
             [
-                ("resolvedReferences", _array([row.json for row in direct])),
+                ("resolvedReferences", _array([self.served(row) for row in direct])),
                 ("references", _array([self.reference_json(row, True) for row in direct])),
             ],
         )
+
+    def entry(self, row: EntityRow, notes: list[EntityRow], list_notes: bool) -> str:
+        """The ``referencesByResultId`` entry of an entity (links are content ids).
+
+        When annotations lose ``reference_content_ids`` their entry is the only place left for
+        their links, so every link is listed there, the parent first.
+        """
+        links = row.targets if row.type == "annotation" and self.presenter.strip_references else []
+        listed_notes = [note.id for note in notes] if list_notes else []
+        if not links and not listed_notes:
+            return row.refs
+        parsed = json.loads(row.refs)
+        items = parsed.get("contentEntityIds")
+        items = items if isinstance(items, list) else []
+        known = set(reference_ids_of(parsed))
+        if row.parent_id is not None and row.parent_id in links and row.parent_id not in known:
+            items.insert(0, row.parent_id)
+            known.add(row.parent_id)
+        for item in [*links, *listed_notes]:
+            if item not in known:
+                items.append(item)
+                known.add(item)
+        parsed["contentEntityIds"] = items
+        return dumps(parsed)
 
 
 def raw_response(state: EmulatorState, request: SearchRequest, rows: list[EntityRow]) -> str:
     """The raw (``raw: true``) response body (caller holds the lock)."""
     graph = _Graph(state, rows, request.include_notes)
+    key = state.presenter.served_id
+    list_notes = state.config.list_notes_in_references
     results: list[str] = []
     refs: dict[str, str] = {}
     referenced: dict[str, str] = {}
@@ -409,31 +504,23 @@ def raw_response(state: EmulatorState, request: SearchRequest, rows: list[Entity
                 if t in graph.lookup
             ]
             extra.append(("references", _array(inline)))
-        body = _splice(row.json, extra)
+        body = _splice(graph.served(row), extra)
         if request.include_fields or request.exclude_fields:
             body = _project(body, request.include_fields, request.exclude_fields)
         results.append(body)
-        entry = row.refs
-        if notes and state.config.list_notes_in_references:
-            parsed = json.loads(entry)
-            listed = parsed.setdefault("contentEntityIds", [])
-            for note in notes:
-                if note.id not in listed:
-                    listed.append(note.id)
-            entry = dumps(parsed)
-        refs[row.id] = entry
+        refs[key(row.id)] = graph.entry(row, notes, list_notes)
         for target in row.targets:
             if target not in graph.page_ids and target in graph.lookup:
-                referenced.setdefault(target, graph.lookup[target].json)
+                referenced.setdefault(target, graph.served(graph.lookup[target]))
         for note in notes:
             nested.add(note.id)
         for note in notes:
-            refs.setdefault(note.id, note.refs)
+            refs.setdefault(key(note.id), graph.entry(note, [], False))
             tag_seqs.append(note.seq)
             for target in graph.mentioned(note):
                 found = graph.lookup.get(target)
                 if found is not None and found.type == "annotation":
-                    refs.setdefault(found.id, found.refs)
+                    refs.setdefault(key(found.id), graph.entry(found, [], False))
     tag_ids = _tags_of(state, tag_seqs)
     charged, rerank = _charge_details(request)
     meta = _meta(state, request, len(rows), charged, rerank)
@@ -476,13 +563,13 @@ def compact_response(state: EmulatorState, request: SearchRequest, rows: list[En
 
 
 def _project(body: str, include: list[str], exclude: list[str]) -> str:
-    """``includeFields``/``excludeFields`` applied to one result (``id``/``type`` always kept)."""
+    """``includeFields``/``excludeFields`` applied to one result (its ids and type always kept)."""
     data = json.loads(body)
     if include:
-        keep = {*include, "id", "type"}
+        keep = {*include, "id", "content_id", "type"}
         data = {key: value for key, value in data.items() if key in keep}
     for key in exclude:
-        if key not in ("id", "type"):
+        if key not in ("id", "content_id", "type"):
             data.pop(key, None)
     return dumps(data)
 
@@ -523,7 +610,9 @@ def _meta(
     return dumps(
         {
             "offset": request.offset,
-            "limit": request.limit,
+            "limit": (
+                request.requested_limit if state.config.echo_requested_limit else request.limit
+            ),
             "returnedCount": returned,
             "rerankApplied": rerank,
             "usageMicrosCharged": state.config.rerank_cost_micros if charged else 0,

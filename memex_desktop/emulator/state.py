@@ -25,6 +25,7 @@ from memex_desktop.emulator.library import (
     url_host,
 )
 from memex_desktop.emulator.oauth import OAuthServer
+from memex_desktop.emulator.served import Presenter
 
 DEFAULT_PLANS: JsonObject = {
     "environment": "development",
@@ -77,7 +78,11 @@ class EmulatorState:
     def __init__(self, config: EmulatorConfig) -> None:
         self.config = config
         self.lock = threading.RLock()
-        self.db = EntityDatabase()
+        self.presenter = Presenter(config)
+        self.db = EntityDatabase(
+            created_at_resolution_ms=config.created_at_resolution_ms,
+            library_id=self.presenter.library_id if config.distinct_library_ids else None,
+        )
         self.tags: dict[str, JsonObject] = {}
         self.views: dict[str, JsonObject] = {}
         self.feeds: list[JsonObject] = []
@@ -145,16 +150,37 @@ class EmulatorState:
                 self.db.put(entity, _loads_object(row.refs), ready=True)
 
     def entity(self, entity_id: str) -> JsonObject | None:
-        """An entity as stored (pending ones too), or ``None``."""
+        """An entity as stored (pending ones too; by content or library-row id), or ``None``."""
         with self.lock:
             self.promote_due()
-            row = self.db.get(entity_id)
+            content_id = self.db.resolve(entity_id)
+            row = None if content_id is None else self.db.get(content_id)
             return None if row is None else row.data()
 
     def entity_ids(self) -> list[str]:
-        """Every entity id, pending ones included."""
+        """Every entity's (content) id, pending ones included."""
         with self.lock:
             return self.db.ids()
+
+    def content_id_of(self, entity_id: str) -> str | None:
+        """The content id of an existing entity named by either of its ids, else ``None``."""
+        with self.lock:
+            return self.db.resolve(entity_id)
+
+    def served_id(self, content_id: str) -> str:
+        """The ``id`` responses carry for an entity: its library-row id under
+        ``distinct_library_ids``, else the content id itself."""
+        return self.presenter.served_id(content_id)
+
+    def unlisted_ids(self) -> set[str]:
+        """Content ids no top-level listing (empty query) can ever return.
+
+        The rows ``unlisted_every`` drops and the entities of ``unlisted_types``; every other
+        entity is listed once it is processed. Both kinds may still arrive nested under their
+        parents (``includeNotes``) or in ``referencedEntities``.
+        """
+        with self.lock:
+            return self.db.unlisted(self.config.unlisted_every, self.config.unlisted_types)
 
     def put_entity(self, entity: JsonObject, *, refs: JsonObject | None = None) -> None:
         """Add or replace an entity server-side, immediately searchable (for tests)."""
@@ -169,8 +195,11 @@ class EmulatorState:
     def delete_entity(self, entity_id: str) -> bool:
         """Delete an entity server-side (as if removed in another app); ``False`` if absent."""
         with self.lock:
-            self.links.pop(entity_id, None)
-            return self.db.delete(entity_id)
+            content_id = self.db.resolve(entity_id)
+            if content_id is None:
+                return False
+            self.links.pop(content_id, None)
+            return self.db.delete(content_id)
 
     # ----------------------------------------------------------------------------- account
 
