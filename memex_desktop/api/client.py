@@ -4,6 +4,7 @@ Every call is ``POST`` JSON to ``<base_url>/<endpoint>``. The client adds what t
 library leaves to the caller:
 
 * credentials only in headers (bearer XOR API key), dropped when a redirect leaves the origin;
+* a 301/302/303 as :class:`ApiMoved` (never followed: the person changes the API URL);
 * per-phase timeouts plus an overall deadline per call (retries and waits included), checked
   while the body streams in, so a server dripping bytes cannot hold a worker forever;
 * a cap on the (decoded) response size;
@@ -33,8 +34,10 @@ import pydantic_core
 from memex_desktop.api.auth import Credentials, TokenSource, make_credentials
 from memex_desktop.api.errors import (
     ApiError,
+    ApiMoved,
     AuthError,
     ContractError,
+    Forbidden,
     InsufficientCredits,
     NetworkUnavailable,
     RateLimited,
@@ -47,9 +50,7 @@ from memex_desktop.api.models import (
     EnsureSharedLinkResponse,
     Feed,
     GetAvailablePlansResponse,
-    ListFeedsResponse,
     ListSharedLinksResponse,
-    ListViewsResponse,
     MemexModel,
     SaveContentByUrlResponse,
     SaveContentEntityReceiptResponse,
@@ -59,7 +60,6 @@ from memex_desktop.api.models import (
     SearchRawPage,
     SearchRawResponse,
     SharedLink,
-    TagNamesResponse,
     View,
 )
 from memex_desktop.api.retry import RetryPolicy, is_retryable_status, parse_retry_after
@@ -79,9 +79,33 @@ INSUFFICIENT_CREDITS_CODES = frozenset(
 )
 # Only method-preserving redirects are followed: a POST turned into a GET would lose the body.
 _FOLLOWED_REDIRECTS = frozenset({307, 308})
+# A permanent or "see other" answer means the API lives elsewhere now: re-sending the POST
+# there (or a GET, as browsers do) is the person's decision, made by changing the API URL.
+_MOVED_REDIRECTS = frozenset({301, 302, 303})
+# Every endpoint the client calls, so a moved API's new root can be read from a redirect target.
+ENDPOINT_PATHS = frozenset(
+    {
+        "/search",
+        "/execute-view-search",
+        "/save-content-by-url",
+        "/save-content-entity",
+        "/create-view",
+        "/list-views",
+        "/get-available-tag-names",
+        "/list-feeds",
+        "/ensure-shared-library-entry-link",
+        "/list-shared-library-entry-links",
+        "/get-available-plans",
+    }
+)
+# Where a listing may hold its items when the documented key is missing (the names other JSON
+# APIs use); a bare JSON array is accepted too. Their shapes are undocumented (memex-api.md §7).
+LISTING_FALLBACK_KEYS = ("items", "results", "data")
+_SAMPLE_CHARS = 300
 _MAX_MESSAGE_CHARS = 500
 
 ModelT = TypeVar("ModelT", bound=MemexModel)
+ItemT = TypeVar("ItemT")
 
 
 class SearchOptions(TypedDict, total=False):
@@ -448,17 +472,25 @@ class MemexClient:
         return self._request("/create-view", body, CreateViewResponse, idempotent).view
 
     def list_views(self, **extra: Any) -> list[View]:
-        """``POST /list-views``: owned views plus views shared with the user."""
-        return self._request("/list-views", dict(extra), ListViewsResponse, retry=True).views
+        """``POST /list-views``: owned views plus views shared with the user.
+
+        The shape is undocumented, so it is read leniently (see :meth:`_listing`).
+        """
+        reply = self._call("/list-views", dict(extra), retry=True)
+        return self._listing(reply, "views", "the saved views", _parse_view)
 
     def get_available_tag_names(self, **extra: Any) -> list[str]:
-        """``POST /get-available-tag-names``: the user's current tag names."""
-        body = dict(extra)
-        return self._request("/get-available-tag-names", body, TagNamesResponse, True).tag_names
+        """``POST /get-available-tag-names``: the user's current tag names (read leniently)."""
+        reply = self._call("/get-available-tag-names", dict(extra), retry=True)
+        return self._listing(reply, "tagNames", "the tag names", _parse_tag_name)
 
     def list_feeds(self, **extra: Any) -> list[Feed]:
-        """``POST /list-feeds``: subscribed RSS and YouTube feeds (ids usable as feed_ids)."""
-        return self._request("/list-feeds", dict(extra), ListFeedsResponse, retry=True).feeds
+        """``POST /list-feeds``: subscribed RSS and YouTube feeds (ids usable as feed_ids).
+
+        Read leniently, like :meth:`list_views`.
+        """
+        reply = self._call("/list-feeds", dict(extra), retry=True)
+        return self._listing(reply, "feeds", "the feeds", _parse_feed)
 
     # ------------------------------------------------------------------ sharing, plans
 
@@ -593,6 +625,8 @@ class MemexClient:
             auth_headers = self._credentials.headers() if same_origin else {}
             reply = self._send_once(url, content, auth_headers, deadline_at)
             location = reply.headers.get("location")
+            if reply.status_code in _MOVED_REDIRECTS and location:
+                raise self._moved(url, reply, location)
             if reply.status_code not in _FOLLOWED_REDIRECTS or not location:
                 return reply
             try:
@@ -607,6 +641,33 @@ class MemexClient:
                 _log.info("POST %s: redirected to another origin, credentials not sent", path)
             url = next_url
         raise ContractError(f"POST {path}: more than {MAX_REDIRECTS} redirects")
+
+    def _moved(self, url: httpx.URL, reply: _Reply, location: str) -> ContractError:
+        """The error a 301/302/303 stands for: :class:`ApiMoved` naming where the API went.
+
+        The target is resolved against the request URL, shown without any user name or
+        password it carries and with every credential that was sent masked.
+        """
+        status = reply.status_code
+        try:
+            target = url.join(location)
+        except httpx.InvalidURL:
+            return ContractError(
+                f"POST {reply.path}: HTTP {status} to an unreadable location",
+                status_code=status,
+            )
+        if target.scheme not in ("http", "https") or not target.host:
+            return ContractError(
+                f"POST {reply.path}: HTTP {status} to a non-HTTP location", status_code=status
+            )
+        if target.userinfo:
+            target = target.copy_with(username=None, password=None)
+        shown = self._scrub(str(target), reply)
+        return ApiMoved(
+            f"POST {reply.path}: HTTP {status}: the API moved to {shown}; change the API URL",
+            status_code=status,
+            location=shown,
+        )
 
     def _send_once(
         self, url: httpx.URL, content: bytes, auth_headers: dict[str, str], deadline_at: float
@@ -695,8 +756,9 @@ class MemexClient:
         """Turn a final reply into ``model`` or the typed error it stands for."""
         return self._validate(reply, self._decode_object(reply), model)
 
-    def _decode_object(self, reply: _Reply) -> dict[str, Any]:
-        """The reply's JSON object, or the error the status or an error body stands for."""
+    def _decode_answer(self, reply: _Reply) -> Any:
+        """The reply's decoded JSON (``_NOT_JSON`` when it is none), or the error the status
+        or an error body stands for."""
         data = _decode_json(reply.body)
         if reply.status_code >= 400 or (
             200 <= reply.status_code < 300 and isinstance(data, dict) and _carries_error(data)
@@ -708,6 +770,11 @@ class MemexClient:
                 status_code=reply.status_code,
                 raw_body=self._scrub_bytes(reply),
             )
+        return data
+
+    def _decode_object(self, reply: _Reply) -> dict[str, Any]:
+        """The reply's JSON object, or the error the status or an error body stands for."""
+        data = self._decode_answer(reply)
         if not isinstance(data, dict):
             what = "not JSON" if data is _NOT_JSON else f"JSON {type(data).__name__}"
             raise ContractError(
@@ -716,6 +783,73 @@ class MemexClient:
                 raw_body=self._scrub_bytes(reply),
             )
         return data
+
+    def _listing(
+        self,
+        reply: _Reply,
+        key: str,
+        what: str,
+        parse: Callable[[Any], ItemT],
+    ) -> list[ItemT]:
+        """The items of a listing answer: under the documented ``key`` (the field of its
+        response model), else under one of ``LISTING_FALLBACK_KEYS``, else a bare JSON array.
+
+        An item that does not parse is skipped and logged. An answer with no readable list,
+        or whose items all fail, is a :class:`ContractError` saying it could not read
+        ``what``: an empty sidebar section would claim the person has none.
+        """
+        data = self._decode_answer(reply)
+        items, found = _find_listing(data, key)
+        if items is None:
+            raise ContractError(
+                f"could not read {what} from the server: POST {reply.path} answered "
+                f"{self._scrub(_describe_shape(data), reply)} instead of a {key!r} list",
+                status_code=reply.status_code,
+                raw_body=self._scrub_bytes(reply),
+            )
+        if found != key:
+            _log.warning(
+                "contract drift: POST %s has no %r list; read %s instead. Sample: %s",
+                reply.path,
+                key,
+                "a bare JSON array" if isinstance(data, list) else repr(found),
+                self._sample(reply.body, reply),
+            )
+        parsed: list[ItemT] = []
+        for index, item in enumerate(items):
+            try:
+                parsed.append(parse(item))
+            except (ValueError, RecursionError) as exc:
+                _log.warning(
+                    "POST %s: skipped item %d of %s that could not be read (%s). Sample: %s",
+                    reply.path,
+                    index,
+                    what,
+                    _describe_item_error(exc),
+                    self._sample(item, reply),
+                )
+        if items and not parsed:
+            raise ContractError(
+                f"could not read {what} from the server: none of the {len(items)} items "
+                f"POST {reply.path} answered could be read",
+                status_code=reply.status_code,
+                raw_body=self._scrub_bytes(reply),
+            )
+        return parsed
+
+    def _sample(self, value: Any, reply: _Reply) -> str:
+        """A short, credential-free excerpt of a body or an item, for a log line."""
+        if isinstance(value, bytes):
+            text = value.decode("utf-8", errors="replace")
+        else:
+            try:
+                text = json.dumps(value, ensure_ascii=False)
+            except (TypeError, ValueError, RecursionError):
+                text = repr(value)
+        text = self._scrub(text, reply)
+        if len(text) > _SAMPLE_CHARS:
+            text = text[:_SAMPLE_CHARS] + "…"
+        return text
 
     def _validate(self, reply: _Reply, data: dict[str, Any], model: type[ModelT]) -> ModelT:
         """Validate a decoded object as ``model``; a mismatch is a :class:`ContractError`."""
@@ -745,7 +879,13 @@ class MemexClient:
                 error_code=error_code,
                 upgrade_options=_parse_upgrade_options(body.get("upgradeOptions")),
             )
-        if status in (401, 403):
+        if status == 403:
+            # The credentials were read and this call refused (a plan, a feature, a scope):
+            # the person needs the server's own words, not "sign in again".
+            return Forbidden(
+                self._scrub(_forbidden_text(body, reply.body), reply), status_code=status
+            )
+        if status == 401:
             return AuthError(message, status_code=status)
         if status == 429:
             return RateLimited(message, status_code=status, retry_after=self._retry_after(reply))
@@ -882,6 +1022,85 @@ def _error_message(body: Mapping[str, Any], raw: bytes) -> str:
     return text[:_MAX_MESSAGE_CHARS] if text else "no details"
 
 
+def _forbidden_text(body: Mapping[str, Any], raw: bytes) -> str:
+    """The server's explanation of a 403; a generic one when it sent only markup."""
+    text = _error_message(body, raw)
+    if text == "no details" or (not body and text.lstrip().startswith("<")):
+        return "access to this is forbidden (HTTP 403)"
+    return text
+
+
+def _find_listing(data: Any, key: str) -> tuple[list[Any] | None, str]:
+    """A listing's items and where they were found; ``None`` when no shape fits."""
+    if isinstance(data, list):
+        return data, ""
+    if not isinstance(data, dict):
+        return None, ""
+    if key in data and data[key] is None:
+        return [], key  # the documented key, explicitly empty
+    for candidate in (key, *LISTING_FALLBACK_KEYS):
+        value = data.get(candidate)
+        if isinstance(value, list):
+            return value, candidate
+    return None, ""
+
+
+def _describe_shape(data: Any) -> str:
+    """What a response held, in a few words (key names, never values)."""
+    if data is _NOT_JSON:
+        return "a body that is not JSON"
+    if isinstance(data, dict):
+        if not data:
+            return "an empty object"
+        keys = sorted(str(name) for name in data)
+        more = f" (+{len(keys) - 8} more)" if len(keys) > 8 else ""
+        return "an object with keys " + ", ".join(repr(k[:40]) for k in keys[:8]) + more
+    return f"JSON {type(data).__name__}"
+
+
+def _describe_item_error(exc: ValueError | RecursionError) -> str:
+    """Why an item was skipped, without its (possibly long) values."""
+    if isinstance(exc, pydantic.ValidationError):
+        return _summarize_validation(exc)
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc)[:_MAX_MESSAGE_CHARS]
+
+
+def _parse_view(item: Any) -> View:
+    """One saved view of a listing."""
+    return View.model_validate(item)
+
+
+def _parse_feed(item: Any) -> Feed:
+    """One followed feed of a listing."""
+    return Feed.model_validate(item)
+
+
+def _parse_tag_name(item: Any) -> str:
+    """One tag name of a listing: a string, or an object naming the tag."""
+    if isinstance(item, dict):
+        item = item.get("name", item.get("tagName"))
+    if isinstance(item, str) and item.strip():
+        return item
+    raise ValueError(f"not a tag name: JSON {type(item).__name__}")
+
+
+def moved_api_base(location: str) -> str:
+    """The API root a moved API's redirect target points at: the target without the endpoint
+    path it ends with (and without query or fragment); the target itself otherwise."""
+    try:
+        url = httpx.URL(location)
+    except httpx.InvalidURL:
+        return location
+    path = url.path.rstrip("/")
+    for endpoint in ENDPOINT_PATHS:
+        if path.endswith(endpoint):
+            path = path[: -len(endpoint)]
+            break
+    return str(url.copy_with(path=path or "/", query=None, fragment=None)).rstrip("/")
+
+
 def _parse_upgrade_options(value: Any) -> AvailablePlansOutput | None:
     """``upgradeOptions`` as a model; a malformed value is logged and dropped, not fatal."""
     if value is None:
@@ -910,9 +1129,12 @@ __all__ = [
     "DEFAULT_DEADLINE_S",
     "DEFAULT_MAX_RESPONSE_BYTES",
     "DEFAULT_TIMEOUT",
+    "ENDPOINT_PATHS",
+    "LISTING_FALLBACK_KEYS",
     "SEARCH_WIRE_NAMES",
     "MemexClient",
     "RetryPolicy",
     "SearchOptions",
     "build_search_body",
+    "moved_api_base",
 ]
