@@ -13,14 +13,18 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Literal
 
+from memex_desktop.api.client import moved_api_base
 from memex_desktop.api.errors import (
     ApiError,
+    ApiMoved,
     AuthError,
     ContractError,
+    Forbidden,
     InsufficientCredits,
     NetworkUnavailable,
     RateLimited,
     ServerError,
+    ServerIncompatible,
     ValidationError,
 )
 from memex_desktop.api.models import AvailablePlansOutput
@@ -91,12 +95,23 @@ def _api_message(exc: ApiError) -> UserMessage:
             None,
             "Try again, or use an API key instead.",
         )
+    if isinstance(exc, Forbidden):
+        # The credentials were accepted; the server refused this call and says why.
+        reason = (exc.message or "no reason given").strip().rstrip(".")
+        return UserMessage(
+            "error",
+            f"The Memex server refused this: {reason}.",
+            None,
+            "Check what it names (your plan, a feature, the key's permissions); "
+            "signing in again does not change it.",
+        )
     if isinstance(exc, AuthError):
         return UserMessage(
             "error",
             "The Memex server rejected the credentials (API key or sign-in).",
             exc.message or None,
-            "Sign in again, or enter a valid API key (--api-key, MEMEX_API_KEY or Settings).",
+            "Sign in again, or enter a valid API key (--api-key, MEMEX_API_KEY or Settings); "
+            "a MEMEX_BEARER_TOKEN in the environment is used first.",
         )
     if isinstance(exc, InsufficientCredits):
         return UserMessage(
@@ -120,12 +135,28 @@ def _api_message(exc: ApiError) -> UserMessage:
             exc.message or None,
             "Try again later; nothing local is lost.",
         )
+    if isinstance(exc, ServerIncompatible):
+        return UserMessage(
+            "error",
+            "The Memex server does not accept what this version of memex-desktop sends.",
+            exc.message or None,
+            "Run memex-desktop doctor to see what differs, and update memex-desktop; "
+            "nothing local is lost.",
+        )
     if isinstance(exc, ValidationError):
         return UserMessage(
             "error",
             "The Memex server refused the request.",
             exc.message or None,
             "Check the input; this request will not be retried automatically.",
+        )
+    if isinstance(exc, ApiMoved):
+        return UserMessage(
+            "error",
+            f"The Memex API moved to {exc.location}.",
+            None,
+            "Change the API URL (Settings, --api-url or MEMEX_API_URL) to "
+            f"{moved_api_base(exc.location)}.",
         )
     if isinstance(exc, ContractError):
         return UserMessage(

@@ -10,12 +10,15 @@ from support.secrets import TEST_API_KEY
 
 from memex_desktop.api.errors import (
     ApiError,
+    ApiMoved,
     AuthError,
     ContractError,
+    Forbidden,
     InsufficientCredits,
     NetworkUnavailable,
     RateLimited,
     ServerError,
+    ServerIncompatible,
     ValidationError,
 )
 from memex_desktop.api.models import AvailablePlan, AvailablePlansOutput
@@ -111,3 +114,67 @@ def test_store_errors(exc: Exception, needle: str) -> None:
 def test_messages_never_contain_the_key() -> None:
     exc = AuthError("invalid key")
     assert TEST_API_KEY not in user_message(exc).one_line()
+
+
+# ------------------------------------------------------------ moved, refused, incompatible
+
+
+def test_forbidden_leads_with_the_servers_words() -> None:
+    message = user_message(Forbidden("Saved views need the Pro plan.", status_code=403))
+    assert message.level == "error"
+    assert message.text == "The Memex server refused this: Saved views need the Pro plan."
+    assert "rejected the credentials" not in message.one_line()
+    assert message.action is not None
+    assert "plan" in message.action
+
+
+def test_forbidden_without_words_still_reads() -> None:
+    message = user_message(Forbidden("", status_code=403))
+    assert message.text == "The Memex server refused this: no reason given."
+
+
+def test_plain_auth_error_still_asks_to_sign_in_again() -> None:
+    message = user_message(AuthError("invalid JWT", status_code=401))
+    assert "rejected the credentials" in message.text
+    assert message.action is not None
+    assert "Sign in again" in message.action
+
+
+@pytest.mark.parametrize(
+    ("location", "base"),
+    [
+        ("https://api.memex.garden/list-views", "https://api.memex.garden"),
+        ("https://memex.garden/api/v2/search", "https://memex.garden/api/v2"),
+        ("https://memex.garden/new-home", "https://memex.garden/new-home"),
+    ],
+)
+def test_moved_api_names_the_location_and_the_new_base(location: str, base: str) -> None:
+    exc = ApiMoved("POST /search: HTTP 301: moved", status_code=301, location=location)
+    message = user_message(exc)
+    assert message.level == "error"
+    assert message.text == f"The Memex API moved to {location}."
+    assert message.action == (
+        f"Change the API URL (Settings, --api-url or MEMEX_API_URL) to {base}."
+    )
+    assert message.one_line().count(base) >= 1
+
+
+def test_incompatible_server_shows_its_message_and_what_to_do() -> None:
+    exc = ServerIncompatible("Unknown field: includeNotes", status_code=400)
+    message = user_message(exc)
+    assert message.level == "error"
+    assert message.text == (
+        "The Memex server does not accept what this version of memex-desktop sends."
+    )
+    assert message.detail == "Unknown field: includeNotes"
+    assert message.action == (
+        "Run memex-desktop doctor to see what differs, and update memex-desktop; "
+        "nothing local is lost."
+    )
+    line = message.one_line()
+    assert "Unknown field: includeNotes." in line
+    assert "\n" not in line
+
+
+def test_incompatible_without_a_message_has_no_detail() -> None:
+    assert user_message(ServerIncompatible("")).detail is None
