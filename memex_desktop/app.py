@@ -8,6 +8,7 @@ the crash handler and a clean shutdown.
 
 from __future__ import annotations
 
+import functools
 import logging
 import shutil
 import sys
@@ -29,7 +30,7 @@ from memex_desktop.api.client import MemexClient
 from memex_desktop.errors import user_message
 from memex_desktop.runtime import settle_garbage_collector
 from memex_desktop.secrets import CredentialStore
-from memex_desktop.settings import Settings
+from memex_desktop.settings import Settings, given_credential
 from memex_desktop.store import CacheReader, Outbox, StoreWriter
 from memex_desktop.sync import SyncReport
 from memex_desktop.ui.dialogs import ErrorDialog, FirstRunDialog, SettingsDialog
@@ -107,23 +108,12 @@ def stop_timers(root: QObject) -> None:
         timer.stop()
 
 
-def make_client(
-    api_url: str, api_key: str | None, settings: Settings, provider: Any = None
-) -> MemexClient | None:
-    """An API client: the sign-in's bearer token when signed in (it wins over a key), else
-    the API key, else None (the app then runs local-only)."""
-    if provider is not None:
-        return MemexClient(
-            api_url,
-            user_id=settings.user_id,
-            deadline_s=settings.request_timeout_s,
-            **provider.client_kwargs(),
-        )
-    if not api_key:
+def make_client(api_url: str, auth: signin.ClientAuth, settings: Settings) -> MemexClient | None:
+    """An API client with the credentials :func:`signin.resolve_auth` chose, or None when
+    there are none (the app then runs local-only)."""
+    if not auth.present:
         return None
-    return MemexClient(
-        api_url, api_key=api_key, user_id=settings.user_id, deadline_s=settings.request_timeout_s
-    )
+    return MemexClient(api_url, deadline_s=settings.request_timeout_s, **auth.client_kwargs())
 
 
 def stored_sign_in(api_url: str) -> Any:
@@ -167,13 +157,16 @@ def build_main_window(
     reader = CacheReader(cache_path)
     provider = None
     if client is None:
-        key = api_key
         url = settings.effective_api_url(api_url)
-        if key is None:
-            provider = stored_sign_in(url)
-            stored = credentials.get_api_key()
-            key = stored.get_secret_value() if stored is not None else None
-        client = make_client(url, key, settings, provider)
+        auth = signin.resolve_auth(
+            url,
+            settings,
+            api_key_flag=api_key,
+            key_store=credentials,
+            stored_sign_in=functools.partial(stored_sign_in, url),
+        )
+        provider = auth.provider
+        client = make_client(url, auth, settings)
     runner = TaskRunner(max_threads=runner_threads)
     services = SyncServices(
         client=client,
@@ -270,12 +263,17 @@ def apply_sign_in(context: AppContext, provider: Any) -> None:
 
 
 def rebuild_client(context: AppContext) -> None:
-    """A client for the current settings, sign-in and key; sync with it at once."""
-    stored = context.credentials.get_api_key()
-    key = stored.get_secret_value() if stored is not None else None
+    """A client for the current settings, sign-in and key (a credential in the environment
+    still wins); sync with it at once."""
     old = context.controller.services.client
     api_url = context.api_url or context.settings.effective_api_url()
-    client = make_client(api_url, key, context.settings, context.provider)
+    auth = signin.resolve_auth(
+        api_url,
+        context.settings,
+        key_store=context.credentials,
+        stored_sign_in=lambda: context.provider,
+    )
+    client = make_client(api_url, auth, context.settings)
     context.controller.set_client(client)
     context.client = client
     if old is not None and old is not client:
@@ -489,8 +487,13 @@ def run_gui(args: Any) -> int:
 
 
 def _first_run(settings: Settings, credentials: CredentialStore, api_key: str | None) -> bool:
-    """No key anywhere and no settings file yet: offer to connect or open the demo."""
-    return api_key is None and credentials.get_api_key() is None and not Settings.path().exists()
+    """No credential anywhere (--api-key, the environment, the keyring) and no settings file
+    yet: offer to connect or open the demo."""
+    return (
+        given_credential(api_key) is None
+        and credentials.get_api_key() is None
+        and not Settings.path().exists()
+    )
 
 
 def main() -> int:

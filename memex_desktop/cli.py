@@ -22,18 +22,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from pydantic import SecretStr
-
 from memex_desktop import __version__, paths
 from memex_desktop.api.errors import ApiError
 from memex_desktop.errors import user_message
 from memex_desktop.runtime import settle_garbage_collector
-from memex_desktop.settings import API_KEY_ENV, Settings
+from memex_desktop.settings import API_KEY_ENV, BEARER_TOKEN_ENV, Settings
 from memex_desktop.store.errors import KnownStoreError
 
 if TYPE_CHECKING:
     from memex_desktop.api.client import MemexClient
     from memex_desktop.api.oauth import TokenProvider
+    from memex_desktop.signin import ClientAuth
     from memex_desktop.store import CacheReader, Outbox, StoreWriter
     from memex_desktop.sync import SyncEngine, SyncProgress, SyncReport
 
@@ -217,14 +216,13 @@ class Session:
     settings: Settings
     data_dir: Path
     api_url: str
-    api_key: SecretStr | None
+    api_key_flag: str | None = field(default=None, repr=False)
     stack: ExitStack = field(default_factory=ExitStack)
     _reader: CacheReader | None = None
     _writer: StoreWriter | None = None
     _outbox: Outbox | None = None
     _client: MemexClient | None = None
-    _provider: TokenProvider | None = None
-    _provider_checked: bool = False
+    _auth: ClientAuth | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Session:
@@ -232,7 +230,7 @@ class Session:
         settings = Settings.load()
         data_dir = settings.effective_data_dir(getattr(args, "data_dir", None))
         api_url = settings.effective_api_url(getattr(args, "api_url", None))
-        return cls(settings, data_dir, api_url, _api_key(getattr(args, "api_key", None)))
+        return cls(settings, data_dir, api_url, getattr(args, "api_key", None))
 
     def _ensure_data_dir(self) -> None:
         """Create the data folder (a clear error when it cannot be)."""
@@ -269,42 +267,40 @@ class Session:
         return self._outbox
 
     def has_credentials(self) -> bool:
-        """Whether calls can be authenticated (signed in, or an API key is known)."""
-        return self.api_key is not None or self.token_provider() is not None
+        """Whether calls can be authenticated (a given credential, a sign-in or a stored key)."""
+        return self.auth().present
 
-    def token_provider(self) -> TokenProvider | None:
-        """The sign-in at this API URL (``memex-desktop login``), if any."""
-        if not self._provider_checked:
+    def auth(self) -> ClientAuth:
+        """What this run authenticates with (:func:`memex_desktop.signin.resolve_auth`),
+        looked up once, when first needed."""
+        if self._auth is None:
             from memex_desktop import signin
 
-            self._provider_checked = True
-            self._provider = signin.token_provider(self.api_url)
-            if self._provider is not None:
-                self.stack.callback(self._provider.close)
-        return self._provider
+            self._auth = signin.resolve_auth(
+                self.api_url, self.settings, api_key_flag=self.api_key_flag
+            )
+            if self._auth.provider is not None:
+                self.stack.callback(self._auth.provider.close)
+        return self._auth
+
+    def token_provider(self) -> TokenProvider | None:
+        """The sign-in this run uses (``memex-desktop login``), if it uses one."""
+        return self.auth().provider
 
     def client(self) -> MemexClient:
-        """The API client (a sign-in wins over an API key); a clear error without either."""
+        """The API client with this run's credentials; a clear error without any."""
         if self._client is None:
-            provider = self.token_provider()
-            auth: dict[str, Any]
-            if provider is not None:
-                auth = provider.client_kwargs()
-            elif self.api_key is not None:
-                auth = {
-                    "api_key": self.api_key.get_secret_value(),
-                    "user_id": self.settings.user_id,
-                }
-            else:
+            auth = self.auth()
+            if not auth.present:
                 raise CliError(
                     f"not signed in and no API key: run `{PROG} login`, pass --api-key, "
-                    f"set {API_KEY_ENV}, or enter it in the window",
+                    f"set {BEARER_TOKEN_ENV} or {API_KEY_ENV}, or enter it in the window",
                     EXIT_AUTH,
                 )
             from memex_desktop.api.client import MemexClient
 
             self._client = MemexClient(
-                self.api_url, deadline_s=self.settings.request_timeout_s, **auth
+                self.api_url, deadline_s=self.settings.request_timeout_s, **auth.client_kwargs()
             )
             self.stack.callback(self._client.close)
         return self._client
@@ -326,18 +322,6 @@ class Session:
     def close(self) -> None:
         """Close everything opened (the writer drains its queue first)."""
         self.stack.close()
-
-
-def _api_key(flag: str | None) -> SecretStr | None:
-    """The key: --api-key, else MEMEX_API_KEY, else the keyring (never a file)."""
-    if flag:
-        return SecretStr(flag)
-    env = os.environ.get(API_KEY_ENV)
-    if env:
-        return SecretStr(env)
-    from memex_desktop.secrets import CredentialStore
-
-    return CredentialStore().get_api_key()
 
 
 # --------------------------------------------------------------------------- sync

@@ -4,6 +4,10 @@ The file lives in :func:`memex_desktop.paths.config_dir` and is replaced atomica
 temporary file, fsync, rename) so a crash never leaves half a settings file. The API key is not
 a setting: it lives in the keyring (:mod:`memex_desktop.secrets`), and :meth:`Settings.save`
 refuses to write anything that looks like one.
+
+The environment variables of the official Memex plugins are honoured too, in their order
+(:func:`api_url_from_environment`, :func:`given_credential`); the window and the command line
+both resolve through these functions and :func:`memex_desktop.signin.resolve_auth`.
 """
 
 from __future__ import annotations
@@ -11,18 +15,36 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from memex_desktop import paths
 
 _log = logging.getLogger(__name__)
 
 SETTINGS_FILE_NAME = "settings.json"
+# The official plugins' names: the REST base, the older name of it, and the MCP endpoint (the
+# REST base is its URL without "/mcp"). Consulted in this order, after --api-url.
+API_BASE_URL_ENV = "MEMEX_API_BASE_URL"
 API_URL_ENV = "MEMEX_API_URL"
+MCP_URL_ENV = "MEMEX_MCP_URL"
+# A bearer token wins over an API key, as in the plugins; both lose to --api-key.
+BEARER_TOKEN_ENV = "MEMEX_BEARER_TOKEN"
 API_KEY_ENV = "MEMEX_API_KEY"
+USER_ID_ENV = "MEMEX_USER_ID"
+# Every variable that says where to connect and as whom (tests clear them all).
+CONNECTION_ENV_VARS = (
+    API_BASE_URL_ENV,
+    API_URL_ENV,
+    MCP_URL_ENV,
+    BEARER_TOKEN_ENV,
+    API_KEY_ENV,
+    USER_ID_ENV,
+)
 DEFAULT_API_URL = "https://memex.garden/api"
 
 RemoteSearchMode = Literal["off", "on_demand", "as_you_type"]
@@ -38,11 +60,16 @@ class Settings(BaseModel):
 
     api_url: str = Field(
         default=DEFAULT_API_URL,
-        description="Base URL of the Memex API (MEMEX_API_URL and --api-url override it).",
+        description=(
+            "Base URL of the Memex API (--api-url, MEMEX_API_BASE_URL, MEMEX_API_URL and "
+            "MEMEX_MCP_URL override it)."
+        ),
     )
     user_id: str | None = Field(
         default=None,
-        description="Optional Memex user id sent as x-user-id with an API key.",
+        description=(
+            "Optional Memex user id sent as x-user-id with an API key (MEMEX_USER_ID overrides it)."
+        ),
     )
     data_dir: Path | None = Field(
         default=None,
@@ -144,10 +171,18 @@ class Settings(BaseModel):
         paths.write_text_atomically(path, text)
         return path
 
-    def effective_api_url(self, override: str | None = None) -> str:
-        """The API URL to use: an explicit override, else MEMEX_API_URL, else the setting."""
-        url = override or os.environ.get(API_URL_ENV) or self.api_url
+    def effective_api_url(
+        self, override: str | None = None, environ: Mapping[str, str] | None = None
+    ) -> str:
+        """The API URL to use: an explicit override (--api-url), else the environment
+        (:func:`api_url_from_environment`), else the setting."""
+        url = (override or "").strip() or api_url_from_environment(environ) or self.api_url
         return url.rstrip("/")
+
+    def effective_user_id(self, environ: Mapping[str, str] | None = None) -> str | None:
+        """The ``x-user-id`` sent with an API key: MEMEX_USER_ID, else the setting."""
+        env = os.environ if environ is None else environ
+        return env.get(USER_ID_ENV, "").strip() or self.user_id or None
 
     def effective_data_dir(self, override: Path | str | None = None) -> Path:
         """The data folder: an explicit override, else MEMEX_DATA_DIR, else the setting."""
@@ -158,6 +193,53 @@ class Settings(BaseModel):
         if self.data_dir is not None:
             return self.data_dir.expanduser()
         return paths.default_data_dir()
+
+
+def api_url_from_environment(environ: Mapping[str, str] | None = None) -> str | None:
+    """The API URL the environment names, in the plugins' order: MEMEX_API_BASE_URL, else
+    MEMEX_API_URL, else MEMEX_MCP_URL without its trailing ``/mcp``; None when none is set."""
+    env = os.environ if environ is None else environ
+    for name in (API_BASE_URL_ENV, API_URL_ENV):
+        value = env.get(name, "").strip()
+        if value:
+            return value
+    mcp = env.get(MCP_URL_ENV, "").strip().rstrip("/")
+    if mcp.endswith("/mcp"):
+        mcp = mcp[: -len("/mcp")]
+    return mcp or None
+
+
+CredentialKind = Literal["api-key", "bearer"]
+
+
+@dataclass(frozen=True)
+class GivenCredential:
+    """A credential given for this run (a flag or the environment); kept in memory only.
+
+    ``source`` names where it came from (``--api-key``, ``MEMEX_BEARER_TOKEN`` or
+    ``MEMEX_API_KEY``), for messages; the secret's ``repr`` is masked.
+    """
+
+    kind: CredentialKind
+    secret: SecretStr
+    source: str
+
+
+def given_credential(
+    flag: str | None, environ: Mapping[str, str] | None = None
+) -> GivenCredential | None:
+    """The credential given for this run: --api-key, else MEMEX_BEARER_TOKEN (bearer; it wins
+    over a key, as in the plugins), else MEMEX_API_KEY; None means "use the stored one"."""
+    if flag and flag.strip():
+        return GivenCredential("api-key", SecretStr(flag.strip()), "--api-key")
+    env = os.environ if environ is None else environ
+    token = env.get(BEARER_TOKEN_ENV, "").strip()
+    if token:
+        return GivenCredential("bearer", SecretStr(token), BEARER_TOKEN_ENV)
+    key = env.get(API_KEY_ENV, "").strip()
+    if key:
+        return GivenCredential("api-key", SecretStr(key), API_KEY_ENV)
+    return None
 
 
 def setting_descriptions() -> dict[str, str]:

@@ -15,6 +15,7 @@ import pytest
 
 from memex_desktop import paths
 from memex_desktop.api.client import MemexClient
+from memex_desktop.settings import CONNECTION_ENV_VARS
 from memex_desktop.store import CacheReader, Outbox, StoreWriter
 from memex_desktop.sync import OutboxPolicy, SyncEngine
 
@@ -92,7 +93,9 @@ def cli_env(api_key: str | None = None, **extra: str) -> dict[str, str]:
     root = paths.source_tree_dir()
     if root is not None:
         env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
-    env.pop("MEMEX_API_KEY", None)
+    # Nothing of the developer's own connection may leak in (URL, key, token, user id).
+    for name in CONNECTION_ENV_VARS:
+        env.pop(name, None)
     if api_key is not None:
         env["MEMEX_API_KEY"] = api_key
     env.update(extra)
