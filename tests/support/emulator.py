@@ -7,8 +7,13 @@ Import the fixtures into the conftest.py of a test directory::
 ``emulator`` serves the small built-in library (tests/fixtures/emulator/small_library.json:
 every content type, notes with a three-level reply thread, a chat thread, a selector, views,
 feeds) with ``TEST_API_KEY``, ``TEST_BEARER_TOKEN`` and ``TEST_USER_ID`` accepted and a short
-processing delay. ``emulator_factory(library=..., **config)`` starts more, each stopped after
-the test.
+processing delay. ``emulator_factory(library=..., profile=..., **config)`` starts more, each
+stopped after the test: ``profile`` names an emulator profile (``profile_settings``) whose
+switches apply before the other keyword arguments. A test that requests ``emulator_profile``
+runs once per profile (ids ``default`` and ``first-party``)::
+
+    def test_x(emulator_factory, emulator_profile):
+        running = emulator_factory(profile=emulator_profile)
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import httpx
 import pytest
 
 from memex_desktop.emulator import EmulatorConfig, RunningEmulator
+from memex_desktop.emulator.config import PROFILES, profile_settings
 from support.secrets import TEST_API_KEY, TEST_BEARER_TOKEN, TEST_USER_ID
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "emulator"
@@ -51,8 +57,13 @@ def small_library_ids() -> set[str]:
     return {entity["id"] for entity in small_library()["results"]}
 
 
-def make_config(library: dict[str, Any] | None = None, **overrides: Any) -> EmulatorConfig:
-    """An emulator configuration with the test credentials and a short processing delay."""
+def make_config(
+    library: dict[str, Any] | None = None, profile: str = "default", **overrides: Any
+) -> EmulatorConfig:
+    """An emulator configuration with the test credentials and a short processing delay.
+
+    The switches of ``profile`` apply first, then ``overrides``.
+    """
     settings: dict[str, Any] = {
         "library": copy.deepcopy(library) if library is not None else small_library(),
         "api_key": TEST_API_KEY,
@@ -60,6 +71,7 @@ def make_config(library: dict[str, Any] | None = None, **overrides: Any) -> Emul
         "bearer_tokens": frozenset({TEST_BEARER_TOKEN}),
         "processing_delay_s": TEST_PROCESSING_DELAY_S,
     }
+    settings.update(profile_settings(profile))
     settings.update(overrides)
     return EmulatorConfig(**settings)
 
@@ -100,13 +112,23 @@ def emulator() -> Iterator[RunningEmulator]:
         yield running
 
 
+@pytest.fixture(params=PROFILES, ids=list(PROFILES))
+def emulator_profile(request: pytest.FixtureRequest) -> str:
+    """The name of an emulator profile; a test requesting it runs once per profile."""
+    name = request.param
+    assert isinstance(name, str)
+    return name
+
+
 @pytest.fixture
 def emulator_factory() -> Iterator[EmulatorFactory]:
-    """Start emulators with their own library/config: ``factory(library=..., **config)``."""
+    """Start emulators: ``factory(library=..., profile=..., **config)``."""
     started: list[RunningEmulator] = []
 
-    def make(library: dict[str, Any] | None = None, **config: Any) -> RunningEmulator:
-        running = RunningEmulator(make_config(library, **config)).start()
+    def make(
+        library: dict[str, Any] | None = None, profile: str = "default", **config: Any
+    ) -> RunningEmulator:
+        running = RunningEmulator(make_config(library, profile, **config)).start()
         started.append(running)
         return running
 
