@@ -2,7 +2,8 @@
 
 Each entry is a :class:`Scope` that the main window turns into a list of results. Counts come
 from bounded cache reads; entries are updated in place (by key) so a sync never loses the
-person's selection.
+person's selection. An empty Saved views or Feeds section says why it is empty: there are none,
+or the last sync could not read them from the server.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QTreeView, QWidget
 
 from memex_desktop.store import ChangeSet
+from memex_desktop.sync.engine import STATE_FEEDS_PROBLEM, STATE_VIEWS_PROBLEM
 from memex_desktop.ui.results_delegate import type_label
 
 log = logging.getLogger(__name__)
@@ -48,16 +50,22 @@ class SidebarSnapshot:
     views: list[Any]
     feeds: list[Any]
     deleted: int
+    # Why the last sync could not read the views / feeds ("" when it could).
+    views_problem: str = ""
+    feeds_problem: str = ""
 
 
 def read_sidebar_snapshot(reader: Any) -> SidebarSnapshot:
-    """Counts by type, tags, views, feeds and the deleted count (bounded reads)."""
+    """Counts by type, tags, views, feeds, the deleted count and why views or feeds could not
+    be read (bounded reads)."""
     return SidebarSnapshot(
         counts=dict(reader.counts_by_type()),
         tags=list(reader.tags()),
         views=list(reader.views()),
         feeds=list(reader.feeds()),
         deleted=len(reader.deleted_upstream(limit=MAX_DELETED_COUNTED)),
+        views_problem=reader.sync_state(STATE_VIEWS_PROBLEM) or "",
+        feeds_problem=reader.sync_state(STATE_FEEDS_PROBLEM) or "",
     )
 
 
@@ -90,6 +98,11 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("outbox", "Outbox"),
     ("deleted", "Deleted upstream"),
 )
+# What an empty section says: (when the server could not be read, when there are none).
+EMPTY_SECTION_TEXT = {
+    "views": ("Could not read saved views from the server", "No saved views"),
+    "feeds": ("Could not read feeds from the server", "No feeds"),
+}
 
 
 class SidebarModel(QStandardItemModel):
@@ -117,13 +130,19 @@ class SidebarModel(QStandardItemModel):
         return self._sections[key]
 
     def set_section_entries(self, key: str, entries: list[tuple[Scope, int | None]]) -> None:
-        """Make a section list exactly these entries (in order), updating items in place."""
+        """Make a section list exactly these entries (in order), updating items in place.
+
+        The placeholder of an empty section (:meth:`set_section_placeholder`) goes once
+        there are entries, and stays (not redrawn) while there are none.
+        """
         parent = self._sections[key]
         wanted = {scope.key: (scope, count) for scope, count in entries}
         for row in reversed(range(parent.rowCount())):
             scope = parent.child(row).data(self.ScopeRole)
-            if scope is None or scope.key not in wanted:
+            if (scope is None and entries) or (scope is not None and scope.key not in wanted):
                 parent.removeRow(row)
+        if not entries:
+            return
         existing = {parent.child(r).data(self.ScopeRole).key: r for r in range(parent.rowCount())}
         for position, (scope, count) in enumerate(entries):
             text = scope.label if count is None else f"{scope.label}  ({count:,})"
@@ -143,6 +162,35 @@ class SidebarModel(QStandardItemModel):
                     item.setText(text)
                     item.setData(text, Qt.ItemDataRole.AccessibleTextRole)
 
+    def set_section_placeholder(self, key: str, text: str | None, tooltip: str = "") -> None:
+        """Show one disabled, italic row saying why a section is empty (``None``: no row).
+
+        Call it for an empty section only: entries replace the placeholder.
+        """
+        parent = self._sections[key]
+        rows = [r for r in range(parent.rowCount()) if parent.child(r).data(self.ScopeRole) is None]
+        for row in reversed(rows[1:] if text is not None else rows):
+            parent.removeRow(row)
+        if text is None:
+            return
+        if rows:
+            item = parent.child(rows[0])
+        else:
+            item = QStandardItem(text)
+            item.setEditable(False)
+            item.setSelectable(False)
+            item.setEnabled(False)
+            font = item.font()
+            font.setItalic(True)
+            item.setFont(font)
+            parent.appendRow(item)
+        if item.text() != text:
+            item.setText(text)
+        if item.toolTip() != tooltip:
+            item.setToolTip(tooltip)
+        item.setData(text, Qt.ItemDataRole.AccessibleTextRole)
+        item.setData(tooltip, Qt.ItemDataRole.AccessibleDescriptionRole)
+
     def set_section_count(self, key: str, count: int) -> None:
         """Show a count on a section header (Outbox, Deleted upstream)."""
         item = self._sections[key]
@@ -160,7 +208,8 @@ class SidebarModel(QStandardItemModel):
                 return section.index()
             for row in range(section.rowCount()):
                 child = section.child(row)
-                if child.data(self.ScopeRole).key == scope_key:
+                scope = child.data(self.ScopeRole)
+                if scope is not None and scope.key == scope_key:
                     return child.index()
         return QModelIndex()
 
@@ -248,14 +297,28 @@ class Sidebar(QTreeView):
         self.sidebar_model.set_section_entries(
             "tags", [(Scope("tag", t.id, t.name), t.count) for t in tags[:MAX_TAGS_SHOWN]]
         )
-        self.sidebar_model.set_section_entries(
-            "views", [(Scope("view", v.id, v.name), None) for v in snapshot.views]
-        )
-        self.sidebar_model.set_section_entries(
-            "feeds",
-            [(Scope("feed", f.id, f.title or f.feed_url or f.id), None) for f in snapshot.feeds],
-        )
+        views: list[tuple[Scope, int | None]] = [
+            (Scope("view", v.id, v.name), None) for v in snapshot.views
+        ]
+        self._set_listed_section("views", views, snapshot.views_problem)
+        feeds: list[tuple[Scope, int | None]] = [
+            (Scope("feed", f.id, f.title or f.feed_url or f.id), None) for f in snapshot.feeds
+        ]
+        self._set_listed_section("feeds", feeds, snapshot.feeds_problem)
         self.sidebar_model.set_section_count("deleted", snapshot.deleted)
+
+    def _set_listed_section(
+        self, key: str, entries: list[tuple[Scope, int | None]], problem: str
+    ) -> None:
+        """Entries of a section read from the server, or one row saying why there are none."""
+        self.sidebar_model.set_section_entries(key, entries)
+        if entries:
+            return
+        unreadable, none = EMPTY_SECTION_TEXT[key]
+        if problem:
+            self.sidebar_model.set_section_placeholder(key, unreadable, problem)
+        else:
+            self.sidebar_model.set_section_placeholder(key, none)
 
     @Slot(object)
     def on_store_changed(self, changes: ChangeSet) -> None:
