@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import json
 import logging
-import queue
 import random
 import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import Any
 
 import httpx
@@ -34,12 +32,13 @@ from memex_desktop.api.client import MemexClient
 from memex_desktop.api.errors import (
     ApiError,
     AuthError,
-    ContractError,
     InsufficientCredits,
     NetworkUnavailable,
     RateLimited,
+    ServerIncompatible,
     ValidationError,
 )
+from memex_desktop.api.identity import other_ids
 from memex_desktop.api.models import (
     ContentEntityBase,
     JsonObject,
@@ -50,8 +49,14 @@ from memex_desktop.api.models import (
     SearchMeta,
     SearchRawPage,
 )
+from memex_desktop.errors import user_message
 from memex_desktop.store import CacheReader, ChangeSet, Outbox, OutboxOp, StoreWriter
+from memex_desktop.store.extract import to_epoch_ms
+from memex_desktop.store.urls import normalize_url
+from memex_desktop.sync.paging import PageFetcher, Pager, PageRequest
 from memex_desktop.sync.pending_parents import resolve_pending_parents
+from memex_desktop.sync.probe import probe_server
+from memex_desktop.sync.server_profile import PagingMode, ServerProfile, state_key
 from memex_desktop.sync.types import (
     SyncCancelled,
     SyncOutcome,
@@ -66,7 +71,13 @@ ProgressCallback = Callable[[SyncProgress], None]
 
 # sync_state keys (in cache.db; losing them only costs a re-fetch).
 STATE_FULL_PASS = "sync.full_pass"
-STATE_NEWEST_MS = "sync.newest_ms"
+# The newest created_at held (the incremental pull's watermark; an earlier version kept
+# max(updated_at, created_at) under "sync.newest_ms", which can run ahead of every save).
+STATE_NEWEST_MS = "sync.newest_created_ms"
+# Ids missing from the last complete pass (marked deleted if the next one misses them too),
+# and how many a pass held back for the person to confirm (JSON, or "").
+STATE_MISSING_ONCE = "sync.missing_once"
+STATE_DELETIONS_HELD = "sync.deletions_held"
 STATE_LAST_FULL_MS = "sync.last_full_pass_at_ms"
 STATE_LAST_SYNC_MS = "sync.last_sync_at_ms"
 # Why the last pull could not read the saved views / followed feeds ("" when it could): the
@@ -74,21 +85,26 @@ STATE_LAST_SYNC_MS = "sync.last_sync_at_ms"
 STATE_VIEWS_PROBLEM = "sync.views_problem"
 STATE_FEEDS_PROBLEM = "sync.feeds_problem"
 
-# A server that ignores ``offset`` would page forever; no library is this large.
-MAX_PAGES = 1_000_000
-# Pages fetched and parsed ahead of the one being handed to the writer, and pages queued at
-# the writer behind the one it is writing: enough to keep both sides busy, few enough that
-# memory stays bounded (a parsed page of 100 long items is some 10-20 MB).
-PREFETCH_PAGES = 2
+# Writes queued at the writer behind the one it is writing: enough to keep it busy, few
+# enough that memory stays bounded.
 WRITES_AHEAD = 2
-# How often a fetcher blocked on a full queue checks whether the pull was abandoned.
-_FETCH_POLL_S = 0.1
 # Requests under way at once in a full pass (which reads every page anyway); an incremental
 # pull, which usually stops after a page or two, asks for one page at a time.
 FULL_PASS_IN_FLIGHT = 2
 ALL_IDS_LIMIT = 10_000_000
 # Processing statuses of items the server lists; others (pending, running ...) are unlisted.
 _SETTLED_STATUSES = frozenset({None, "indexing-done", "done", "failed", "error"})
+# An incremental pull reads at least this many pages, and stops at a page whose oldest item
+# is older than the watermark minus the margin (items listed late keep their save time).
+MIN_INCREMENTAL_PAGES = 2
+INCREMENTAL_MARGIN_MS = 10 * 60 * 1000
+# A pass that would mark more than this share of the library deleted (or more than
+# DELETION_MAX items, or at least more than DELETION_FLOOR) waits for the person to confirm.
+DELETION_SHARE = 0.02
+DELETION_MAX = 200
+DELETION_FLOOR = 3
+# Entity saves answered 5xx this many times need attention instead of retrying forever.
+MAX_SERVER_ERROR_ATTEMPTS = 6
 
 
 @dataclass(frozen=True)
@@ -112,11 +128,26 @@ class _PassState:
     pass_id: str
     offset: int
     started_at_ms: int
+    mode: PagingMode = "offset"
+    end_ms: int | None = None
+
+    def moved_to(self, bookmark: dict[str, Any]) -> _PassState:
+        """This pass at the position ``bookmark`` (from :meth:`Pager.bookmark`)."""
+        self.mode = bookmark["mode"]
+        self.offset = int(bookmark["offset"])
+        self.end_ms = bookmark["end_ms"]
+        return self
 
     def dump(self) -> str:
         """The state as JSON for sync_state."""
         return json.dumps(
-            {"id": self.pass_id, "offset": self.offset, "started_at_ms": self.started_at_ms}
+            {
+                "id": self.pass_id,
+                "offset": self.offset,
+                "started_at_ms": self.started_at_ms,
+                "mode": self.mode,
+                "end_ms": self.end_ms,
+            }
         )
 
     @classmethod
@@ -126,36 +157,22 @@ class _PassState:
             return None
         try:
             data = json.loads(text)
-            return cls(str(data["id"]), int(data["offset"]), int(data.get("started_at_ms", 0)))
-        except (ValueError, KeyError, TypeError):
+            end = data.get("end_ms")
+            return cls(
+                str(data["id"]),
+                int(data["offset"]),
+                int(data.get("started_at_ms", 0)),
+                "time" if data.get("mode") == "time" else "offset",
+                int(end) if end is not None else None,
+            )
+        except (ValueError, KeyError, TypeError, AttributeError):
             _log.warning("unreadable full-pass state ignored: %.100r", text)
             return None
 
 
 def entity_time_ms(entity: JsonObject) -> int | None:
-    """The newest of ``updated_at`` and ``created_at`` in epoch milliseconds, when known."""
-    best: int | None = None
-    for value in (entity.get("updated_at"), entity.get("created_at")):
-        ms = _to_epoch_ms(value)
-        if ms is not None and (best is None or ms > best):
-            best = ms
-    return best
-
-
-def _to_epoch_ms(value: object) -> int | None:
-    """Epoch milliseconds from a number or an ISO string (older payloads use strings)."""
-    if not isinstance(value, int | float | str) or isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return int(value)
-    try:
-        return int(float(value))
-    except ValueError:
-        pass
-    try:
-        return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
-    except ValueError:
-        return None
+    """When the item was saved (``created_at``, the listing's sort key) in epoch ms."""
+    return to_epoch_ms(entity.get("created_at"))
 
 
 def _nested(entity: JsonObject) -> Iterator[JsonObject]:
@@ -201,8 +218,17 @@ def without_listed_notes(page: SearchRawPage) -> SearchRawPage:
     for entity in _page_entities(page):
         targets = _targets(entity)
         own.setdefault(entity["id"], set()).update(targets)
-        if entity.get("type") == "annotation" and targets:
-            parent_of.setdefault(entity["id"], targets[0])
+        if entity.get("type") == "annotation":
+            if not targets:
+                # Notes listed without reference_content_ids (as first-party payloads are)
+                # name what they are attached to first in their own references entry.
+                entry = page.references_by_result_id.get(entity["id"])
+                targets = [_ref_id(item) for item in entry.content_entity_ids] if entry else []
+            if targets:
+                parent_of.setdefault(entity["id"], targets[0])
+        for note in entity.get("annotations") or []:
+            if isinstance(note, dict) and isinstance(note.get("id"), str):
+                parent_of.setdefault(note["id"], entity["id"])
     cleaned: dict[str, ResultReferences] = {}
     changed = False
     for source, refs in page.references_by_result_id.items():
@@ -259,6 +285,7 @@ class SyncEngine:
         self._clock = clock
         self._rand = rand
         self._recovered = False
+        self._profile: ServerProfile | None = None
         self.last_meta: SearchMeta | None = None
 
     # ------------------------------------------------------------------ the whole run
@@ -306,18 +333,25 @@ class SyncEngine:
         full: bool = False,
         cancel: threading.Event | None = None,
         progress: ProgressCallback | None = None,
+        confirm_deletions: bool = False,
     ) -> SyncReport:
         """Pull pages into the cache: a full pass (resumed if one was interrupted) or new items.
 
         A full pass runs when asked, when one was interrupted, on the first sync and when the
-        reconciliation interval has passed; otherwise pages are pulled until one is older
-        than the newest item held.
+        reconciliation interval has passed; otherwise the newest pages are pulled until one is
+        older than what the cache holds. The first pull from a server probes how it pages.
+        ``confirm_deletions`` lets a pass mark more items deleted than the guard allows
+        (the person confirmed it).
         """
         cancel = cancel or threading.Event()
+        try:
+            self.server_profile(probe=True)
+        except ApiError as exc:
+            return SyncReport(outcome_for(exc), meta=self.last_meta, error=_for_sync(exc))
         interrupted = _PassState.load(self.reader.sync_state(STATE_FULL_PASS))
-        newest = _to_epoch_ms(self.reader.sync_state(STATE_NEWEST_MS))
+        newest = to_epoch_ms(self.reader.sync_state(STATE_NEWEST_MS))
         if full or interrupted is not None or newest is None or self.reconcile_due():
-            return self._full_pass(interrupted, cancel, progress)
+            return self._full_pass(interrupted, cancel, progress, confirm_deletions)
         return self._incremental(newest, cancel, progress)
 
     def reconcile(
@@ -328,23 +362,44 @@ class SyncEngine:
 
     def reconcile_due(self) -> bool:
         """Whether the last complete pass is older than the reconciliation interval."""
-        last = _to_epoch_ms(self.reader.sync_state(STATE_LAST_FULL_MS))
+        last = to_epoch_ms(self.reader.sync_state(STATE_LAST_FULL_MS))
         if last is None:
             return True
         return self._now_ms() - last >= self.reconcile_interval_s * 1000
+
+    def server_profile(self, *, probe: bool = False) -> ServerProfile:
+        """What is known about the server; with ``probe``, probed first if it never was.
+
+        Raises:
+            ApiError: the probe could not reach the server (offline, signed out ...).
+        """
+        if self._profile is None:
+            key = state_key(self.client.base_url)
+            self._profile = ServerProfile.load(self.client.base_url, self.reader.sync_state(key))
+        if probe and not self._profile.probed:
+            self._profile = probe_server(self.client, self._profile, now_ms=self._now_ms())
+            self._save_profile()
+        return self._profile
+
+    def _save_profile(self) -> None:
+        """Remember what was learned about the server."""
+        if self._profile is not None:
+            self._set_state(self._profile.state_key, self._profile.dump())
 
     def _now_ms(self) -> int:
         """The injectable clock in epoch milliseconds."""
         return int(self._clock() * 1000)
 
-    def _fetch_page(self, offset: int) -> SearchRawPage:
+    def _fetch_page(self, request: PageRequest) -> SearchRawPage:
         """One page of the whole library, newest first, notes included."""
+        profile = self.server_profile()
         response = self.client.search_raw_page(
             "",
-            limit=self.page_size,
-            offset=offset,
-            sort_by="date-desc",
+            limit=request.limit,
+            offset=request.offset,
+            sort_by="date-desc" if profile.sends_sort_by else None,
             include_notes=True,
+            time_range=request.time_range(),
         )
         self.last_meta = response.meta
         return response
@@ -361,173 +416,191 @@ class SyncEngine:
         """Persist one sync_state value and wait for its commit."""
         self.writer.set_sync_state(key, value).result()
 
-    def _page_is_last(self, response: SearchRawPage) -> bool:
-        """A page with fewer results than the limit the server applied ends the listing."""
-        applied = response.meta.limit or self.page_size
-        return not response.results or len(response.results) < min(applied, self.page_size)
+    def _pager(self, **position: Any) -> Pager:
+        """A pager for this server, from ``position`` (offset, end_ms, start_ms, mode)."""
+        profile = self.server_profile()
+        position.setdefault("mode", profile.paging)
+        return Pager(profile, self.page_size, **position)
 
     def _full_pass(
         self,
         interrupted: _PassState | None,
         cancel: threading.Event,
         progress: ProgressCallback | None,
+        confirm_deletions: bool,
     ) -> SyncReport:
-        """Page through the whole library from the persisted offset; reconcile when complete."""
+        """Page through the whole library from the persisted position; reconcile when whole."""
         state = interrupted or _PassState(uuid.uuid4().hex, 0, self._now_ms())
         # Ids seen before a crash are not known to this process, so a resumed pass cannot
-        # prove an item is gone; only a pass seen whole from offset 0 may mark deletions.
-        whole = state.offset == 0
+        # prove an item is gone; only a pass seen whole from the start may mark deletions.
+        whole = state.offset == 0 and state.end_ms is None
+        pager = self._pager(mode=state.mode, end_ms=state.end_ms)
         # Items deleted upstream meanwhile shift the listing up; re-reading one page (which
         # ingests as no change) keeps a few such deletions from skipping live items.
-        state.offset = max(0, state.offset - self.page_size)
+        pager.offset = max(0, state.offset - pager.limit) if state.mode == "offset" else 0
         if interrupted is None:
             self._set_state(STATE_FULL_PASS, state.dump())
-        seen: set[str] = set()
+        seen = _PassSeen()
         changes = ChangeSet.empty()
-        pulled = 0
-        newest: int | None = None
         estimate = self._estimate_total()
         # Pages are fetched ahead on a helper thread and queued at the writer without waiting
-        # for the previous commit; the offset after a page is persisted only once that page
+        # for the previous commit; the position after a page is persisted only once that page
         # has committed, so a crash or a failed write never resumes past a missing page.
         writes = _WriteQueue(self.writer, STATE_FULL_PASS)
         try:
-            pages = self._pages(state.offset, cancel, self._page_is_last, FULL_PASS_IN_FLIGHT)
-            for response in pages:
-                seen |= _page_entity_ids(response)
-                newest = _max_opt(newest, _newest_in(response.results))
-                pulled += len(response.results)
-                state.offset += len(response.results)
-                writes.push(without_listed_notes(response), state.dump())
-                estimate = max(estimate or 0, state.offset) or None
-                _emit(progress, "pull", state.offset, estimate, f"{state.offset} items")
+            for response, bookmark in self._pages(pager, cancel, FULL_PASS_IN_FLIGHT):
+                seen.add(response)
+                writes.push(without_listed_notes(response), state.moved_to(bookmark).dump())
+                estimate = max(estimate or 0, seen.listed) or None
+                _emit(progress, "pull", seen.listed, estimate, f"{seen.listed} items")
             changes |= writes.drain()
         except (ApiError, SyncCancelled) as exc:
             changes |= writes.drain()  # pages already fetched are kept
+            self._save_profile()
             return SyncReport(
-                outcome_for(exc), pulled=pulled, changes=changes, meta=self.last_meta, error=exc
+                outcome_for(exc),
+                pulled=seen.listed,
+                changes=changes,
+                meta=self.last_meta,
+                error=_for_sync(exc),
             )
-        deleted = 0
-        if whole:
-            _emit(progress, "reconcile", len(seen), len(seen), "checking for deleted items")
-            gone = self._gone_upstream(seen)
-            if gone:
-                changes |= self.writer.mark_deleted_upstream(sorted(gone)).result()
-                deleted = len(gone)
+        self._save_profile()
+        guard = DeletionGuard(self, confirm=confirm_deletions)
+        why_not = None if whole else "the pass resumed after an interruption"
+        why_not = why_not or ("; ".join(pager.unreliable) if pager.unreliable else None)
+        if why_not is None:
+            _emit(progress, "reconcile", seen.listed, seen.listed, "checking for deleted items")
+            changes |= guard.reconcile(seen)
+        else:
+            _log.warning("deletions not checked: %s", why_not)
+            guard.forget_seen(seen)
         changes |= self._pull_views_and_feeds()
-        self._finish_pull(newest, full_pass_started_ms=state.started_at_ms)
+        self._finish_pull(
+            seen.newest_created, full_pass_started_ms=state.started_at_ms if whole else None
+        )
         self._set_state(STATE_FULL_PASS, "")
         self._confirm_seen(seen)
         return SyncReport(
             SyncOutcome.OK,
-            pulled=pulled,
+            pulled=seen.listed,
             changes=changes,
             meta=self.last_meta,
-            deleted_upstream=deleted,
-            full_pass_completed=True,
+            deleted_upstream=guard.marked,
+            deletions_held=guard.held,
+            full_pass_completed=whole,
+            not_reconciled=why_not,
         )
 
     def _incremental(
         self, newest_held: int, cancel: threading.Event, progress: ProgressCallback | None
     ) -> SyncReport:
-        """Pull the newest pages until a whole page is no newer than what the cache holds."""
-        offset = 0
-        seen: set[str] = set()
-        changes = ChangeSet.empty()
-        newest: int | None = newest_held
-        writes = _WriteQueue(self.writer, None)
+        """Pull the newest pages until one reaches back past what the cache already holds.
 
-        def is_last(response: SearchRawPage) -> bool:
-            page_newest = _newest_in(response.results)
-            old = page_newest is not None and page_newest <= newest_held
-            return old or self._page_is_last(response)
+        The watermark is the newest ``created_at`` (the listing's sort key; ``updated_at`` is
+        the shared content row's time and can run ahead of every save). The first two pages
+        are always read, and a page stops the pull only when its oldest item is older than
+        the watermark minus a margin, so items that became listable late are still caught.
+        """
+        profile = self.server_profile()
+        horizon = newest_held - INCREMENTAL_MARGIN_MS
+        seen = _PassSeen()
+        changes = ChangeSet.empty()
+        writes = _WriteQueue(self.writer, None)
+        if profile.date_ordered is False:
+            # The listing is not newest first, so no page says "older from here": ask the
+            # server for the window since the watermark instead, and read it to its end.
+            pager = self._pager(mode="offset", start_ms=horizon)
+            is_last = None
+        else:
+            pager = self._pager()
+
+            def is_last(response: SearchRawPage) -> bool:
+                oldest = seen.oldest_on(response)
+                return (
+                    pager.pages >= MIN_INCREMENTAL_PAGES and oldest is not None and oldest < horizon
+                )
 
         try:
-            for response in self._pages(0, cancel, is_last):
-                seen |= _page_entity_ids(response)
-                newest = _max_opt(newest, _newest_in(response.results))
-                offset += len(response.results)
+            for response, _bookmark in self._pages(pager, cancel, 1, is_last):
+                seen.add(response)
                 writes.push(without_listed_notes(response), None)
-                _emit(progress, "pull", offset, None, f"{offset} new or changed items checked")
+                _emit(
+                    progress,
+                    "pull",
+                    seen.listed,
+                    None,
+                    f"{seen.listed} new or changed items checked",
+                )
             changes |= writes.drain()
         except (ApiError, SyncCancelled) as exc:
             changes |= writes.drain()
+            self._save_profile()
             return SyncReport(
-                outcome_for(exc), pulled=offset, changes=changes, meta=self.last_meta, error=exc
+                outcome_for(exc),
+                pulled=seen.listed,
+                changes=changes,
+                meta=self.last_meta,
+                error=_for_sync(exc),
             )
+        self._save_profile()
         changes |= self._pull_views_and_feeds()
-        self._finish_pull(newest, full_pass_started_ms=None)
+        self._finish_pull(_max_opt(newest_held, seen.newest_created), full_pass_started_ms=None)
         self._confirm_seen(seen)
-        return SyncReport(SyncOutcome.OK, pulled=offset, changes=changes, meta=self.last_meta)
+        return SyncReport(SyncOutcome.OK, pulled=seen.listed, changes=changes, meta=self.last_meta)
 
     def _pages(
         self,
-        offset: int,
+        pager: Pager,
         cancel: threading.Event,
-        is_last: Callable[[SearchRawPage], bool],
         in_flight: int = 1,
-    ) -> Iterator[SearchRawPage]:
-        """Pages from ``offset`` on until ``is_last``, fetched and parsed up to
-        :data:`PREFETCH_PAGES` ahead on a helper thread while the caller handles earlier ones
-        (with up to ``in_flight`` requests at once: see :class:`_PageFetcher`).
+        is_last: Callable[[SearchRawPage], bool] | None = None,
+    ) -> Iterator[tuple[SearchRawPage, dict[str, Any]]]:
+        """Pages as ``pager`` asks for them, each with the position after it, until the
+        listing ends; fetched and parsed ahead on a helper thread (see :class:`PageFetcher`).
 
         Raises:
             SyncCancelled: between pages, once ``cancel`` is set.
-            ApiError: when a page cannot be fetched.
+            ApiError: when paging cannot go on (offline, refused, unpageable ...).
         """
         if cancel.is_set():
             raise SyncCancelled()
-        fetcher = _PageFetcher(self._fetch_page, offset, cancel, is_last, in_flight)
+        fetcher = PageFetcher(self._fetch_page, pager, cancel, is_last=is_last, in_flight=in_flight)
         try:
-            for _ in range(MAX_PAGES):
-                response, last = fetcher.next()
-                yield response
+            while True:
+                response, bookmark, last = fetcher.next()
+                yield response, bookmark
                 if last:
                     return
                 if cancel.is_set():
                     raise SyncCancelled()
         finally:
             fetcher.stop()
-        raise ContractError(f"the server kept returning pages after {MAX_PAGES} of them")
 
     def _estimate_total(self) -> int | None:
         """How many items the library probably holds: what the cache holds, if anything."""
         entities = self.reader.stats().entities
         return entities or None
 
-    def _gone_upstream(self, seen: set[str]) -> set[str]:
-        """Ids held locally (and not already marked) that a complete pass did not return."""
-        held = set(self.reader.all_ids(ALL_IDS_LIMIT))
-        already = {row.id for row in self.reader.deleted_upstream(limit=ALL_IDS_LIMIT)}
-        candidates = held - seen - already
-        if not candidates:
-            return candidates
-        # A save the server accepted is not listed until it is processed: not gone, just new.
-        in_flight = {op.entity_id for op in self.outbox.list(states=["accepted"])}
-        rows = self.reader.get_many(candidates)
-        return {
-            entity_id
-            for entity_id in candidates - in_flight
-            if entity_id in rows and rows[entity_id].status in _SETTLED_STATUSES
-        }
-
     def _pull_views_and_feeds(self) -> ChangeSet:
         """Refresh saved views and followed feeds (small lists; a failure only logs).
 
         Their shapes are not documented (memex-api.md §7), so a drift must not fail a sync
-        whose library pull worked.
+        whose library pull worked; why a list could not be read is kept for the sidebar.
         """
         changes = ChangeSet.empty()
-        try:
-            views = self.client.list_views()
-            feeds = self.client.list_feeds()
-        except ApiError as exc:
-            _log.warning("views and feeds not refreshed: %s", _reason(exc))
-            return changes
-        if views:
-            changes |= self.writer.upsert_views(views).result()
-        if feeds:
-            changes |= self.writer.upsert_feeds(feeds).result()
+        for key, read, store in (
+            (STATE_VIEWS_PROBLEM, self.client.list_views, self.writer.upsert_views),
+            (STATE_FEEDS_PROBLEM, self.client.list_feeds, self.writer.upsert_feeds),
+        ):
+            try:
+                items = read()
+            except ApiError as exc:
+                _log.warning("%s not refreshed: %s", key, _reason(exc))
+                self._set_state(key, user_message(exc).one_line())
+                continue
+            self._set_state(key, "")
+            if items:
+                changes |= store(items).result()  # type: ignore[arg-type]
         return changes
 
     def _finish_pull(self, newest: int | None, *, full_pass_started_ms: int | None) -> None:
@@ -539,12 +612,19 @@ class SyncEngine:
             self._set_state(STATE_LAST_FULL_MS, now)
         self._set_state(STATE_LAST_SYNC_MS, now)
 
-    def _confirm_seen(self, seen: set[str]) -> None:
+    def _confirm_seen(self, seen: _PassSeen) -> None:
         """Saves the server accepted and a pull has now returned become confirmed."""
         accepted = self.outbox.list(states=["accepted"])
-        ids = {op.entity_id for op in accepted if op.entity_id and op.entity_id in seen}
-        if ids:
-            self.outbox.confirm_seen(ids, set())
+        if not accepted:
+            return
+        ids = {op.entity_id for op in accepted if op.entity_id and op.entity_id in seen.ids}
+        urls = {
+            op.normalized_url
+            for op in accepted
+            if op.normalized_url and op.normalized_url in seen.normalized_urls()
+        }
+        if ids or urls:
+            self.outbox.confirm_seen(ids, urls)
 
     # ------------------------------------------------------------------ remote search
 
@@ -712,100 +792,170 @@ class SyncEngine:
         )
 
 
-class _PageFetcher:
-    """A helper thread fetching pages in order into a bounded queue.
+class _PassSeen:
+    """What a pull has seen: every id shown to exist, the types listed, the dates covered."""
 
-    The next offset depends on how many results the previous page held (a server may cap
-    the page size). Once a full page showed that size, up to ``in_flight`` requests run at
-    once at the offsets it predicts, so the server prepares a page while this side reads
-    the one before; a page of another size drops the predictions and paging goes on from
-    its real end. The queue bounds how far ahead pages are read.
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        self.types: set[str] = set()
+        self.listed = 0
+        self.oldest_created: int | None = None
+        self.newest_created: int | None = None
+        self._urls: set[str] = set()
+        self._normalized: set[str] | None = None
+
+    def add(self, page: SearchRawPage) -> None:
+        """Take in one page (results, nested and referenced items, every id of each)."""
+        for entity in _page_entities(page):
+            self.ids.add(entity["id"])
+            self.ids.update(other_ids(entity))
+            if isinstance(entity.get("type"), str):
+                self.types.add(entity["type"])
+            url = entity.get("url")
+            if isinstance(url, str) and url:
+                self._urls.add(url)
+        self._normalized = None
+        self.listed += len(page.results)
+        for entity in page.results:
+            created = to_epoch_ms(entity.get("created_at"))
+            if created is not None:
+                self.oldest_created = _min_opt(self.oldest_created, created)
+                self.newest_created = _max_opt(self.newest_created, created)
+
+    @staticmethod
+    def oldest_on(page: SearchRawPage) -> int | None:
+        """The oldest ``created_at`` among a page's results."""
+        times = [to_epoch_ms(entity.get("created_at")) for entity in page.results]
+        return min((t for t in times if t is not None), default=None)
+
+    def normalized_urls(self) -> set[str]:
+        """The normalized URLs of every item seen (what URL saves are confirmed by)."""
+        if self._normalized is None:
+            found: set[str] = set()
+            for url in self._urls:
+                try:
+                    found.add(normalize_url(url))
+                except ValueError:
+                    continue
+            self._normalized = found
+        return self._normalized
+
+
+class DeletionGuard:
+    """Marks items deleted upstream only when a complete pass proves it, twice.
+
+    An item is marked when missing from two consecutive complete passes, only when the
+    pass listed its type at all, and never when it is older than the oldest item the pass
+    saw (a listing that ends early proves nothing about older items). A pass that would mark
+    more than :func:`deletion_limit` items marks nothing and records how many it held back,
+    for the person to confirm (``sync --full --confirm-deletions``, or the window's banner).
     """
 
-    def __init__(
-        self,
-        fetch: Callable[[int], SearchRawPage],
-        offset: int,
-        cancel: threading.Event,
-        is_last: Callable[[SearchRawPage], bool],
-        in_flight: int = 1,
-    ) -> None:
-        self._fetch = fetch
-        self._offset = offset
-        self._cancel = cancel
-        self._is_last = is_last
-        self._in_flight = max(1, in_flight)
-        self._stopped = threading.Event()
-        self._queue: queue.Queue[tuple[SearchRawPage, bool] | BaseException] = queue.Queue(
-            maxsize=PREFETCH_PAGES
-        )
-        self._thread = threading.Thread(target=self._run, name="memex-sync-fetch", daemon=True)
-        self._thread.start()
+    def __init__(self, engine: SyncEngine, *, confirm: bool) -> None:
+        self._engine = engine
+        self._confirm = confirm
+        self.marked = 0
+        self.held = 0
 
-    def _run(self) -> None:
-        """Fetch until the last page, an error, a cancel or :meth:`stop`."""
-        requests = ThreadPoolExecutor(self._in_flight, thread_name_prefix="memex-sync-request")
-        ahead: deque[tuple[int, Future[SearchRawPage]]] = deque()
-        stride: int | None = None  # results per page, once a full page showed it
-        try:
-            while not self._stopped.is_set():
-                while len(ahead) < (self._in_flight if stride else 1):
-                    offset = ahead[-1][0] + stride if ahead and stride else self._offset
-                    ahead.append((offset, requests.submit(self._fetch, offset)))
-                requested, future = ahead.popleft()
-                try:
-                    response = future.result()
-                    last = self._is_last(response)
-                except BaseException as exc:  # handed to the consumer, which raises it
-                    self._put(exc)
-                    return
-                count = len(response.results)
-                self._offset = requested + count
-                if count != stride:
-                    _cancel_all(ahead)  # predicted from another page size
-                    stride = count or None
-                if not self._put((response, last)) or last:
-                    return
-                if self._cancel.is_set():
-                    return  # the consumer raises SyncCancelled after the pages it has
-        finally:
-            _cancel_all(ahead)
-            requests.shutdown(wait=True, cancel_futures=True)
+    def reconcile(self, seen: _PassSeen) -> ChangeSet:
+        """Compare a complete pass with the cache; mark what is proven gone."""
+        engine = self._engine
+        missing = self._missing(seen)
+        before = set(_json_list(engine.reader.sync_state(STATE_MISSING_ONCE)))
+        twice = sorted(missing & before)
+        engine._set_state(STATE_MISSING_ONCE, json.dumps(sorted(missing)))
+        if not twice:
+            engine._set_state(STATE_DELETIONS_HELD, "")
+            return ChangeSet.empty()
+        library = engine.reader.stats().entities
+        if len(twice) > deletion_limit(library) and not self._confirm:
+            self.held = len(twice)
+            _log.warning("%d items look deleted upstream; held back for confirmation", self.held)
+            engine._set_state(
+                STATE_DELETIONS_HELD,
+                json.dumps({"count": self.held, "library": library, "at_ms": engine._now_ms()}),
+            )
+            return ChangeSet.empty()
+        engine._set_state(STATE_DELETIONS_HELD, "")
+        self.marked = len(twice)
+        return engine.writer.mark_deleted_upstream(twice).result()
 
-    def _put(self, item: tuple[SearchRawPage, bool] | BaseException) -> bool:
-        """Queue an item, waiting for room; ``False`` when the consumer went away."""
-        while not self._stopped.is_set():
-            try:
-                self._queue.put(item, timeout=_FETCH_POLL_S)
-            except queue.Full:
-                continue
-            return True
-        return False
+    def forget_seen(self, seen: _PassSeen) -> None:
+        """After a pass that proves nothing: items it saw are not missing any more."""
+        engine = self._engine
+        before = _json_list(engine.reader.sync_state(STATE_MISSING_ONCE))
+        if before:
+            kept = [entity_id for entity_id in before if entity_id not in seen.ids]
+            if len(kept) != len(before):
+                engine._set_state(STATE_MISSING_ONCE, json.dumps(kept))
 
-    def next(self) -> tuple[SearchRawPage, bool]:
-        """The next page and whether it is the last one (a fetch error is raised here)."""
-        while True:
-            try:
-                item = self._queue.get(timeout=_FETCH_POLL_S)
-            except queue.Empty:
-                if not self._thread.is_alive() and self._queue.empty():
-                    # Stopped on a cancel before queueing anything more.
-                    raise SyncCancelled() from None
-                continue
-            if isinstance(item, BaseException):
-                raise item
-            return item
-
-    def stop(self) -> None:
-        """Stop fetching and wait for the thread (at most the request under way)."""
-        self._stopped.set()
-        self._thread.join()
+    def _missing(self, seen: _PassSeen) -> set[str]:
+        """Ids held locally (and not already marked) that the pass could have listed but
+        did not."""
+        engine = self._engine
+        if seen.oldest_created is None:
+            return set()
+        held = set(engine.reader.all_ids(ALL_IDS_LIMIT))
+        already = {row.id for row in engine.reader.deleted_upstream(limit=ALL_IDS_LIMIT)}
+        candidates = held - seen.ids - already
+        if not candidates:
+            return candidates
+        # A save the server accepted is not listed until it is processed: not gone, just new.
+        in_flight = {op.entity_id for op in engine.outbox.list(states=["accepted"])}
+        rows = engine.reader.get_many(candidates)
+        return {
+            entity_id
+            for entity_id in candidates - in_flight
+            if (row := rows.get(entity_id)) is not None
+            and row.status in _SETTLED_STATUSES
+            and row.type in seen.types
+            and row.created_at is not None
+            and row.created_at >= seen.oldest_created
+        }
 
 
-def _cancel_all(ahead: deque[tuple[int, Future[SearchRawPage]]]) -> None:
-    """Drop requests made ahead (those already under way finish; their pages are unused)."""
-    while ahead:
-        ahead.popleft()[1].cancel()
+def deletion_limit(library_size: int) -> int:
+    """How many deletions one pass may mark without asking: 2% of the library, at most 200,
+    and at least a few (so a small library can lose an item without a question)."""
+    return min(DELETION_MAX, max(DELETION_FLOOR, int(library_size * DELETION_SHARE)))
+
+
+def held_deletions(text: str | None) -> int:
+    """How many deletions the last pass held back (from its sync_state value)."""
+    if not text:
+        return 0
+    try:
+        data = json.loads(text)
+        return int(data["count"]) if isinstance(data, dict) else 0
+    except (ValueError, KeyError, TypeError):
+        return 0
+
+
+def _json_list(text: str | None) -> list[str]:
+    """A JSON list of strings from sync_state ([] when absent or unreadable)."""
+    if not text:
+        return []
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return []
+    return [item for item in data if isinstance(item, str)] if isinstance(data, list) else []
+
+
+def _for_sync(exc: BaseException) -> BaseException:
+    """The error a sync reports: a request the server refused means it is incompatible."""
+    if isinstance(exc, ValidationError) and not isinstance(exc, ServerIncompatible):
+        return ServerIncompatible(exc.message, status_code=exc.status_code)
+    return exc
+
+
+def _min_opt(a: int | None, b: int | None) -> int | None:
+    """The smaller of two optional numbers."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return min(a, b)
 
 
 class _WriteQueue:
@@ -851,14 +1001,6 @@ class _WriteQueue:
             self._committed.append(self._bookmarks.popleft().result())
         if self._key is not None and bookmark is not None:
             self._bookmarks.append(self._writer.set_sync_state(self._key, bookmark))
-
-
-def _newest_in(entities: Iterable[JsonObject]) -> int | None:
-    """The newest timestamp on a page."""
-    best: int | None = None
-    for entity in entities:
-        best = _max_opt(best, entity_time_ms(entity))
-    return best
 
 
 def _max_opt(a: int | None, b: int | None) -> int | None:

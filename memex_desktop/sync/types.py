@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from memex_desktop.api.errors import (
     ApiError,
-    AuthError,
     ApiMoved,
+    AuthError,
     InsufficientCredits,
     NetworkUnavailable,
     ServerIncompatible,
@@ -57,7 +57,11 @@ class SyncReport:
     meta: SearchMeta | None = None
     error: BaseException | None = None
     deleted_upstream: int = 0
+    # Items that looked deleted upstream but were too many to mark without asking.
+    deletions_held: int = 0
     full_pass_completed: bool = False
+    # Why a full pass did not check for deleted items (skipped items, unreadable pages ...).
+    not_reconciled: str | None = None
 
     @property
     def ok(self) -> bool:

@@ -84,8 +84,13 @@ def test_cancel_between_pages_then_resume_from_the_persisted_page(
     assert resumed.ok, resumed.error
     assert resumed.pulled == 300 - 60 - 1
     assert resumed.deleted_upstream == 0
+    assert not resumed.full_pass_completed
+    assert resumed.not_reconciled == "the pass resumed after an interruption"
     assert set(harness.reader.all_ids()) == library_ids(small_library)
-    # The next complete pass (seen whole) marks it.
+    # A complete pass (seen whole) that misses it remembers that; the next one marks it.
+    first = harness.new_engine().run(full=True)
+    assert first.full_pass_completed
+    assert first.deleted_upstream == 0
     whole = harness.new_engine().run(full=True)
     assert whole.deleted_upstream == 1
     assert [row.id for row in harness.reader.deleted_upstream()] == [gone]

@@ -37,7 +37,7 @@ def test_backoff_is_full_jitter_and_capped() -> None:
         (ServerError("x"), SyncOutcome.SERVER_DOWN),
         (RateLimited("x"), SyncOutcome.SERVER_DOWN),
         (ContractError("x"), SyncOutcome.SERVER_DOWN),
-        (ValidationError("x"), SyncOutcome.SERVER_DOWN),
+        (ValidationError("x"), SyncOutcome.INCOMPATIBLE),
         (SyncCancelled(), SyncOutcome.CANCELLED),
     ],
 )
@@ -53,11 +53,11 @@ def test_outcome_of_a_bug_is_refused() -> None:
 @pytest.mark.parametrize(
     ("created", "updated", "expected"),
     [
-        (1000, 2000, 2000),
-        (3000, None, 3000),
-        (None, None, None),
+        # created_at only: updated_at is the shared content row's time, not the save's.
+        (1_700_000_000_000, 1_800_000_000_000, 1_700_000_000_000),
+        (1_700_000_000, None, 1_700_000_000_000),  # seconds, as every layer reads them
+        (None, 1_800_000_000_000, None),
         ("2026-01-01T00:00:00Z", None, 1767225600000),
-        ("1500", 1000, 1500),
         ("not a date", None, None),
     ],
 )

@@ -1,0 +1,414 @@
+"""Paging through the library without trusting page length (DESIGN.md §3).
+
+First-party listings drop rows after the SQL LIMIT and echo the limit that was asked for, so a
+short page is not the end: a pass ends on an EMPTY page only. Ids are de-duplicated within a
+pass; a page of ids all seen already means the server ignores ``offset`` (or reshuffles ties),
+and paging goes on by time instead (``timeRange.end`` = the oldest ``created_at`` seen, as the
+first-party feed does); a server that can be paged neither way is reported within three pages,
+never hammered. The page cap is learned from repeated short pages; the page size halves when a
+page fails for its size (timeout, 5xx, 413, an oversized body) and grows back while pages come
+fast. :class:`Pager` is the decision logic (no I/O); :class:`PageFetcher` runs it on a helper
+thread, with requests sent ahead while the server answers pages of a steady size.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from memex_desktop.api.errors import (
+    ApiError,
+    ContractError,
+    NetworkUnavailable,
+    ServerError,
+    ServerIncompatible,
+    ValidationError,
+)
+from memex_desktop.api.models import SearchRawPage
+from memex_desktop.store.extract import to_epoch_ms
+from memex_desktop.sync.server_profile import MIN_PAGE_SIZE, PagingMode, ServerProfile
+from memex_desktop.sync.types import SyncCancelled
+
+_log = logging.getLogger(__name__)
+
+# Pages fetched and parsed ahead of the one being handed to the writer: enough to keep both
+# sides busy, few enough that memory stays bounded (a parsed page of 100 long items is some
+# 10-20 MB).
+PREFETCH_PAGES = 2
+# How often a fetcher blocked on a full queue checks whether the pull was abandoned.
+_FETCH_POLL_S = 0.1
+# A page answered within this time counts towards growing the page size back.
+FAST_PAGE_S = 2.0
+FAST_PAGES_TO_GROW = 3
+# Halvings of the page size within one pass before a failing page is reported instead.
+MAX_SHRINKS = 4
+# Unreadable pages in a row before the pass gives up (each is skipped, the pass not trusted).
+MAX_MALFORMED_IN_A_ROW = 3
+
+
+@dataclass(frozen=True)
+class PageRequest:
+    """One ``/search`` page: offset and limit, and the ``timeRange`` bounds (inclusive)."""
+
+    offset: int
+    limit: int
+    end_ms: int | None = None
+    start_ms: int | None = None
+
+    def time_range(self) -> dict[str, int] | None:
+        """The request's ``timeRange``, when it has one."""
+        bounds = {
+            key: value
+            for key, value in (("start", self.start_ms), ("end", self.end_ms))
+            if value is not None
+        }
+        return bounds or None
+
+
+@dataclass
+class Pager:
+    """Decides each page request from the pages before it (not thread-safe; one pass).
+
+    ``unreliable`` collects why this pass cannot prove anything is missing from the library
+    (skipped items, unreadable pages, offset paging that repeated items).
+    """
+
+    profile: ServerProfile
+    max_size: int
+    offset: int = 0
+    end_ms: int | None = None
+    start_ms: int | None = None
+    mode: PagingMode = "offset"
+    limit: int = 0
+    seen: set[str] = field(default_factory=set)
+    ended: bool = False
+    pages: int = 0
+    sent: int = 0
+    unreliable: list[str] = field(default_factory=list)
+    _last_short: int | None = None
+    _fast: int = 0
+    _shrinks: int = 0
+    _malformed_in_a_row: int = 0
+    _empty_windows: int = 0
+
+    def __post_init__(self) -> None:
+        if self.limit <= 0:
+            size = self.profile.page_size or self.max_size
+            self.limit = max(1, min(size, self.max_size, self.profile.page_cap or size))
+
+    # ------------------------------------------------------------------ requests
+
+    def request(self) -> PageRequest:
+        """The next page to ask for."""
+        return PageRequest(self.offset, self.limit, self.end_ms, self.start_ms)
+
+    def predicted(self, after: PageRequest) -> PageRequest | None:
+        """The request after ``after`` if its page comes back full (offset paging only)."""
+        if self.mode != "offset":
+            return None
+        return PageRequest(after.offset + after.limit, after.limit, after.end_ms, after.start_ms)
+
+    def bookmark(self) -> dict[str, Any]:
+        """Where a pass interrupted after the pages taken so far resumes."""
+        return {"mode": self.mode, "offset": self.offset, "end_ms": self.end_ms}
+
+    # ------------------------------------------------------------------ answers
+
+    def take(self, request: PageRequest, page: SearchRawPage, elapsed_s: float) -> bool:
+        """Learn from the page answering ``request``; ``True`` when the listing has ended.
+
+        Raises:
+            ServerIncompatible: the server can be paged neither by offset nor by time.
+        """
+        if page.parse.problem is not None:
+            self.malformed(request, page.parse.problem)
+            return False
+        self._malformed_in_a_row = 0
+        sent = page.parse.sent
+        self.pages += 1
+        self.sent += sent
+        if page.parse.skipped:
+            self._distrust(f"the server sent {page.parse.skipped} items that are not entities")
+        if sent == 0:
+            self.ended = True
+            return True
+        ids = [str(entity["id"]) for entity in page.results]
+        fresh = [entity_id for entity_id in ids if entity_id not in self.seen]
+        self.seen.update(ids)
+        times = [
+            t for t in (to_epoch_ms(e.get("created_at")) for e in page.results) if t is not None
+        ]
+        self._adapt_size(request, sent, elapsed_s)
+        if self.mode == "offset":
+            self._take_by_offset(request, sent, ids, fresh, times)
+        else:
+            self._take_by_time(request, sent, fresh, times)
+        return False
+
+    def _take_by_offset(
+        self, request: PageRequest, sent: int, ids: list[str], fresh: list[str], times: list[int]
+    ) -> None:
+        if ids and not fresh:
+            # The same items again at a new offset: the server ignores offset.
+            self.profile.offset_honoured = False
+            self._switch_to_time("the server ignores offset", times, skipped_some=False)
+            return
+        if fresh and len(fresh) < len(ids):
+            # Offsets moved under the pass (ties reshuffled, items added): some may be skipped.
+            self._distrust("offset pages overlapped, so some items may have been skipped")
+            if self.profile.time_paging is not False and self.profile.date_ordered is not False:
+                self._switch_to_time("offset pages overlap", times, skipped_some=True)
+                return
+        self.offset = request.offset + sent
+
+    def _take_by_time(
+        self, request: PageRequest, sent: int, fresh: list[str], times: list[int]
+    ) -> None:
+        if not times:
+            raise ServerIncompatible(
+                "the server's items carry no created_at, so the library cannot be paged by time"
+            )
+        oldest = min(times)
+        at_boundary = request.end_ms is not None and all(t == request.end_ms for t in times)
+        if not fresh and not at_boundary:
+            self.profile.time_paging = False
+            raise ServerIncompatible(
+                "the server ignores both offset and timeRange, so the library cannot be paged"
+            )
+        if at_boundary:
+            # More items share this created_at than a page holds: page within it by offset.
+            self.offset = request.offset + sent
+            if self.profile.offset_honoured is False:
+                self._distrust("more items share one created_at than fit a page")
+                self.end_ms = oldest - 1
+                self.offset = 0
+            return
+        self.profile.time_paging = True
+        # Inclusive: the items tied at the boundary come again (and are de-duplicated)
+        # rather than being skipped.
+        self.end_ms = oldest
+        self.offset = 0
+
+    def _switch_to_time(self, why: str, times: list[int], *, skipped_some: bool) -> None:
+        if self.profile.time_paging is False or self.profile.date_ordered is False:
+            raise ServerIncompatible(f"{why}, and it cannot be paged by time either")
+        _log.warning("%s: paging by time from here on", why)
+        if skipped_some:
+            self._distrust(why)
+        self.profile.paging = "time"
+        self.mode = "time"
+        oldest_seen = min(times) if times else None
+        self.end_ms = oldest_seen if self.end_ms is None else min(self.end_ms, oldest_seen or 0)
+        self.offset = 0
+
+    def malformed(self, request: PageRequest, why: str) -> None:
+        """A page that could not be read: skip past it (offset paging) or give up.
+
+        Raises:
+            ServerIncompatible: too many unreadable pages in a row, or one during time paging
+                (whose next request depends on the page).
+        """
+        self._distrust(f"a page could not be read ({why})")
+        self._malformed_in_a_row += 1
+        if self.mode != "offset" or self._malformed_in_a_row >= MAX_MALFORMED_IN_A_ROW:
+            raise ServerIncompatible(f"the server's pages could not be read ({why})")
+        self.offset = request.offset + request.limit
+
+    def shrink(self) -> bool:
+        """Halve the page size after a page failed for its size; ``False`` when it cannot."""
+        if self._shrinks >= MAX_SHRINKS or self.limit <= MIN_PAGE_SIZE:
+            return False
+        self._shrinks += 1
+        self._fast = 0
+        self.limit = max(MIN_PAGE_SIZE, self.limit // 2)
+        self.profile.page_size = self.limit
+        _log.info("page size lowered to %d", self.limit)
+        return True
+
+    def _adapt_size(self, request: PageRequest, sent: int, elapsed_s: float) -> None:
+        """Learn the server's page cap; grow the page size back while pages come fast."""
+        if sent < request.limit:
+            if self._last_short == sent and sent >= MIN_PAGE_SIZE:
+                # Two pages in a row of the same short size: the server caps pages there.
+                if self.profile.page_cap != sent:
+                    _log.info("the server returns at most %d items per page", sent)
+                self.profile.page_cap = sent
+                self.limit = min(self.limit, sent)
+            self._last_short = sent
+        else:
+            self._last_short = None
+        if elapsed_s < FAST_PAGE_S:
+            self._fast += 1
+        else:
+            self._fast = 0
+        ceiling = min(self.max_size, self.profile.page_cap or self.max_size)
+        if self._fast >= FAST_PAGES_TO_GROW and self.limit < ceiling:
+            self.limit = min(ceiling, self.limit * 2)
+            self._fast = 0
+        self.profile.page_size = self.limit
+
+    def _distrust(self, why: str) -> None:
+        if why not in self.unreliable:
+            self.unreliable.append(why)
+
+
+def size_related(exc: BaseException) -> bool:
+    """Whether a failed page may succeed smaller (timeout, 5xx, 413, an oversized body)."""
+    if isinstance(exc, ServerError):
+        return True
+    if isinstance(exc, ValidationError):
+        return exc.status_code == 413
+    if isinstance(exc, NetworkUnavailable):
+        return isinstance(exc.__cause__, httpx.ReadTimeout) or "within" in exc.message
+    if isinstance(exc, ContractError):
+        return "byte limit" in exc.message
+    return False
+
+
+Fetch = Callable[[PageRequest], SearchRawPage]
+# What the fetcher hands over: the page, the resume point after it, whether it is the last.
+FetchedPage = tuple[SearchRawPage, dict[str, Any], bool]
+
+
+class PageFetcher:
+    """A helper thread fetching pages in order into a bounded queue.
+
+    Once a full page showed the page size, up to ``in_flight`` requests run at once at the
+    offsets it predicts, so the server prepares a page while this side reads the one before;
+    a page of another size (or a switch to time paging) drops the predictions.
+    """
+
+    def __init__(
+        self,
+        fetch: Fetch,
+        pager: Pager,
+        cancel: threading.Event,
+        *,
+        is_last: Callable[[SearchRawPage], bool] | None = None,
+        in_flight: int = 1,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._fetch = fetch
+        self.pager = pager
+        self._cancel = cancel
+        self._is_last = is_last
+        self._in_flight = max(1, in_flight)
+        self._clock = clock
+        self._stopped = threading.Event()
+        self._queue: queue.Queue[FetchedPage | BaseException] = queue.Queue(maxsize=PREFETCH_PAGES)
+        self._thread = threading.Thread(target=self._run, name="memex-sync-fetch", daemon=True)
+        self._thread.start()
+
+    def _timed_fetch(self, request: PageRequest) -> tuple[SearchRawPage, float]:
+        started = self._clock()
+        page = self._fetch(request)
+        return page, self._clock() - started
+
+    def _run(self) -> None:
+        """Fetch until the last page, an error, a cancel or :meth:`stop`."""
+        requests = ThreadPoolExecutor(self._in_flight, thread_name_prefix="memex-sync-request")
+        ahead: deque[tuple[PageRequest, Future[tuple[SearchRawPage, float]]]] = deque()
+        steady = False  # the last page was full, so the next offsets are predictable
+        try:
+            while not self._stopped.is_set():
+                wanted = self.pager.request()
+                if ahead and ahead[0][0] != wanted:
+                    _cancel_all(ahead)  # predicted from another page size or mode
+                if not ahead:
+                    ahead.append((wanted, requests.submit(self._timed_fetch, wanted)))
+                while steady and len(ahead) < self._in_flight:
+                    predicted = self.pager.predicted(ahead[-1][0])
+                    if predicted is None:
+                        break
+                    ahead.append((predicted, requests.submit(self._timed_fetch, predicted)))
+                request, future = ahead.popleft()
+                try:
+                    page, elapsed = future.result()
+                except ApiError as exc:
+                    if not self._recover(request, exc):
+                        self._put(_reported(exc))
+                        return
+                    _cancel_all(ahead)
+                    steady = False
+                    continue
+                except BaseException as exc:  # handed to the consumer, which raises it
+                    self._put(exc)
+                    return
+                try:
+                    last = self.pager.take(request, page, elapsed)
+                    if not last and self._is_last is not None:
+                        last = self._is_last(page)
+                except ApiError as exc:
+                    self._put(exc)
+                    return
+                steady = page.parse.sent == request.limit and self.pager.mode == "offset"
+                if not self._put((page, self.pager.bookmark(), last)) or last:
+                    return
+                if self._cancel.is_set():
+                    return  # the consumer raises SyncCancelled after the pages it has
+        finally:
+            _cancel_all(ahead)
+            requests.shutdown(wait=True, cancel_futures=True)
+
+    def _recover(self, request: PageRequest, exc: ApiError) -> bool:
+        """Whether paging can go on after ``exc`` (a smaller page, or past an unreadable one)."""
+        if size_related(exc):
+            return self.pager.shrink()
+        if isinstance(exc, ContractError) and not isinstance(exc, ServerIncompatible):
+            try:
+                self.pager.malformed(request, exc.message)
+            except ServerIncompatible:
+                return False
+            return True
+        return False
+
+    def _put(self, item: FetchedPage | BaseException) -> bool:
+        """Queue an item, waiting for room; ``False`` when the consumer went away."""
+        while not self._stopped.is_set():
+            try:
+                self._queue.put(item, timeout=_FETCH_POLL_S)
+            except queue.Full:
+                continue
+            return True
+        return False
+
+    def next(self) -> FetchedPage:
+        """The next page, its resume point, and whether it is the last (errors raised here)."""
+        while True:
+            try:
+                item = self._queue.get(timeout=_FETCH_POLL_S)
+            except queue.Empty:
+                if not self._thread.is_alive() and self._queue.empty():
+                    # Stopped on a cancel before queueing anything more.
+                    raise SyncCancelled() from None
+                continue
+            if isinstance(item, BaseException):
+                raise item
+            return item
+
+    def stop(self) -> None:
+        """Stop fetching and wait for the thread (at most the request under way)."""
+        self._stopped.set()
+        self._thread.join()
+
+
+def _reported(exc: ApiError) -> ApiError:
+    """The error a failed page is reported as: a refused request means incompatible."""
+    if isinstance(exc, ValidationError) and exc.status_code != 413:
+        return ServerIncompatible(exc.message, status_code=exc.status_code)
+    return exc
+
+
+def _cancel_all(ahead: deque[Any]) -> None:
+    """Drop requests made ahead (those already under way finish; their pages are unused)."""
+    while ahead:
+        ahead.popleft()[1].cancel()
