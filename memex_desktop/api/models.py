@@ -650,6 +650,9 @@ class SaveContentByUrlResponse(ErrorFields):
 
 # --------------------------------------------------------------------------- other endpoints
 # Their response shapes are not documented (memex-api.md §7, INFERRED); parse leniently.
+# The listings' models name the key documented for them; MemexClient also reads their items
+# from items/results/data or a bare array and skips an item that does not parse
+# (api/client.py, LISTING_FALLBACK_KEYS): these models describe the documented shape only.
 
 
 class View(MemexModel):
