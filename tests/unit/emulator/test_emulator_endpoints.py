@@ -151,6 +151,8 @@ def test_save_entity_by_external_id_is_idempotent(emulator: RunningEmulator) -> 
         "text": "A note from the desktop",
         "reference_content_ids": ["web-3"],
     }
+    # Processing ending between the saves would change the entity (status, updated_at).
+    emulator.state.set_processing_delay(60.0)
     with http_client(emulator) as client:
         first = client.post("/save-content-entity", json={"data": data}).json()
         again = client.post("/save-content-entity", json={"data": data}).json()
