@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from memex_desktop import paths
-from memex_desktop.settings import DEFAULT_API_URL, Settings, setting_descriptions
+from memex_desktop.settings import (
+    CONNECTION_ENV_VARS,
+    DEFAULT_API_URL,
+    Settings,
+    setting_descriptions,
+)
 
 
 def test_defaults_when_no_file(tmp_path: Path) -> None:
@@ -50,6 +55,8 @@ def test_invalid_value_is_dropped_and_the_rest_kept(tmp_path: Path) -> None:
 
 
 def test_environment_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in CONNECTION_ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
     settings = Settings(api_url="http://from-settings.test/", data_dir=tmp_path / "s")
     assert settings.effective_api_url() == "http://from-settings.test"
     assert settings.effective_data_dir() == tmp_path / "s"
@@ -66,3 +73,22 @@ def test_every_setting_is_described() -> None:
     assert "api_url" in descriptions
     assert all(text for text in descriptions.values())
     assert not any("key" in name for name in descriptions)  # the API key is not a setting
+
+
+def test_the_url_and_user_id_settings_name_what_overrides_them() -> None:
+    descriptions = setting_descriptions()
+    for name in ("--api-url", "MEMEX_API_BASE_URL", "MEMEX_API_URL", "MEMEX_MCP_URL"):
+        assert name in descriptions["api_url"]
+    assert "MEMEX_USER_ID" in descriptions["user_id"]
+
+
+def test_saving_never_writes_an_environment_credential(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMEX_BEARER_TOKEN", "t-from-the-environment")
+    monkeypatch.setenv("MEMEX_API_KEY", "k-from-the-environment")
+    monkeypatch.setenv("MEMEX_USER_ID", "u-from-the-environment")
+    settings = Settings.load(tmp_path)
+    assert settings.effective_user_id() == "u-from-the-environment"
+    text = settings.save(tmp_path).read_text(encoding="utf-8")
+    assert "from-the-environment" not in text
