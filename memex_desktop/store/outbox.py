@@ -14,6 +14,7 @@ import json
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -198,9 +199,16 @@ class Outbox:
     def enqueue_entity(
         self, data: dict[str, Any], *, external_id: str, kind: str = "save_entity"
     ) -> EnqueueResult:
-        """Queue an entity save (a note) identified by a client ``external_id``."""
+        """Queue an entity save (a note) identified by a client ``external_id``.
+
+        The save gets its client ``id`` here (unless ``data`` has one), kept in the row: the
+        first-party app names a new entity by its client id, so every retry of this save,
+        after a lost answer too, is the same save to the server.
+        """
         if not external_id:
             raise ValueError("an entity save needs an external_id to stay idempotent")
+        if not isinstance(data.get("id"), str) or not data["id"]:
+            data = {**data, "id": str(uuid.uuid4())}
         payload = json.dumps(data, ensure_ascii=False)
         now = _now_ms()
         with self._write() as conn:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import re
 import threading
 import time
 import uuid
@@ -32,9 +33,11 @@ from memex_desktop.api.client import MemexClient
 from memex_desktop.api.errors import (
     ApiError,
     AuthError,
+    ContractError,
     InsufficientCredits,
     NetworkUnavailable,
     RateLimited,
+    ServerError,
     ServerIncompatible,
     ValidationError,
 )
@@ -48,6 +51,7 @@ from memex_desktop.api.models import (
     SaveContentEntityResponse,
     SearchMeta,
     SearchRawPage,
+    parse_content_entity,
 )
 from memex_desktop.errors import user_message
 from memex_desktop.store import CacheReader, ChangeSet, Outbox, OutboxOp, StoreWriter
@@ -720,6 +724,32 @@ class SyncEngine:
                 self.outbox.mark_needs_attention(op.id, exc.message or _reason(exc))
                 attention += 1
                 continue
+            except ContractError as exc:
+                if exc.status_code is None or not 200 <= exc.status_code < 300:
+                    last_failure = exc
+                    delay = self.outbox_policy.backoff_s(op.attempts, self._rand)
+                    self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock() + delay)
+                    continue
+                # The server took the save but its answer cannot be read: accepted, not
+                # confirmed until a pull shows it; sending it again could save it twice.
+                _log.warning("save %d accepted with an unreadable answer: %s", op.id, exc.message)
+                sent += 1
+                self.outbox.mark_accepted(op.id, _expected_entity_id(op))
+                continue
+            except ServerError as exc:
+                last_failure = exc
+                if op.attempts >= MAX_SERVER_ERROR_ATTEMPTS:
+                    # The same failure again and again: a person has to look at it.
+                    self.outbox.mark_needs_attention(
+                        op.id,
+                        f"The server failed this save {op.attempts} times: "
+                        f"{exc.message or _reason(exc)}",
+                    )
+                    attention += 1
+                    continue
+                delay = self.outbox_policy.backoff_s(op.attempts, self._rand)
+                self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock() + delay)
+                continue
             except ApiError as exc:
                 last_failure = exc
                 delay = self.outbox_policy.backoff_s(op.attempts, self._rand)
@@ -756,14 +786,59 @@ class SyncEngine:
                 raise ValidationError("the queued save has no URL")
             url_response: SaveContentByUrlResponse = self.client.save_content_by_url(op.url)
             return url_response.entity
+        data, extra = self._entity_request(op)
+        refused = set(self.server_profile().refused_fields)
+        try:
+            entity_response = self.client.save_content_entity(
+                _without_fields(data, refused, "data."), **_without_fields(extra, refused, "")
+            )
+        except ValidationError as exc:
+            field_name = refused_field(exc.message, data, extra)
+            if field_name is None or field_name in refused:
+                raise
+            # The server names a field it does not know: send without it (once), and never
+            # send it to this server again.
+            _log.warning("the server refused the field %s; sending without it", field_name)
+            self._remember_refused(field_name)
+            refused.add(field_name)
+            entity_response = self.client.save_content_entity(
+                _without_fields(data, refused, "data."), **_without_fields(extra, refused, "")
+            )
+        entity = (
+            entity_response.entity
+            if isinstance(entity_response, SaveContentEntityResponse)
+            else None
+        )
+        return _with_links(entity, data) if entity is not None else None
+
+    def _entity_request(self, op: OutboxOp) -> tuple[JsonObject, JsonObject]:
+        """The ``data`` of an entity save and its top-level fields, as the first-party app
+        sends them: a client ``data.id`` (the same on every retry, so a retry after a lost
+        answer is the same save), links in ``relatedContentIds`` and the source named by
+        ``sourceContentExternalId``; ``reference_content_ids`` is kept for servers that read it.
+        """
         # A reply to a note sent earlier in this queue names the note's server id by now.
-        payload = resolve_pending_parents(dict(op.payload or {}), self.outbox)
-        if op.external_id and not payload.get("external_id"):
-            payload["external_id"] = op.external_id
-        entity_response = self.client.save_content_entity(payload)
-        if isinstance(entity_response, SaveContentEntityResponse):
-            return entity_response.entity
-        return None
+        data = resolve_pending_parents(dict(op.payload or {}), self.outbox)
+        if op.external_id and not data.get("external_id"):
+            data["external_id"] = op.external_id
+        if not isinstance(data.get("id"), str) or not data["id"]:
+            data["id"] = client_entity_id(op)
+        extra: JsonObject = {}
+        links = [item for item in data.get("reference_content_ids") or [] if isinstance(item, str)]
+        if links:
+            extra["relatedContentIds"] = links
+            source = self.reader.raw_json(links[0]) or {}
+            external = source.get("external_id")
+            if isinstance(external, str) and external:
+                extra["sourceContentExternalId"] = external
+        return data, extra
+
+    def _remember_refused(self, field_name: str) -> None:
+        """Keep a refused field out of this server's saves from now on."""
+        profile = self.server_profile()
+        if field_name not in profile.refused_fields:
+            profile.refused_fields.append(field_name)
+            self._save_profile()
 
     def _next_wait(self, now: float) -> float | None:
         """Seconds until the next queued operation is due, or ``None`` when none is queued."""
@@ -947,6 +1022,57 @@ def _for_sync(exc: BaseException) -> BaseException:
     if isinstance(exc, ValidationError) and not isinstance(exc, ServerIncompatible):
         return ServerIncompatible(exc.message, status_code=exc.status_code)
     return exc
+
+
+# Where a refusal names the field: ``Unknown field: x``, zod's ``Unrecognized key(s) in
+# object: 'x'``, ``unexpected property "x"`` ...
+_REFUSED_FIELD = re.compile(
+    r"(?:unknown|unrecognized|unexpected|unsupported|not allowed)[^:'\"`]*"
+    r"(?::\s*|\s+)['\"`]?(?:data\.)?([A-Za-z_][\w]*)",
+    re.IGNORECASE,
+)
+# The namespace of client ids derived for entity saves queued before they carried one.
+_CLIENT_ID_NAMESPACE = uuid.UUID("6f1c3a52-8f0e-4f57-9a8c-2b7d9e1f4c30")
+
+
+def refused_field(message: str, data: JsonObject, extra: JsonObject) -> str | None:
+    """The field a 400 says the server does not know, when it is one this save sent."""
+    for match in _REFUSED_FIELD.finditer(message or ""):
+        name = match.group(1)
+        if name in extra or (name in data and name not in ("type", "id")):
+            return name
+    return None
+
+
+def _without_fields(values: JsonObject, refused: set[str], prefix: str) -> JsonObject:
+    """``values`` without the fields the server refused (by bare name)."""
+    del prefix  # one set of names: the server names a field the same wherever it sits
+    if not refused:
+        return values
+    return {key: value for key, value in values.items() if key not in refused}
+
+
+def client_entity_id(op: OutboxOp) -> str:
+    """The client ``data.id`` of a queued entity save: stable for the row, so every retry is
+    the same save (rows queued before saves carried one derive it from their external id)."""
+    payload_id = (op.payload or {}).get("id")
+    if isinstance(payload_id, str) and payload_id:
+        return payload_id
+    return str(uuid.uuid5(_CLIENT_ID_NAMESPACE, op.external_id or f"outbox-{op.id}"))
+
+
+def _expected_entity_id(op: OutboxOp) -> str | None:
+    """The id a save will be listed under when its answer could not be read."""
+    return client_entity_id(op) if op.kind != "save_url" else None
+
+
+def _with_links(entity: ContentEntityBase, data: JsonObject) -> ContentEntityBase:
+    """The saved note as the cache keeps it: with the links it was sent with, when the
+    server's answer leaves them out (first-party answers drop ``reference_content_ids``)."""
+    sent = data.get("reference_content_ids")
+    if entity.type != "annotation" or entity.raw.get("reference_content_ids") or not sent:
+        return entity
+    return parse_content_entity({**entity.raw, "reference_content_ids": sent})
 
 
 def _min_opt(a: int | None, b: int | None) -> int | None:

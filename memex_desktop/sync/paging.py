@@ -13,6 +13,7 @@ thread, with requests sent ahead while the server answers pages of a steady size
 
 from __future__ import annotations
 
+import itertools
 import logging
 import queue
 import threading
@@ -51,6 +52,8 @@ FAST_PAGE_S = 2.0
 FAST_PAGES_TO_GROW = 3
 # Halvings of the page size within one pass before a failing page is reported instead.
 MAX_SHRINKS = 4
+# Short pages before the largest of them is taken for the server's page cap.
+CAP_AFTER_SHORT_PAGES = 3
 # Unreadable pages in a row before the pass gives up (each is skipped, the pass not trusted).
 MAX_MALFORMED_IN_A_ROW = 3
 
@@ -94,7 +97,10 @@ class Pager:
     pages: int = 0
     sent: int = 0
     unreliable: list[str] = field(default_factory=list)
-    _last_short: int | None = None
+    oldest_ms: int | None = None
+    _previous_full: bool = False
+    _short_pages: int = 0
+    _most_sent: int = 0
     _fast: int = 0
     _shrinks: int = 0
     _malformed_in_a_row: int = 0
@@ -138,21 +144,29 @@ class Pager:
         self.sent += sent
         if page.parse.skipped:
             self._distrust(f"the server sent {page.parse.skipped} items that are not entities")
-        if sent == 0:
-            self.ended = True
-            return True
         ids = [str(entity["id"]) for entity in page.results]
         fresh = [entity_id for entity_id in ids if entity_id not in self.seen]
         self.seen.update(ids)
         times = [
             t for t in (to_epoch_ms(e.get("created_at")) for e in page.results) if t is not None
         ]
+        if times:
+            oldest_here = min(times)
+            self.oldest_ms = (
+                oldest_here if self.oldest_ms is None else min(self.oldest_ms, oldest_here)
+            )
+        if any(a < b for a, b in itertools.pairwise(times)):
+            self.profile.date_ordered = False
         self._adapt_size(request, sent, elapsed_s)
         if self.mode == "offset":
-            self._take_by_offset(request, sent, ids, fresh, times)
+            if sent == 0:
+                self.ended = True
+            else:
+                self._take_by_offset(request, sent, ids, fresh, times)
         else:
             self._take_by_time(request, sent, fresh, times)
-        return False
+        self._previous_full = sent >= request.limit
+        return self.ended
 
     def _take_by_offset(
         self, request: PageRequest, sent: int, ids: list[str], fresh: list[str], times: list[int]
@@ -160,45 +174,66 @@ class Pager:
         if ids and not fresh:
             # The same items again at a new offset: the server ignores offset.
             self.profile.offset_honoured = False
-            self._switch_to_time("the server ignores offset", times, skipped_some=False)
+            self._switch_to_time("the server ignores offset", skipped_some=False)
             return
-        if fresh and len(fresh) < len(ids):
-            # Offsets moved under the pass (ties reshuffled, items added): some may be skipped.
+        if fresh and len(fresh) < len(ids) and self._previous_full:
+            # After a full page the next offset starts past it: items seen again mean the
+            # listing moved under the pass (ties reshuffled, items added), so some may have
+            # been skipped. (After a short page, rows the server dropped were counted by it
+            # but not sent, so re-reading a few is expected and harmless.)
             self._distrust("offset pages overlapped, so some items may have been skipped")
             if self.profile.time_paging is not False and self.profile.date_ordered is not False:
-                self._switch_to_time("offset pages overlap", times, skipped_some=True)
+                self._switch_to_time("offset pages overlap", skipped_some=True)
                 return
+        # Advance by what was sent: a short page may be short because rows were dropped
+        # after the server's LIMIT, and going by the limit would then skip real items.
         self.offset = request.offset + sent
 
     def _take_by_time(
         self, request: PageRequest, sent: int, fresh: list[str], times: list[int]
     ) -> None:
+        end = request.end_ms
+        if sent == 0:
+            if request.offset == 0:
+                self.ended = True  # nothing at or before the boundary: the listing is done
+            else:
+                self._move_past(end)  # ran past the items tied at the boundary
+            return
         if not times:
             raise ServerIncompatible(
                 "the server's items carry no created_at, so the library cannot be paged by time"
             )
-        oldest = min(times)
-        at_boundary = request.end_ms is not None and all(t == request.end_ms for t in times)
-        if not fresh and not at_boundary:
+        oldest, newest = min(times), max(times)
+        if end is not None and newest > end:
             self.profile.time_paging = False
-            raise ServerIncompatible(
-                "the server ignores both offset and timeRange, so the library cannot be paged"
-            )
-        if at_boundary:
+            if not fresh:
+                raise ServerIncompatible(
+                    "the server ignores both offset and timeRange, so the library cannot be paged"
+                )
+        if end is not None and sent >= request.limit and oldest == end:
             # More items share this created_at than a page holds: page within it by offset.
             self.offset = request.offset + sent
-            if self.profile.offset_honoured is False:
-                self._distrust("more items share one created_at than fit a page")
-                self.end_ms = oldest - 1
-                self.offset = 0
             return
-        self.profile.time_paging = True
-        # Inclusive: the items tied at the boundary come again (and are de-duplicated)
-        # rather than being skipped.
-        self.end_ms = oldest
+        if fresh and (end is None or oldest < end):
+            self.profile.time_paging = self.profile.time_paging is not False or None
+            # Inclusive: the items tied at the boundary come again (and are de-duplicated)
+            # rather than being skipped.
+            self.end_ms = oldest
+            self.offset = 0
+            return
+        # Nothing new before the boundary (its ties are all seen, or the rows after them were
+        # dropped): look strictly before it.
+        self._move_past(oldest if end is None or oldest < end else end)
+
+    def _move_past(self, boundary: int | None) -> None:
+        """Ask next for what is strictly older than ``boundary``."""
+        if boundary is None:
+            self.ended = True
+            return
+        self.end_ms = boundary - 1
         self.offset = 0
 
-    def _switch_to_time(self, why: str, times: list[int], *, skipped_some: bool) -> None:
+    def _switch_to_time(self, why: str, *, skipped_some: bool) -> None:
         if self.profile.time_paging is False or self.profile.date_ordered is False:
             raise ServerIncompatible(f"{why}, and it cannot be paged by time either")
         _log.warning("%s: paging by time from here on", why)
@@ -206,8 +241,7 @@ class Pager:
             self._distrust(why)
         self.profile.paging = "time"
         self.mode = "time"
-        oldest_seen = min(times) if times else None
-        self.end_ms = oldest_seen if self.end_ms is None else min(self.end_ms, oldest_seen or 0)
+        self.end_ms = self.oldest_ms
         self.offset = 0
 
     def malformed(self, request: PageRequest, why: str) -> None:
@@ -235,17 +269,21 @@ class Pager:
         return True
 
     def _adapt_size(self, request: PageRequest, sent: int, elapsed_s: float) -> None:
-        """Learn the server's page cap; grow the page size back while pages come fast."""
-        if sent < request.limit:
-            if self._last_short == sent and sent >= MIN_PAGE_SIZE:
-                # Two pages in a row of the same short size: the server caps pages there.
-                if self.profile.page_cap != sent:
-                    _log.info("the server returns at most %d items per page", sent)
-                self.profile.page_cap = sent
-                self.limit = min(self.limit, sent)
-            self._last_short = sent
-        else:
-            self._last_short = None
+        """Learn the server's page cap; grow the page size back while pages come fast.
+
+        A cap is the most a page ever held when pages keep coming back short: rows dropped
+        after the LIMIT only make pages shorter, so the largest short page is the best guess.
+        """
+        if sent >= request.limit:
+            self._short_pages = 0
+        elif sent > 0:
+            self._short_pages += 1
+            self._most_sent = max(self._most_sent, sent)
+            if self._short_pages >= CAP_AFTER_SHORT_PAGES and self._most_sent >= MIN_PAGE_SIZE:
+                if self.profile.page_cap != self._most_sent:
+                    _log.info("the server returns at most %d items per page", self._most_sent)
+                self.profile.page_cap = self._most_sent
+                self.limit = min(self.limit, self._most_sent)
         if elapsed_s < FAST_PAGE_S:
             self._fast += 1
         else:

@@ -137,17 +137,19 @@ def library_ids(library: dict[str, Any]) -> set[str]:
 def library_emulator() -> Iterator[Any]:
     """Starts emulators serving a given library (fast processing); stops them after the test."""
     from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
+    from memex_desktop.emulator.config import profile_settings
     from support.secrets import TEST_API_KEY
 
     running: list[Any] = []
 
-    def start(library: dict[str, Any], **options: Any) -> Any:
+    def start(library: dict[str, Any], profile: str = "default", **options: Any) -> Any:
         settings: dict[str, Any] = {
             "library": library,
             "api_key": TEST_API_KEY,
             "processing_delay_s": 0.0,
             "balance_micros": 10**12,
         }
+        settings.update(profile_settings(profile))
         settings.update(options)
         emulator = run_emulator_in_thread(EmulatorConfig(**settings))
         running.append(emulator)
