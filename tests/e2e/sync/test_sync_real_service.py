@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support.emulator import emulator_profile  # noqa: F401
+from support.secrets import TEST_API_KEY
+from support.sync_env import library_ids
 
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.sync import SyncOutcome
 from memex_desktop.sync.engine import STATE_DELETIONS_HELD
-from support.emulator import emulator_profile  # noqa: F401
-from support.secrets import TEST_API_KEY
-from support.sync_env import library_ids
 
 
 def _listable(emulator: Any, library: dict[str, Any]) -> set[str]:
@@ -99,7 +99,8 @@ def test_one_malformed_item_marks_nothing_and_says_why(
         report = harness.new_engine().run(full=True)
         assert report.ok, report.error
         assert report.deleted_upstream == 0
-        assert report.not_reconciled and "not entities" in report.not_reconciled
+        assert report.not_reconciled
+        assert "not entities" in report.not_reconciled
         emulator.faults.next_status(200, body=bad_page, paths=["/search"])
     assert harness.reader.deleted_upstream() == []
     assert set(harness.reader.all_ids()) == held

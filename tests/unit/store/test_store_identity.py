@@ -80,7 +80,8 @@ def test_migration_rekeys_rows_cached_under_their_library_id(tmp_path: Path) -> 
     conn.execute("DROP TABLE entity_aliases")
     conn.execute("PRAGMA user_version = 2")
     conn.execute(
-        "INSERT INTO entities (rowid, id, type, raw_hash, cached_at) VALUES (7, 'ul-1', 'web', 'h', 0)"
+        "INSERT INTO entities (rowid, id, type, raw_hash, cached_at)"
+        " VALUES (7, 'ul-1', 'web', 'h', 0)"
     )
     conn.execute(
         "INSERT INTO entity_raw (rowid, raw) VALUES "
