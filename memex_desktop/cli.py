@@ -46,6 +46,7 @@ EXIT_SERVER_DOWN = 4
 EXIT_AUTH = 5
 EXIT_CREDITS = 6
 EXIT_NOT_FOUND = 7
+EXIT_INCOMPATIBLE = 8
 EXIT_CANCELLED = 130
 
 SUBCOMMANDS = (
@@ -53,12 +54,14 @@ SUBCOMMANDS = (
     "search",
     "show",
     "save",
+    "note",
     "outbox",
     "export",
     "import",
     "login",
     "logout",
     "emulator",
+    "doctor",
     "bench",
 )
 
@@ -131,6 +134,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     cmd = command("sync", cmd_sync, "pull + reconcile + drain the outbox (progress on stderr)")
     cmd.add_argument("--full", action="store_true", help="a complete pass with reconciliation")
+    cmd.add_argument(
+        "--confirm-deletions",
+        action="store_true",
+        help="mark items deleted upstream even when a pass finds more than it marks unasked",
+    )
     cmd.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
     cmd = command("search", cmd_search, "search the local cache (or the server with --remote)")
@@ -151,6 +159,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     cmd = command("save", cmd_save, "queue URL saves (sent at once when online)")
     cmd.add_argument("urls", nargs="+", metavar="URL")
+
+    cmd = command("note", cmd_note, "write a note on a cached item (or a reply) through the outbox")
+    cmd.add_argument("id", metavar="ID", help="the item the note is on")
+    cmd.add_argument("text", metavar="TEXT")
+    cmd.add_argument("--reply-to", metavar="NOTE_ID", help="answer this note in the item's thread")
 
     cmd = command("outbox", cmd_outbox, "list, retry or drop queued saves")
     cmd.add_argument("action", nargs="?", choices=("list", "retry", "drop"), default="list")
@@ -187,6 +200,20 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--balance-micros", type=int, default=None, metavar="N")
     cmd.add_argument("--max-page-size", type=_positive_int, default=None, metavar="N")
     cmd.add_argument("--processing-delay", type=float, default=None, metavar="SECONDS")
+    cmd.add_argument(
+        "--profile",
+        choices=("default", "first-party"),
+        default="default",
+        help="first-party: page, identify items and take notes as first-party code suggests "
+        "the real service may (silent page cap, rows dropped, id != content_id, ...)",
+    )
+    cmd.add_argument("--ignore-offset", action="store_true", help="always page from 0")
+    cmd.add_argument("--ignore-sort-by", action="store_true", help="accept and ignore sortBy")
+    cmd.add_argument(
+        "--moved-to", metavar="URL", help="answer every request 301 with a Location on URL"
+    )
+
+    command("doctor", cmd_doctor, "check what the Memex server does with the app's requests")
 
     cmd = command("bench", cmd_bench, "run the benchmarks of a source checkout")
     cmd.add_argument("--entities", type=_positive_int, default=10_000, metavar="N")
@@ -334,6 +361,7 @@ _OUTCOME_EXIT = {
     "server_down": EXIT_SERVER_DOWN,
     "auth_rejected": EXIT_AUTH,
     "insufficient_credits": EXIT_CREDITS,
+    "incompatible": EXIT_INCOMPATIBLE,
 }
 
 _OUTCOME_TEXT = {
@@ -341,6 +369,9 @@ _OUTCOME_TEXT = {
     "server_down": "the Memex server is having trouble; try again later",
     "auth_rejected": "the Memex server rejected the credentials (check the API key or sign in)",
     "insufficient_credits": "the usage balance is used up; queued saves are paused",
+    "incompatible": (
+        f"the Memex server does not accept what this version sends; run `{PROG} doctor`"
+    ),
     "cancelled": "cancelled",
 }
 
@@ -378,11 +409,25 @@ def cmd_sync(args: argparse.Namespace, session: Session) -> int:
     """Pull, reconcile when due (or --full), drain the outbox; summary on stdout."""
     settle_garbage_collector()  # a sync's pages churn through memory (see runtime.py)
     progress = None if args.quiet else _StderrProgress(sys.stderr)
-    report = session.engine().run(full=args.full, progress=progress, resume_paused_outbox=True)
+    report = session.engine().run(
+        full=args.full or args.confirm_deletions,
+        progress=progress,
+        resume_paused_outbox=True,
+        confirm_deletions=args.confirm_deletions,
+    )
     summary = (
         f"synced: {report.pulled} items read, {len(report.changes.entity_ids)} changed, "
         f"{report.deleted_upstream} deleted upstream, {report.sent} saves sent"
     )
+    if report.deletions_held:
+        print(
+            f"{PROG}: {report.deletions_held} items look deleted on the server, more than a "
+            f"sync marks without asking; nothing was marked. If they really were deleted, run "
+            f"`{PROG} sync --full --confirm-deletions`",
+            file=sys.stderr,
+        )
+    if report.not_reconciled:
+        print(f"{PROG}: deleted items not checked: {report.not_reconciled}", file=sys.stderr)
     pending = session.outbox().pending_count()
     if pending:
         summary += f", {pending} still queued"
@@ -520,9 +565,37 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
     status = EXIT_FAILURE if invalid else EXIT_OK
     if not queued:
         return status
+    sent = _send_queued(session, outbox, f"{queued} saves")
+    return sent if sent != EXIT_OK else status
+
+
+def cmd_note(args: argparse.Namespace, session: Session) -> int:
+    """Queue a note (or a reply) as the window does, then try to send it."""
+    from memex_desktop.sync.notes import NoteTargetUnknown, queue_note
+
+    session.writer()
+    outbox = session.outbox()
+    try:
+        result = queue_note(
+            outbox, session.reader(), args.text, target_id=args.id, reply_to=args.reply_to
+        )
+    except NoteTargetUnknown as exc:
+        raise CliError(
+            f"no cached item with id {exc.args[0]!r} (sync first, or check the id)",
+            EXIT_NOT_FOUND,
+        ) from None
+    except ValueError as exc:
+        raise CliError(f"cannot write the note: {exc}", EXIT_USAGE) from None
+    print(f"queued: note {result.op.external_id if result.op else ''}".rstrip())
+    sys.stdout.flush()
+    return _send_queued(session, outbox, "note")
+
+
+def _send_queued(session: Session, outbox: Any, what: str) -> int:
+    """Send what was just queued when possible; the exit status ``save`` and ``note`` share."""
     if not session.has_credentials():
-        print(f"{queued} saves queued; no API key yet, they are sent by the next `{PROG} sync`")
-        return status
+        print(f"{what} queued; no API key yet, sent by the next `{PROG} sync`")
+        return EXIT_OK
     from memex_desktop.sync import SyncOutcome
 
     report = session.engine().drain_outbox(resume_paused=True, max_wait_s=20.0)
@@ -530,7 +603,7 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
     if report.outcome in (SyncOutcome.OFFLINE, SyncOutcome.SERVER_DOWN):
         why = "offline" if report.outcome is SyncOutcome.OFFLINE else "the server is having trouble"
         print(f"{why}: {pending} saves queued; they are sent by the next `{PROG} sync`")
-        return status
+        return EXIT_OK
     if not report.ok:
         return _report_failure(report)
     print(f"sent: {report.sent}" + (f", {pending} still queued" if pending else ""))
@@ -540,7 +613,29 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILURE
-    return status
+    return EXIT_OK
+
+
+def cmd_doctor(args: argparse.Namespace, session: Session) -> int:
+    """Probe the server (read-only), print the findings, keep the flags and a report."""
+    del args
+    from memex_desktop.sync.doctor import run_doctor
+
+    client = session.client()
+    print(f"checking {client.base_url} ...", file=sys.stderr)
+    report = run_doctor(client, page_size=session.settings.page_size)
+    print(report.table())
+    if report.profile is not None:
+        session.writer().set_sync_state(report.profile.state_key, report.profile.dump()).result()
+    path = report.write(session.data_dir)
+    print(f"report written to {path}", file=sys.stderr)
+    if report.can_sync:
+        return EXIT_OK
+    if report.error is not None:
+        from memex_desktop.sync import SyncReport, outcome_for
+
+        return _report_failure(SyncReport(outcome_for(report.error), error=report.error))
+    return EXIT_INCOMPATIBLE
 
 
 def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
@@ -711,7 +806,17 @@ def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
         options["max_page_size"] = args.max_page_size
     if args.processing_delay is not None:
         options["processing_delay_s"] = args.processing_delay
-    config = EmulatorConfig(library_path=library_path, library=library, **options)
+    from memex_desktop.emulator.config import profile_settings
+
+    switches = profile_settings(args.profile)
+    switches.update(
+        ignore_offset=args.ignore_offset, ignore_sort_by=args.ignore_sort_by, moved_to=args.moved_to
+    )
+    if args.max_page_size is None:
+        options.setdefault("max_page_size", switches.pop("max_page_size"))
+    else:
+        switches.pop("max_page_size", None)
+    config = EmulatorConfig(library_path=library_path, library=library, **switches, **options)
     print(f"Memex emulator on http://{args.host}:{args.port}", file=sys.stderr)
     serve(config, host=args.host, port=args.port)
     return EXIT_OK

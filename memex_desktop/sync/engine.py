@@ -301,8 +301,12 @@ class SyncEngine:
         cancel: threading.Event | None = None,
         progress: ProgressCallback | None = None,
         resume_paused_outbox: bool = False,
+        confirm_deletions: bool = False,
     ) -> SyncReport:
         """Drain the outbox, pull (full or incremental; reconciling when due), confirm saves.
+
+        ``confirm_deletions``: the person confirmed deletions a pass held back (see
+        :class:`DeletionGuard`).
 
         ``resume_paused_outbox`` marks a sync the person asked for: a paused outbox resumes
         and saves waiting for a retry are sent now instead of after their backoff.
@@ -317,7 +321,9 @@ class SyncEngine:
             SyncOutcome.CANCELLED,
         ):
             return drained
-        pulled = self.pull(full=full, cancel=cancel, progress=progress)
+        pulled = self.pull(
+            full=full, cancel=cancel, progress=progress, confirm_deletions=confirm_deletions
+        )
         outcome = pulled.outcome if not pulled.ok else drained.outcome
         error = pulled.error if not pulled.ok else drained.error
         return replace(

@@ -212,14 +212,23 @@ def probe_page_cap(
     if sent >= asked:
         report.add("page cap", f"at least {asked}", ok=True)
         return
-    after = search(limit=asked, offset=sent, sort_by="date-desc")
-    if after.parse.sent == 0:
+    if profile.offset_honoured is False:
+        oldest = min(_times(page), default=None)
+        if oldest is None:
+            report.add("page cap", "not known")
+            return
+        after = search(limit=asked, time_range={"end": oldest - 1}, sort_by="date-desc")
+    else:
+        after = search(limit=asked, offset=sent, sort_by="date-desc")
+    if after.parse.sent == 0 or set(_ids(after)) <= set(_ids(page)):
         report.add("page cap", f"not known (the library holds {sent} items)")
         return
     profile.page_cap = sent
     echoed = page.meta.limit
-    note = f"meta.limit said {echoed}" if echoed not in (None, sent) else ""
-    report.add("page cap", f"{sent} items (asked for {asked})", note, None)
+    note = "pages come back short, so a pass ends only on an empty page"
+    if echoed not in (None, sent):
+        note += f" (meta.limit said {echoed})"
+    report.add("page cap", f"{sent} items on a page (asked for {asked})", note, None)
 
 
 def probe_lists(calls: list[tuple[str, Callable[[], list[Any]]]], report: ProbeReport) -> None:

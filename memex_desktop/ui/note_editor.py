@@ -25,86 +25,17 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop.store import StoreError
+from memex_desktop.sync.notes import (
+    CLOSE,
+    TRIGGER,
+    PickedReference,
+    annotation_payload,
+)
 from memex_desktop.ui.drops import judge_drop
 
 log = logging.getLogger(__name__)
 
-TRIGGER = "[["
-CLOSE = "]]"
 COMPLETIONS = 20
-
-
-@dataclass(frozen=True)
-class PickedReference:
-    """An item referenced in the note: the marker text in the editor and the entity id."""
-
-    entity_id: str | None
-    label: str
-    url: str | None = None
-
-    @property
-    def marker(self) -> str:
-        """How the reference reads in the plain-text editor."""
-        return f"{TRIGGER}{self.label}{CLOSE}"
-
-
-def _paragraph_nodes(line: str, references: list[PickedReference]) -> list[dict[str, Any]]:
-    """ProseMirror inline nodes of one line: text, memex-reference nodes and links."""
-    nodes: list[dict[str, Any]] = []
-    rest = line
-    while rest:
-        hits = [(rest.find(r.marker), r) for r in references if r.marker in rest]
-        if not hits:
-            nodes.append({"type": "text", "text": rest})
-            break
-        at, ref = min(hits, key=lambda hit: hit[0])
-        if at:
-            nodes.append({"type": "text", "text": rest[:at]})
-        if ref.entity_id is not None:
-            nodes.append({"type": "memex-reference", "attrs": {"content_id": ref.entity_id}})
-        else:
-            # A URL whose save is still queued: cite it as a link until it has an id.
-            href = ref.url or ref.label
-            nodes.append(
-                {"type": "text", "text": href, "marks": [{"type": "link", "attrs": {"href": href}}]}
-            )
-        rest = rest[at + len(ref.marker) :]
-    return nodes
-
-
-def compiled_text(text: str, references: list[PickedReference]) -> str:
-    """The note's plain text as the server compiles it: markers replaced by their labels."""
-    for ref in references:
-        text = text.replace(ref.marker, ref.label)
-    return text.strip()
-
-
-def annotation_payload(
-    text: str, *, target_id: str, references: list[PickedReference], external_id: str
-) -> dict[str, Any]:
-    """The ``/save-content-entity`` data of a note on (or reply to) ``target_id``.
-
-    The first id of ``reference_content_ids`` is what the note is attached to; the others are
-    the items it mentions, in order of first mention, once each.
-    """
-    used = [r for r in references if r.marker in text]
-    paragraphs = [
-        {"type": "paragraph", "content": nodes}
-        if (nodes := _paragraph_nodes(line, used))
-        else {"type": "paragraph"}
-        for line in text.strip().split("\n")
-    ]
-    ids = [target_id]
-    for ref in sorted(used, key=lambda r: text.find(r.marker)):
-        if ref.entity_id is not None and ref.entity_id not in ids:
-            ids.append(ref.entity_id)
-    return {
-        "type": "annotation",
-        "external_id": external_id,
-        "text": compiled_text(text, used),
-        "content": {"type": "doc", "content": paragraphs},
-        "reference_content_ids": ids,
-    }
 
 
 class NoteTextEdit(QPlainTextEdit):
