@@ -42,6 +42,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
+    QHBoxLayout,
     QListView,
     QMainWindow,
     QSizePolicy,
@@ -53,9 +54,12 @@ from PySide6.QtWidgets import (
 from memex_desktop.store import ChangeSet, EnqueueResult, Outbox, StoreError
 from memex_desktop.store.reader import QueryInterrupted
 from memex_desktop.sync import SyncReport
+from memex_desktop.sync.engine import STATE_DELETIONS_HELD, held_deletions
 from memex_desktop.ui.about_dialog import AboutDialog
 from memex_desktop.ui.actions import ACTIONS, ActionSpec
+from memex_desktop.ui.deletions_banner import DeletionsBanner
 from memex_desktop.ui.dialogs import ShortcutsDialog
+from memex_desktop.ui.doctor_dialog import DoctorDialog
 from memex_desktop.ui.drops import (
     MOZ_URL,
     PLAIN_TEXT,
@@ -101,6 +105,9 @@ FILTER_TAGS = 500  # tags offered in the filter menu
 SIDEBAR_MIN_WIDTH = 200
 SCOPE_LIMIT = 20_000
 PRICING_URL = "https://memex.garden/pricing"
+# QSettings key: the held deletions the person chose to keep (the cache's sync_state value),
+# so the banner does not ask again at every start until a later sync holds deletions again.
+KEPT_DELETIONS_KEY = "sync/kept_deletions"
 DROP_FORMATS = (URI_LIST, MOZ_URL, PLAIN_TEXT)
 
 
@@ -285,12 +292,14 @@ class MainWindow(QMainWindow):
         self._last_queued: list[int] = []
         self._pending_refused: list[DropVerdict] = []
         self.actions_by_key: dict[str, QAction] = {}
+        self._doctor: DoctorDialog | None = None
         self._build(transcript_language, allow_remote_images)
         self._build_actions()
         self._connect()
         self._refuse_child_drops(self)
         self.setAcceptDrops(True)
         self._restore_state()
+        self._show_held_deletions()
         self.refresh_filters()
         self.refresh_outbox()
         self.run_search(self.search_bar.request())
@@ -329,7 +338,19 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(2, 2)
         self.splitter.setSizes([220, 420, 640])
         self.splitter.setChildrenCollapsible(False)
-        self.setCentralWidget(self.splitter)
+        # The banner asking about held deletions sits above every pane, across the window.
+        self.deletions_banner = DeletionsBanner(self)
+        central = QWidget(self)
+        central.setObjectName("centralarea")
+        area = QVBoxLayout(central)
+        area.setContentsMargins(0, 0, 0, 0)
+        area.setSpacing(0)
+        banner_row = QHBoxLayout()
+        banner_row.setContentsMargins(8, 8, 8, 0)
+        banner_row.addWidget(self.deletions_banner)
+        area.addLayout(banner_row)
+        area.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
         self.status = StatusBar(self)
         self.setStatusBar(self.status)
         self.toast = Toast(self)
@@ -414,7 +435,17 @@ class MainWindow(QMainWindow):
                 action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
                 self.addAction(action)
             menus[spec.menu].addAction(action)
-        # About is a menu entry, not a keyboard action (it is no part of the shortcut table).
+        # The connection check and About are menu entries, not keyboard actions (they are no
+        # part of the shortcut table); each has a mnemonic.
+        doctor = QAction("Check the &connection to Memex…", self)
+        doctor.setObjectName("check_connection")
+        description = "See what the Memex server does with the requests a sync depends on"
+        doctor.setStatusTip(description)
+        doctor.setToolTip(description)
+        doctor.setWhatsThis(description)
+        doctor.triggered.connect(self._on_check_connection_action)
+        menus["Help"].addAction(doctor)
+        self.actions_by_key["check_connection"] = doctor
         about = QAction("&About memex-desktop", self)
         about.setObjectName("about")
         about.setStatusTip("The version, the data folder and the size of the local library")
@@ -491,6 +522,8 @@ class MainWindow(QMainWindow):
         self.status.cancel_requested.connect(self.controller.cancel)
         self.status.outbox_requested.connect(self._on_toggle_outbox_action)
         self.toast.undo_requested.connect(self._on_toast_undo_requested)
+        self.deletions_banner.confirm_requested.connect(self._on_deletions_banner_confirm_requested)
+        self.deletions_banner.kept.connect(self._on_deletions_banner_kept)
         self.outbox_pane.retry_requested.connect(self._on_outbox_retry_requested)
         self.outbox_pane.drop_requested.connect(self._on_outbox_drop_requested)
         self.outbox_pane.entity_activated.connect(self._on_pane_entity_activated)
@@ -885,9 +918,70 @@ class MainWindow(QMainWindow):
         return SearchRequest(request.query, request.filters, False)
 
     @Slot(object)
-    def _on_controller_sync_finished(self, _report: SyncReport) -> None:
-        """After a sync the outbox states may have moved on."""
+    def _on_controller_sync_finished(self, report: SyncReport) -> None:
+        """After a sync: the outbox states, the sidebar and held deletions may have moved on.
+
+        The sidebar says why views or feeds could not be read from sync_state values each
+        pull writes, which are no store change: it is read again after every sync.
+        """
         self.refresh_outbox()
+        self.refresh_sidebar_later()
+        self._update_deletions_banner(report)
+
+    # -- deletions held back for confirmation ------------------------------------------------
+
+    def _show_held_deletions(self) -> None:
+        """At start-up: ask about deletions the last pass held back, unless they were kept."""
+        try:
+            held = self.reader.sync_state(STATE_DELETIONS_HELD) or ""
+        except (StoreError, sqlite3.Error):  # the window opens without the banner
+            log.exception("reading the held deletions failed")
+            return
+        kept = self._qsettings.value(KEPT_DELETIONS_KEY, "") if self._qsettings else ""
+        count = held_deletions(held)
+        if count > 0 and held != kept:
+            self.deletions_banner.show_held(count)
+
+    def _update_deletions_banner(self, report: SyncReport) -> None:
+        """Ask again when a pass held deletions back; stop asking when a pass settled it."""
+        from memex_desktop.errors import user_message
+
+        banner = self.deletions_banner
+        confirming = self.controller.last_request.confirm_deletions
+        if report.deleted_upstream:
+            self.toast.show_message(
+                f"{report.deleted_upstream:,} item{'s' if report.deleted_upstream != 1 else ''}"
+                " marked deleted upstream: still readable under Deleted upstream."
+            )
+        if report.deletions_held > 0:
+            banner.show_held(report.deletions_held)
+        elif report.ok and report.full_pass_completed and report.not_reconciled is None:
+            banner.hide()  # a complete pass checked: nothing is held back any more
+        elif confirming and banner.isVisible():
+            banner.set_working(False)
+            why = report.not_reconciled or (
+                user_message(report.error).text if report.error is not None else "the sync stopped"
+            )
+            self.status.showMessage(f"Nothing was marked deleted: {why}", 10_000)
+
+    @Slot()
+    def _on_deletions_banner_confirm_requested(self) -> None:
+        """Mark them deleted: a full sync that marks what it held back."""
+        if not self.controller.sync_now(full=True, resume_paused=True, confirm_deletions=True):
+            self.deletions_banner.set_working(False)
+            self.toast.show_message("Connect your Memex account first (Ctrl+,).")
+
+    @Slot()
+    def _on_deletions_banner_kept(self) -> None:
+        """Keep them: not asked again at start-up about the same held deletions."""
+        if self._qsettings is None:
+            return
+        try:
+            held = self.reader.sync_state(STATE_DELETIONS_HELD) or ""
+        except (StoreError, sqlite3.Error):
+            log.exception("reading the held deletions failed")
+            return
+        self._qsettings.setValue(KEPT_DELETIONS_KEY, held)
 
     @Slot(object)
     def _on_controller_outbox_changed(self, counts: OutboxCounts) -> None:
@@ -968,6 +1062,8 @@ class MainWindow(QMainWindow):
             self.controller.sync_now(resume_paused=True)
         elif action == "plans":
             self.reader_pane._open_external(PRICING_URL)
+        elif action == "doctor":
+            self.show_doctor()
 
     @Slot()
     def _on_sync_now_action(self) -> None:
@@ -1161,6 +1257,37 @@ class MainWindow(QMainWindow):
     def _on_about_action(self) -> None:
         """Help > About."""
         self.show_about()
+
+    @Slot()
+    def _on_check_connection_action(self) -> None:
+        """Help > Check the connection to Memex…"""
+        self.show_doctor()
+
+    def show_doctor(self) -> DoctorDialog:
+        """The connection check (non-modal: the window stays usable while it runs)."""
+        if self._doctor is not None:
+            self._doctor.raise_()
+            self._doctor.activateWindow()
+            return self._doctor
+        services = self.controller.services
+        dialog = DoctorDialog(
+            self.runner,
+            services.client,
+            services.writer,
+            self.cache_path.parent,
+            page_size=services.page_size,
+            parent=self,
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished.connect(self._on_doctor_finished)
+        self._doctor = dialog
+        dialog.show()
+        return dialog
+
+    @Slot(int)
+    def _on_doctor_finished(self, _result: int) -> None:
+        """The connection check was closed (and is being deleted)."""
+        self._doctor = None
 
     def show_about(self) -> AboutDialog:
         """Help > About: version, data folder and cache statistics."""

@@ -13,6 +13,7 @@ from memex_desktop.sync import SyncProgress, SyncReport
 from memex_desktop.ui.sync_controller import (
     STATE_AUTH,
     STATE_CREDITS,
+    STATE_INCOMPATIBLE,
     STATE_NOT_CONFIGURED,
     STATE_OFFLINE,
     STATE_ONLINE,
@@ -28,6 +29,8 @@ STATE_TEXT: dict[str, tuple[str, str, str]] = {
     STATE_SERVER_DOWN: ("Memex server unreachable", "Retry now", "retry"),
     STATE_AUTH: ("Sign-in needed: the API key was rejected", "Enter API key…", "settings"),
     STATE_CREDITS: ("Out of credits: saves are paused", "See plans…", "plans"),
+    # The fix is not a retry: the connection check shows what the server does differently.
+    STATE_INCOMPATIBLE: ("Memex server incompatible", "Check connection…", "doctor"),
 }
 
 
@@ -46,7 +49,8 @@ class StatusBar(QStatusBar):
     """Connection state, sync progress with cancel, pending saves and the usage balance.
 
     Signals:
-        action_requested(str): the state's button was clicked (settings, retry, plans).
+        action_requested(str): the state's button was clicked (settings, retry, plans,
+            doctor).
         cancel_requested(): the cancel button of the sync progress was clicked.
         outbox_requested(): the pending-saves button was clicked.
     """
@@ -107,9 +111,11 @@ class StatusBar(QStatusBar):
         self.state_label.setText(label)
         tip = message.one_line() if message is not None else label
         self.state_label.setToolTip(tip)
+        self.state_label.setAccessibleDescription(tip)
         self._action = action
         self.action_button.setText(button)
         self.action_button.setAccessibleName(button.rstrip("…") or "No action needed")
+        self.action_button.setToolTip(tip if button else "")
         self.action_button.setVisible(bool(button))
 
     @Slot()

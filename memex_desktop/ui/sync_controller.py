@@ -32,6 +32,8 @@ STATE_OFFLINE = "offline"
 STATE_SERVER_DOWN = "server_down"
 STATE_AUTH = "auth"
 STATE_CREDITS = "credits"
+# The server refuses what this version sends, or pages in a way the sync cannot follow.
+STATE_INCOMPATIBLE = "incompatible"
 
 _OUTCOME_STATES: dict[SyncOutcome, str] = {
     SyncOutcome.OK: STATE_ONLINE,
@@ -39,6 +41,7 @@ _OUTCOME_STATES: dict[SyncOutcome, str] = {
     SyncOutcome.SERVER_DOWN: STATE_SERVER_DOWN,
     SyncOutcome.AUTH_REJECTED: STATE_AUTH,
     SyncOutcome.INSUFFICIENT_CREDITS: STATE_CREDITS,
+    SyncOutcome.INCOMPATIBLE: STATE_INCOMPATIBLE,
 }
 
 FOLLOW_UP_MS = 4_000  # how soon to look again while saves are being processed
@@ -65,6 +68,23 @@ class OutboxCounts:
     pending: int
     awaiting: int
     attention: int
+
+
+@dataclass(frozen=True)
+class SyncRequest:
+    """What a sync was asked to do: a full pass, resume a paused outbox, mark held deletions."""
+
+    full: bool = False
+    resume_paused: bool = False
+    confirm_deletions: bool = False
+
+    def merged(self, other: SyncRequest) -> SyncRequest:
+        """A request that does everything both ask for (one asked while another runs)."""
+        return SyncRequest(
+            self.full or other.full,
+            self.resume_paused or other.resume_paused,
+            self.confirm_deletions or other.confirm_deletions,
+        )
 
 
 @dataclass(frozen=True)
@@ -102,8 +122,7 @@ def _engine(services: SyncServices, reader: CacheReader, outbox: Outbox) -> Sync
 
 def run_sync(
     services: SyncServices,
-    full: bool,
-    resume_paused: bool,
+    request: SyncRequest,
     *,
     cancel: threading.Event,
     progress: Callable[[object], None],
@@ -114,7 +133,11 @@ def run_sync(
     try:
         engine = _engine(services, reader, outbox)
         report = engine.run(
-            full=full, cancel=cancel, progress=progress, resume_paused_outbox=resume_paused
+            full=request.full or request.confirm_deletions,
+            cancel=cancel,
+            progress=progress,
+            resume_paused_outbox=request.resume_paused,
+            confirm_deletions=request.confirm_deletions,
         )
         return SyncResult(report, outbox_counts(outbox))
     finally:
@@ -193,7 +216,11 @@ class SyncController(QObject):
         self.services = services
         self._runner = runner
         self._task: Task | None = None
-        self._again = False
+        # Asked for while a sync ran: it follows that one (full and confirmation kept).
+        self._again: SyncRequest | None = None
+        # The running sync's request, or the last one's: while sync_finished is delivered it
+        # describes the sync that finished (a queued one starts only afterwards).
+        self.last_request = SyncRequest()
         self._remote_request = 0
         self._remote_tasks: dict[Task, int] = {}
         self._closed = False
@@ -229,7 +256,7 @@ class SyncController(QObject):
         still announced, but schedule nothing, so no timer of a closed window fires later.
         """
         self._closed = True
-        self._again = False
+        self._again = None
         self._timer.stop()
         self._follow_up.stop()
         if self._task is not None:
@@ -250,32 +277,37 @@ class SyncController(QObject):
     # -- syncing ------------------------------------------------------------------------------
 
     @Slot()
-    def sync_now(self, full: bool = False, resume_paused: bool = False) -> bool:
+    def sync_now(
+        self, full: bool = False, resume_paused: bool = False, confirm_deletions: bool = False
+    ) -> bool:
         """Start a sync unless one runs (then another follows it); False without an account.
 
-        After shutdown() nothing starts and the answer is False.
+        ``confirm_deletions``: a full pass that marks the items a previous pass held back
+        (the person confirmed them). After shutdown() nothing starts and the answer is False.
         """
         if self._closed:
             return False
         if self.services.client is None:
             self._set_state(STATE_NOT_CONFIGURED, None)
             return False
+        request = SyncRequest(full, resume_paused, confirm_deletions)
         if self._task is not None:
-            self._again = True
+            self._again = request if self._again is None else self._again.merged(request)
             return True
         self._follow_up.stop()
-        task = self._runner.submit(run_sync, self.services, full, resume_paused)
+        task = self._runner.submit(run_sync, self.services, request)
         task.finished.connect(self._on_sync_finished)
         task.failed.connect(self._on_sync_failed)
         task.progress.connect(self._on_sync_progress)
         self._task = task
+        self.last_request = request
         self.sync_started.emit()
         return True
 
     @Slot()
     def cancel(self) -> None:
         """Stop the running sync at its next page boundary."""
-        self._again = False
+        self._again = None
         if self._task is not None:
             self._task.cancel()
 
@@ -315,9 +347,8 @@ class SyncController(QObject):
         """Run again soon when asked during the run, or while saves are still in flight."""
         if self._closed:
             return
-        if self._again:
-            self._again = False
-            self.sync_now()
+        if self._again is not None:
+            self._sync_again()
         elif report.ok and self.counts.awaiting:
             self._follow_up.start(FOLLOW_UP_MS)
         elif not report.ok and report.outcome is not SyncOutcome.CANCELLED and self.counts.pending:
@@ -334,9 +365,14 @@ class SyncController(QObject):
         report = SyncReport(SyncOutcome.SERVER_DOWN, error=error)
         self._set_state(self.state, user_message(error))
         self.sync_finished.emit(report)
-        if self._again and not self._closed:
-            self._again = False
-            self.sync_now()
+        if self._again is not None and not self._closed:
+            self._sync_again()
+
+    def _sync_again(self) -> None:
+        """Run the sync asked for while the last one ran."""
+        request, self._again = self._again, None
+        if request is not None:
+            self.sync_now(request.full, request.resume_paused, request.confirm_deletions)
 
     def _set_state(self, state: str, message: UserMessage | None) -> None:
         """Remember and announce the connection state."""
