@@ -955,6 +955,8 @@ class MainWindow(QMainWindow):
             )
         if report.deletions_held > 0:
             banner.show_held(report.deletions_held)
+            # Confirmed while this sync ran: the one that marks them follows.
+            banner.set_working(self.controller.confirm_pending)
         elif report.ok and report.full_pass_completed and report.not_reconciled is None:
             banner.hide()  # a complete pass checked: nothing is held back any more
         elif confirming and banner.isVisible():

@@ -274,6 +274,11 @@ class SyncController(QObject):
         """Whether a sync is running."""
         return self._task is not None
 
+    @property
+    def confirm_pending(self) -> bool:
+        """Whether a sync that marks held deletions was asked for and waits for its turn."""
+        return self._again is not None and self._again.confirm_deletions
+
     # -- syncing ------------------------------------------------------------------------------
 
     @Slot()

@@ -205,6 +205,26 @@ def test_mark_them_deleted_runs_the_full_sync_that_marks_them(
     qtbot.waitUntil(lambda: shelf.text() == f"Deleted upstream  ({len(gone)})", timeout=10_000)
 
 
+def test_mark_them_deleted_during_a_sync_waits_for_it_then_marks_them(
+    qtbot: Any, build: Builder, server: Any
+) -> None:
+    context = build(server.base_url)
+    banner = context.window.deletions_banner
+    _held, gone = _hold_deletions(qtbot, context, server)
+    finished = Emitted(context.controller.sync_finished)
+    assert context.controller.sync_now(full=True)  # a pass that will hold them again
+    qtbot.mouseClick(banner.mark_button, Qt.MouseButton.LeftButton)
+    assert context.controller.confirm_pending
+    qtbot.waitUntil(lambda: len(finished.calls) >= 1, timeout=SYNC_TIMEOUT_MS)
+    assert finished.calls[0][0].deletions_held == len(gone)
+    assert banner.isVisible()
+    assert banner.working  # the confirmation is not lost, nor asked for twice
+    qtbot.waitUntil(lambda: len(finished.calls) >= 2, timeout=SYNC_TIMEOUT_MS)
+    assert finished.calls[1][0].deleted_upstream == len(gone)
+    assert not banner.isVisible()
+    assert {row.id for row in context.reader.deleted_upstream()} == gone
+
+
 def test_keep_them_hides_the_banner_until_a_sync_holds_deletions_again(
     qtbot: Any, build: Builder, server: Any
 ) -> None:
