@@ -34,7 +34,7 @@ def held_text(count: int) -> str:
 
 
 class DeletionsBanner(QFrame):
-    """ "N items look deleted on the Memex server …" with Mark them deleted / Keep them.
+    """Says how many items look deleted upstream, with Mark them deleted and Keep them.
 
     Signals:
         confirm_requested(): "Mark them deleted" was pressed (the window runs the full sync).

@@ -330,7 +330,7 @@ class DoctorDialog(QDialog):
         self.again_button.setEnabled(False)
 
     def _set_busy(self, busy: bool) -> None:
-        """ "Checking…" with a moving bar and a Cancel button, or the finished state."""
+        """The busy state (Checking…, a moving bar, Cancel) or the finished one."""
         self.busy_bar.setVisible(busy)
         self.again_button.setEnabled(not busy)
         self.close_button.setText("Cancel" if busy else "Close")
