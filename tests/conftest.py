@@ -20,6 +20,8 @@ import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 from support.secrets import SECRETS  # noqa: E402
 
+from memex_desktop.settings import CONNECTION_ENV_VARS  # noqa: E402
+
 settings.register_profile(
     "ci", deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -36,7 +38,7 @@ def _private_environment(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
-    for name in ("MEMEX_API_URL", "MEMEX_API_KEY", "MEMEX_DATA_DIR"):
+    for name in (*CONNECTION_ENV_VARS, "MEMEX_DATA_DIR"):
         monkeypatch.delenv(name, raising=False)
     # Tests never touch the developer's real keyring.
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")

@@ -233,7 +233,8 @@ def _derive_edges(
             # A note on a video keeps its moment, so "Referenced by" can link to that line.
             out[(parent, kind_of_link)] = item.moment if kind_of_link == "annotates" else None
         for target, seconds in mentions:
-            out[(target, "references")] = seconds
+            if target != parent:  # a note citing what it is attached to is attached, once
+                out[(target, "references")] = seconds
         if kind in MENTIONING_TYPES:
             for target in item.nested:
                 if target != parent and target != entity_id:
@@ -248,6 +249,7 @@ def _derive_edges(
                 source_item = items.get(source)
                 moment = source_item.moment if source_item is not None else None
                 out[(parent_id, kind_of_link)] = moment if kind_of_link == "annotates" else None
+                out.pop((parent_id, "references"), None)
             rest = targets[1:]
         else:
             rest = targets
@@ -355,9 +357,10 @@ def apply_page(
         references = _resolve_references(references, aliases)
         own = {entity_id: _resolve_own(links, aliases) for entity_id, links in own.items()}
         types.update(_types(db, {aliases[i] for i in unknown if i in aliases}, page_types))
-    edges = _derive_edges(items, own, references, types)
+    edges = _without_parent_mentions(db, _derive_edges(items, own, references, types))
     replace_sources = {entity_id for entity_id in changed if items[entity_id].authoritative}
     edges_changed = _write_edges(db, edges, replace_sources) or edges_changed
+    edges_changed = _drop_mentions_of_parents(db, list(edges)) or edges_changed
     new_notes = [
         entity_id for entity_id, *_ in inserts if page_types.get(entity_id) == "annotation"
     ]
@@ -383,6 +386,51 @@ def apply_page(
         tag_ids=frozenset(tag_changes),
         edges_changed=edges_changed,
     )
+
+
+def _without_parent_mentions(
+    db: Database, edges: dict[str, dict[tuple[str, str], float | None]]
+) -> dict[str, dict[tuple[str, str], float | None]]:
+    """Derived edges without a note "referencing" what it is attached to (by this page or an
+    earlier one), so a page seen again writes nothing."""
+    parents: dict[str, set[str]] = {}
+    for source, out in edges.items():
+        for target, kind in out:
+            if kind in ("annotates", "reply"):
+                parents.setdefault(source, set()).add(target)
+    mentioning = sorted(
+        source for source, out in edges.items() if any(kind == "references" for _, kind in out)
+    )
+    for chunk in _chunks(mentioning):
+        for source, target in _rows_at_once(
+            db.conn,
+            "source, target",
+            f"FROM edges WHERE kind IN ('annotates', 'reply') AND source IN ({_marks(len(chunk))})",
+            chunk,
+        ):
+            parents.setdefault(source, set()).add(target)
+    for source, targets in parents.items():
+        derived = edges.get(source)
+        if derived:
+            for target in targets:
+                derived.pop((target, "references"), None)
+    return edges
+
+
+def _drop_mentions_of_parents(db: Database, sources: Sequence[str]) -> bool:
+    """A note is attached to its parent, not also "referencing" it: pages that show the note
+    in different places (nested, listed, with or without its links) must not leave both."""
+    conn = db.conn
+    before = conn.total_changes
+    for chunk in _chunks(sources):
+        conn.execute(
+            "DELETE FROM edges WHERE kind = 'references' "
+            f"AND source IN ({_marks(len(chunk))}) AND EXISTS (SELECT 1 FROM edges p"
+            " WHERE p.source = edges.source AND p.target = edges.target"
+            " AND p.kind IN ('annotates', 'reply'))",
+            chunk,
+        )
+    return conn.total_changes > before
 
 
 def _write_aliases(db: Database, aliases: Mapping[str, str]) -> bool:

@@ -34,6 +34,7 @@ _EDGE_LIMIT = 100_000
 def _entity_edges(reader: CacheReader, entity_id: str) -> dict[str, Any] | None:
     """The outgoing edges of one entity as a ``referencesByResultId`` value."""
     hood = reader.neighbourhood(entity_id, hops=1, max_nodes=_EDGE_LIMIT)
+    parents: list[Any] = []
     content: list[Any] = []
     tags: list[str] = []
     for edge in hood.edges:
@@ -43,12 +44,17 @@ def _entity_edges(reader: CacheReader, entity_id: str) -> dict[str, Any] | None:
             if edge.target not in tags:
                 tags.append(edge.target)
         elif edge.kind == "reply":
-            content.append({"id": edge.target, "type": "reply"})
+            parents.append({"id": edge.target, "type": "reply"})
+        elif edge.kind == "annotates":
+            parents.append(edge.target)
         elif edge.target not in content:
             content.append(edge.target)
-    if not content and not tags:
+    if not parents and not content and not tags:
         return None
-    return {"contentEntityIds": sorted(content, key=_edge_key), "tagIds": sorted(tags)}
+    # What a note is attached to comes first: a note whose JSON has no reference_content_ids
+    # (as first-party payloads are) is attached by this entry alone.
+    ordered = sorted(parents, key=_edge_key) + sorted(content, key=_edge_key)
+    return {"contentEntityIds": ordered, "tagIds": sorted(tags)}
 
 
 def _edge_key(item: Any) -> str:

@@ -7,6 +7,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,28 +134,38 @@ def library_ids(library: dict[str, Any]) -> set[str]:
     return {entity["id"] for entity in library["results"]}
 
 
-@pytest.fixture
-def library_emulator() -> Iterator[Any]:
-    """Starts emulators serving a given library (fast processing); stops them after the test."""
+@contextmanager
+def emulators(default_profile: str = "default") -> Iterator[Any]:
+    """A starter of emulators serving a given library (fast processing), stopped on exit:
+    ``start(library, profile=None, **config)``; ``profile`` defaults to ``default_profile``."""
     from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
     from memex_desktop.emulator.config import profile_settings
     from support.secrets import TEST_API_KEY
 
     running: list[Any] = []
 
-    def start(library: dict[str, Any], profile: str = "default", **options: Any) -> Any:
+    def start(library: dict[str, Any], profile: str | None = None, **options: Any) -> Any:
         settings: dict[str, Any] = {
             "library": library,
             "api_key": TEST_API_KEY,
             "processing_delay_s": 0.0,
             "balance_micros": 10**12,
         }
-        settings.update(profile_settings(profile))
+        settings.update(profile_settings(profile or default_profile))
         settings.update(options)
         emulator = run_emulator_in_thread(EmulatorConfig(**settings))
         running.append(emulator)
         return emulator
 
-    yield start
-    for emulator in running:
-        emulator.close()
+    try:
+        yield start
+    finally:
+        for emulator in running:
+            emulator.close()
+
+
+@pytest.fixture
+def library_emulator() -> Iterator[Any]:
+    """Starts emulators serving a given library (default profile); stops them after the test."""
+    with emulators() as start:
+        yield start

@@ -134,10 +134,10 @@ def test_one_malformed_page_marks_nothing_and_the_rest_syncs(
 
 
 def test_a_server_that_ignores_offset_is_found_within_three_pages(
-    small: dict[str, Any], library_emulator: Any, harness_factory: Any
+    small: dict[str, Any], one_profile_emulator: Any, harness_factory: Any
 ) -> None:
     # The first-party profile without timeRange help: offset ignored and time paging too.
-    emulator = library_emulator(small, profile="first-party", ignore_offset=True)
+    emulator = one_profile_emulator(small, profile="first-party", ignore_offset=True)
     harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=50)
     report = harness.engine.run(full=True)
     # offset is ignored but timeRange works: the library is paged by time, whole.
@@ -149,9 +149,9 @@ def test_a_server_that_ignores_offset_is_found_within_three_pages(
 
 
 def test_a_server_that_pages_neither_way_stops_at_once(
-    small: dict[str, Any], library_emulator: Any, harness_factory: Any, monkeypatch: Any
+    small: dict[str, Any], one_profile_emulator: Any, harness_factory: Any, monkeypatch: Any
 ) -> None:
-    emulator = library_emulator(small, ignore_offset=True)
+    emulator = one_profile_emulator(small, ignore_offset=True)
     harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=50)
     # The server also ignores timeRange: the request goes out without it.
     original = harness.client.search_raw_page
@@ -171,9 +171,9 @@ def test_a_server_that_pages_neither_way_stops_at_once(
 
 
 def test_a_server_that_ignores_sort_by_is_found_and_synced(
-    small: dict[str, Any], library_emulator: Any, harness_factory: Any
+    small: dict[str, Any], one_profile_emulator: Any, harness_factory: Any
 ) -> None:
-    emulator = library_emulator(small, ignore_sort_by=True)
+    emulator = one_profile_emulator(small, ignore_sort_by=True)
     harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=50)
     report = harness.engine.run(full=True)
     assert report.ok, report.error
