@@ -36,7 +36,12 @@ from memex_desktop.api.errors import (
 )
 from memex_desktop.api.models import SearchRawPage
 from memex_desktop.store.extract import to_epoch_ms
-from memex_desktop.sync.server_profile import MIN_PAGE_SIZE, PagingMode, ServerProfile
+from memex_desktop.sync.server_profile import (
+    FIRST_PAGE_SIZE,
+    MIN_PAGE_SIZE,
+    PagingMode,
+    ServerProfile,
+)
 from memex_desktop.sync.types import SyncCancelled
 
 _log = logging.getLogger(__name__)
@@ -52,6 +57,8 @@ FAST_PAGE_S = 2.0
 FAST_PAGES_TO_GROW = 3
 # Halvings of the page size within one pass before a failing page is reported instead.
 MAX_SHRINKS = 4
+# Readings of the items of one created_at instant (see Pager._scan_tie).
+MAX_TIE_SCANS = 4
 # Short pages before the largest of them is taken for the server's page cap.
 CAP_AFTER_SHORT_PAGES = 3
 # Unreadable pages in a row before the pass gives up (each is skipped, the pass not trusted).
@@ -100,6 +107,10 @@ class Pager:
     oldest_ms: int | None = None
     _previous_full: bool = False
     _short_pages: int = 0
+    _tie: int | None = None
+    _tie_fresh: bool = False
+    _tie_scans: int = 0
+    _outer_start: int | None = None
     _most_sent: int = 0
     _fast: int = 0
     _shrinks: int = 0
@@ -108,14 +119,20 @@ class Pager:
 
     def __post_init__(self) -> None:
         if self.limit <= 0:
-            size = self.profile.page_size or self.max_size
+            # A server not met before starts at a page size most servers take quickly.
+            size = self.profile.page_size or FIRST_PAGE_SIZE
             self.limit = max(1, min(size, self.max_size, self.profile.page_cap or size))
 
     # ------------------------------------------------------------------ requests
 
     def request(self) -> PageRequest:
         """The next page to ask for."""
-        return PageRequest(self.offset, self.limit, self.end_ms, self.start_ms)
+        limit = self.limit
+        if self._tie is not None:
+            # Each reading of tied items asks in other steps: a server whose order of ties
+            # depends on the request then shows them in other orders.
+            limit = max(MIN_PAGE_SIZE, self.limit - 3 * (self._tie_scans - 1))
+        return PageRequest(self.offset, limit, self.end_ms, self.start_ms)
 
     def predicted(self, after: PageRequest) -> PageRequest | None:
         """The request after ``after`` if its page comes back full (offset paging only)."""
@@ -176,11 +193,13 @@ class Pager:
             self.profile.offset_honoured = False
             self._switch_to_time("the server ignores offset", skipped_some=False)
             return
-        if fresh and len(fresh) < len(ids) and self._previous_full:
+        repeated = len(ids) - len(fresh)
+        if fresh and repeated and (self._previous_full or not _seen_first(ids, repeated, fresh)):
             # After a full page the next offset starts past it: items seen again mean the
             # listing moved under the pass (ties reshuffled, items added), so some may have
-            # been skipped. (After a short page, rows the server dropped were counted by it
-            # but not sent, so re-reading a few is expected and harmless.)
+            # been skipped. After a short page, rows the server dropped were counted by it but
+            # not sent, so the page may start with a few items seen already; seen items
+            # anywhere else mean the order moved.
             self._distrust("offset pages overlapped, so some items may have been skipped")
             if self.profile.time_paging is not False and self.profile.date_ordered is not False:
                 self._switch_to_time("offset pages overlap", skipped_some=True)
@@ -192,12 +211,15 @@ class Pager:
     def _take_by_time(
         self, request: PageRequest, sent: int, fresh: list[str], times: list[int]
     ) -> None:
+        if self._tie is not None:
+            self._scan_tie(request, sent, fresh)
+            return
         end = request.end_ms
         if sent == 0:
             if request.offset == 0:
                 self.ended = True  # nothing at or before the boundary: the listing is done
             else:
-                self._move_past(end)  # ran past the items tied at the boundary
+                self._move_past(end)
             return
         if not times:
             raise ServerIncompatible(
@@ -210,9 +232,10 @@ class Pager:
                 raise ServerIncompatible(
                     "the server ignores both offset and timeRange, so the library cannot be paged"
                 )
-        if end is not None and sent >= request.limit and oldest == end:
-            # More items share this created_at than a page holds: page within it by offset.
-            self.offset = request.offset + sent
+        if end is not None and oldest == newest == end:
+            # Every item of the page shares the boundary's created_at: more may share it than
+            # a page holds. Read that instant alone, by offset, until it runs dry.
+            self._start_tie_scan(end)
             return
         if fresh and (end is None or oldest < end):
             self.profile.time_paging = self.profile.time_paging is not False or None
@@ -224,6 +247,37 @@ class Pager:
         # Nothing new before the boundary (its ties are all seen, or the rows after them were
         # dropped): look strictly before it.
         self._move_past(oldest if end is None or oldest < end else end)
+
+    def _start_tie_scan(self, instant: int) -> None:
+        """Page through the items created at ``instant`` (timeRange start = end)."""
+        self._tie = instant
+        self._tie_fresh = False
+        self._tie_scans = 1
+        self._outer_start = self.start_ms
+        self.start_ms = self.end_ms = instant
+        self.offset = 0
+
+    def _scan_tie(self, request: PageRequest, sent: int, fresh: list[str]) -> None:
+        """One page of a tie scan. A server may order tied items differently for every
+        request (``ORDER BY created_at`` alone), so offset pages within them can skip some:
+        the instant is read again while a reading finds anything new (a few times at most)."""
+        if fresh:
+            self._tie_fresh = True
+        if sent:
+            self.offset = request.offset + sent
+            return
+        if self._tie_fresh and self._tie_scans < MAX_TIE_SCANS:
+            self._tie_scans += 1
+            self._tie_fresh = False
+            self.offset = 0
+            return
+        if self._tie_fresh:
+            self._distrust("items sharing one created_at may have been skipped")
+        instant = self._tie
+        self._tie = None
+        self.start_ms = self._outer_start
+        assert instant is not None
+        self._move_past(instant)
 
     def _move_past(self, boundary: int | None) -> None:
         """Ask next for what is strictly older than ``boundary``."""
@@ -297,6 +351,11 @@ class Pager:
     def _distrust(self, why: str) -> None:
         if why not in self.unreliable:
             self.unreliable.append(why)
+
+
+def _seen_first(ids: list[str], repeated: int, fresh: list[str]) -> bool:
+    """Whether the items of a page seen already are the first ``repeated`` ones."""
+    return ids[repeated:] == fresh
 
 
 def size_related(exc: BaseException) -> bool:

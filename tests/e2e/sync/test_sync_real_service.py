@@ -9,6 +9,7 @@ linked only by ``relatedContentIds``, ...); some add the variants that ignore ``
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -191,3 +192,36 @@ def test_a_server_that_ignores_sort_by_is_found_and_synced(
     incremental = harness.new_engine().run()
     assert incremental.ok, incremental.error
     assert harness.reader.get("late") is not None
+
+
+def test_incremental_pulls_catch_what_arrived_whatever_updated_at_says(
+    small: dict[str, Any],
+    library_emulator: Any,
+    harness_factory: Any,
+) -> None:
+    # One shared item's content row was touched far in the future (re-enriched): its
+    # updated_at runs ahead of every save, which must not move the watermark.
+    library = copy.deepcopy(small)
+    newest = max(e["created_at"] for e in library["results"])
+    library["results"][0]["updated_at"] = newest + 86_400_000 * 30
+    emulator = library_emulator(library)
+    harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=50)
+    assert harness.engine.run(full=True).ok
+    template = next(e for e in library["results"] if e["type"] == "web")
+    added = []
+    for n in range(80):  # more than a page of new saves
+        item = {
+            **template,
+            "id": f"new-{n}",
+            "external_id": f"new-{n}",
+            "url": f"https://new.example/{n}",
+            "created_at": newest + 1_000 * (n + 1),
+        }
+        emulator.state.put_entity(item)
+        added.append(item["id"])
+    report = harness.new_engine().run()
+    assert report.ok, report.error
+    assert not report.full_pass_completed  # an incremental pull, not a full pass
+    held = set(harness.reader.all_ids())
+    missing = set(added) - held - emulator.state.unlisted_ids()
+    assert not missing
