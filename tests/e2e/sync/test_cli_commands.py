@@ -13,6 +13,7 @@ from support.secrets import TEST_API_KEY
 
 from memex_desktop import cli
 from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.store import CacheReader
 
 pytestmark = pytest.mark.e2e
 
@@ -146,6 +147,35 @@ def test_save_and_outbox(run: Cli) -> None:
     assert "dropped" in out
     status, out, _ = run("outbox", "list", "--json")
     assert op_id not in [str(op["id"]) for op in json.loads(out)]
+
+
+def test_note_and_reply_through_the_outbox(
+    run: Cli, library: dict[str, Any], tmp_path: Path
+) -> None:
+    assert run("sync")[0] == 0
+    listed = _listable(run, library)
+    page = next(e for e in library["results"] if e["type"] == "web" and e["id"] in listed)
+    status, out, err = run("note", page["id"], "Worms like coffee grounds")
+    assert status == 0, err
+    assert "queued: note" in out
+    assert "sent: 1" in out
+    status, out, _ = run("outbox", "list", "--json")
+    [note] = json.loads(out)
+    assert note["state"] == "accepted"
+    status, out, err = run("note", page["id"], "And eggshells", "--reply-to", note["entity_id"])
+    assert status == 0, err
+    assert "sent: 1" in out
+    assert run("sync", "--full")[0] == 0
+    status, out, _ = run("outbox", "list", "--json")
+    assert {op["state"] for op in json.loads(out)} == {"confirmed"}
+    with CacheReader(tmp_path / "data" / "cache.db") as reader:
+        [thread] = reader.thread_for(page["id"])
+    assert thread.text == "Worms like coffee grounds"
+    assert [child.text for child in thread.children] == ["And eggshells"]
+    status, _, err = run("note", "no-such-item", "text")
+    assert status == cli.EXIT_NOT_FOUND
+    assert err.count("\n") == 1
+    assert run("note", page["id"], "   ")[0] == cli.EXIT_USAGE
 
 
 def test_export_json_round_trip_and_markdown(
