@@ -466,14 +466,7 @@ class SyncEngine:
             changes |= writes.drain()
         except (ApiError, SyncCancelled) as exc:
             changes |= writes.drain()  # pages already fetched are kept
-            self._save_profile()
-            return SyncReport(
-                outcome_for(exc),
-                pulled=seen.listed,
-                changes=changes,
-                meta=self.last_meta,
-                error=_for_sync(exc),
-            )
+            return self._pull_stopped(exc, seen, changes)
         self._save_profile()
         guard = DeletionGuard(self, confirm=confirm_deletions)
         why_not = None if whole else "the pass resumed after an interruption"
@@ -543,20 +536,24 @@ class SyncEngine:
                 )
             changes |= writes.drain()
         except (ApiError, SyncCancelled) as exc:
-            changes |= writes.drain()
-            self._save_profile()
-            return SyncReport(
-                outcome_for(exc),
-                pulled=seen.listed,
-                changes=changes,
-                meta=self.last_meta,
-                error=_for_sync(exc),
-            )
+            changes |= writes.drain()  # pages already fetched are kept
+            return self._pull_stopped(exc, seen, changes)
         self._save_profile()
         changes |= self._pull_views_and_feeds()
         self._finish_pull(_max_opt(newest_held, seen.newest_created), full_pass_started_ms=None)
         self._confirm_seen(seen)
         return SyncReport(SyncOutcome.OK, pulled=seen.listed, changes=changes, meta=self.last_meta)
+
+    def _pull_stopped(self, exc: BaseException, seen: _PassSeen, changes: ChangeSet) -> SyncReport:
+        """The report of a pull that stopped early; what it learned of the server is kept."""
+        self._save_profile()
+        return SyncReport(
+            outcome_for(exc),
+            pulled=seen.listed,
+            changes=changes,
+            meta=self.last_meta,
+            error=_for_sync(exc),
+        )
 
     def _pages(
         self,

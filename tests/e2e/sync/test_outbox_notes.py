@@ -66,14 +66,21 @@ def test_a_note_and_a_reply_with_lost_answers_arrive_once_and_attached(synced: A
     assert [child.text for child in thread[0].children] == ["And eggshells"]
 
 
+def _small_synced(start: Any, harness_factory: Any, **config: Any) -> tuple[Any, Any, str]:
+    """A small library on the default profile, synced; a web page of it to write notes on."""
+    library = generate_library(40, seed=2, words_per_entity=8)
+    emulator = start(library, **config)
+    harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=50)
+    assert harness.engine.run(full=True).ok
+    return emulator, harness, next(e["id"] for e in library["results"] if e["type"] == "web")
+
+
 def test_a_refused_field_is_dropped_once_and_remembered(
     one_profile_emulator: Any, harness_factory: Any
 ) -> None:
-    library = generate_library(40, seed=2, words_per_entity=8)
-    emulator = one_profile_emulator(library, rejected_fields=frozenset({"reference_content_ids"}))
-    harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=50)
-    assert harness.engine.run(full=True).ok
-    web = next(e["id"] for e in library["results"] if e["type"] == "web")
+    emulator, harness, web = _small_synced(
+        one_profile_emulator, harness_factory, rejected_fields=frozenset({"reference_content_ids"})
+    )
     queue_note(harness.outbox, harness.reader, "first", target_id=web)
     assert harness.engine.drain_outbox().sent == 1
     assert harness.engine.server_profile().refused_fields == ["reference_content_ids"]
@@ -90,11 +97,7 @@ def test_a_refused_field_is_dropped_once_and_remembered(
 def test_repeated_server_errors_need_attention_instead_of_retrying_forever(
     one_profile_emulator: Any, harness_factory: Any
 ) -> None:
-    library = generate_library(40, seed=2, words_per_entity=8)
-    emulator = one_profile_emulator(library)
-    harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=50)
-    assert harness.engine.run(full=True).ok
-    web = next(e["id"] for e in library["results"] if e["type"] == "web")
+    emulator, harness, web = _small_synced(one_profile_emulator, harness_factory)
     queue_note(harness.outbox, harness.reader, "doomed", target_id=web)
     emulator.faults.next_status(500, count=1000, paths=["/save-content-entity"])
     report = harness.engine.drain_outbox()
@@ -108,11 +111,7 @@ def test_repeated_server_errors_need_attention_instead_of_retrying_forever(
 def test_an_unreadable_answer_to_a_save_is_accepted_not_sent_again(
     one_profile_emulator: Any, harness_factory: Any
 ) -> None:
-    library = generate_library(40, seed=2, words_per_entity=8)
-    emulator = one_profile_emulator(library)
-    harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=50)
-    assert harness.engine.run(full=True).ok
-    web = next(e["id"] for e in library["results"] if e["type"] == "web")
+    emulator, harness, web = _small_synced(one_profile_emulator, harness_factory)
     queue_note(harness.outbox, harness.reader, "garbled", target_id=web)
     emulator.faults.next_status(200, body={"ok": "yes"}, paths=["/save-content-entity"])
     report = harness.engine.drain_outbox()
