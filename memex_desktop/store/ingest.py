@@ -360,7 +360,12 @@ def apply_page(
     edges = _without_parent_mentions(db, _derive_edges(items, own, references, types))
     replace_sources = {entity_id for entity_id in changed if items[entity_id].authoritative}
     edges_changed = _write_edges(db, edges, replace_sources) or edges_changed
-    edges_changed = _drop_mentions_of_parents(db, list(edges)) or edges_changed
+    attached = [
+        source
+        for source, out in edges.items()
+        if any(kind in ("annotates", "reply") for _, kind in out)
+    ]
+    edges_changed = _drop_mentions_of_parents(db, attached) or edges_changed
     new_notes = [
         entity_id for entity_id, *_ in inserts if page_types.get(entity_id) == "annotation"
     ]
