@@ -948,7 +948,7 @@ class MainWindow(QMainWindow):
 
         banner = self.deletions_banner
         confirming = self.controller.last_request.confirm_deletions
-        if report.deleted_upstream:
+        if confirming and report.deleted_upstream:
             self.toast.show_message(
                 f"{report.deleted_upstream:,} item{'s' if report.deleted_upstream != 1 else ''}"
                 " marked deleted upstream: still readable under Deleted upstream."
