@@ -444,7 +444,8 @@ class SyncEngine:
         # Ids seen before a crash are not known to this process, so a resumed pass cannot
         # prove an item is gone; only a pass seen whole from the start may mark deletions.
         whole = state.offset == 0 and state.end_ms is None
-        pager = self._pager(mode=state.mode, end_ms=state.end_ms)
+        # A new pass pages as the server is known to page; a resumed one as it was paging.
+        pager = self._pager(mode=state.mode, end_ms=state.end_ms) if interrupted else self._pager()
         # Items deleted upstream meanwhile shift the listing up; re-reading one page (which
         # ingests as no change) keeps a few such deletions from skipping live items.
         pager.offset = max(0, state.offset - pager.limit) if state.mode == "offset" else 0

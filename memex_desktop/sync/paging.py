@@ -57,6 +57,9 @@ FAST_PAGE_S = 2.0
 FAST_PAGES_TO_GROW = 3
 # Halvings of the page size within one pass before a failing page is reported instead.
 MAX_SHRINKS = 4
+# Pages in a row with nothing new before a pass gives up (each strategy above moves on
+# after one or two; this bounds any combination of them).
+MAX_STALE_PAGES = 8
 # Readings of the items of one created_at instant (see Pager._scan_tie).
 MAX_TIE_SCANS = 4
 # Short pages before the largest of them is taken for the server's page cap.
@@ -108,6 +111,8 @@ class Pager:
     _previous_full: bool = False
     _short_pages: int = 0
     _tie: int | None = None
+    _stale_pages: int = 0
+    _tie_last_ids: list[str] = field(default_factory=list)
     _tie_fresh: bool = False
     _tie_scans: int = 0
     _outer_start: int | None = None
@@ -162,8 +167,17 @@ class Pager:
         if page.parse.skipped:
             self._distrust(f"the server sent {page.parse.skipped} items that are not entities")
         ids = [str(entity["id"]) for entity in page.results]
+        if sent and not ids:
+            self.malformed(request, "no item on the page could be read")
+            return False
         fresh = [entity_id for entity_id in ids if entity_id not in self.seen]
         self.seen.update(ids)
+        self._stale_pages = 0 if fresh or not ids else self._stale_pages + 1
+        if self._stale_pages >= MAX_STALE_PAGES:
+            # Whatever the reason, a server that keeps sending what was seen is not paged on.
+            raise ServerIncompatible(
+                f"the server sent only items already seen on {self._stale_pages} pages in a row"
+            )
         times = [
             t for t in (to_epoch_ms(e.get("created_at")) for e in page.results) if t is not None
         ]
@@ -181,7 +195,7 @@ class Pager:
             else:
                 self._take_by_offset(request, sent, ids, fresh, times)
         else:
-            self._take_by_time(request, sent, fresh, times)
+            self._take_by_time(request, sent, ids, fresh, times)
         self._previous_full = sent >= request.limit
         return self.ended
 
@@ -209,10 +223,10 @@ class Pager:
         self.offset = request.offset + sent
 
     def _take_by_time(
-        self, request: PageRequest, sent: int, fresh: list[str], times: list[int]
+        self, request: PageRequest, sent: int, ids: list[str], fresh: list[str], times: list[int]
     ) -> None:
         if self._tie is not None:
-            self._scan_tie(request, sent, fresh)
+            self._scan_tie(request, sent, ids, fresh)
             return
         end = request.end_ms
         if sent == 0:
@@ -252,23 +266,28 @@ class Pager:
         """Page through the items created at ``instant`` (timeRange start = end)."""
         self._tie = instant
         self._tie_fresh = False
+        self._tie_last_ids = []
         self._tie_scans = 1
         self._outer_start = self.start_ms
         self.start_ms = self.end_ms = instant
         self.offset = 0
 
-    def _scan_tie(self, request: PageRequest, sent: int, fresh: list[str]) -> None:
+    def _scan_tie(self, request: PageRequest, sent: int, ids: list[str], fresh: list[str]) -> None:
         """One page of a tie scan. A server may order tied items differently for every
         request (``ORDER BY created_at`` alone), so offset pages within them can skip some:
         the instant is read again while a reading finds anything new (a few times at most)."""
         if fresh:
             self._tie_fresh = True
-        if sent:
+        again = ids == self._tie_last_ids  # a server ignoring offset sends the same page
+        self._tie_last_ids = ids
+        if sent and not again:
             self.offset = request.offset + sent
             return
+        # This reading is over.
         if self._tie_fresh and self._tie_scans < MAX_TIE_SCANS:
             self._tie_scans += 1
             self._tie_fresh = False
+            self._tie_last_ids = []
             self.offset = 0
             return
         if self._tie_fresh:
@@ -302,13 +321,13 @@ class Pager:
         """A page that could not be read: skip past it (offset paging) or give up.
 
         Raises:
-            ServerIncompatible: too many unreadable pages in a row, or one during time paging
-                (whose next request depends on the page).
+            ServerIncompatible: too many unreadable pages in a row.
         """
         self._distrust(f"a page could not be read ({why})")
         self._malformed_in_a_row += 1
-        if self.mode != "offset" or self._malformed_in_a_row >= MAX_MALFORMED_IN_A_ROW:
+        if self._malformed_in_a_row >= MAX_MALFORMED_IN_A_ROW:
             raise ServerIncompatible(f"the server's pages could not be read ({why})")
+        # Past it: by offset, within the time window when paging by time.
         self.offset = request.offset + request.limit
 
     def shrink(self) -> bool:
@@ -328,9 +347,14 @@ class Pager:
         A cap is the most a page ever held when pages keep coming back short: rows dropped
         after the LIMIT only make pages shorter, so the largest short page is the best guess.
         """
+        known = self.profile.page_cap
+        if known is not None and sent > known:
+            self.profile.page_cap = known = None  # the server sends more now: learn again
         if sent >= request.limit:
             self._short_pages = 0
-        elif sent > 0:
+        elif sent > 0 and (known is None or request.limit > known):
+            # Only pages that asked for more than the known cap say anything about it: below
+            # it, pages are short because rows were dropped.
             self._short_pages += 1
             self._most_sent = max(self._most_sent, sent)
             if self._short_pages >= CAP_AFTER_SHORT_PAGES and self._most_sent >= MIN_PAGE_SIZE:
