@@ -172,7 +172,9 @@ class Pager:
             return False
         fresh = [entity_id for entity_id in ids if entity_id not in self.seen]
         self.seen.update(ids)
-        self._stale_pages = 0 if fresh or not ids else self._stale_pages + 1
+        # Readings of tied items go over seen ones by design, bounded on their own.
+        stale = bool(ids) and not fresh and self._tie is None
+        self._stale_pages = self._stale_pages + 1 if stale else 0
         if self._stale_pages >= MAX_STALE_PAGES:
             # Whatever the reason, a server that keeps sending what was seen is not paged on.
             raise ServerIncompatible(
