@@ -351,20 +351,28 @@ def apply_page(
         referred.update(target for target, _seconds in mentions)
     types = _types(db, referred, page_types)
     unknown = sorted(entity_id for entity_id in referred if entity_id not in types)
-    aliases.update(_aliases_of(db, unknown))
+    if unknown:
+        aliases.update(_aliases_of(db, unknown))
     if aliases:
         # A reference may name an item by its other id (its library row): point it at the one.
         references = _resolve_references(references, aliases)
         own = {entity_id: _resolve_own(links, aliases) for entity_id, links in own.items()}
         types.update(_types(db, {aliases[i] for i in unknown if i in aliases}, page_types))
-    edges = _without_parent_mentions(db, _derive_edges(items, own, references, types))
+    edges = _without_parent_mentions(db, _derive_edges(items, own, references, types), types)
     replace_sources = {entity_id for entity_id in changed if items[entity_id].authoritative}
-    edges_changed = _write_edges(db, edges, replace_sources) or edges_changed
-    attached = [
-        source
-        for source, out in edges.items()
-        if any(kind in ("annotates", "reply") for _, kind in out)
-    ]
+    wrote_edges = _write_edges(db, edges, replace_sources)
+    edges_changed = wrote_edges or edges_changed
+    # Each statement is a chance for the sync's other threads to hold the GIL (see
+    # _insert_rows): the clean-up runs only when this page wrote edges.
+    attached = (
+        []
+        if not wrote_edges
+        else [
+            source
+            for source, out in edges.items()
+            if any(kind in ("annotates", "reply") for _, kind in out)
+        ]
+    )
     edges_changed = _drop_mentions_of_parents(db, attached) or edges_changed
     new_notes = [
         entity_id for entity_id, *_ in inserts if page_types.get(entity_id) == "annotation"
@@ -394,7 +402,9 @@ def apply_page(
 
 
 def _without_parent_mentions(
-    db: Database, edges: dict[str, dict[tuple[str, str], float | None]]
+    db: Database,
+    edges: dict[str, dict[tuple[str, str], float | None]],
+    types: Mapping[str, str],
 ) -> dict[str, dict[tuple[str, str], float | None]]:
     """Derived edges without a note "referencing" what it is attached to (by this page or an
     earlier one), so a page seen again writes nothing."""
@@ -404,7 +414,9 @@ def _without_parent_mentions(
             if kind in ("annotates", "reply"):
                 parents.setdefault(source, set()).add(target)
     mentioning = sorted(
-        source for source, out in edges.items() if any(kind == "references" for _, kind in out)
+        source
+        for source, out in edges.items()
+        if types.get(source) == "annotation" and any(kind == "references" for _, kind in out)
     )
     for chunk in _chunks(mentioning):
         for source, target in _rows_at_once(
