@@ -154,3 +154,24 @@ def test_sync_without_a_key_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     err = capsys.readouterr().err
     assert "no API key" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_emulator_serves_the_profile_and_variants_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    served: list[object] = []
+    monkeypatch.setattr(
+        "memex_desktop.emulator.serve", lambda config, **_options: served.append(config)
+    )
+    argv = ["emulator", "--profile", "first-party", "--ignore-offset", "--moved-to", "http://x/api"]
+    assert cli.main([*argv, "--generate", "20"]) == 0
+    [config] = served
+    assert config.profile == "first-party"  # type: ignore[attr-defined]
+    assert config.echo_requested_limit  # type: ignore[attr-defined]
+    assert config.max_page_size == 40  # type: ignore[attr-defined]
+    assert config.ignore_offset  # type: ignore[attr-defined]
+    assert not config.ignore_sort_by  # type: ignore[attr-defined]
+    assert config.moved_to == "http://x/api"  # type: ignore[attr-defined]
+    assert cli.main(["emulator", "--generate", "20", "--max-page-size", "7"]) == 0
+    assert served[1].profile == "default"  # type: ignore[attr-defined]
+    assert served[1].max_page_size == 7  # type: ignore[attr-defined]
