@@ -319,6 +319,9 @@ def test_tags_and_saved_views_filter_the_results_offline_and_online(
     row = window.results_model.row_of(new_id)
     assert row is not None
     provenance = window.results_model.index(row, 0).data(window.results_model.ProvenanceRole)
-    assert provenance == "cloud"
+    # "cloud" when the view's server part brought it; "cached" when the server part of the
+    # All items selection just before had already cached it (cache-on-view) by the time the
+    # view read the cache. Both are right; which one comes first is a race.
+    assert provenance in ("cloud", "cached")
     assert talks <= set(window.results_model.ids())
     del tester
