@@ -48,6 +48,7 @@ from memex_desktop.api.models import (
     ReferenceId,
     ResultReferences,
     SaveContentByUrlResponse,
+    SaveContentEntityReceiptResponse,
     SaveContentEntityResponse,
     SearchMeta,
     SearchRawPage,
@@ -196,11 +197,6 @@ def _page_entities(page: SearchRawPage) -> Iterator[JsonObject]:
         entity = stack.pop()
         yield entity
         stack.extend(_nested(entity))
-
-
-def _page_entity_ids(page: SearchRawPage) -> set[str]:
-    """Every entity id a page shows to exist on the server (results and everything nested)."""
-    return {entity["id"] for entity in _page_entities(page)}
 
 
 def _targets(entity: JsonObject) -> list[str]:
@@ -792,10 +788,14 @@ class SyncEngine:
             return url_response.entity
         data, extra = self._entity_request(op)
         refused = set(self.server_profile().refused_fields)
-        try:
-            entity_response = self.client.save_content_entity(
-                _without_fields(data, refused, "data."), **_without_fields(extra, refused, "")
+
+        def send() -> SaveContentEntityResponse | SaveContentEntityReceiptResponse:
+            return self.client.save_content_entity(
+                _without_fields(data, refused), **_without_fields(extra, refused)
             )
+
+        try:
+            entity_response = send()
         except ValidationError as exc:
             field_name = refused_field(exc.message, data, extra)
             if field_name is None or field_name in refused:
@@ -805,9 +805,7 @@ class SyncEngine:
             _log.warning("the server refused the field %s; sending without it", field_name)
             self._remember_refused(field_name)
             refused.add(field_name)
-            entity_response = self.client.save_content_entity(
-                _without_fields(data, refused, "data."), **_without_fields(extra, refused, "")
-            )
+            entity_response = send()
         entity = (
             entity_response.entity
             if isinstance(entity_response, SaveContentEntityResponse)
@@ -1048,9 +1046,8 @@ def refused_field(message: str, data: JsonObject, extra: JsonObject) -> str | No
     return None
 
 
-def _without_fields(values: JsonObject, refused: set[str], prefix: str) -> JsonObject:
-    """``values`` without the fields the server refused (by bare name)."""
-    del prefix  # one set of names: the server names a field the same wherever it sits
+def _without_fields(values: JsonObject, refused: set[str]) -> JsonObject:
+    """``values`` without the fields the server refused (named alike wherever they sit)."""
     if not refused:
         return values
     return {key: value for key, value in values.items() if key not in refused}

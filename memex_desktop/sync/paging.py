@@ -120,7 +120,6 @@ class Pager:
     _fast: int = 0
     _shrinks: int = 0
     _malformed_in_a_row: int = 0
-    _empty_windows: int = 0
 
     def __post_init__(self) -> None:
         if self.limit <= 0:
