@@ -5,12 +5,17 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 # Before anything imports PySide6: the tests never need a screen.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
+# A zone that is neither UTC nor a whole hour away from it, so a time shown in UTC somewhere
+# and in local time elsewhere cannot agree by chance (POSIX: "TST-5:30" is UTC+05:30).
+os.environ["TZ"] = "TST-5:30"
+time.tzset()
 
 TESTS_DIR = Path(__file__).resolve().parent
 if str(TESTS_DIR) not in sys.path:

@@ -12,8 +12,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "memex_desktop"
 # layer -> project modules it may import (prefix match); None means no project imports at all.
 ALLOWED_PROJECT_IMPORTS: dict[str, tuple[str, ...]] = {
     "api": ("memex_desktop.api",),
-    # api.identity: the one reading of an item's ids, which the cache indexes.
-    "store": ("memex_desktop.store", "memex_desktop.api.models", "memex_desktop.api.identity"),
+    # api.identity and api.content: the one reading of an item's ids and of what it says,
+    # which the cache indexes and the reader shows.
+    "store": (
+        "memex_desktop.store",
+        "memex_desktop.api.models",
+        "memex_desktop.api.identity",
+        "memex_desktop.api.content",
+    ),
     "emulator": ("memex_desktop.emulator", "memex_desktop.api.models"),
 }
 QT_FREE = ("api", "store", "sync", "render", "graph", "emulator", "settings.py", "errors.py")

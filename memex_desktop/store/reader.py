@@ -15,9 +15,10 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from memex_desktop.api.content import epoch_ms
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.store.errors import StoreError, translate
-from memex_desktop.store.extract import body_text, summary_text, to_epoch_ms
+from memex_desktop.store.extract import body_text, summary_text
 from memex_desktop.store.query import (
     MIN_BODY_PREFIX_CHARS,
     MIN_TITLE_PREFIX_CHARS,
@@ -694,7 +695,7 @@ class CacheReader:
             if candidate.exists()
         )
         last = self.sync_state(LAST_SYNC_KEY)
-        return CacheStats(entities=count, size_bytes=size, last_sync_at=to_epoch_ms(last))
+        return CacheStats(entities=count, size_bytes=size, last_sync_at=epoch_ms(last))
 
     def close(self) -> None:
         """Close the connection."""
@@ -727,8 +728,8 @@ _RELATIVE_RANGES = {
 def time_range(value: Any) -> tuple[int | None, int | None]:
     """(from, to) epoch ms of a view's ``timeRange``: ``{start|from, end|to}`` or ``"week"``."""
     if isinstance(value, dict):
-        start = to_epoch_ms(value.get("start", value.get("from")))
-        end = to_epoch_ms(value.get("end", value.get("to")))
+        start = epoch_ms(value.get("start", value.get("from")))
+        end = epoch_ms(value.get("end", value.get("to")))
         return start, end
     if isinstance(value, str):
         key = value.lower().removeprefix("last_").removeprefix("past_").removeprefix("last-")
