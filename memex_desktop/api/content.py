@@ -142,6 +142,28 @@ def date_text(value: Any) -> str | None:
     return f"{moment.day} {moment:%b %Y}" if moment is not None else None
 
 
+# A field named like a time whose value reads as an instant after 2000 is a date; other
+# numbers under such names (a video's start_time in seconds) are not.
+_TIME_FIELD = re.compile(r"(?:^|_)(?:at|date|time|timestamp)$|[a-z](?:At|Date|Time)$")
+_YEAR_2000_MS = 946_684_800_000
+
+
+def field_instant(key: str, value: Any) -> int | None:
+    """Epoch milliseconds of a field that holds a date (``published_at``...), else None."""
+    if isinstance(value, bool) or not _TIME_FIELD.search(key):
+        return None
+    ms = epoch_ms(value)
+    return ms if ms is not None and ms >= _YEAR_2000_MS else None
+
+
+def quoted_item(data: JsonObject) -> str | None:
+    """The id of the tweet a tweet quotes (``quote_tweet``, an id or an object with one)."""
+    quoted = data.get("quote_tweet")
+    if isinstance(quoted, dict):
+        quoted = quoted.get("id")
+    return quoted.strip() if isinstance(quoted, str) and quoted.strip() else None
+
+
 # ----------------------------------------------------------------------------- rich text
 
 # Node types that name another item: the stored form and the editor's two forms (research

@@ -13,13 +13,16 @@ from memex_desktop.api.content import (
     NUMBERED_REF_RE,
     chat_messages,
     citations,
+    field_instant,
     host_of,
     localized_text,
     message_doc,
     message_references,
     message_text,
+    quoted_item,
     rich_text_references,
     strings_in,
+    time_text,
 )
 from memex_desktop.api.models import (
     AnnotationContentEntity,
@@ -138,31 +141,41 @@ def _extra_fields(doc: DocumentBuilder, entity: ContentEntityBase, used: set[str
         _field_list(doc, rows)
 
 
-def _walk(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
-    """Every scalar inside ``value`` as ``(path, text)``: strings, numbers, nested lists/dicts."""
+# A field's value as the reader shows it: its text, and whether that text is the reader's
+# own formatting (a date, yes/no) rather than the item's words.
+FieldRow = tuple[str, str, bool]
+
+
+def _walk(value: Any, path: str, depth: int = 0) -> Iterator[FieldRow]:
+    """Every scalar inside ``value`` as a row: strings, numbers, dates, nested lists/dicts."""
     if depth > 40:
         return
-    if isinstance(value, str):
+    key = path.rsplit(".", 1)[-1].split("[", 1)[0]
+    if (instant := field_instant(key, value)) is not None:
+        yield path, time_text(instant) or "", True
+    elif isinstance(value, str):
         if value.strip():
-            yield path, value
+            yield path, value, False
     elif isinstance(value, bool):
-        yield path, "yes" if value else "no"
+        yield path, "yes" if value else "no", True
     elif isinstance(value, int | float):
-        yield path, str(value)
+        yield path, str(value), False
     elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _walk(item, f"{path}.{key}" if path else str(key), depth + 1)
+        for name, item in value.items():
+            yield from _walk(item, f"{path}.{name}" if path else str(name), depth + 1)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from _walk(item, f"{path}[{index}]", depth + 1)
 
 
-def _field_list(doc: DocumentBuilder, rows: list[tuple[str, str]]) -> None:
+def _field_list(doc: DocumentBuilder, rows: list[FieldRow]) -> None:
     """Rows of ``name: value``; multi-line values follow their name as paragraphs with links."""
     doc.add('<div class="fields">')
-    for name, value in rows:
+    for name, value, formatted in rows:
         label = f'<span class="field-name"><b>{esc(name)}:</b></span>'
-        if "\n" in value.strip():
+        if formatted:
+            doc.add(f'<p>{label} <span class="fact">{esc(value)}</span></p>')
+        elif "\n" in value.strip():
             doc.add(f"<p>{label}</p>{plain_text_to_html(value)}")
         else:
             doc.add(f"<p>{label} {linkify(value.strip())}</p>")
@@ -248,9 +261,8 @@ def _render_twitter(entity: TweetContentEntity, doc: DocumentBuilder) -> str:
         if video.preview_url:
             doc.add("<br>" + image(video.preview_url, f"video {number} preview"))
         doc.add("</p>")
-    quoted = (entity.model_extra or {}).get("quote_tweet")
-    quoted_id = quoted.get("id") if isinstance(quoted, dict) else quoted
-    if isinstance(quoted_id, str) and quoted_id:
+    quoted_id = quoted_item(entity_data(entity))
+    if quoted_id is not None:
         doc.add(reference_block(quoted_id, doc.context, "Quoting:"))
     _extra_fields(doc, entity, {"quote_tweet"})
     return title

@@ -21,11 +21,13 @@ from memex_desktop.api.content import (
     citations,
     display_title,
     epoch_ms,
+    field_instant,
     localized_text,
     message_doc,
     message_references,
     message_text,
     moment_of,
+    quoted_item,
     rich_text,
     rich_text_references,
     site_of,
@@ -86,14 +88,20 @@ def _chat_texts(data: JsonObject) -> Iterator[str]:
 
 
 def _other_fields(value: Any, depth: int = 0) -> Iterator[str]:
-    """Strings of fields no layout shows by name (nested values too): the reader lists them."""
+    """Words of fields no layout shows by name (nested values too): the reader lists them.
+
+    Strings and numbers as the reader shows them; dates and yes/no flags are the reader's
+    formatting, not words of the item.
+    """
     if depth > _MAX_FIELD_DEPTH:
         return
     if isinstance(value, str):
         yield value
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield str(value)
     elif isinstance(value, dict):
         for key, item in value.items():
-            if depth or key not in _NOT_PROSE:
+            if (depth or key not in _NOT_PROSE) and field_instant(str(key), item) is None:
                 yield from _other_fields(item, depth + 1)
     elif isinstance(value, list):
         for item in value:
@@ -213,6 +221,8 @@ def own_references(data: JsonObject, json_text: str | None = None) -> tuple[str 
     parent = ids[0] if ids and data.get("type") == "annotation" else None
     moment = moment_of(data) if ids else None
     mentions: dict[str, float | None] = {target: moment for target in (ids[1:] if parent else ids)}
+    if quoted := quoted_item(data):
+        mentions.setdefault(quoted, None)
     if json_text is None or _may_reference(json_text):
         for reference in rich_text_references(data.get("content")):
             mentions.setdefault(reference.target, reference.seconds)
