@@ -20,7 +20,9 @@ ALLOWED_PROJECT_IMPORTS: dict[str, tuple[str, ...]] = {
         "memex_desktop.api.identity",
         "memex_desktop.api.content",
     ),
-    "emulator": ("memex_desktop.emulator", "memex_desktop.api.models"),
+    # api.content: the emulator reads chat text and reference nodes as the client does, so
+    # its search finds what the reader shows; where it models the server, it says so.
+    "emulator": ("memex_desktop.emulator", "memex_desktop.api.models", "memex_desktop.api.content"),
 }
 QT_FREE = ("api", "store", "sync", "render", "graph", "emulator", "settings.py", "errors.py")
 
