@@ -22,11 +22,10 @@ from memex_desktop.app import AppContext, build_main_window
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.store import CacheReader, EntityRow, StoreWriter
 from memex_desktop.store import reader as reader_module
-from memex_desktop.ui import main_window
+from memex_desktop.ui import search_controller
 from memex_desktop.ui.results_delegate import ResultDelegate, elide
 from memex_desktop.ui.results_model import ResultsModel, row_positions
 from memex_desktop.ui.search_bar import SearchRequest
-from memex_desktop.ui.tasks import TaskCancelled
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -58,7 +57,7 @@ def context(
     qtbot: Any, tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[AppContext]:
     """The window on that cache, with a first page of 10 results (so full lists follow)."""
-    monkeypatch.setattr(main_window, "FIRST_PAGE", 10)
+    monkeypatch.setattr(search_controller, "FIRST_PAGE", 10)
     qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
     built = build_main_window(data_dir=data_dir, qsettings=qsettings, sync_on_start=False)
     qtbot.addWidget(built.window)
@@ -118,7 +117,7 @@ def test_a_first_page_over_budget_is_read_by_a_worker(
     window = context.window
     word = _common_word(context.reader)
     expected = context.reader.search_ids(word)
-    monkeypatch.setattr(main_window, "FIRST_PAGE_BUDGET_S", 0.0)
+    monkeypatch.setattr(search_controller, "FIRST_PAGE_BUDGET_S", 0.0)
     monkeypatch.setattr(reader_module, "INTERRUPT_CHECK_STEPS", 1)
     applied = Emitted(window.search_applied)
     window.run_search(SearchRequest(word))
@@ -144,12 +143,18 @@ def test_a_failing_read_on_the_gui_thread_leaves_the_search_to_a_worker(
     qtbot.waitUntil(lambda: window.results_model.ids() == expected, timeout=10_000)
 
 
-def test_superseded_searches_are_cancelled_quietly(qtbot: Any, context: AppContext) -> None:
+def test_superseded_searches_are_cancelled_quietly(
+    qtbot: Any, context: AppContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
     window = context.window
     word = _common_word(context.reader)
+    # Every search goes to a worker, where a newer one interrupts its reads.
+    monkeypatch.setattr(search_controller, "FIRST_PAGE_BUDGET_S", 0.0)
+    monkeypatch.setattr(reader_module, "INTERRUPT_CHECK_STEPS", 1)
+    told = Emitted(window.messages.shown)
     for stem in ("t", "co", "cum", word[:1], "gro"):
         window.run_search(SearchRequest(stem))
-    superseded = list(window._local_tasks)
+    superseded = window.search.local_tasks
     window.run_search(SearchRequest(word))
     assert superseded
     assert all(task.cancelled for task in superseded)
@@ -157,14 +162,32 @@ def test_superseded_searches_are_cancelled_quietly(qtbot: Any, context: AppConte
     qtbot.waitUntil(lambda: window.results_model.ids() == expected, timeout=10_000)
     qtbot.waitUntil(lambda: context.runner.active_count() == 0, timeout=10_000)
     assert window.results_model.query == word
+    assert told.calls == []
     assert window.status.currentMessage() == ""
 
 
-def test_a_cancelled_search_reports_nothing(context: AppContext) -> None:
+def test_a_failing_search_on_a_worker_says_why_in_the_status_bar(
+    qtbot: Any, context: AppContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
     window = context.window
-    window._on_local_search_failed(TaskCancelled("local_search"))
-    window._on_local_search_failed(reader_module.QueryInterrupted("stopped"))
-    assert window.status.currentMessage() == ""
+    window.run_search(SearchRequest("before"))
+    qtbot.waitUntil(lambda: context.runner.active_count() == 0, timeout=10_000)
+    shown = window.results_model.ids()
+
+    def locked(*_args: Any, **_kwargs: Any) -> Any:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(search_controller, "thread_reader", locked)
+    monkeypatch.setattr(window.reader, "search_ids", locked)
+    told = Emitted(window.messages.shown)
+    window.run_search(SearchRequest("after"))
+    told.wait(qtbot, 10_000)
+    assert told.args[0].text.startswith("The local library is busy")
+    assert window.status.currentMessage() == (
+        "The local library is busy (another memex-desktop is writing to it). "
+        "Close the other window or command and try again."
+    )
+    assert window.results_model.ids() == shown
 
 
 def test_the_full_list_is_appended_to_its_first_page(qapp: Any) -> None:
