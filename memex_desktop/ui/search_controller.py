@@ -295,6 +295,7 @@ class SearchController(QObject):
         if self._remote_request:
             self._messages.inform("Asking the Memex server…")
 
+    @Slot()
     def search_remote(self) -> None:
         """Search the cache and the server for what the search bar shows (its keyboard action)."""
         request = self._search_bar.request()
