@@ -12,6 +12,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from sqlite_utils import Database
 
@@ -516,6 +517,45 @@ class CacheReader:
                 "ORDER BY title COLLATE NOCASE LIMIT 10000"
             )
         ]
+
+    def ids_for_feed(self, feed_id: str, limit: int = 100_000) -> list[str]:
+        """Live entities saved from a followed feed's website (its host or a subdomain of it),
+        newest first.
+
+        The server does not say which saves came through a feed, so membership is "saved
+        from the feed's site" (``www.`` ignored).
+        """
+        found = self._query("SELECT site_url, feed_url FROM feeds WHERE id = ?", [feed_id])
+        if not found:
+            return []
+        site_url, feed_url = found[0]
+        try:
+            host = (urlsplit(site_url or feed_url or "").hostname or "").removeprefix("www.")
+        except ValueError:  # a malformed address names no site
+            return []
+        if not host:
+            return []
+        # LIKE only narrows the scan (the host may also appear in a path); the host decides.
+        pattern = f"%{host}%"
+        scan_page = 2000  # candidate rows read per query
+        ids: list[str] = []
+        for offset in itertools.count(0, scan_page):
+            candidates = self._query(
+                "SELECT e.id, e.url FROM entities e WHERE e.deleted_upstream_at IS NULL "
+                "AND e.url LIKE ? ORDER BY e.created_at DESC, e.rowid DESC "
+                "LIMIT ? OFFSET ?",
+                [pattern, scan_page, offset],
+            )
+            for entity_id, url in candidates:
+                try:
+                    entity_host = (urlsplit(url).hostname or "").removeprefix("www.")
+                except ValueError:  # a malformed address is no member
+                    continue
+                if entity_host == host or entity_host.endswith("." + host):
+                    ids.append(entity_id)
+            if len(ids) >= limit or len(candidates) < scan_page:
+                break
+        return ids[:limit]
 
     # ------------------------------------------------------------------ threads and graph
 
