@@ -12,11 +12,10 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from sqlite_utils import Database
 
-from memex_desktop.api.content import epoch_ms
+from memex_desktop.api.content import epoch_ms, host_of
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.store.errors import StoreError, translate
 from memex_desktop.store.extract import body_text, summary_text
@@ -529,10 +528,7 @@ class CacheReader:
         if not found:
             return []
         site_url, feed_url = found[0]
-        try:
-            host = (urlsplit(site_url or feed_url or "").hostname or "").removeprefix("www.")
-        except ValueError:  # a malformed address names no site
-            return []
+        host = host_of(site_url or feed_url)
         if not host:
             return []
         # LIKE only narrows the scan (the host may also appear in a path); the host decides.
@@ -547,10 +543,7 @@ class CacheReader:
                 [pattern, scan_page, offset],
             )
             for entity_id, url in candidates:
-                try:
-                    entity_host = (urlsplit(url).hostname or "").removeprefix("www.")
-                except ValueError:  # a malformed address is no member
-                    continue
+                entity_host = host_of(url)
                 if entity_host == host or entity_host.endswith("." + host):
                     ids.append(entity_id)
             if len(ids) >= limit or len(candidates) < scan_page:
