@@ -18,6 +18,7 @@ from sqlite_utils import Database
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.store.errors import StoreError, translate
 from memex_desktop.store.extract import body_text, summary_text, to_epoch_ms
+from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, Edge, bounded_neighbourhood
 from memex_desktop.store.query import (
     MIN_BODY_PREFIX_CHARS,
     MIN_TITLE_PREFIX_CHARS,
@@ -33,7 +34,6 @@ from memex_desktop.store.rows import (
     CacheStats,
     EntityRow,
     FeedRow,
-    GraphEdge,
     GraphNode,
     Neighbourhood,
     SearchHit,
@@ -578,105 +578,15 @@ class CacheReader:
         found.sort(key=lambda link: link.source.created_at or 0, reverse=True)
         return found
 
-    def neighbourhood(self, entity_id: str, hops: int = 1, max_nodes: int = 300) -> Neighbourhood:
-        """The graph within ``hops`` of an entity, at most ``max_nodes`` nodes.
+    def neighbourhood(
+        self, entity_id: str, hops: int = 1, max_nodes: int = DEFAULT_MAX_NODES
+    ) -> Neighbourhood:
+        """The graph within ``hops`` of an entity, at most ``max_nodes`` nodes, nearest first.
 
-        Each expansion reads a bounded number of edges, so a hub (a tag on 10,000 items)
-        costs no more than the budget; ``omitted`` counts the neighbours left out.
+        See :func:`~memex_desktop.store.neighbourhood.bounded_neighbourhood` for the policy;
+        ``omitted`` counts the neighbours left out.
         """
-        max_nodes = max(1, max_nodes)
-        included: dict[str, None] = {entity_id: None}
-        omitted: set[str] = set()
-        extra_omitted = 0
-        edges: set[tuple[str, str, str]] = set()
-        frontier = [entity_id]
-        for _hop in range(max(0, hops)):
-            next_frontier: list[str] = []
-            cap = max_nodes * 2
-            for start in range(0, len(frontier), _CHUNK):
-                chunk = frontier[start : start + _CHUNK]
-                found, cut = self._adjacent(chunk, cap)
-                extra_omitted += cut
-                for source, target, kind in found:
-                    other = target if source in chunk else source
-                    if other not in included:
-                        if len(included) < max_nodes:
-                            included[other] = None
-                            next_frontier.append(other)
-                        else:
-                            omitted.add(other)
-                            continue
-                    edges.add((source, target, kind))
-            frontier = next_frontier
-        edges |= self._edges_among(list(included))
-        return Neighbourhood(
-            center=entity_id,
-            nodes=self._graph_nodes(list(included)),
-            edges=[GraphEdge(*edge) for edge in sorted(edges)],
-            omitted=len(omitted - included.keys()) + extra_omitted,
-        )
-
-    def _adjacent(self, ids: Sequence[str], cap: int) -> tuple[list[tuple[str, str, str]], int]:
-        """Edges and tag links touching ``ids`` (at most ``cap`` per kind) and how many were cut."""
-        marks = _marks(len(ids))
-        queries = [
-            f"SELECT source, target, kind FROM edges WHERE source IN ({marks})",
-            f"SELECT source, target, kind FROM edges WHERE target IN ({marks})",
-            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE entity_id IN ({marks})",
-            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE tag_id IN ({marks})",
-        ]
-        found: list[tuple[str, str, str]] = []
-        cut = 0
-        for sql in queries:
-            rows = self._query(f"{sql} LIMIT ?", [*ids, cap + 1])
-            if len(rows) > cap:
-                total = self._query(f"SELECT count(*) FROM ({sql})", list(ids))[0][0]
-                cut += int(total) - cap
-                rows = rows[:cap]
-            found += [(row[0], row[1], row[2]) for row in rows]
-        return found, cut
-
-    def _edges_among(self, ids: Sequence[str]) -> set[tuple[str, str, str]]:
-        if len(ids) > 2 * _CHUNK:
-            return set()
-        marks = _marks(len(ids))
-        found = {
-            (row[0], row[1], row[2])
-            for row in self._query(
-                f"SELECT source, target, kind FROM edges WHERE source IN ({marks}) "
-                f"AND target IN ({marks})",
-                [*ids, *ids],
-            )
-        }
-        found |= {
-            (row[0], row[1], "tag")
-            for row in self._query(
-                f"SELECT entity_id, tag_id FROM entity_tags WHERE entity_id IN ({marks}) "
-                f"AND tag_id IN ({marks})",
-                [*ids, *ids],
-            )
-        }
-        return found
-
-    def _graph_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
-        rows = self.get_many(ids)
-        tag_names: dict[str, str] = {}
-        missing = [node_id for node_id in ids if node_id not in rows]
-        if missing:
-            tag_names = dict(
-                self._query(
-                    f"SELECT id, name FROM tags WHERE id IN ({_marks(len(missing))})", missing
-                )
-            )
-        nodes = []
-        for node_id in ids:
-            if node_id in rows:
-                nodes.append(GraphNode(node_id, rows[node_id].type, rows[node_id].title))
-            elif node_id in tag_names:
-                nodes.append(GraphNode(node_id, "tag", tag_names[node_id]))
-            else:
-                nodes.append(GraphNode(node_id, "missing", node_id))
-        return nodes
+        return bounded_neighbourhood(_CacheGraph(self), entity_id, hops, max_nodes)
 
     # ------------------------------------------------------------------ state
 
@@ -705,6 +615,97 @@ class CacheReader:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class _CacheGraph:
+    """The cache as a :class:`~memex_desktop.store.neighbourhood.GraphSource` (bounded reads)."""
+
+    def __init__(self, reader: CacheReader) -> None:
+        self._reader = reader
+
+    def adjacent(self, ids: Sequence[str], cap: int) -> tuple[list[Edge], int]:
+        """Edges and tag links touching ``ids`` (at most ``cap`` per kind) and how many were cut."""
+        found: list[Edge] = []
+        cut = 0
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            marks = _marks(len(chunk))
+            queries = [
+                f"SELECT source, target, kind FROM edges WHERE source IN ({marks})",
+                f"SELECT source, target, kind FROM edges WHERE target IN ({marks})",
+                f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE entity_id IN ({marks})",
+                f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE tag_id IN ({marks})",
+            ]
+            for sql in queries:
+                rows = self._reader._query(f"{sql} LIMIT ?", [*chunk, cap + 1])
+                if len(rows) > cap:
+                    total = self._reader._query(f"SELECT count(*) FROM ({sql})", list(chunk))
+                    cut += int(total[0][0]) - cap
+                    rows = rows[:cap]
+                found += [(row[0], row[1], row[2]) for row in rows]
+        return found, cut
+
+    def edges_among(self, ids: Sequence[str]) -> set[Edge]:
+        """Edges and tag links with both ends in ``ids``."""
+        marks = _marks(len(ids))
+        found = {
+            (row[0], row[1], row[2])
+            for row in self._reader._query(
+                f"SELECT source, target, kind FROM edges WHERE source IN ({marks}) "
+                f"AND target IN ({marks})",
+                [*ids, *ids],
+            )
+        }
+        found |= {
+            (row[0], row[1], "tag")
+            for row in self._reader._query(
+                f"SELECT entity_id, tag_id FROM entity_tags WHERE entity_id IN ({marks}) "
+                f"AND tag_id IN ({marks})",
+                [*ids, *ids],
+            )
+        }
+        return found
+
+    def link_counts(self, ids: Sequence[str]) -> dict[str, int]:
+        """Edges and tag links of each of ``ids``, counted over the whole cache."""
+        counts: dict[str, int] = {}
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            marks = _marks(len(chunk))
+            for column, table in (
+                ("source", "edges"),
+                ("target", "edges"),
+                ("entity_id", "entity_tags"),
+                ("tag_id", "entity_tags"),
+            ):
+                for node_id, count in self._reader._query(
+                    f"SELECT {column}, count(*) FROM {table} WHERE {column} IN ({marks}) "
+                    f"GROUP BY {column}",
+                    chunk,
+                ):
+                    counts[node_id] = counts.get(node_id, 0) + int(count)
+        return counts
+
+    def graph_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
+        """Cached entities by their row, tags by their name, anything else as ``missing``."""
+        rows = self._reader.get_many(ids)
+        tag_names: dict[str, str] = {}
+        missing = [node_id for node_id in ids if node_id not in rows]
+        if missing:
+            tag_names = dict(
+                self._reader._query(
+                    f"SELECT id, name FROM tags WHERE id IN ({_marks(len(missing))})", missing
+                )
+            )
+        nodes = []
+        for node_id in ids:
+            if node_id in rows:
+                nodes.append(GraphNode(node_id, rows[node_id].type, rows[node_id].title))
+            elif node_id in tag_names:
+                nodes.append(GraphNode(node_id, "tag", tag_names[node_id]))
+            else:
+                nodes.append(GraphNode(node_id, "missing", node_id))
+        return nodes
 
 
 def _order(nodes: list[ThreadNode], depth: int) -> None:
