@@ -13,7 +13,6 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QRect, QSize, Qt, Slot
 from PySide6.QtGui import QBrush, QColor, QGuiApplication, QIcon, QPainter, QPen, QPixmap
@@ -34,8 +33,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop.api.client import MemexClient
 from memex_desktop.errors import user_message
-from memex_desktop.store import StoreError
+from memex_desktop.store import StoreError, StoreWriter
 from memex_desktop.sync.doctor import DoctorReport, public_url, run_doctor
 from memex_desktop.ui.tasks import Task, TaskCancelled, TaskRunner
 
@@ -76,7 +76,12 @@ class DoctorResult:
 
 
 def check_connection(
-    client: Any, writer: Any, data_dir: Path, page_size: int, *, cancel: threading.Event
+    client: MemexClient,
+    writer: StoreWriter,
+    data_dir: Path,
+    page_size: int,
+    *,
+    cancel: threading.Event,
 ) -> DoctorResult | None:
     """Worker: run the probes, keep what they learned, write the report (None if cancelled).
 
@@ -169,8 +174,8 @@ class DoctorDialog(QDialog):
     def __init__(
         self,
         runner: TaskRunner,
-        client: Any | None,
-        writer: Any,
+        client: MemexClient | None,
+        writer: StoreWriter,
         data_dir: Path,
         *,
         page_size: int,
