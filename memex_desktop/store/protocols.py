@@ -62,7 +62,7 @@ class GraphReader(CacheFile, Protocol):
     """What the graph pane reads: the bounded neighbourhood of an item."""
 
     def neighbourhood(self, entity_id: str, hops: int = ..., max_nodes: int = ...) -> Neighbourhood:
-        """The graph within ``hops`` of an entity, cut to ``max_nodes`` nodes."""
+        """The graph within ``hops`` of an entity, cut to ``max_nodes`` nodes, centre included."""
         ...
 
 

@@ -588,6 +588,98 @@ class CacheReader:
         """
         return bounded_neighbourhood(_CacheGraph(self), entity_id, hops, max_nodes)
 
+    def _adjacent(self, ids: Sequence[str], cap: int) -> tuple[list[Edge], int]:
+        """Edges and tag links touching ``ids`` (at most ``cap`` per kind) and how many were cut."""
+        found: list[Edge] = []
+        cut = 0
+        for start in range(0, len(ids), _CHUNK):
+            chunk_found, chunk_cut = self._adjacent_chunk(ids[start : start + _CHUNK], cap)
+            found += chunk_found
+            cut += chunk_cut
+        return found, cut
+
+    def _adjacent_chunk(self, ids: Sequence[str], cap: int) -> tuple[list[Edge], int]:
+        """:meth:`_adjacent` of at most ``_CHUNK`` ids (one IN list per query)."""
+        marks = _marks(len(ids))
+        queries = [
+            f"SELECT source, target, kind FROM edges WHERE source IN ({marks})",
+            f"SELECT source, target, kind FROM edges WHERE target IN ({marks})",
+            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE entity_id IN ({marks})",
+            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE tag_id IN ({marks})",
+        ]
+        found: list[tuple[str, str, str]] = []
+        cut = 0
+        for sql in queries:
+            rows = self._query(f"{sql} LIMIT ?", [*ids, cap + 1])
+            if len(rows) > cap:
+                total = self._query(f"SELECT count(*) FROM ({sql})", list(ids))[0][0]
+                cut += int(total) - cap
+                rows = rows[:cap]
+            found += [(row[0], row[1], row[2]) for row in rows]
+        return found, cut
+
+    def _edges_among(self, ids: Sequence[str]) -> set[Edge]:
+        """Edges and tag links with both ends in ``ids``."""
+        marks = _marks(len(ids))
+        found = {
+            (row[0], row[1], row[2])
+            for row in self._query(
+                f"SELECT source, target, kind FROM edges WHERE source IN ({marks}) "
+                f"AND target IN ({marks})",
+                [*ids, *ids],
+            )
+        }
+        found |= {
+            (row[0], row[1], "tag")
+            for row in self._query(
+                f"SELECT entity_id, tag_id FROM entity_tags WHERE entity_id IN ({marks}) "
+                f"AND tag_id IN ({marks})",
+                [*ids, *ids],
+            )
+        }
+        return found
+
+    def _link_counts(self, ids: Sequence[str]) -> dict[str, int]:
+        """Edges and tag links of each of ``ids``, counted over the whole cache."""
+        counts: dict[str, int] = {}
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            marks = _marks(len(chunk))
+            for column, table in (
+                ("source", "edges"),
+                ("target", "edges"),
+                ("entity_id", "entity_tags"),
+                ("tag_id", "entity_tags"),
+            ):
+                for node_id, count in self._query(
+                    f"SELECT {column}, count(*) FROM {table} WHERE {column} IN ({marks}) "
+                    f"GROUP BY {column}",
+                    chunk,
+                ):
+                    counts[node_id] = counts.get(node_id, 0) + int(count)
+        return counts
+
+    def _graph_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
+        """Cached entities by their row, tags by their name, anything else as ``missing``."""
+        rows = self.get_many(ids)
+        tag_names: dict[str, str] = {}
+        missing = [node_id for node_id in ids if node_id not in rows]
+        if missing:
+            tag_names = dict(
+                self._query(
+                    f"SELECT id, name FROM tags WHERE id IN ({_marks(len(missing))})", missing
+                )
+            )
+        nodes = []
+        for node_id in ids:
+            if node_id in rows:
+                nodes.append(GraphNode(node_id, rows[node_id].type, rows[node_id].title))
+            elif node_id in tag_names:
+                nodes.append(GraphNode(node_id, "tag", tag_names[node_id]))
+            else:
+                nodes.append(GraphNode(node_id, "missing", node_id))
+        return nodes
+
     # ------------------------------------------------------------------ state
 
     def sync_state(self, key: str) -> str | None:
@@ -618,94 +710,13 @@ class CacheReader:
 
 
 class _CacheGraph:
-    """The cache as a :class:`~memex_desktop.store.neighbourhood.GraphSource` (bounded reads)."""
+    """A reader's bounded reads of links and nodes, as a ``GraphSource``."""
 
     def __init__(self, reader: CacheReader) -> None:
-        self._reader = reader
-
-    def adjacent(self, ids: Sequence[str], cap: int) -> tuple[list[Edge], int]:
-        """Edges and tag links touching ``ids`` (at most ``cap`` per kind) and how many were cut."""
-        found: list[Edge] = []
-        cut = 0
-        for start in range(0, len(ids), _CHUNK):
-            chunk = ids[start : start + _CHUNK]
-            marks = _marks(len(chunk))
-            queries = [
-                f"SELECT source, target, kind FROM edges WHERE source IN ({marks})",
-                f"SELECT source, target, kind FROM edges WHERE target IN ({marks})",
-                f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE entity_id IN ({marks})",
-                f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE tag_id IN ({marks})",
-            ]
-            for sql in queries:
-                rows = self._reader._query(f"{sql} LIMIT ?", [*chunk, cap + 1])
-                if len(rows) > cap:
-                    total = self._reader._query(f"SELECT count(*) FROM ({sql})", list(chunk))
-                    cut += int(total[0][0]) - cap
-                    rows = rows[:cap]
-                found += [(row[0], row[1], row[2]) for row in rows]
-        return found, cut
-
-    def edges_among(self, ids: Sequence[str]) -> set[Edge]:
-        """Edges and tag links with both ends in ``ids``."""
-        marks = _marks(len(ids))
-        found = {
-            (row[0], row[1], row[2])
-            for row in self._reader._query(
-                f"SELECT source, target, kind FROM edges WHERE source IN ({marks}) "
-                f"AND target IN ({marks})",
-                [*ids, *ids],
-            )
-        }
-        found |= {
-            (row[0], row[1], "tag")
-            for row in self._reader._query(
-                f"SELECT entity_id, tag_id FROM entity_tags WHERE entity_id IN ({marks}) "
-                f"AND tag_id IN ({marks})",
-                [*ids, *ids],
-            )
-        }
-        return found
-
-    def link_counts(self, ids: Sequence[str]) -> dict[str, int]:
-        """Edges and tag links of each of ``ids``, counted over the whole cache."""
-        counts: dict[str, int] = {}
-        for start in range(0, len(ids), _CHUNK):
-            chunk = ids[start : start + _CHUNK]
-            marks = _marks(len(chunk))
-            for column, table in (
-                ("source", "edges"),
-                ("target", "edges"),
-                ("entity_id", "entity_tags"),
-                ("tag_id", "entity_tags"),
-            ):
-                for node_id, count in self._reader._query(
-                    f"SELECT {column}, count(*) FROM {table} WHERE {column} IN ({marks}) "
-                    f"GROUP BY {column}",
-                    chunk,
-                ):
-                    counts[node_id] = counts.get(node_id, 0) + int(count)
-        return counts
-
-    def graph_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
-        """Cached entities by their row, tags by their name, anything else as ``missing``."""
-        rows = self._reader.get_many(ids)
-        tag_names: dict[str, str] = {}
-        missing = [node_id for node_id in ids if node_id not in rows]
-        if missing:
-            tag_names = dict(
-                self._reader._query(
-                    f"SELECT id, name FROM tags WHERE id IN ({_marks(len(missing))})", missing
-                )
-            )
-        nodes = []
-        for node_id in ids:
-            if node_id in rows:
-                nodes.append(GraphNode(node_id, rows[node_id].type, rows[node_id].title))
-            elif node_id in tag_names:
-                nodes.append(GraphNode(node_id, "tag", tag_names[node_id]))
-            else:
-                nodes.append(GraphNode(node_id, "missing", node_id))
-        return nodes
+        self.adjacent = reader._adjacent
+        self.edges_among = reader._edges_among
+        self.link_counts = reader._link_counts
+        self.graph_nodes = reader._graph_nodes
 
 
 def _order(nodes: list[ThreadNode], depth: int) -> None:

@@ -142,8 +142,7 @@ class PreparedGraph:
 def prepare_neighbourhood(
     reader: GraphReader, center: str, hops: int, max_nodes: int
 ) -> PreparedGraph:
-    """Read the neighbourhood of ``center`` (it always holds the centre) and order it for the
-    Links list (plain values)."""
+    """Read the neighbourhood of ``center`` and order it for the Links list (plain values)."""
     hood = reader.neighbourhood(center, hops=hops, max_nodes=max_nodes)
     nodes = {n.id: _Node(n.id, n.type, n.title or "") for n in hood.nodes}
     edges = [
