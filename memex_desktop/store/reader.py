@@ -19,6 +19,7 @@ from memex_desktop.api.content import epoch_ms, host_of
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.store.errors import StoreError, translate
 from memex_desktop.store.extract import body_text, summary_text
+from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, Edge, bounded_neighbourhood
 from memex_desktop.store.query import (
     MIN_BODY_PREFIX_CHARS,
     MIN_TITLE_PREFIX_CHARS,
@@ -34,7 +35,6 @@ from memex_desktop.store.rows import (
     CacheStats,
     EntityRow,
     FeedRow,
-    GraphEdge,
     GraphNode,
     Neighbourhood,
     SearchHit,
@@ -612,46 +612,28 @@ class CacheReader:
         found.sort(key=lambda link: link.source.created_at or 0, reverse=True)
         return found
 
-    def neighbourhood(self, entity_id: str, hops: int = 1, max_nodes: int = 300) -> Neighbourhood:
-        """The graph within ``hops`` of an entity, at most ``max_nodes`` nodes.
+    def neighbourhood(
+        self, entity_id: str, hops: int = 1, max_nodes: int = DEFAULT_MAX_NODES
+    ) -> Neighbourhood:
+        """The graph within ``hops`` of an entity, at most ``max_nodes`` nodes, nearest first.
 
-        Each expansion reads a bounded number of edges, so a hub (a tag on 10,000 items)
-        costs no more than the budget; ``omitted`` counts the neighbours left out.
+        See :func:`~memex_desktop.store.neighbourhood.bounded_neighbourhood` for the policy;
+        ``omitted`` counts the neighbours left out.
         """
-        max_nodes = max(1, max_nodes)
-        included: dict[str, None] = {entity_id: None}
-        omitted: set[str] = set()
-        extra_omitted = 0
-        edges: set[tuple[str, str, str]] = set()
-        frontier = [entity_id]
-        for _hop in range(max(0, hops)):
-            next_frontier: list[str] = []
-            cap = max_nodes * 2
-            for start in range(0, len(frontier), _CHUNK):
-                chunk = frontier[start : start + _CHUNK]
-                found, cut = self._adjacent(chunk, cap)
-                extra_omitted += cut
-                for source, target, kind in found:
-                    other = target if source in chunk else source
-                    if other not in included:
-                        if len(included) < max_nodes:
-                            included[other] = None
-                            next_frontier.append(other)
-                        else:
-                            omitted.add(other)
-                            continue
-                    edges.add((source, target, kind))
-            frontier = next_frontier
-        edges |= self._edges_among(list(included))
-        return Neighbourhood(
-            center=entity_id,
-            nodes=self._graph_nodes(list(included)),
-            edges=[GraphEdge(*edge) for edge in sorted(edges)],
-            omitted=len(omitted - included.keys()) + extra_omitted,
-        )
+        return bounded_neighbourhood(_CacheGraph(self), entity_id, hops, max_nodes)
 
-    def _adjacent(self, ids: Sequence[str], cap: int) -> tuple[list[tuple[str, str, str]], int]:
+    def _adjacent(self, ids: Sequence[str], cap: int) -> tuple[list[Edge], int]:
         """Edges and tag links touching ``ids`` (at most ``cap`` per kind) and how many were cut."""
+        found: list[Edge] = []
+        cut = 0
+        for start in range(0, len(ids), _CHUNK):
+            chunk_found, chunk_cut = self._adjacent_chunk(ids[start : start + _CHUNK], cap)
+            found += chunk_found
+            cut += chunk_cut
+        return found, cut
+
+    def _adjacent_chunk(self, ids: Sequence[str], cap: int) -> tuple[list[Edge], int]:
+        """:meth:`_adjacent` of at most ``_CHUNK`` ids (one IN list per query)."""
         marks = _marks(len(ids))
         queries = [
             f"SELECT source, target, kind FROM edges WHERE source IN ({marks})",
@@ -670,9 +652,8 @@ class CacheReader:
             found += [(row[0], row[1], row[2]) for row in rows]
         return found, cut
 
-    def _edges_among(self, ids: Sequence[str]) -> set[tuple[str, str, str]]:
-        if len(ids) > 2 * _CHUNK:
-            return set()
+    def _edges_among(self, ids: Sequence[str]) -> set[Edge]:
+        """Edges and tag links with both ends in ``ids``."""
         marks = _marks(len(ids))
         found = {
             (row[0], row[1], row[2])
@@ -692,7 +673,28 @@ class CacheReader:
         }
         return found
 
+    def _link_counts(self, ids: Sequence[str]) -> dict[str, int]:
+        """Edges and tag links of each of ``ids``, counted over the whole cache."""
+        counts: dict[str, int] = {}
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            marks = _marks(len(chunk))
+            for column, table in (
+                ("source", "edges"),
+                ("target", "edges"),
+                ("entity_id", "entity_tags"),
+                ("tag_id", "entity_tags"),
+            ):
+                for node_id, count in self._query(
+                    f"SELECT {column}, count(*) FROM {table} WHERE {column} IN ({marks}) "
+                    f"GROUP BY {column}",
+                    chunk,
+                ):
+                    counts[node_id] = counts.get(node_id, 0) + int(count)
+        return counts
+
     def _graph_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
+        """Cached entities by their row, tags by their name, anything else as ``missing``."""
         rows = self.get_many(ids)
         tag_names: dict[str, str] = {}
         missing = [node_id for node_id in ids if node_id not in rows]
@@ -739,6 +741,16 @@ class CacheReader:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class _CacheGraph:
+    """A reader's bounded reads of links and nodes, as a ``GraphSource``."""
+
+    def __init__(self, reader: CacheReader) -> None:
+        self.adjacent = reader._adjacent
+        self.edges_among = reader._edges_among
+        self.link_counts = reader._link_counts
+        self.graph_nodes = reader._graph_nodes
 
 
 def _order(nodes: list[ThreadNode], depth: int) -> None:

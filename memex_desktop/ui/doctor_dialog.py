@@ -34,8 +34,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop.api.client import MemexClient
 from memex_desktop.errors import user_message
-from memex_desktop.store import StoreError
+from memex_desktop.store import StoreError, StoreWriter
 from memex_desktop.sync.doctor import DoctorReport, public_url, run_doctor
 from memex_desktop.ui.tasks import Task, TaskCancelled, TaskRunner
 
@@ -76,7 +77,12 @@ class DoctorResult:
 
 
 def check_connection(
-    client: Any, writer: Any, data_dir: Path, page_size: int, *, cancel: threading.Event
+    client: MemexClient,
+    writer: StoreWriter,
+    data_dir: Path,
+    page_size: int,
+    *,
+    cancel: threading.Event,
 ) -> DoctorResult | None:
     """Worker: run the probes, keep what they learned, write the report (None if cancelled).
 
@@ -169,8 +175,8 @@ class DoctorDialog(QDialog):
     def __init__(
         self,
         runner: TaskRunner,
-        client: Any | None,
-        writer: Any,
+        client: MemexClient | None,
+        writer: StoreWriter,
         data_dir: Path,
         *,
         page_size: int,
@@ -185,7 +191,7 @@ class DoctorDialog(QDialog):
         self._writer = writer
         self._data_dir = data_dir
         self._page_size = page_size
-        self._task: Task | None = None
+        self._task: Task[Any] | None = None
         self.result_shown: DoctorResult | None = None
         self._build()
         self.fit_to_screen()
@@ -305,7 +311,7 @@ class DoctorDialog(QDialog):
         """Whether a check is running."""
         return self._task is not None
 
-    def check_again(self) -> Task | None:
+    def check_again(self) -> Task[Any] | None:
         """Start a check (none without a client, or while one runs); its task."""
         if self._client is None:
             self._show_not_connected()

@@ -11,7 +11,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QStringListModel, Qt, Signal, Slot
+from PySide6.QtCore import QMimeData, QStringListModel, Qt, Signal, Slot
 from PySide6.QtGui import QKeyEvent, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memex_desktop.store import StoreError
+from memex_desktop.store import EnqueueResult, NoteQueue, StoreError, TitleSearch
 from memex_desktop.sync.notes import (
     CLOSE,
     TRIGGER,
@@ -32,6 +32,7 @@ from memex_desktop.sync.notes import (
     annotation_payload,
 )
 from memex_desktop.ui.drops import judge_drop
+from memex_desktop.ui.tasks import TaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ class NoteTextEdit(QPlainTextEdit):
     reference_picked = Signal(str)
     url_dropped = Signal(str)
 
-    def __init__(self, reader: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, reader: TitleSearch, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._reader = reader
         self.references: list[PickedReference] = []
@@ -160,11 +161,11 @@ class NoteTextEdit(QPlainTextEdit):
 
     # ------------------------------------------------------------------ URL drops
 
-    def canInsertFromMimeData(self, source: Any) -> bool:
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
         """Links are accepted as drops (they become references), as well as text."""
         return bool(source.hasUrls()) or super().canInsertFromMimeData(source)
 
-    def insertFromMimeData(self, source: Any) -> None:
+    def insertFromMimeData(self, source: QMimeData) -> None:
         """A dropped web link is saved and cited; anything else is inserted as text."""
         payloads = {fmt: bytes(source.data(fmt).data()) for fmt in source.formats()}
         verdicts = [v for v in judge_drop(payloads) if v.accepted]
@@ -185,16 +186,16 @@ class QueuedUrl:
     """The outcome of queueing a dropped URL: the URL, the enqueue result or why it failed."""
 
     url: str
-    result: Any | None
+    result: EnqueueResult | None
     problem: str | None = None
 
 
-def queue_note(outbox: Any, data: dict[str, Any], external_id: str) -> Any:
+def queue_note(outbox: NoteQueue, data: dict[str, Any], external_id: str) -> EnqueueResult:
     """Worker: commit a note to the outbox (durable before this returns)."""
     return outbox.enqueue_entity(data, external_id=external_id)
 
 
-def queue_url(outbox: Any, url: str) -> QueuedUrl:
+def queue_url(outbox: NoteQueue, url: str) -> QueuedUrl:
     """Worker: queue the save of a dropped URL; a store problem is reported, not raised."""
     try:
         return QueuedUrl(url, outbox.enqueue_url(url))
@@ -219,13 +220,13 @@ class NoteEditor(QDialog):
 
     def __init__(
         self,
-        reader: Any,
-        outbox: Any,
+        reader: TitleSearch,
+        outbox: NoteQueue,
         *,
         target_id: str,
         target_label: str,
         is_reply: bool,
-        runner: Any = None,
+        runner: TaskRunner | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -292,7 +293,7 @@ class NoteEditor(QDialog):
         task.failed.connect(self._on_note_failed)
 
     @Slot(object)
-    def _on_note_committed(self, result: Any) -> None:
+    def _on_note_committed(self, result: EnqueueResult) -> None:
         """The note is durable in the outbox: announce it and close."""
         self._saving = False
         op = result.op

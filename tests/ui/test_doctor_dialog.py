@@ -16,7 +16,6 @@ import pytest
 from PySide6.QtCore import QRect, QSettings, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
-from support.emulator import emulator_factory  # noqa: F401
 from support.secrets import SECRETS, TEST_API_KEY
 from support.signals import Emitted
 
@@ -95,7 +94,7 @@ def _table_rows(dialog: DoctorDialog) -> list[tuple[str, str, str]]:
 def test_the_check_fills_the_table_keeps_the_profile_and_saves_the_report(
     qtbot: Any,
     build: Builder,
-    emulator_factory: Any,  # noqa: F811
+    emulator_factory: Any,
 ) -> None:
     server = emulator_factory()
     context = build(server.base_url)
@@ -158,7 +157,7 @@ def test_the_check_fills_the_table_keeps_the_profile_and_saves_the_report(
 def test_a_slow_check_can_be_cancelled_while_the_window_keeps_working(
     qtbot: Any,
     build: Builder,
-    emulator_factory: Any,  # noqa: F811
+    emulator_factory: Any,
 ) -> None:
     server = emulator_factory()
     context = build(server.base_url)
@@ -190,7 +189,7 @@ def test_a_slow_check_can_be_cancelled_while_the_window_keeps_working(
 def test_a_server_that_refuses_the_listing_cannot_sync(
     qtbot: Any,
     build: Builder,
-    emulator_factory: Any,  # noqa: F811
+    emulator_factory: Any,
 ) -> None:
     server = emulator_factory()
     context = build(server.base_url)
@@ -232,7 +231,7 @@ def test_without_credentials_the_dialog_says_so_and_checks_nothing(
 def test_an_incompatible_server_shows_its_state_and_offers_the_check(
     qtbot: Any,
     build: Builder,
-    emulator_factory: Any,  # noqa: F811
+    emulator_factory: Any,
 ) -> None:
     server = emulator_factory()
     context = build(server.base_url)
@@ -297,7 +296,7 @@ def _clipped_cells(dialog: DoctorDialog) -> list[str]:
 def test_the_dialog_fits_a_1366_by_768_screen_with_nothing_clipped(
     qtbot: Any,
     build: Builder,
-    emulator_factory: Any,  # noqa: F811
+    emulator_factory: Any,
     reachable: bool,
 ) -> None:
     server = emulator_factory(profile="first-party")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QMimeData, Qt, QUrl
 
-from memex_desktop.store import Outbox
+from memex_desktop.store import Outbox, SearchHit
 from memex_desktop.ui.note_editor import NoteEditor, PickedReference, annotation_payload
 from memex_desktop.ui.tasks import TaskRunner
 
@@ -17,25 +16,22 @@ from memex_desktop.ui.tasks import TaskRunner
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
 
 
-@dataclass(frozen=True)
-class Hit:
-    id: str
-    type: str
-    title: str
+def _hit(entity_id: str, entity_type: str, title: str) -> SearchHit:
+    return SearchHit(entity_id, entity_type, title, url=None, snippet="", created_at=None)
 
 
 class TitleReader:
-    """Answers search() over a few cached titles, like CacheReader.search."""
+    """A ``TitleSearch``: every word of the query in the title, like CacheReader.search."""
 
     def __init__(self) -> None:
         self.items = [
-            Hit("video", "youtube", "Hive inspection"),
-            Hit("page", "web", "Gardening with bees"),
-            Hit("tweet", "twitter", "Bee facts thread"),
+            _hit("video", "youtube", "Hive inspection"),
+            _hit("page", "web", "Gardening with bees"),
+            _hit("tweet", "twitter", "Bee facts thread"),
         ]
         self.queries: list[str] = []
 
-    def search(self, query: str, *, limit: int = 50) -> list[Hit]:
+    def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
         self.queries.append(query)
         words = query.casefold().split()
         return [h for h in self.items if all(w in h.title.casefold() for w in words)][:limit]

@@ -9,12 +9,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QObject, QSettings, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
-from support.oauth import (
-    OAuthEmulator,
-    ScriptedBrowser,
-    fresh_token_store,  # noqa: F401
-    oauth_emulator,  # noqa: F401
-)
+from support.oauth import OAuthEmulator, ScriptedBrowser
 
 from memex_desktop import signin
 from memex_desktop.api import oauth
@@ -75,7 +70,7 @@ def _dialog(context: Any, env: OAuthEmulator, qtbot: Any) -> SettingsDialog:
 
 def test_sign_in_from_settings_then_sync_with_the_bearer_and_sign_out(
     qtbot: Any,
-    oauth_emulator: OAuthEmulator,  # noqa: F811
+    oauth_emulator: OAuthEmulator,
     browser_handler: BrowserStandIn,
     tmp_path: Path,
 ) -> None:
@@ -127,7 +122,7 @@ def test_sign_in_from_settings_then_sync_with_the_bearer_and_sign_out(
 
 def test_cancel_stops_waiting_for_the_browser(
     qtbot: Any,
-    oauth_emulator: OAuthEmulator,  # noqa: F811
+    oauth_emulator: OAuthEmulator,
     browser_handler: BrowserStandIn,
     tmp_path: Path,
 ) -> None:
@@ -151,7 +146,7 @@ def test_cancel_stops_waiting_for_the_browser(
 
 def test_signed_in_at_start_uses_the_stored_sign_in(
     qtbot: Any,
-    oauth_emulator: OAuthEmulator,  # noqa: F811
+    oauth_emulator: OAuthEmulator,
     tmp_path: Path,
 ) -> None:
     env = oauth_emulator
