@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from PySide6.QtCore import QObject, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
@@ -29,11 +29,12 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop import signin
-from memex_desktop.api.oauth import SignInCancelled, TokenProvider
+from memex_desktop.api.oauth import TokenProvider
 from memex_desktop.errors import user_message
 from memex_desktop.settings import Settings, setting_descriptions
 from memex_desktop.ui.actions import shortcut_rows
-from memex_desktop.ui.tasks import Task, TaskCancelled, TaskRunner
+from memex_desktop.ui.messages import message_line
+from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +92,8 @@ def run_sign_in(
     sign_in: SignInFunction,
     api_url: str,
     bridge: BrowserBridge,
-    cancel: threading.Event | None = None,
+    *,
+    cancel: threading.Event,
 ) -> TokenProvider:
     """Worker: sign in at ``api_url`` through the browser; the token provider."""
     return sign_in(api_url, open_browser=bridge.open, show_url=bridge.show, cancel=cancel)
@@ -131,7 +133,7 @@ class SignInPanel(QWidget):
         self._runner = runner
         self._sign_in = sign_in or signin.sign_in
         self.provider = provider
-        self._task: Task[Any] | None = None
+        self._task: Task[TokenProvider] | None = None
         self.bridge = BrowserBridge(self)
         self.bridge.url_shown.connect(self._on_bridge_url_shown)
         self.sign_in_button = QPushButton("Sign in with Memex", self)
@@ -193,10 +195,12 @@ class SignInPanel(QWidget):
             return
         self.url.clear()
         self.url.setVisible(False)
-        task = self._runner.submit(run_sign_in, self._sign_in, self._api_url(), self.bridge)
-        task.finished.connect(self._on_task_finished)
-        task.failed.connect(self._on_task_failed)
-        self._task = task
+        self._task = (
+            self._runner.run(run_sign_in, self._sign_in, self._api_url(), self.bridge, cancel=True)
+            .on_success(self._on_task_finished)
+            .on_failure(self._on_task_failed)
+            .on_done(self._on_task_done)
+        )
         self._show_state()
 
     @Slot()
@@ -210,7 +214,8 @@ class SignInPanel(QWidget):
         """Forget the tokens of the live sign-in (revoking runs on a worker)."""
         provider, self.provider = self.provider, None
         if provider is not None:
-            self._runner.submit(run_sign_out, provider)
+            # Forgetting the tokens is a promise ("Signed out."): shutdown waits for it.
+            self._runner.run(run_sign_out, provider, durable=True)
         self._show_state("Signed out.")
         self.signed_out.emit()
 
@@ -233,18 +238,22 @@ class SignInPanel(QWidget):
         self.signed_in.emit(provider)
 
     @Slot(object)
-    def _on_task_failed(self, exc: object) -> None:
-        """Cancelled, timed out, refused: say so in words; no listener stays open."""
+    def _on_task_failed(self, exc: Exception) -> None:
+        """Timed out, refused, no browser: say why; no listener stays open."""
         if self.sender() is not self._task:
             return
+        self._end_sign_in(message_line(user_message(exc)))
+
+    @Slot()
+    def _on_task_done(self) -> None:
+        """Over without a result or a failure: the person cancelled (the listener is closed)."""
+        if self.sender() is self._task:
+            self._end_sign_in("Sign-in cancelled.")
+
+    def _end_sign_in(self, text: str) -> None:
+        """Back to the idle state after a sign-in that did not work, saying why."""
         self._task = None
         self.url.setVisible(False)
-        if isinstance(exc, TaskCancelled | SignInCancelled):
-            text = "Sign-in cancelled."
-        elif isinstance(exc, BaseException):
-            text = user_message(exc).one_line()
-        else:
-            text = "Sign-in failed."
         self._show_state(text)
         self.sign_in_failed.emit(text)
 

@@ -15,7 +15,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, overload
+from typing import overload
 
 from PySide6.QtCore import (
     QAbstractItemModel,
@@ -57,11 +57,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop.errors import user_message
 from memex_desktop.graph import Layout, LayoutCancelled, layout
 from memex_desktop.store import ChangeSet, GraphReader
 from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, hop_distances
+from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.readers import thread_reader
-from memex_desktop.ui.tasks import Task, TaskCancelled, TaskRunner
+from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -97,11 +99,12 @@ INCOMING_WORDS = {
     "tag": "tag of",
 }
 
-CONNECT_WAIT_S = 10.0
 NODE_RADIUS = 7.0
 LABEL_ALL_UP_TO = 400
 LABEL_CHARS = 28
 ZOOM_STEP = 1.2
+# What still works when no drawing comes.
+LINKS_HINT = " The Links tab lists every link."
 
 
 @dataclass(frozen=True)
@@ -165,29 +168,25 @@ class GraphResult:
 
 
 def read_and_lay_out(
-    connected: threading.Event,
     source: Path | GraphReader,
     center: str,
     hops: int,
     max_nodes: int,
     seed: int,
-    cancel: threading.Event | None = None,
-    progress: Callable[[object], None] | None = None,
+    *,
+    cancel: threading.Event,
+    progress: Callable[[PreparedGraph], None],
 ) -> GraphResult:
     """Worker body: read and prepare the neighbourhood, report it, then lay it out.
 
     ``source`` is the cache file (read through this thread's own connection) or a reader
-    object that may be called from any thread. The worker waits until the GUI listens, so a
-    fast result cannot be emitted to nobody between submit() and connect().
+    object that may be called from any thread.
     """
-    if not connected.wait(CONNECT_WAIT_S):
-        raise LayoutCancelled
     reader = thread_reader(source) if isinstance(source, Path) else source
     hood = prepare_neighbourhood(reader, center, hops, max_nodes)
-    if cancel is not None and cancel.is_set():
+    if cancel.is_set():
         raise LayoutCancelled
-    if progress is not None:
-        progress(hood)  # the Links list and the status fill in while the layout runs
+    progress(hood)  # the Links list and the status fill in while the layout runs
     if len(hood.nodes) <= 1:
         return GraphResult(hood, None)
     pairs = [(s, t) for s, t, _ in hood.edges]
@@ -455,7 +454,7 @@ class GraphPane(QWidget):
         self._center: str | None = None
         self._nodes: dict[str, _Node] = {}
         self._edges: list[tuple[str, str, str]] = []
-        self._task: Task[Any] | None = None
+        self._task: Task[GraphResult] | None = None
         self._positions: dict[str, tuple[float, float]] = {}
         self._omitted = 0
         self.max_nodes = DEFAULT_MAX_NODES
@@ -626,21 +625,21 @@ class GraphPane(QWidget):
         self._stop.setVisible(True)
         path = self._reader.path
         source = path if path is not None else self._reader
-        connected = threading.Event()
-        task = self._runner.submit(
-            read_and_lay_out,
-            connected,
-            source,
-            center,
-            self.hops,
-            self.max_nodes,
-            zlib.crc32(center.encode("utf-8")),
+        self._task = (
+            self._runner.run(
+                read_and_lay_out,
+                source,
+                center,
+                self.hops,
+                self.max_nodes,
+                zlib.crc32(center.encode("utf-8")),
+                cancel=True,
+                progress=True,
+            )
+            .on_progress(self._on_task_progress)
+            .on_success(self._on_task_finished)
+            .on_failure(self._on_task_failed)
         )
-        task.progress.connect(self._on_task_progress)
-        task.finished.connect(self._on_task_finished)
-        task.failed.connect(self._on_task_failed)
-        self._task = task
-        connected.set()
 
     def _edges_pairs(self) -> list[tuple[str, str]]:
         """The drawn edges as (source, target) pairs."""
@@ -706,15 +705,15 @@ class GraphPane(QWidget):
         self._show_status(f"{count} item{'s' if count != 1 else ''}{self._more_text()}")
 
     @Slot(object)
-    def _on_task_progress(self, hood: object) -> None:
+    def _on_task_progress(self, hood: PreparedGraph) -> None:
         """The neighbourhood is read: list it while the layout runs."""
-        if self.sender() is self._task and isinstance(hood, PreparedGraph):
+        if self.sender() is self._task:
             self._apply_neighbourhood(hood)
 
     @Slot(object)
-    def _on_task_finished(self, result: object) -> None:
+    def _on_task_finished(self, result: GraphResult) -> None:
         """Draw a layout, unless it belongs to a selection that has since changed."""
-        if self.sender() is not self._task or not isinstance(result, GraphResult):
+        if self.sender() is not self._task:
             return
         self._task = None
         self._stop.setVisible(False)
@@ -725,23 +724,23 @@ class GraphPane(QWidget):
         self.layout_finished.emit()
 
     @Slot(object)
-    def _on_task_failed(self, error: object) -> None:
-        """A cancelled layout is expected; anything else is logged and said briefly."""
+    def _on_task_failed(self, error: Exception) -> None:
+        """The neighbourhood could not be read or laid out: say why; the Links tab may help."""
         if self.sender() is not self._task:
             return
         self._task = None
         self._stop.setVisible(False)
-        if isinstance(error, LayoutCancelled | TaskCancelled):
-            self._show_status("Layout stopped. The Links tab lists every link.")
-            return
-        log.error("graph layout failed: %r", error)
-        self._show_status("The graph could not be drawn. The Links tab lists every link.")
+        log.error("graph layout failed", exc_info=error)
+        self._show_status(
+            "The graph could not be drawn. " + message_line(user_message(error)) + LINKS_HINT
+        )
 
     @Slot()
     def _on_stop_clicked(self) -> None:
-        """The Stop button: cancel the running layout."""
+        """The Stop button: cancel the running layout (a cancelled task reports nothing)."""
         if self._task is not None:
-            self._task.cancel()
+            self.cancel_layout()
+            self._show_status("Layout stopped." + LINKS_HINT)
 
     @Slot(int)
     def _on_hops_changed(self, _index: int) -> None:

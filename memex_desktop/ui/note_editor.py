@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop.errors import user_message
 from memex_desktop.store import EnqueueResult, NoteQueue, StoreError, TitleSearch
 from memex_desktop.sync.notes import (
     CLOSE,
@@ -32,7 +33,8 @@ from memex_desktop.sync.notes import (
     annotation_payload,
 )
 from memex_desktop.ui.drops import judge_drop
-from memex_desktop.ui.tasks import TaskRunner
+from memex_desktop.ui.messages import message_line
+from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -200,8 +202,9 @@ def queue_url(outbox: NoteQueue, url: str) -> QueuedUrl:
     try:
         return QueuedUrl(url, outbox.enqueue_url(url))
     except (StoreError, OSError) as exc:  # keep the note usable; the link is still cited
-        log.error("could not queue a dropped link: %r", exc)
-        return QueuedUrl(url, None, "The link could not be queued for saving.")
+        log.error("could not queue a dropped link", exc_info=exc)
+        problem = "The link is cited but could not be queued for saving. "
+        return QueuedUrl(url, None, problem + message_line(user_message(exc)))
 
 
 class NoteEditor(QDialog):
@@ -233,7 +236,7 @@ class NoteEditor(QDialog):
         self.setObjectName("noteEditor")
         self._outbox = outbox
         self._runner = runner
-        self._saving = False
+        self._save_task: Task[EnqueueResult] | None = None
         self.target_id = target_id
         self.external_id = str(uuid.uuid4())
         self.setWindowTitle("Reply" if is_reply else "Add note")
@@ -271,7 +274,7 @@ class NoteEditor(QDialog):
     @Slot()
     def save(self) -> None:
         """Queue the note in the outbox; the dialog closes once it is committed."""
-        if self._saving:
+        if self._save_task is not None:
             return
         if not self.editor.toPlainText().strip():
             self._say("Write something first.")
@@ -284,29 +287,33 @@ class NoteEditor(QDialog):
                 return
             self._on_note_committed(result)
             return
-        self._saving = True
         self.save_button.setEnabled(False)
-        task = self._runner.submit_durable(
-            queue_note, self._outbox, self.payload(), self.external_id
+        self._save_task = (
+            self._runner.run(
+                queue_note, self._outbox, self.payload(), self.external_id, durable=True
+            )
+            .on_success(self._on_note_committed)
+            .on_failure(self._on_note_failed)
         )
-        task.finished.connect(self._on_note_committed)
-        task.failed.connect(self._on_note_failed)
 
     @Slot(object)
     def _on_note_committed(self, result: EnqueueResult) -> None:
         """The note is durable in the outbox: announce it and close."""
-        self._saving = False
+        self._save_task = None
         op = result.op
         self.note_queued.emit(str(op.id) if op is not None else "")
         self.accept()
 
     @Slot(object)
-    def _on_note_failed(self, exc: object) -> None:
-        """Keep the text and say so (the same external_id makes a second try safe)."""
-        self._saving = False
+    def _on_note_failed(self, exc: Exception) -> None:
+        """Keep the text and say why (the same external_id makes a second try safe)."""
+        self._save_task = None
         self.save_button.setEnabled(True)
-        log.error("could not queue the note: %r", exc)
-        self._say("The note could not be stored on this computer. Your text is still here.")
+        log.error("could not queue the note", exc_info=exc)
+        self._say(
+            "The note could not be stored on this computer; your text is still here. "
+            + message_line(user_message(exc))
+        )
 
     def _say(self, text: str) -> None:
         """Show a short problem message under the text."""
@@ -320,8 +327,8 @@ class NoteEditor(QDialog):
         if self._runner is None:
             self._on_url_queued(queue_url(self._outbox, url))
             return
-        task = self._runner.submit_durable(queue_url, self._outbox, url)
-        task.finished.connect(self._on_url_queued)
+        # A failure the worker does not report itself reaches the person through the bridge.
+        self._runner.run(queue_url, self._outbox, url, durable=True).on_success(self._on_url_queued)
 
     @Slot(object)
     def _on_url_queued(self, queued: QueuedUrl) -> None:

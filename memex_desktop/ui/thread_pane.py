@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop.api.content import display_title, rich_text, text_of, time_text
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
+from memex_desktop.errors import user_message
 from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.store import (
     ChangeSet,
@@ -40,9 +41,10 @@ from memex_desktop.store import (
     ThreadReader,
 )
 from memex_desktop.ui.links import classify_link
+from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.note_editor import NoteEditor
 from memex_desktop.ui.readers import thread_reader
-from memex_desktop.ui.tasks import Task, TaskCancelled, TaskRunner
+from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -145,11 +147,9 @@ def _sort(entries: list[ThreadEntry]) -> None:
         _sort(entry.children)
 
 
-def _date_text(created_ms: int) -> str:
-    """A short local date and time, or "" when unknown."""
-    if not created_ms:
-        return ""
-    return datetime.fromtimestamp(created_ms / 1000).strftime("%Y-%m-%d %H:%M")
+def created_text(entry: ThreadEntry) -> str:
+    """When a note was written, in the local time every pane shows; "" when unknown."""
+    return (time_text(entry.created_at) or "") if entry.created_at else ""
 
 
 @dataclass
@@ -276,7 +276,7 @@ class NoteCard(QFrame):
         self.entry = entry
         self.setObjectName("noteCard")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        meta_parts = [entry.author or "", _date_text(entry.created_at)]
+        meta_parts = [entry.author or "", created_text(entry)]
         if entry.tags:
             meta_parts.append("tags: " + ", ".join(entry.tags))
         self.meta = QLabel(" · ".join(p for p in meta_parts if p))
@@ -307,13 +307,14 @@ class NoteCard(QFrame):
         self.reply = QPushButton("Reply")
         self.reply.setAccessibleName("Reply to this note")
         self.reply.clicked.connect(self._on_reply_clicked)
-        summary = entry.entity.raw.get("text") or ""
+        raw = entry.entity.raw
+        summary = text_of(raw.get("text")) or rich_text(raw.get("content"))
         self.setAccessibleName(
             ("Pending note" if entry.pending else "Note")
             + (f" by {entry.author}" if entry.author else "")
         )
         self.body.setAccessibleName("Note text")
-        self.body.setAccessibleDescription(str(summary)[:200])
+        self.body.setAccessibleDescription(summary[:200])
         top = QHBoxLayout()
         top.addWidget(self.meta, 1)
         top.addWidget(self.badge)
@@ -375,7 +376,7 @@ class ThreadPane(QWidget):
         self._entity_id: str | None = None
         self._entries: list[ThreadEntry] = []
         self._sequence = 0
-        self._task: Task[Any] | None = None
+        self._task: Task[ThreadLoad] | None = None
         self.cards: list[NoteCard] = []
         self.editor: NoteEditor | None = None
 
@@ -456,12 +457,13 @@ class ThreadPane(QWidget):
             return
         if self._task is not None:
             self._task.cancel()
-        task = self._runner.submit(
-            load_thread_in_worker, cache_path, self._outbox, entity_id, self._sequence
+        self._task = (
+            self._runner.run(
+                load_thread_in_worker, cache_path, self._outbox, entity_id, self._sequence
+            )
+            .on_success(self._on_thread_loaded)
+            .on_failure(self._on_thread_failed)
         )
-        task.finished.connect(self._on_thread_loaded)
-        task.failed.connect(self._on_thread_failed)
-        self._task = task
 
     @Slot(object)
     def _on_thread_loaded(self, load: ThreadLoad) -> None:
@@ -472,13 +474,13 @@ class ThreadPane(QWidget):
         self._apply(load)
 
     @Slot(object)
-    def _on_thread_failed(self, exc: object) -> None:
-        """A thread could not be read (store problem): keep what is shown, say so."""
-        if isinstance(exc, TaskCancelled) or self.sender() is not self._task:
-            return
+    def _on_thread_failed(self, exc: Exception) -> None:
+        """A thread could not be read (store problem): keep what is shown, say why."""
+        if self.sender() is not self._task:
+            return  # a superseded read that failed before it was cancelled
         self._task = None
-        log.error("reading the notes failed: %r", exc)
-        self.heading.setText("The notes could not be read from the local library.")
+        log.error("reading the notes failed", exc_info=exc)
+        self.heading.setText("The notes could not be read. " + message_line(user_message(exc)))
 
     def _apply(self, load: ThreadLoad) -> None:
         """Show a loaded thread: heading, cards, and the Add note button."""
@@ -520,8 +522,7 @@ class ThreadPane(QWidget):
         """A short description of what a note will be attached to."""
         for _depth, entry in self.shown():
             if entry.id == entity_id:
-                text = str(entry.entity.raw.get("text") or "").strip()
-                return (text[:60] + "…") if len(text) > 60 else (text or "a note")
+                return display_title(entry.entity.raw)
         row = self._reader.get(entity_id)
         return (row.title if row is not None else "") or entity_id
 

@@ -6,18 +6,22 @@ import gc
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, Slot
 from PySide6.QtTest import QAbstractItemModelTester
 from support.graph import MemoryGraph
 
+from memex_desktop.errors import user_message
 from memex_desktop.graph.synthetic import (
     SyntheticEdge,
     SyntheticNode,
     synthetic_neighbourhood,
 )
+from memex_desktop.store import DatabaseLockedError
 from memex_desktop.ui.graph_pane import GraphPane, NodeItem
+from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.tasks import TaskRunner
 
 # The offscreen platform warns that it cannot resize windows to their size hints.
@@ -315,3 +319,42 @@ def test_graph_of_a_real_cache(qtbot, runner: TaskRunner, tmp_path) -> None:
     finally:
         reader.close()
         writer.close()
+
+
+def test_stop_ends_the_layout_at_once_and_draws_nothing(qtbot, runner: TaskRunner) -> None:
+    center, nodes, edges = synthetic_neighbourhood(2000, 6000, seed=11)
+    pane = GraphPane(MemoryGraph(nodes, edges), runner)
+    qtbot.addWidget(pane)
+    pane.max_nodes = 2000
+    pane.show_entity(center)
+    task = pane._task
+    assert task is not None
+    assert pane._stop.isVisibleTo(pane)
+    with qtbot.assertNotEmitted(pane.layout_finished, wait=300):
+        pane._stop.click()
+        assert pane._status.text() == "Layout stopped. The Links tab lists every link."
+        assert not pane.is_laying_out()
+        assert not pane._stop.isVisibleTo(pane)
+        assert task.cancelled
+        qtbot.waitUntil(task.is_done, timeout=10_000)
+    assert pane._status.text() == "Layout stopped. The Links tab lists every link."
+
+
+class LockedGraph(MemoryGraph):
+    """A graph source whose database another process holds locked."""
+
+    def neighbourhood(self, entity_id: str, hops: int = 1, max_nodes: int = 0) -> Any:
+        raise DatabaseLockedError("database is locked")
+
+
+def test_a_graph_that_cannot_be_read_says_why_in_the_persons_words(
+    qtbot, runner: TaskRunner
+) -> None:
+    pane = GraphPane(LockedGraph([], []), runner)
+    qtbot.addWidget(pane)
+    words = message_line(user_message(DatabaseLockedError("database is locked")))
+    pane.show_entity("page")
+    qtbot.waitUntil(lambda: not pane.is_laying_out(), timeout=5000)
+    assert pane._status.text() == (
+        f"The graph could not be drawn. {words} The Links tab lists every link."
+    )
