@@ -255,7 +255,7 @@ def rich_text(doc: Any) -> str:
         children = node.get("content")
         if isinstance(children, list):
             stack.extend(reversed(children))
-    return "\n".join(line.strip() for line in "".join(parts).strip().split("\n"))
+    return "".join(parts).strip()
 
 
 def _nodes(doc: Any) -> Iterator[JsonObject]:
@@ -351,11 +351,17 @@ TITLE_CHARS = 120
 _TITLE_KEYS = ("title", "name", "source_title")
 
 
+_FIRST_LINE = re.compile(r"\s*([^\n]*)")
+
+
 def first_line(text: str, limit: int = TITLE_CHARS) -> str:
     """The first non-blank line of ``text``, cut at a word boundary to ``limit`` characters."""
-    # lstrip then one split: no pass over the lines of a whole article.
-    line = " ".join(text.lstrip().split("\n", 1)[0].split())
-    if len(line) <= limit:
+    # Only the start of the first line is read: a tweet or a note may be one long line.
+    found = _FIRST_LINE.match(text)
+    raw = found.group(1) if found else ""
+    window = raw[: 2 * limit]
+    line = " ".join(window.split())
+    if len(line) <= limit and len(raw) <= len(window):
         return line
     cut = line[: limit - 1].rsplit(" ", 1)[0] or line[: limit - 1]
     return cut.rstrip() + "…"
@@ -368,10 +374,10 @@ def display_title(data: JsonObject) -> str:
     text, a chat's first message, a description); else its URL or id.
     """
     for key in _TITLE_KEYS:
-        if value := first_line(text_of(data.get(key))):
-            return value
+        if (value := text_of(data.get(key))) and (line := first_line(value)):
+            return line
     for text in _title_sources(data):
-        if line := first_line(text):
+        if text and (line := first_line(text)):
             return line
     return text_of(data.get("url")).strip() or text_of(data.get("id"))
 

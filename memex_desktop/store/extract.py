@@ -87,25 +87,34 @@ def _chat_texts(data: JsonObject) -> Iterator[str]:
             yield rich_text(doc)
 
 
-def _other_fields(value: Any, depth: int = 0) -> Iterator[str]:
+def _other_fields(data: JsonObject) -> list[str]:
     """Words of fields no layout shows by name (nested values too): the reader lists them.
 
     Strings and numbers as the reader shows them; dates and yes/no flags are the reader's
     formatting, not words of the item.
     """
-    if depth > _MAX_FIELD_DEPTH:
-        return
+    found: list[str] = []
+    for key, value in data.items():
+        if key not in _NOT_PROSE and not isinstance(value, bool):
+            _field_words(key, value, found, 0)
+    return found
+
+
+def _field_words(key: str, value: Any, found: list[str], depth: int) -> None:
+    """Append the words of one field (a plain recursion into lists and objects)."""
     if isinstance(value, str):
-        yield value
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        yield str(value)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if (depth or key not in _NOT_PROSE) and field_instant(str(key), item) is None:
-                yield from _other_fields(item, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _other_fields(item, depth + 1)
+        if field_instant(key, value) is None:
+            found.append(value)
+    elif isinstance(value, int | float):
+        if not isinstance(value, bool) and field_instant(key, value) is None:
+            found.append(str(value))
+    elif depth < _MAX_FIELD_DEPTH:
+        if isinstance(value, dict):
+            for name, item in value.items():
+                _field_words(str(name), item, found, depth + 1)
+        elif isinstance(value, list):
+            for item in value:
+                _field_words(key, item, found, depth + 1)
 
 
 def body_text(data: JsonObject) -> str:
@@ -113,7 +122,8 @@ def body_text(data: JsonObject) -> str:
     text = text_of(data.get("text"))
     parts = [text]
     content = data.get("content")
-    if isinstance(content, dict | list) and (words := rich_text(content)) != text.strip():
+    # A note's reader shows its rich text; its plain ``text`` is usually the same words.
+    if isinstance(content, dict | list) and (words := rich_text(content)).split() != text.split():
         parts.append(words)
     if full_text := text_of(data.get("full_text")):
         parts.append(full_text)
