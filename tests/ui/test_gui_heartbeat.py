@@ -15,10 +15,11 @@ from typing import Any
 
 import httpx
 import pytest
-from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Slot
+from support.window import WindowFactory
 
 from memex_desktop.api.client import MemexClient
-from memex_desktop.app import AppContext, build_main_window
+from memex_desktop.app import AppContext
 from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
 from memex_desktop.emulator.synthetic import generate_library, write_library
 from memex_desktop.sync import SyncOutcome
@@ -122,9 +123,9 @@ class ServerProcess:
 
 
 @pytest.fixture
-def make_window(qtbot: Any, tmp_path: Path) -> Iterator[Any]:
+def make_window(window_factory: WindowFactory, tmp_path: Path) -> Iterator[Any]:
     """Builds the real window against an emulator serving a given library."""
-    made: list[tuple[AppContext, Any]] = []
+    servers: list[Any] = []
 
     def make(library: dict[str, Any], *, own_process: bool = False) -> AppContext:
         server: Any
@@ -134,20 +135,13 @@ def make_window(qtbot: Any, tmp_path: Path) -> Iterator[Any]:
             server = run_emulator_in_thread(
                 EmulatorConfig(library=library, processing_delay_s=0.05), host="127.0.0.1", port=0
             )
+        servers.append(server)
         client = MemexClient(server.base_url, api_key=server.api_key, max_retries=1)
-        qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-        context = build_main_window(
-            data_dir=tmp_path / "data", client=client, qsettings=qsettings, sync_on_start=False
-        )
-        context.controller.set_interval(0)
-        qtbot.addWidget(context.window)
-        context.window.show()
-        made.append((context, server))
-        return context
+        return window_factory(client=client)
 
     yield make
-    for context, server in made:
-        context.shutdown()
+    window_factory.shutdown()  # the windows first, so no sync of theirs meets a stopped server
+    for server in servers:
         server.stop()
 
 
