@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
+from support.emulator import EmulatorFactory
 from support.signals import Emitted
 from support.window import WindowFactory
 
 from memex_desktop.app import AppContext
-from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
+from memex_desktop.emulator import RunningEmulator
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.sync import SyncOutcome
 from memex_desktop.ui.drops import URI_LIST
@@ -28,13 +28,9 @@ def library() -> dict[str, Any]:
 
 
 @pytest.fixture
-def server(library: dict[str, Any]) -> Iterator[Any]:
+def server(emulator_factory: EmulatorFactory, library: dict[str, Any]) -> RunningEmulator:
     """The emulator on a free loopback port."""
-    emulator = run_emulator_in_thread(
-        EmulatorConfig(library=library, processing_delay_s=0.3), host="127.0.0.1", port=0
-    )
-    yield emulator
-    emulator.close()
+    return emulator_factory(library=library, processing_delay_s=0.3)
 
 
 @pytest.fixture

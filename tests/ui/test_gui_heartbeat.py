@@ -16,11 +16,12 @@ from typing import Any
 import httpx
 import pytest
 from PySide6.QtCore import QObject, Qt, QTimer, Slot
+from support.emulator import EmulatorFactory
 from support.window import WindowFactory
 
 from memex_desktop.api.client import MemexClient
 from memex_desktop.app import AppContext
-from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
+from memex_desktop.emulator import RunningEmulator
 from memex_desktop.emulator.synthetic import generate_library, write_library
 from memex_desktop.sync import SyncOutcome
 
@@ -123,26 +124,26 @@ class ServerProcess:
 
 
 @pytest.fixture
-def make_window(window_factory: WindowFactory, tmp_path: Path) -> Iterator[Any]:
+def make_window(
+    window_factory: WindowFactory, emulator_factory: EmulatorFactory, tmp_path: Path
+) -> Iterator[Any]:
     """Builds the real window against an emulator serving a given library."""
-    servers: list[Any] = []
+    processes: list[ServerProcess] = []
 
     def make(library: dict[str, Any], *, own_process: bool = False) -> AppContext:
-        server: Any
+        server: ServerProcess | RunningEmulator
         if own_process:
             server = ServerProcess(library, tmp_path)
+            processes.append(server)
         else:
-            server = run_emulator_in_thread(
-                EmulatorConfig(library=library, processing_delay_s=0.05), host="127.0.0.1", port=0
-            )
-        servers.append(server)
+            server = emulator_factory(library=library)
         client = MemexClient(server.base_url, api_key=server.api_key, max_retries=1)
         return window_factory(client=client)
 
     yield make
     window_factory.shutdown()  # the windows first, so no sync of theirs meets a stopped server
-    for server in servers:
-        server.stop()
+    for process in processes:
+        process.stop()
 
 
 def _sync_and_open_big_article(qtbot: Any, context: AppContext) -> list[float]:
