@@ -109,7 +109,7 @@ class WindowFactory:
         fast_outbox: bool = True,
         sync_on_start: bool = False,
     ) -> AppContext:
-        """The shown window (its ``AppContext``), once its start-up reads have landed.
+        """The shown window (its ``AppContext``); without a start-up sync, once its reads landed.
 
         Args:
             library: written into the cache first (``seeded_cache``).
