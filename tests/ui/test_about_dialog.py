@@ -2,39 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings
+from support.window import WindowFactory, seeded_cache
 
 from memex_desktop import __version__
-from memex_desktop.api.models import SearchRawResponse
-from memex_desktop.app import AppContext, build_main_window
+from memex_desktop.app import AppContext
 from memex_desktop.emulator.synthetic import generate_library
-from memex_desktop.paths import cache_db_path
-from memex_desktop.store import StoreWriter
 from memex_desktop.ui.about_dialog import AboutDialog, format_last_sync, format_size
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 
 @pytest.fixture
-def context(qtbot: Any, tmp_path: Path) -> Iterator[AppContext]:
+def context(window_factory: WindowFactory) -> AppContext:
     """A window on a cache holding 40 items and a last-sync time."""
-    data_dir = tmp_path / "data"
-    data_dir.mkdir()
-    writer = StoreWriter(cache_db_path(data_dir))
     library = generate_library(40, seed=2, words_per_entity=30)
-    writer.ingest_search_page(SearchRawResponse.model_validate(library)).result()
-    writer.set_sync_state("last_sync_at", "1767225600000").result()
-    writer.close()
-    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-    built = build_main_window(data_dir=data_dir, qsettings=qsettings, sync_on_start=False)
-    qtbot.addWidget(built.window)
-    yield built
-    built.shutdown()
+    seeded_cache(window_factory.data_dir, library, sync_state={"last_sync_at": "1767225600000"})
+    return window_factory()
 
 
 def test_about_shows_version_folder_and_statistics(qtbot: Any, context: AppContext) -> None:
