@@ -2,6 +2,11 @@
 
 Nothing here touches the database; :mod:`memex_desktop.emulator.store` calls these while
 loading a library and while saving.
+
+Chat text and rich-text references are read as the client reads them
+(:mod:`memex_desktop.api.content`), so the emulator's search finds what the reader shows. The
+rest models the server on purpose and may differ from the client: the service's URL identity
+(no scheme, no ``www.``), its title and body columns, its timestamps in milliseconds only.
 """
 
 from __future__ import annotations
