@@ -42,6 +42,7 @@ from memex_desktop.store.rows import (
     ViewRow,
 )
 from memex_desktop.store.schema import SCHEMA_VERSION, check_not_too_new, connect, open_cache
+from memex_desktop.store.state_keys import STATE_LAST_SYNC_MS
 from memex_desktop.store.urls import normalize_url
 
 _ROW_COLUMNS = (
@@ -56,7 +57,6 @@ RANK_PROBE_LIMIT = 300
 BACKLOG_SCAN_ROWS = 2000
 MAX_THREAD_NODES = 5000
 MAX_BACKLINKS = 1000
-LAST_SYNC_KEY = "last_sync_at"
 # SQLite virtual-machine steps between two checks of an interruptible read's stop condition:
 # tens of microseconds of work, so a stop takes effect at once and the checks cost little.
 INTERRUPT_CHECK_STEPS = 2000
@@ -693,7 +693,7 @@ class CacheReader:
             for candidate in (self.path, Path(f"{self.path}-wal"))
             if candidate.exists()
         )
-        last = self.sync_state(LAST_SYNC_KEY)
+        last = self.sync_state(STATE_LAST_SYNC_MS)
         return CacheStats(entities=count, size_bytes=size, last_sync_at=to_epoch_ms(last))
 
     def close(self) -> None:

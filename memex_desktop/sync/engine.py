@@ -57,6 +57,16 @@ from memex_desktop.api.models import (
 from memex_desktop.errors import user_message
 from memex_desktop.store import CacheReader, ChangeSet, Outbox, OutboxOp, StoreWriter
 from memex_desktop.store.extract import to_epoch_ms
+from memex_desktop.store.state_keys import (
+    STATE_DELETIONS_HELD,
+    STATE_FEEDS_PROBLEM,
+    STATE_FULL_PASS,
+    STATE_LAST_FULL_MS,
+    STATE_LAST_SYNC_MS,
+    STATE_MISSING_ONCE,
+    STATE_NEWEST_MS,
+    STATE_VIEWS_PROBLEM,
+)
 from memex_desktop.store.urls import normalize_url
 from memex_desktop.sync.paging import PageFetcher, Pager, PageRequest
 from memex_desktop.sync.pending_parents import resolve_pending_parents
@@ -73,22 +83,6 @@ from memex_desktop.sync.types import (
 _log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[SyncProgress], None]
-
-# sync_state keys (in cache.db; losing them only costs a re-fetch).
-STATE_FULL_PASS = "sync.full_pass"
-# The newest created_at held (the incremental pull's watermark; an earlier version kept
-# max(updated_at, created_at) under "sync.newest_ms", which can run ahead of every save).
-STATE_NEWEST_MS = "sync.newest_created_ms"
-# Ids missing from the last complete pass (marked deleted if the next one misses them too),
-# and how many a pass held back for the person to confirm (JSON, or "").
-STATE_MISSING_ONCE = "sync.missing_once"
-STATE_DELETIONS_HELD = "sync.deletions_held"
-STATE_LAST_FULL_MS = "sync.last_full_pass_at_ms"
-STATE_LAST_SYNC_MS = "sync.last_sync_at_ms"
-# Why the last pull could not read the saved views / followed feeds ("" when it could): the
-# sidebar says so instead of showing an empty section.
-STATE_VIEWS_PROBLEM = "sync.views_problem"
-STATE_FEEDS_PROBLEM = "sync.feeds_problem"
 
 # Writes queued at the writer behind the one it is writing: enough to keep it busy, few
 # enough that memory stays bounded.
