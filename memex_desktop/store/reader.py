@@ -16,7 +16,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
-from memex_desktop.store.errors import StoreError, translate
+from memex_desktop.store.errors import StoreBugError, StoreError, translate
 from memex_desktop.store.extract import body_text, summary_text, to_epoch_ms
 from memex_desktop.store.query import (
     MIN_BODY_PREFIX_CHARS,
@@ -305,12 +305,12 @@ class CacheReader:
                 return found
             sql = f"SELECT e.id {join}{where} ORDER BY {table}.rowid DESC LIMIT ?"
             return [row[0] for row in self._query(sql, [expression, *params, needed])]
-        except sqlite3.OperationalError as exc:
+        except StoreBugError as exc:
             # A word SQLite's tokenizer splits in two (letters newer than its Unicode
             # tables) is a phrase, which a column-detail index cannot match: no hits.
-            if "phrase" in str(exc):
+            if "phrase" in str(exc.__cause__):
                 return []
-            raise translate(exc, f"reading {self.path.name}") or exc from exc
+            raise
 
     def _backlog_ids(self, query: str, where: str, params: list[Any], needed: int) -> list[str]:
         """Newest rows not indexed yet (during a sync) whose JSON holds every word."""
