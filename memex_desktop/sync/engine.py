@@ -57,16 +57,16 @@ from memex_desktop.api.models import (
 from memex_desktop.errors import user_message
 from memex_desktop.store import CacheReader, ChangeSet, Outbox, OutboxOp, StoreWriter
 from memex_desktop.store.extract import to_epoch_ms
+from memex_desktop.store.state_keys import STATE_DELETIONS_HELD as STATE_DELETIONS_HELD
+from memex_desktop.store.state_keys import STATE_FEEDS_PROBLEM as STATE_FEEDS_PROBLEM
 from memex_desktop.store.state_keys import (
-    STATE_DELETIONS_HELD,
-    STATE_FEEDS_PROBLEM,
     STATE_FULL_PASS,
     STATE_LAST_FULL_MS,
     STATE_LAST_SYNC_MS,
     STATE_MISSING_ONCE,
     STATE_NEWEST_MS,
-    STATE_VIEWS_PROBLEM,
 )
+from memex_desktop.store.state_keys import STATE_VIEWS_PROBLEM as STATE_VIEWS_PROBLEM
 from memex_desktop.store.urls import normalize_url
 from memex_desktop.sync.paging import PageFetcher, Pager, PageRequest
 from memex_desktop.sync.pending_parents import resolve_pending_parents
