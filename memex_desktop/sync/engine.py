@@ -54,9 +54,10 @@ from memex_desktop.api.models import (
     SearchRawPage,
     parse_content_entity,
 )
-from memex_desktop.errors import user_message
+from memex_desktop.errors import error_kind, user_message
 from memex_desktop.store import CacheReader, ChangeSet, Outbox, OutboxOp, StoreWriter
 from memex_desktop.store.extract import to_epoch_ms
+from memex_desktop.store.outbox import OutboxFailure
 from memex_desktop.store.state_keys import STATE_DELETIONS_HELD as STATE_DELETIONS_HELD
 from memex_desktop.store.state_keys import STATE_FEEDS_PROBLEM as STATE_FEEDS_PROBLEM
 from memex_desktop.store.state_keys import (
@@ -715,7 +716,7 @@ class SyncEngine:
                     SyncOutcome.INSUFFICIENT_CREDITS, sent, attention, changes, exc
                 )
             except ValidationError as exc:
-                self.outbox.mark_needs_attention(op.id, exc.message or _reason(exc))
+                self.outbox.mark_needs_attention(op.id, _reason(exc))
                 attention += 1
                 continue
             except ContractError as exc:
@@ -733,12 +734,9 @@ class SyncEngine:
             except ServerError as exc:
                 last_failure = exc
                 if op.attempts >= MAX_SERVER_ERROR_ATTEMPTS:
-                    # The same failure again and again: a person has to look at it.
-                    self.outbox.mark_needs_attention(
-                        op.id,
-                        f"The server failed this save {op.attempts} times: "
-                        f"{exc.message or _reason(exc)}",
-                    )
+                    # The same failure again and again: a person has to look at it (the
+                    # words say how often: see errors.failure_message).
+                    self.outbox.mark_needs_attention(op.id, _reason(exc))
                     attention += 1
                     continue
                 delay = self.outbox_policy.backoff_s(op.attempts, self._rand)
@@ -1146,7 +1144,7 @@ def _unreachable(exc: NetworkUnavailable) -> bool:
     return isinstance(exc.__cause__, httpx.ConnectError | httpx.ConnectTimeout)
 
 
-def _reason(exc: BaseException) -> str:
-    """A short reason kept with an outbox operation (never a credential)."""
-    text = getattr(exc, "message", None) or str(exc)
-    return f"{type(exc).__name__}: {text}"[:500]
+def _reason(exc: BaseException) -> OutboxFailure:
+    """Why a send failed, as the outbox keeps it: the kind the person's words are chosen by,
+    and the server's message (API errors never carry a credential)."""
+    return OutboxFailure(error_kind(exc), getattr(exc, "message", None) or str(exc))
