@@ -1,16 +1,28 @@
-"""Test-wide set-up: headless Qt, a private home for every test, strict logging of secrets."""
+"""Test-wide set-up: headless Qt, a private home for every test, strict logging of secrets.
+
+The shared fixtures of ``tests/support`` are registered here once (``pytest_plugins``), so a
+test anywhere asks for ``emulator``, ``oauth_emulator`` or ``harness_factory`` by name, and
+each test starts with a fresh token store (``support.oauth.fresh_token_store``).
+"""
 
 from __future__ import annotations
 
 import logging
 import os
 import sys
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 # Before anything imports PySide6: the tests never need a screen.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
+# A zone that is neither UTC nor a whole hour away from it, so a time shown in UTC somewhere
+# and in local time elsewhere cannot agree by chance (POSIX: "TST-5:30" is UTC+05:30).
+os.environ["TZ"] = "TST-5:30"
+time.tzset()
 
 TESTS_DIR = Path(__file__).resolve().parent
 if str(TESTS_DIR) not in sys.path:
@@ -21,6 +33,9 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 from support.secrets import SECRETS  # noqa: E402
 
 from memex_desktop.settings import CONNECTION_ENV_VARS  # noqa: E402
+from memex_desktop.store import CacheReader, Outbox, StoreWriter  # noqa: E402
+
+pytest_plugins = ["support.emulator", "support.oauth", "support.sync_env"]
 
 settings.register_profile(
     "ci", deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow]
@@ -74,3 +89,33 @@ def _secrets_never_logged() -> Iterator[None]:
             logger.setLevel(level)
     leaked = [line for line in handler.lines if any(secret in line for secret in SECRETS)]
     assert not leaked, f"a credential reached the log: {leaked[0][:200]}"
+
+
+@pytest.fixture(autouse=True)
+def _stores_closed_after_each_test(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Readers, writers and outboxes a test opened and left open are closed after it.
+
+    A writer left open keeps its thread and the file; only those opened on the test's own
+    thread are closed here (a connection belongs to the thread that opened it, and worker
+    threads close theirs).
+    """
+    opened: list[CacheReader | StoreWriter | Outbox] = []
+    test_thread = threading.get_ident()
+    for kind in (CacheReader, StoreWriter, Outbox):
+        monkeypatch.setattr(kind, "__init__", _recording_init(kind.__init__, opened, test_thread))
+    yield
+    for store in reversed(opened):
+        store.close()
+
+
+def _recording_init(
+    init: Callable[..., None], opened: list[CacheReader | StoreWriter | Outbox], test_thread: int
+) -> Callable[..., None]:
+    """``init`` that also records the new object when it is made on ``test_thread``."""
+
+    def recording(self: CacheReader | StoreWriter | Outbox, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        if threading.get_ident() == test_thread:
+            opened.append(self)
+
+    return recording

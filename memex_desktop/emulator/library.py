@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from memex_desktop.api.content import message_text as content_message_text
+from memex_desktop.api.content import rich_text, rich_text_references
 
 JsonObject = dict[str, Any]
 
@@ -83,7 +85,11 @@ def now_ms() -> int:
 
 
 def timestamp_ms(value: Any) -> int | None:
-    """A timestamp (epoch ms number or ISO string) as epoch milliseconds, else ``None``."""
+    """A timestamp (epoch ms number or ISO string) as epoch milliseconds, else ``None``.
+
+    The server's reading, on purpose not the client's (api.content.epoch_ms): the service
+    stores milliseconds and does not guess that a small number means seconds.
+    """
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
@@ -175,45 +181,14 @@ def url_host(url: Any) -> str | None:
     return host or None
 
 
-def walk_nodes(node: Any) -> Iterator[JsonObject]:
-    """Every object node of a ProseMirror JSON document, depth first."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, dict):
-            yield current
-            children = current.get("content")
-            if isinstance(children, list):
-                stack.extend(reversed(children))
-        elif isinstance(current, list):
-            stack.extend(reversed(current))
-
-
 def prosemirror_reference_ids(doc: Any) -> list[str]:
-    """Ids named by ``memex-reference`` (and editor reference) nodes of a document."""
-    found: list[str] = []
-    for node in walk_nodes(doc):
-        attrs = node.get("attrs")
-        if not isinstance(attrs, dict) or "reference" not in str(node.get("type", "")):
-            continue
-        for key in ("content_id", "contentId", "selector_id", "selectorId"):
-            value = attrs.get(key)
-            if isinstance(value, str) and value and value not in found:
-                found.append(value)
-    return found
+    """Ids named by reference nodes of a document (the client's reading: research §9.4)."""
+    return list(dict.fromkeys(reference.target for reference in rich_text_references(doc)))
 
 
 def prosemirror_text(doc: Any) -> str:
-    """The plain text of a ProseMirror document (paragraphs separated by newlines)."""
-    lines: list[str] = []
-    for block in doc.get("content", []) if isinstance(doc, dict) else []:
-        pieces = [
-            str(node.get("text", ""))
-            for node in walk_nodes(block)
-            if node.get("type") == "text" and isinstance(node.get("text"), str)
-        ]
-        lines.append("".join(pieces))
-    return "\n".join(line for line in lines if line)
+    """The plain text of a ProseMirror document (one line per block)."""
+    return rich_text(doc)
 
 
 def reference_targets(entity: JsonObject) -> list[str]:
@@ -300,15 +275,8 @@ def entity_body(entity: JsonObject) -> str:
 
 
 def message_text(message: JsonObject) -> str:
-    """The text of one chat message: ``llmMessage.content``, else its rich-text content."""
-    llm = message.get("llmMessage")
-    if isinstance(llm, dict):
-        content = llm.get("content")
-        if isinstance(content, str):
-            return content
-        if isinstance(content, list):
-            return "".join(str(item.get("text", "")) for item in content if isinstance(item, dict))
-    return prosemirror_text(message.get("content"))
+    """The text of one chat message: what it says, else the text of its rich-text content."""
+    return content_message_text(message) or rich_text(message.get("content"))
 
 
 def stable_url(entity: JsonObject) -> str:

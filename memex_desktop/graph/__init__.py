@@ -1,6 +1,9 @@
-"""Reference-graph layout: budgeted neighbourhoods and a cancellable force layout (no Qt)."""
+"""Reference-graph layout: a cancellable force layout of a neighbourhood (no Qt).
 
-from memex_desktop.graph.budget import DEFAULT_MAX_NODES, Budgeted, budget, hop_distances
+Which nodes a neighbourhood keeps is the store's policy (``memex_desktop.store.neighbourhood``):
+the cache reads it, and the pane only lays out what it was given.
+"""
+
 from memex_desktop.graph.layout import (
     Layout,
     LayoutCancelled,
@@ -11,14 +14,10 @@ from memex_desktop.graph.layout import (
 )
 
 __all__ = [
-    "DEFAULT_MAX_NODES",
-    "Budgeted",
     "Layout",
     "LayoutCancelled",
     "auto_iterations",
-    "budget",
     "edge_ends",
-    "hop_distances",
     "layout",
     "node_id",
 ]

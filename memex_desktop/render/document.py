@@ -13,10 +13,11 @@ import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
+from memex_desktop.api.content import display_title as display_title_of
+from memex_desktop.api.content import time_text
 from memex_desktop.api.models import ContentEntityBase
 from memex_desktop.render.sanitize import (
     escape_attr,
@@ -76,30 +77,8 @@ def image(url: str, alt: str = "") -> str:
 
 
 def format_timestamp(value: object) -> str | None:
-    """Epoch milliseconds (or seconds) as a UTC date and time; strings are shown as given."""
-    if isinstance(value, bool) or value is None or value == "":
-        return None
-    if isinstance(value, str):
-        return value
-    if not isinstance(value, int | float):
-        return None
-    seconds = float(value) / 1000 if abs(value) > 100_000_000_000 else float(value)
-    try:
-        moment = datetime.fromtimestamp(seconds, tz=UTC)
-    except (OverflowError, OSError, ValueError):
-        return str(value)
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
-
-
-def site_of(url: str | None) -> str | None:
-    """The host name of a web URL, without ``www.``."""
-    if not url:
-        return None
-    try:
-        host = urlsplit(url.strip()).hostname
-    except ValueError:
-        return None
-    return host.removeprefix("www.") if host else None
+    """A wire timestamp as the person's local date and time (as every pane shows it)."""
+    return time_text(value)
 
 
 def _first_text(*values: object) -> str | None:
@@ -128,22 +107,8 @@ def entity_data(entity: ContentEntityBase) -> dict[str, Any]:
 
 
 def display_title(entity: ContentEntityBase) -> str:
-    """A short human title for any entity (title, author, text, description, URL or id)."""
-    data = entity_data(entity)
-    title = _first_text(data.get("title"), data.get("source_title"))
-    if title:
-        return shorten(title, 200)
-    if entity.type == "twitter":
-        name = _first_text(data.get("author_name"))
-        handle = _first_text(data.get("author_handle"))
-        if name or handle:
-            who = " ".join(p for p in (name, f"(@{handle.lstrip('@')})" if handle else None) if p)
-            return f"Tweet by {who}"
-    text = _first_text(data.get("text"), data.get("description"), data.get("summary"))
-    if text:
-        prefix = "Note: " if entity.type == "annotation" else ""
-        return prefix + shorten(text, 80)
-    return _first_text(entity.url) or entity.id
+    """The item's one title (the list, the graph and the export show the same)."""
+    return display_title_of(entity_data(entity))
 
 
 def excerpt_of(entity: ContentEntityBase, limit: int = 280) -> str | None:

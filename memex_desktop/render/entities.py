@@ -7,6 +7,23 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from memex_desktop.api.content import (
+    BOOKKEEPING_KEYS,
+    CITATION_RE,
+    NUMBERED_REF_RE,
+    chat_messages,
+    citations,
+    field_instant,
+    host_of,
+    localized_text,
+    message_doc,
+    message_references,
+    message_text,
+    quoted_item,
+    rich_text_references,
+    strings_in,
+    time_text,
+)
 from memex_desktop.api.models import (
     AnnotationContentEntity,
     ContentEntityBase,
@@ -34,19 +51,17 @@ from memex_desktop.render.document import (
     reference_block,
     reference_card,
     shorten,
-    site_of,
 )
 from memex_desktop.render.markdown_html import markdown_to_safe_html
-from memex_desktop.render.prosemirror import collect_reference_ids, prosemirror_to_html
+from memex_desktop.render.prosemirror import prosemirror_to_html
 from memex_desktop.render.sanitize import escape_attr, sanitize_html, usable_base_url
 from memex_desktop.render.text import linkify, plain_text_to_html
 
 DONE_STATUS = "indexing-done"
 SAVE_TYPES = {"like": "a like", "retweet": "a retweet", "bookmark": "a bookmark"}
-_CITATION_RE = re.compile(r"\{\{\s*content:([^{}\s]+)\s*\}\}")
-_NUMBERED_REF_RE = re.compile(r"\{\{\s*ref-(\d{1,6})\s*\}\}")
-# Keys shown in the header of every item, so the field list does not repeat them.
-_HEADER_KEYS = frozenset({"id", "type", "created_at", "updated_at", "metadata"})
+# Keys shown in the header of every item or that are bookkeeping (ids, tag ids, dates):
+# the field list never shows them as text.
+_HEADER_KEYS = BOOKKEEPING_KEYS
 # Keys that are structure, not reading matter (nested search graph, ids shown as cards).
 _STRUCTURE_KEYS = frozenset({"annotations", "references", "resolvedReferences"})
 
@@ -126,31 +141,41 @@ def _extra_fields(doc: DocumentBuilder, entity: ContentEntityBase, used: set[str
         _field_list(doc, rows)
 
 
-def _walk(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
-    """Every scalar inside ``value`` as ``(path, text)``: strings, numbers, nested lists/dicts."""
+# A field's value as the reader shows it: its text, and whether that text is the reader's
+# own formatting (a date, yes/no) rather than the item's words.
+FieldRow = tuple[str, str, bool]
+
+
+def _walk(value: Any, path: str, depth: int = 0) -> Iterator[FieldRow]:
+    """Every scalar inside ``value`` as a row: strings, numbers, dates, nested lists/dicts."""
     if depth > 40:
         return
-    if isinstance(value, str):
+    key = path.rsplit(".", 1)[-1].split("[", 1)[0]
+    if (instant := field_instant(key, value)) is not None:
+        yield path, time_text(instant) or "", True
+    elif isinstance(value, str):
         if value.strip():
-            yield path, value
+            yield path, value, False
     elif isinstance(value, bool):
-        yield path, "yes" if value else "no"
+        yield path, "yes" if value else "no", True
     elif isinstance(value, int | float):
-        yield path, str(value)
+        yield path, str(value), False
     elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _walk(item, f"{path}.{key}" if path else str(key), depth + 1)
+        for name, item in value.items():
+            yield from _walk(item, f"{path}.{name}" if path else str(name), depth + 1)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from _walk(item, f"{path}[{index}]", depth + 1)
 
 
-def _field_list(doc: DocumentBuilder, rows: list[tuple[str, str]]) -> None:
+def _field_list(doc: DocumentBuilder, rows: list[FieldRow]) -> None:
     """Rows of ``name: value``; multi-line values follow their name as paragraphs with links."""
     doc.add('<div class="fields">')
-    for name, value in rows:
+    for name, value, formatted in rows:
         label = f'<span class="field-name"><b>{esc(name)}:</b></span>'
-        if "\n" in value.strip():
+        if formatted:
+            doc.add(f'<p>{label} <span class="fact">{esc(value)}</span></p>')
+        elif "\n" in value.strip():
             doc.add(f"<p>{label}</p>{plain_text_to_html(value)}")
         else:
             doc.add(f"<p>{label} {linkify(value.strip())}</p>")
@@ -169,7 +194,7 @@ def _render_web(entity: WebContentEntity, doc: DocumentBuilder) -> str:
         entity,
         title,
         [
-            site_of(entity.url),
+            host_of(entity.url) or None,
             entity.author and f"by {entity.author}",
             entity.date,
             _created(entity),
@@ -236,9 +261,8 @@ def _render_twitter(entity: TweetContentEntity, doc: DocumentBuilder) -> str:
         if video.preview_url:
             doc.add("<br>" + image(video.preview_url, f"video {number} preview"))
         doc.add("</p>")
-    quoted = (entity.model_extra or {}).get("quote_tweet")
-    quoted_id = quoted.get("id") if isinstance(quoted, dict) else quoted
-    if isinstance(quoted_id, str) and quoted_id:
+    quoted_id = quoted_item(entity_data(entity))
+    if quoted_id is not None:
         doc.add(reference_block(quoted_id, doc.context, "Quoting:"))
     _extra_fields(doc, entity, {"quote_tweet"})
     return title
@@ -403,6 +427,13 @@ def _render_image(entity: ImageContentEntity, doc: DocumentBuilder) -> str:
 # --------------------------------------------------------------------------- annotation
 
 
+def _has_rich_text(content: object) -> bool:
+    """Whether a ``content`` field is a rich-text document with something in it."""
+    if isinstance(content, dict):
+        return bool(content.get("content"))
+    return isinstance(content, list) and bool(content)
+
+
 def _render_annotation(entity: AnnotationContentEntity, doc: DocumentBuilder) -> str:
     """Note: what it is attached to (or replies to), then its text with inline cards."""
     title = display_title(entity)
@@ -413,13 +444,13 @@ def _render_annotation(entity: AnnotationContentEntity, doc: DocumentBuilder) ->
         caption = "Reply to" if parent is not None and parent.type == "annotation" else "Note on"
         doc.add(f'<p class="meta">{esc(caption)} {reference_card(targets[0], doc.context)}</p>')
     content = entity.content
-    inline_ids: list[str] = []
-    if isinstance(content, dict) and content.get("content"):
-        inline_ids = collect_reference_ids(content)
+    shown: set[str] = set(targets[:1])
+    if _has_rich_text(content):
+        shown.update(reference.target for reference in rich_text_references(content))
         doc.add(f'<div class="body">{prosemirror_to_html(content, doc.context)}</div>')
     elif entity.text and entity.text.strip():
         doc.add(f'<div class="body">{plain_text_to_html(entity.text)}</div>')
-    mentioned = [t for t in dict.fromkeys(targets[1:]) if t not in inline_ids]
+    mentioned = [t for t in dict.fromkeys(targets[1:]) if t not in shown]
     if mentioned:
         doc.add('<p class="meta">Also mentions: ')
         doc.add(", ".join(reference_card(t, doc.context) for t in mentioned))
@@ -431,21 +462,16 @@ def _render_annotation(entity: AnnotationContentEntity, doc: DocumentBuilder) ->
 # --------------------------------------------------------------------------- chat thread
 
 
-def _message_text(message: dict[str, Any]) -> str | None:
-    """The text of a chat message (``llmMessage.content``, a string or a list of parts)."""
-    llm = message.get("llmMessage")
-    content = llm.get("content") if isinstance(llm, dict) else None
-    if isinstance(content, str):
-        return content if content.strip() else None
-    if isinstance(content, list):
-        texts = [
-            part["text"]
-            for part in content
-            if isinstance(part, dict) and isinstance(part.get("text"), str)
-        ]
-        joined = "\n\n".join(texts)
-        return joined if joined.strip() else None
-    return None
+def _more_references(
+    doc: DocumentBuilder, targets: list[str], shown: set[str], caption: str = "Also names"
+) -> None:
+    """Cards for the items in ``targets`` not shown yet (each item is named once)."""
+    more = [target for target in dict.fromkeys(targets) if target not in shown]
+    if more:
+        doc.add(f'<p class="meta">{esc(caption)}: ')
+        doc.add(", ".join(reference_card(target, doc.context) for target in more))
+        doc.add("</p>")
+        shown.update(more)
 
 
 def _with_citations(doc: DocumentBuilder, text: str) -> str:
@@ -455,8 +481,8 @@ def _with_citations(doc: DocumentBuilder, text: str) -> str:
         card, _ = sanitize_html(reference_card(match.group(1), doc.context), allow_remote=False)
         return doc.keep(card)
 
-    source = _CITATION_RE.sub(cite, text)
-    source = _NUMBERED_REF_RE.sub(lambda m: f"[{m.group(1)}]", source)
+    source = CITATION_RE.sub(cite, text)
+    source = NUMBERED_REF_RE.sub(lambda m: f"[{m.group(1)}]", source)
     safe, remote = markdown_to_safe_html(source, allow_remote=doc.context.allow_remote)
     return doc.keep(safe, remote)
 
@@ -469,26 +495,30 @@ def _render_chat_thread(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
     _header(
         doc, entity, title, ["Chat", (isinstance(model, str) and model) or None, _created(entity)]
     )
-    summary = data.get("summary")
-    if isinstance(summary, str) and summary.strip():
+    shown: set[str] = set()
+    summary = localized_text(data.get("summary"))
+    if summary.strip():
         _section(doc, "Summary")
         doc.add(f'<div class="body">{_with_citations(doc, summary)}</div>')
-    messages = data.get("messages")
-    if isinstance(messages, list) and messages:
+        shown.update(citations(summary))
+    messages = chat_messages(data)
+    if messages:
         _section(doc, "Conversation")
         for number, message in enumerate(messages, 1):
-            if not isinstance(message, dict):
-                continue
             role = message.get("role")
             label = role.capitalize() if isinstance(role, str) and role else f"Message {number}"
             doc.add(f'<div class="message"><p class="role"><b>{esc(label)}</b></p>')
-            text = _message_text(message)
+            text = message_text(message)
+            rich = message_doc(message)
             if text is not None:
                 doc.add(f'<div class="body">{_with_citations(doc, text)}</div>')
-            elif isinstance(message.get("content"), dict):
-                body = prosemirror_to_html(message["content"], doc.context)
-                doc.add(f'<div class="body">{body}</div>')
+                shown.update(citations(text))
+            elif rich is not None:
+                doc.add(f'<div class="body">{prosemirror_to_html(rich, doc.context)}</div>')
+                shown.update(reference.target for reference in rich_text_references(rich))
+            _more_references(doc, [r.target for r in message_references(message)], shown)
             doc.add("</div>")
+    _more_references(doc, strings_in(data.get("reference_content_ids")), shown, "References")
     used = {"title", "summary", "model_name", "messages", "reference_content_ids"}
     rows = [
         row

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from memex_desktop.api.content import (
+    REFERENCE_NODE_TYPES,
+    reference_target,
+    rich_text_references,
+)
 from memex_desktop.render.document import (
     RenderContext,
     esc,
@@ -18,9 +23,6 @@ from memex_desktop.render.sanitize import escape_attr
 
 # A hostile document can nest deeply; below this depth only the text is kept.
 MAX_DEPTH = 60
-
-REFERENCE_NODES = frozenset({"memex-reference", "memex-inline-reference", "memex-block-reference"})
-REFERENCE_ID_KEYS = ("content_id", "contentId", "selector_id", "selectorId", "image_id", "imageId")
 
 _BLOCKS = {
     "paragraph": "p",
@@ -47,32 +49,6 @@ _MARKS = {
     "subscript": "sub",
     "superscript": "sup",
 }
-
-
-def reference_id(attrs: dict[str, Any]) -> str | None:
-    """The referenced entity id of a reference node's attributes, if any."""
-    for key in REFERENCE_ID_KEYS:
-        value = attrs.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
-
-
-def collect_reference_ids(node: Any, depth: int = 0) -> list[str]:
-    """Every entity id referenced by reference nodes in a document, in order."""
-    found: list[str] = []
-    if not isinstance(node, dict) or depth > MAX_DEPTH:
-        return found
-    attrs = node.get("attrs")
-    if node.get("type") in REFERENCE_NODES and isinstance(attrs, dict):
-        target = reference_id(attrs)
-        if target:
-            found.append(target)
-    children = node.get("content")
-    if isinstance(children, list):
-        for child in children:
-            found += collect_reference_ids(child, depth + 1)
-    return found
 
 
 def _attrs(node: dict[str, Any]) -> dict[str, Any]:
@@ -124,13 +100,15 @@ def prosemirror_to_html(node: Any, context: RenderContext, depth: int = 0) -> st
     if not isinstance(node, dict):
         return esc(node) if isinstance(node, str) else ""
     if depth > MAX_DEPTH:
-        return _plain_text(node)
+        # Too deep to lay out, but every item it names still gets its card.
+        cards = (reference_card(r.target, context) for r in rich_text_references(node))
+        return _plain_text(node) + "".join(cards)
     kind = node.get("type")
     attrs = _attrs(node)
     if kind == "text":
         return _text_node(node)
-    if kind in REFERENCE_NODES:
-        target = reference_id(attrs)
+    if kind in REFERENCE_NODE_TYPES:
+        target = reference_target(node)
         if target:
             return reference_card(target, context)
         tag_id = attrs.get("tag_id") or attrs.get("tagId")
@@ -143,7 +121,7 @@ def prosemirror_to_html(node: Any, context: RenderContext, depth: int = 0) -> st
         src = attrs.get("src")
         alt = attrs.get("alt") if isinstance(attrs.get("alt"), str) else ""
         html = image(src, str(alt)) if isinstance(src, str) and src else ""
-        target = reference_id(attrs)
+        target = reference_target(node)
         return html + (reference_card(target, context) if target else "")
     if kind == "mention":
         label = attrs.get("label") or attrs.get("id")

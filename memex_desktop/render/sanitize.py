@@ -134,6 +134,7 @@ CLASS_NAMES = frozenset(
         "role",
         "fields",
         "field-name",
+        "fact",
         "excerpt",
     }
 )

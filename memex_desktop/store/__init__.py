@@ -14,6 +14,15 @@ from memex_desktop.store.errors import (
     StoreError,
 )
 from memex_desktop.store.outbox import STATES, EnqueueResult, Outbox, OutboxOp
+from memex_desktop.store.protocols import (
+    EntityReader,
+    GraphReader,
+    NoteOutbox,
+    NoteQueue,
+    PendingNotes,
+    ThreadReader,
+    TitleSearch,
+)
 from memex_desktop.store.reader import CacheReader
 from memex_desktop.store.rows import (
     Backlink,
@@ -44,20 +53,27 @@ __all__ = [
     "DatabaseLockedError",
     "DiskFullError",
     "EnqueueResult",
+    "EntityReader",
     "EntityRow",
     "FeedRow",
     "GraphEdge",
     "GraphNode",
+    "GraphReader",
     "KnownStoreError",
     "Neighbourhood",
+    "NoteOutbox",
+    "NoteQueue",
     "Outbox",
     "OutboxOp",
+    "PendingNotes",
     "SchemaTooNewError",
     "SearchHit",
     "StoreError",
     "StoreWriter",
     "TagRow",
     "ThreadNode",
+    "ThreadReader",
+    "TitleSearch",
     "ViewRow",
     "normalize_url",
     "open_cache",

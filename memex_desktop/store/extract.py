@@ -1,179 +1,69 @@
-"""Pure functions turning one entity's JSON into display columns, searchable text and edges."""
+"""The columns SQLite keeps for one entity: display columns, searchable texts and references.
+
+What an entity *says* (its title, text, references, times) is read by
+:mod:`memex_desktop.api.content`, which the reader uses too; this module only arranges those
+readings into rows. Whatever changes what :func:`columns` or :func:`own_references` return
+for the same JSON must raise ``store.ingest.EXTRACT_VERSION`` (a test holds a digest of both).
+"""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator
-from datetime import datetime
-from html import unescape
+from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
+from memex_desktop.api.content import (
+    BOOKKEEPING_KEYS,
+    LINK_KEYS,
+    NESTED_KEYS,
+    JsonObject,
+    author_of,
+    chat_messages,
+    citations,
+    display_title,
+    epoch_ms,
+    field_instant,
+    localized_text,
+    message_doc,
+    message_references,
+    message_text,
+    moment_of,
+    quoted_item,
+    rich_text,
+    rich_text_references,
+    site_of,
+    strings_in,
+    text_of,
+    visible_html_text,
+)
 from memex_desktop.store.urls import normalize_url
 
-JsonObject = dict[str, Any]
+__all__ = [
+    "MENTIONING_TYPES",
+    "NESTED_KEYS",
+    "JsonObject",
+    "body_text",
+    "columns",
+    "own_references",
+    "storable",
+    "summary_text",
+    "tag_ids_of",
+]
 
-NESTED_KEYS = ("annotations", "references", "resolvedReferences")
 # Types whose later reference ids are things they mention (notes and chats).
 MENTIONING_TYPES = frozenset({"annotation", "chatThread"})
-_CITATION = re.compile(r"\{\{content:([^}\s]+)\}\}")
-_TIME_KEYS = ("startTime", "start_time", "start", "offset", "timestamp", "time")
-_REFERENCE_ID_KEYS = ("content_id", "contentId", "contentEntityId", "id", "entityId")
 _SNIPPET_SOURCE_CHARS = 300
-_TITLE_CHARS = 120
-# Top-level string fields that are identifiers, links or bookkeeping, not searchable prose.
-_NOT_PROSE = frozenset(
+# Fields whose words the body, title, author or summary already hold, or that hold media.
+_LAID_OUT = frozenset(
     {
-        "id", "type", "user_id", "external_id", "url", "normalized_url", "canonical_url",
-        "favicon_url", "thumbnail_url", "original_url", "source_url", "permalink",
-        "subreddit_id", "author_favicon_url", "subreddit_favicon_url", "created_at",
-        "updated_at", "date", "html", "save_type", "content_type", "preview_url",
+        "title", "name", "source_title", "author", "author_name", "author_handle", "authors",
+        "channel_title", "subreddit_name", "description", "keywords", "text", "full_text",
+        "html", "content", "summary", "transcript", "messages", "image_analysis", "images",
+        "media_urls", "videos", "date", "published_at",
     }
 )  # fmt: skip
-_KNOWN_TEXT = frozenset(
-    {
-        "title", "author", "author_name", "author_handle", "channel_title", "subreddit_name",
-        "description", "keywords", "text", "full_text", "source_title", "summary", "name",
-    }
-)  # fmt: skip
-
-
-def to_epoch_ms(value: Any) -> int | None:
-    """Epoch milliseconds from a number (ms, or s when small) or an ISO string; else None."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int | float):
-        number = float(value)
-        return int(number * 1000 if abs(number) < 1e11 else number)
-    if isinstance(value, str) and value:
-        try:
-            return (
-                int(float(value))
-                if value.lstrip("-").replace(".", "", 1).isdigit()
-                else (int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000))
-            )
-        except ValueError:
-            return None
-    return None
-
-
-def _text(value: Any) -> str:
-    """A string field as text ('' when absent or not a string)."""
-    return value if isinstance(value, str) else ""
-
-
-def _localized(value: Any) -> str:
-    """A per-language dict (``{"en": "..."}``) or plain string as one text."""
-    if isinstance(value, dict):
-        return "\n".join(text for text in value.values() if isinstance(text, str))
-    return _text(value)
-
-
-# Script, style and template elements (to their end, or to the end of an unclosed one)
-# and comments are not visible text; every other tag is a word boundary.
-_HIDDEN_HTML = re.compile(
-    r"<(script|style|template)\b[^>]*>.*?(?:</\1\s*>|\Z)|<!--.*?(?:-->|\Z)", re.S | re.I
-)
-_TAG = re.compile(r"<[^>]*>")
-
-
-def html_to_text(html: str) -> str:
-    """The visible text of an HTML fragment, for indexing pages saved without full_text.
-
-    Regular expressions rather than html.parser: twice as fast on whole articles, and the
-    text only feeds the search index and snippets.
-    """
-    return " ".join(unescape(_TAG.sub(" ", _HIDDEN_HTML.sub(" ", html))).split())
-
-
-def rich_text(node: Any) -> str:
-    """The plain text of a ProseMirror JSON document (paragraphs on separate lines)."""
-    parts: list[str] = []
-    _collect_text(node, parts)
-    return "".join(parts).strip()
-
-
-def _collect_text(node: Any, parts: list[str]) -> None:
-    if isinstance(node, list):
-        for child in node:
-            _collect_text(child, parts)
-        return
-    if not isinstance(node, dict):
-        return
-    if node.get("type") == "text":
-        parts.append(_text(node.get("text")))
-        return
-    _collect_text(node.get("content"), parts)
-    if node.get("type") in ("paragraph", "heading", "listItem", "blockquote", "codeBlock"):
-        parts.append("\n")
-
-
-def memex_references(node: Any) -> Iterator[tuple[str, float | None]]:
-    """``(content id, seconds)`` of every memex-reference node anywhere in rich-text JSON."""
-    found: list[tuple[str, float | None]] = []
-    _reference_nodes(node, found)
-    return iter(found)
-
-
-def _reference_nodes(node: Any, found: list[tuple[str, float | None]]) -> None:
-    """Append the references under ``node`` in document order (a plain recursion: nested
-    generators cost a frame switch per node of every note)."""
-    if isinstance(node, list):
-        for child in node:
-            if isinstance(child, list | dict):
-                _reference_nodes(child, found)
-        return
-    if not isinstance(node, dict):
-        return
-    if node.get("type") == "memex-reference":
-        value = node.get("attrs")
-        attrs: JsonObject = value if isinstance(value, dict) else {}
-        target = next(
-            (attrs[key] for key in _REFERENCE_ID_KEYS if isinstance(attrs.get(key), str)), None
-        )
-        if target:
-            found.append((target, time_in(attrs)))
-    for key, value in node.items():
-        if key != "attrs" and isinstance(value, list | dict):
-            _reference_nodes(value, found)
-
-
-def time_in(data: Any) -> float | None:
-    """A video moment (seconds) carried by selector-like attributes, if any."""
-    if not isinstance(data, dict):
-        return None
-    for key in _TIME_KEYS:
-        value = data.get(key)
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(value, str):
-            try:
-                return float(value)
-            except ValueError:
-                continue
-    for key in ("search_chunk_context", "selector", "target", "attrs"):
-        nested = data.get(key)
-        if isinstance(nested, dict) and (found := time_in(nested)) is not None:
-            return found
-    return None
-
-
-def _chat_texts(data: JsonObject) -> Iterator[str]:
-    """Every message text of a chat thread (rich-text content and the LLM's plain text)."""
-    messages = data.get("messages")
-    if not isinstance(messages, list):
-        return
-    for message in messages:
-        if not isinstance(message, dict):
-            continue
-        yield (
-            rich_text(message.get("content"))
-            if isinstance(message.get("content"), dict | list)
-            else _text(message.get("content"))
-        )
-        llm = message.get("llmMessage")
-        if isinstance(llm, dict):
-            yield _text(llm.get("content"))
+_NOT_PROSE = BOOKKEEPING_KEYS | LINK_KEYS | _LAID_OUT | frozenset(NESTED_KEYS)
+# A hostile document can nest deeply; below this depth its fields add no words.
+_MAX_FIELD_DEPTH = 40
 
 
 def _transcript_lines(data: JsonObject) -> Iterator[str]:
@@ -188,89 +78,74 @@ def _transcript_lines(data: JsonObject) -> Iterator[str]:
                     yield line["text"]
 
 
-def author_of(data: JsonObject) -> str:
-    """The person or channel behind an item."""
-    for key in ("author", "author_name", "channel_title"):
-        if value := _text(data.get(key)):
-            return value
-    handle = _text(data.get("author_handle"))
-    if handle:
-        return f"@{handle.lstrip('@')}"
-    authors = data.get("authors")
-    if isinstance(authors, list):
-        return ", ".join(name for name in authors if isinstance(name, str))
-    return ""
+def _chat_texts(data: JsonObject) -> Iterator[str]:
+    """Every message of a chat thread: what it says and the text of its rich-text form."""
+    for message in chat_messages(data):
+        yield message_text(message) or ""
+        doc = message_doc(message)
+        if doc is not None:
+            yield rich_text(doc)
 
 
-def site_of(data: JsonObject, url: str, normalized: str | None = None) -> str:
-    """Where an item comes from: ``r/sub`` for Reddit, else the host without ``www.``."""
-    if subreddit := _text(data.get("subreddit_name")):
-        return subreddit if subreddit.startswith("r/") else f"r/{subreddit}"
-    if not url:
-        return ""
-    if url == normalized:
-        # A normalized URL's host is lowercase, without user or port: no parsing needed.
-        return url.split("/", 3)[2].split("?", 1)[0].removeprefix("www.")
-    try:
-        host = urlsplit(url).hostname or ""
-    except ValueError:
-        return ""
-    return host.removeprefix("www.")
+def _other_fields(data: JsonObject) -> list[str]:
+    """Words of fields no layout shows by name (nested values too): the reader lists them.
+
+    Strings and numbers as the reader shows them; dates and yes/no flags are the reader's
+    formatting, not words of the item.
+    """
+    found: list[str] = []
+    for key, value in data.items():
+        if key not in _NOT_PROSE and not isinstance(value, bool):
+            _field_words(key, value, found, 0)
+    return found
 
 
-def _first_line(text: str) -> str:
-    line = text.strip().split("\n", 1)[0].strip()
-    return line if len(line) <= _TITLE_CHARS else line[: _TITLE_CHARS - 1].rstrip() + "…"
+def _field_words(key: str, value: Any, found: list[str], depth: int) -> None:
+    """Append the words of one field (a plain recursion into lists and objects)."""
+    if isinstance(value, str):
+        if field_instant(key, value) is None:
+            found.append(value)
+    elif isinstance(value, int | float):
+        if not isinstance(value, bool) and field_instant(key, value) is None:
+            found.append(str(value))
+    elif depth < _MAX_FIELD_DEPTH:
+        if isinstance(value, dict):
+            for name, item in value.items():
+                _field_words(str(name), item, found, depth + 1)
+        elif isinstance(value, list):
+            for item in value:
+                _field_words(key, item, found, depth + 1)
 
 
 def body_text(data: JsonObject) -> str:
-    """The long searchable text: text, full_text (or HTML as text), transcript, messages."""
-    parts = [_text(data.get("text"))]
-    if full_text := _text(data.get("full_text")):
+    """The long searchable text: text, rich text, full_text (or HTML), transcript, messages."""
+    text = text_of(data.get("text"))
+    parts = [text]
+    content = data.get("content")
+    # A note's reader shows its rich text; its plain ``text`` is usually the same words.
+    if isinstance(content, dict | list) and (words := rich_text(content)).split() != text.split():
+        parts.append(words)
+    if full_text := text_of(data.get("full_text")):
         parts.append(full_text)
-    elif html := _text(data.get("html")):
-        parts.append(html_to_text(html))
-    if not parts[0] and isinstance(data.get("content"), dict | list):
-        parts.append(rich_text(data.get("content")))
+    elif html := text_of(data.get("html")):
+        parts.append(visible_html_text(html))
     parts.extend(_transcript_lines(data))
     parts.extend(_chat_texts(data))
     analysis = data.get("image_analysis")
     if isinstance(analysis, dict):
         parts.extend(
-            _text(item.get("description")) for item in analysis.values() if isinstance(item, dict)
+            text_of(item.get("description")) for item in analysis.values() if isinstance(item, dict)
         )
-    if data.get("type") not in _TYPED:
-        parts.extend(
-            value
-            for key, value in data.items()
-            if isinstance(value, str) and key not in _NOT_PROSE and key not in _KNOWN_TEXT
-        )
+    parts.extend(_other_fields(data))
     return "\n".join(part for part in parts if part)
-
-
-_TYPED = frozenset({"web", "twitter", "youtube", "image", "reddit", "annotation", "chatThread"})
-
-
-def title_of(data: JsonObject, body: str | Callable[[], str]) -> str:
-    """A display title for any type (tweets and notes have none of their own).
-
-    ``body`` is the body text, or a function computing it (only called when needed).
-    """
-    for key in ("title", "name", "source_title"):
-        if value := _text(data.get(key)).strip():
-            return value
-    text = _text(data.get("text")) or (body() if callable(body) else body)
-    if text := text or _text(data.get("description")):
-        return _first_line(text)
-    return _text(data.get("url")) or str(data.get("id", ""))
 
 
 def summary_text(data: JsonObject) -> str:
     """Short describing text: description, summary, keywords."""
     parts = [
-        _text(data.get("description")),
-        _localized(data.get("summary")),
-        _text(data.get("keywords")),
+        text_of(data.get("description")),
+        localized_text(data.get("summary")),
+        text_of(data.get("keywords")),
     ]
     return "\n".join(part for part in parts if part)
 
@@ -289,8 +164,8 @@ def storable(text: str) -> str:
 def columns(data: JsonObject, *, body: bool = True) -> dict[str, Any]:
     """Display columns and the four searchable texts of one entity's JSON (storable text).
 
-    Without ``body`` the long body text (most of the work) is computed only when a title or
-    snippet needs it, and ``text_body`` is ``None``: for rows indexed later, from their JSON.
+    Without ``body`` the long body text (most of the work) is left out and ``text_body`` is
+    ``None``: for rows indexed later, from their JSON.
     """
     found = _columns(data, body)
     for key, value in found.items():
@@ -300,16 +175,8 @@ def columns(data: JsonObject, *, body: bool = True) -> dict[str, Any]:
 
 
 def _columns(data: JsonObject, with_body: bool) -> dict[str, Any]:
-    body: str | None = body_text(data) if with_body else None
-
-    def full_body() -> str:
-        nonlocal body
-        if body is None:
-            body = body_text(data)
-        return body
-
     summary = summary_text(data)
-    url = _text(data.get("url"))
+    url = text_of(data.get("url"))
     normalized = ""
     if url:
         try:
@@ -319,26 +186,27 @@ def _columns(data: JsonObject, with_body: bool) -> dict[str, Any]:
     metadata = data.get("metadata")
     status = metadata.get("status") if isinstance(metadata, dict) else None
     author = author_of(data)
-    title = title_of(data, full_body)
-    snippet_source = (summary or full_body())[:_SNIPPET_SOURCE_CHARS]
+    title = display_title(data)
+    body = body_text(data) if with_body or not summary else None
+    snippet_source = (summary or body or "")[:_SNIPPET_SOURCE_CHARS]
     return {
-        "type": _text(data.get("type")) or "unknown",
+        "type": text_of(data.get("type")) or "unknown",
         "title": title,
         "url": url or None,
         "normalized_url": normalized or None,
         "author": author or None,
-        "site": site_of(data, url, normalized) or None,
+        "site": site_of(data) or None,
         "snippet_source": snippet_source,
-        "created_at": to_epoch_ms(data.get("created_at")),
-        "updated_at": to_epoch_ms(data.get("updated_at")),
+        "created_at": epoch_ms(data.get("created_at")),
+        "updated_at": epoch_ms(data.get("updated_at")),
         "status": status if isinstance(status, str) else None,
         "text_title": title,
         "text_author": " ".join(
             part
             for part in (
                 author,
-                _text(data.get("author_handle")),
-                _text(data.get("subreddit_name")),
+                text_of(data.get("author_handle")),
+                text_of(data.get("subreddit_name")),
             )
             if part
         ),
@@ -347,67 +215,45 @@ def _columns(data: JsonObject, with_body: bool) -> dict[str, Any]:
     }
 
 
-def own_references(
-    data: JsonObject, json_text: str | None = None
-) -> tuple[str | None, list[tuple[str, float | None]]]:
+Mentions = list[tuple[str, float | None]]
+
+
+def own_references(data: JsonObject, json_text: str | None = None) -> tuple[str | None, Mentions]:
     """``(parent, mentions)`` from the entity's own JSON.
 
     ``parent`` is the first ``reference_content_ids`` item of a note (what it is attached
-    to); mentions are the other ids, memex-reference nodes in ``content`` and chat
-    messages, and ``{{content:ID}}`` citations, each with a video moment when one is known.
-    ``json_text``, the entity serialized as JSON (nested entities left out), lets
-    documents without any reference node or citation skip the walk through their content.
+    to); mentions are the other ids, reference nodes in ``content`` and chat messages, and
+    ``{{content:ID}}`` citations in chat text, each with a video moment when one is known.
+    ``json_text``, the entity serialized as JSON (nested entities left out), lets documents
+    without any reference node or citation skip the walk through their content.
     """
-    if json_text is not None and _REFERENCE_NODE not in json_text and "{{content:" not in json_text:
-        return _own_ids(data)
-    kind = data.get("type")
-    ids = [item for item in data.get("reference_content_ids") or [] if isinstance(item, str)]
-    parent = ids[0] if ids and kind == "annotation" else None
-    moment = time_in(data)
-    mentions: dict[str, float | None] = {target: moment for target in (ids[1:] if parent else ids)}
-    for target, seconds in memex_references(data.get("content")):
-        mentions.setdefault(target, seconds)
-        if seconds is not None:
-            mentions[target] = seconds
-    messages = data.get("messages")
-    if isinstance(messages, list):
-        for message in messages:
-            if not isinstance(message, dict):
-                continue
-            for target, seconds in memex_references(message.get("content")):
-                mentions.setdefault(target, seconds)
-            for text in (_text(message.get("content")), _llm_text(message)):
-                for target in _CITATION.findall(text):
-                    mentions.setdefault(target, None)
-    for target in _CITATION.findall(_text(data.get("text"))):
-        mentions.setdefault(target, None)
-    mentions.pop(str(data.get("id")), None)
-    if parent is not None:
-        mentions.pop(parent, None)
-    return parent, list(mentions.items())
-
-
-# How a memex-reference node's type reads in JSON text, whatever the separators.
-_REFERENCE_NODE = "memex-reference"
-
-
-def _own_ids(data: JsonObject) -> tuple[str | None, list[tuple[str, float | None]]]:
-    """:func:`own_references` of an entity whose text holds no reference node or citation."""
-    ids = [item for item in data.get("reference_content_ids") or [] if isinstance(item, str)]
+    ids = strings_in(data.get("reference_content_ids"))
     parent = ids[0] if ids and data.get("type") == "annotation" else None
-    moment = time_in(data) if ids else None
+    moment = moment_of(data) if ids else None
     mentions: dict[str, float | None] = {target: moment for target in (ids[1:] if parent else ids)}
-    mentions.pop(str(data.get("id")), None)
+    if quoted := quoted_item(data):
+        mentions.setdefault(quoted, None)
+    if json_text is None or _may_reference(json_text):
+        for reference in rich_text_references(data.get("content")):
+            mentions.setdefault(reference.target, reference.seconds)
+            if reference.seconds is not None:
+                mentions[reference.target] = reference.seconds
+        for target in citations(localized_text(data.get("summary"))):
+            mentions.setdefault(target, None)
+        for message in chat_messages(data):
+            for reference in message_references(message):
+                mentions.setdefault(reference.target, reference.seconds)
+    mentions.pop(text_of(data.get("id")), None)
     if parent is not None:
         mentions.pop(parent, None)
     return parent, list(mentions.items())
 
 
-def _llm_text(message: JsonObject) -> str:
-    llm = message.get("llmMessage")
-    return _text(llm.get("content")) if isinstance(llm, dict) else ""
+def _may_reference(json_text: str) -> bool:
+    """Whether serialized JSON can hold a reference node or a citation (a cheap test first)."""
+    return "reference" in json_text or '"image"' in json_text or "{{" in json_text
 
 
 def tag_ids_of(data: JsonObject) -> list[str]:
     """The entity's tag ids."""
-    return [tag for tag in data.get("tag_ids") or [] if isinstance(tag, str)]
+    return strings_in(data.get("tag_ids"))

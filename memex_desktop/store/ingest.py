@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import platform
 import sqlite3
+import unicodedata
 from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 from sqlite_utils import Database
 
+from memex_desktop.api.content import epoch_ms, moment_of
 from memex_desktop.api.identity import other_ids
 from memex_desktop.store.extract import (
     MENTIONING_TYPES,
@@ -27,8 +28,6 @@ from memex_desktop.store.extract import (
     columns,
     own_references,
     tag_ids_of,
-    time_in,
-    to_epoch_ms,
 )
 from memex_desktop.store.rows import ChangeSet
 from memex_desktop.store.schema import FIRST_KEY, FTS_FINGERPRINT_KEY, KEY_STEP
@@ -36,12 +35,15 @@ from memex_desktop.store.schema import FIRST_KEY, FTS_FINGERPRINT_KEY, KEY_STEP
 # referencesByResultId as plain data: source id -> ([(target, reference type)], tag ids).
 References = Mapping[str, tuple[Sequence[tuple[str, str | None]], Sequence[str]]]
 _CHUNK = 500  # ids per IN (...) list, well below SQLite's parameter limit
-# What the indexed texts depend on. Raise EXTRACT_VERSION whenever extract.py changes what
-# it yields for the same JSON: the indexes are then rebuilt instead of removing old rows
-# with texts that differ from the indexed ones.
-EXTRACT_VERSION = 2
+# What the indexed texts depend on. The indexes are contentless: removing a row re-derives
+# its old terms with today's extraction, so raise EXTRACT_VERSION whenever store/extract.py or
+# api/content.py changes what they yield for the same JSON (tests/unit/store/
+# test_extract_digest.py fails until it is raised); the indexes are then rebuilt. Unicode data
+# decides what a word is (str.isalnum, casefolding), the Python patch version does not.
+EXTRACT_VERSION = 3
 FTS_FINGERPRINT = (
-    f"extract-{EXTRACT_VERSION}/python-{platform.python_version()}/sqlite-{sqlite3.sqlite_version}"
+    f"extract-{EXTRACT_VERSION}/unicode-{unicodedata.unidata_version}"
+    f"/sqlite-{sqlite3.sqlite_version}"
 )
 
 
@@ -305,7 +307,7 @@ def prepare_page(
         item.raw_hash = hashlib.blake2b(encoded, digest_size=12).hexdigest()
         raw = item.raw = encoded.decode()
         item.own = own_references(item.data, raw)
-        item.moment = time_in(item.data) if item.data.get("type") == "annotation" else None
+        item.moment = moment_of(item.data) if item.data.get("type") == "annotation" else None
         item.cols = columns(item.data, body=with_texts)
     return PreparedPage(items, list(tags), references or {})
 
@@ -517,7 +519,7 @@ def _should_update(
         return old_hash != raw_hash or not old_complete or deleted_at is not None
     if old_hash == raw_hash:
         return False
-    new_updated = to_epoch_ms(item.data.get("updated_at"))
+    new_updated = epoch_ms(item.data.get("updated_at"))
     if new_updated is not None and old_updated is not None and new_updated > old_updated:
         return True
     return not old_complete and (
@@ -977,8 +979,8 @@ def _write_tags(db: Database, tags: Sequence[JsonObject]) -> set[str]:
                 (
                     tag_id,
                     name,
-                    to_epoch_ms(tag.get("created_at")),
-                    to_epoch_ms(tag.get("updated_at")),
+                    epoch_ms(tag.get("created_at")),
+                    epoch_ms(tag.get("updated_at")),
                     raw,
                 )
             )

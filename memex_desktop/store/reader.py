@@ -15,9 +15,11 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from memex_desktop.api.content import epoch_ms, host_of
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.store.errors import StoreBugError, StoreError, translate
-from memex_desktop.store.extract import body_text, summary_text, to_epoch_ms
+from memex_desktop.store.extract import body_text, summary_text
+from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, Edge, bounded_neighbourhood
 from memex_desktop.store.query import (
     MIN_BODY_PREFIX_CHARS,
     MIN_TITLE_PREFIX_CHARS,
@@ -33,7 +35,6 @@ from memex_desktop.store.rows import (
     CacheStats,
     EntityRow,
     FeedRow,
-    GraphEdge,
     GraphNode,
     Neighbourhood,
     SearchHit,
@@ -516,6 +517,39 @@ class CacheReader:
             )
         ]
 
+    def ids_for_feed(self, feed_id: str, limit: int = 100_000) -> list[str]:
+        """Live entities saved from a followed feed's website (its host or a subdomain of it),
+        newest first.
+
+        The server does not say which saves came through a feed, so membership is "saved
+        from the feed's site" (``www.`` ignored).
+        """
+        found = self._query("SELECT site_url, feed_url FROM feeds WHERE id = ?", [feed_id])
+        if not found:
+            return []
+        site_url, feed_url = found[0]
+        host = host_of(site_url or feed_url)
+        if not host:
+            return []
+        # LIKE only narrows the scan (the host may also appear in a path); the host decides.
+        pattern = f"%{host}%"
+        scan_page = 2000  # candidate rows read per query
+        ids: list[str] = []
+        for offset in itertools.count(0, scan_page):
+            candidates = self._query(
+                "SELECT e.id, e.url FROM entities e WHERE e.deleted_upstream_at IS NULL "
+                "AND e.url LIKE ? ORDER BY e.created_at DESC, e.rowid DESC "
+                "LIMIT ? OFFSET ?",
+                [pattern, scan_page, offset],
+            )
+            for entity_id, url in candidates:
+                entity_host = host_of(url)
+                if entity_host == host or entity_host.endswith("." + host):
+                    ids.append(entity_id)
+            if len(ids) >= limit or len(candidates) < scan_page:
+                break
+        return ids[:limit]
+
     # ------------------------------------------------------------------ threads and graph
 
     def thread_for(self, entity_id: str) -> list[ThreadNode]:
@@ -578,46 +612,28 @@ class CacheReader:
         found.sort(key=lambda link: link.source.created_at or 0, reverse=True)
         return found
 
-    def neighbourhood(self, entity_id: str, hops: int = 1, max_nodes: int = 300) -> Neighbourhood:
-        """The graph within ``hops`` of an entity, at most ``max_nodes`` nodes.
+    def neighbourhood(
+        self, entity_id: str, hops: int = 1, max_nodes: int = DEFAULT_MAX_NODES
+    ) -> Neighbourhood:
+        """The graph within ``hops`` of an entity, at most ``max_nodes`` nodes, nearest first.
 
-        Each expansion reads a bounded number of edges, so a hub (a tag on 10,000 items)
-        costs no more than the budget; ``omitted`` counts the neighbours left out.
+        See :func:`~memex_desktop.store.neighbourhood.bounded_neighbourhood` for the policy;
+        ``omitted`` counts the neighbours left out.
         """
-        max_nodes = max(1, max_nodes)
-        included: dict[str, None] = {entity_id: None}
-        omitted: set[str] = set()
-        extra_omitted = 0
-        edges: set[tuple[str, str, str]] = set()
-        frontier = [entity_id]
-        for _hop in range(max(0, hops)):
-            next_frontier: list[str] = []
-            cap = max_nodes * 2
-            for start in range(0, len(frontier), _CHUNK):
-                chunk = frontier[start : start + _CHUNK]
-                found, cut = self._adjacent(chunk, cap)
-                extra_omitted += cut
-                for source, target, kind in found:
-                    other = target if source in chunk else source
-                    if other not in included:
-                        if len(included) < max_nodes:
-                            included[other] = None
-                            next_frontier.append(other)
-                        else:
-                            omitted.add(other)
-                            continue
-                    edges.add((source, target, kind))
-            frontier = next_frontier
-        edges |= self._edges_among(list(included))
-        return Neighbourhood(
-            center=entity_id,
-            nodes=self._graph_nodes(list(included)),
-            edges=[GraphEdge(*edge) for edge in sorted(edges)],
-            omitted=len(omitted - included.keys()) + extra_omitted,
-        )
+        return bounded_neighbourhood(_CacheGraph(self), entity_id, hops, max_nodes)
 
-    def _adjacent(self, ids: Sequence[str], cap: int) -> tuple[list[tuple[str, str, str]], int]:
+    def _adjacent(self, ids: Sequence[str], cap: int) -> tuple[list[Edge], int]:
         """Edges and tag links touching ``ids`` (at most ``cap`` per kind) and how many were cut."""
+        found: list[Edge] = []
+        cut = 0
+        for start in range(0, len(ids), _CHUNK):
+            chunk_found, chunk_cut = self._adjacent_chunk(ids[start : start + _CHUNK], cap)
+            found += chunk_found
+            cut += chunk_cut
+        return found, cut
+
+    def _adjacent_chunk(self, ids: Sequence[str], cap: int) -> tuple[list[Edge], int]:
+        """:meth:`_adjacent` of at most ``_CHUNK`` ids (one IN list per query)."""
         marks = _marks(len(ids))
         queries = [
             f"SELECT source, target, kind FROM edges WHERE source IN ({marks})",
@@ -636,9 +652,8 @@ class CacheReader:
             found += [(row[0], row[1], row[2]) for row in rows]
         return found, cut
 
-    def _edges_among(self, ids: Sequence[str]) -> set[tuple[str, str, str]]:
-        if len(ids) > 2 * _CHUNK:
-            return set()
+    def _edges_among(self, ids: Sequence[str]) -> set[Edge]:
+        """Edges and tag links with both ends in ``ids``."""
         marks = _marks(len(ids))
         found = {
             (row[0], row[1], row[2])
@@ -658,7 +673,28 @@ class CacheReader:
         }
         return found
 
+    def _link_counts(self, ids: Sequence[str]) -> dict[str, int]:
+        """Edges and tag links of each of ``ids``, counted over the whole cache."""
+        counts: dict[str, int] = {}
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            marks = _marks(len(chunk))
+            for column, table in (
+                ("source", "edges"),
+                ("target", "edges"),
+                ("entity_id", "entity_tags"),
+                ("tag_id", "entity_tags"),
+            ):
+                for node_id, count in self._query(
+                    f"SELECT {column}, count(*) FROM {table} WHERE {column} IN ({marks}) "
+                    f"GROUP BY {column}",
+                    chunk,
+                ):
+                    counts[node_id] = counts.get(node_id, 0) + int(count)
+        return counts
+
     def _graph_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
+        """Cached entities by their row, tags by their name, anything else as ``missing``."""
         rows = self.get_many(ids)
         tag_names: dict[str, str] = {}
         missing = [node_id for node_id in ids if node_id not in rows]
@@ -694,7 +730,7 @@ class CacheReader:
             if candidate.exists()
         )
         last = self.sync_state(STATE_LAST_SYNC_MS)
-        return CacheStats(entities=count, size_bytes=size, last_sync_at=to_epoch_ms(last))
+        return CacheStats(entities=count, size_bytes=size, last_sync_at=epoch_ms(last))
 
     def close(self) -> None:
         """Close the connection."""
@@ -705,6 +741,16 @@ class CacheReader:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class _CacheGraph:
+    """A reader's bounded reads of links and nodes, as a ``GraphSource``."""
+
+    def __init__(self, reader: CacheReader) -> None:
+        self.adjacent = reader._adjacent
+        self.edges_among = reader._edges_among
+        self.link_counts = reader._link_counts
+        self.graph_nodes = reader._graph_nodes
 
 
 def _order(nodes: list[ThreadNode], depth: int) -> None:
@@ -727,8 +773,8 @@ _RELATIVE_RANGES = {
 def time_range(value: Any) -> tuple[int | None, int | None]:
     """(from, to) epoch ms of a view's ``timeRange``: ``{start|from, end|to}`` or ``"week"``."""
     if isinstance(value, dict):
-        start = to_epoch_ms(value.get("start", value.get("from")))
-        end = to_epoch_ms(value.get("end", value.get("to")))
+        start = epoch_ms(value.get("start", value.get("from")))
+        end = epoch_ms(value.get("end", value.get("to")))
         return start, end
     if isinstance(value, str):
         key = value.lower().removeprefix("last_").removeprefix("past_").removeprefix("last-")

@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 
 from memex_desktop.api.client import MemexClient
+from memex_desktop.api.content import epoch_ms
 from memex_desktop.api.errors import (
     ApiError,
     AuthError,
@@ -56,7 +57,6 @@ from memex_desktop.api.models import (
 )
 from memex_desktop.errors import error_kind, user_message
 from memex_desktop.store import CacheReader, ChangeSet, Outbox, OutboxOp, StoreWriter
-from memex_desktop.store.extract import to_epoch_ms
 from memex_desktop.store.outbox import OutboxFailure
 from memex_desktop.store.state_keys import STATE_DELETIONS_HELD as STATE_DELETIONS_HELD
 from memex_desktop.store.state_keys import STATE_FEEDS_PROBLEM as STATE_FEEDS_PROBLEM
@@ -172,7 +172,7 @@ class _PassState:
 
 def entity_time_ms(entity: JsonObject) -> int | None:
     """When the item was saved (``created_at``, the listing's sort key) in epoch ms."""
-    return to_epoch_ms(entity.get("created_at"))
+    return epoch_ms(entity.get("created_at"))
 
 
 def _nested(entity: JsonObject) -> Iterator[JsonObject]:
@@ -350,7 +350,7 @@ class SyncEngine:
         except ApiError as exc:
             return SyncReport(outcome_for(exc), meta=self.last_meta, error=_for_sync(exc))
         interrupted = _PassState.load(self.reader.sync_state(STATE_FULL_PASS))
-        newest = to_epoch_ms(self.reader.sync_state(STATE_NEWEST_MS))
+        newest = epoch_ms(self.reader.sync_state(STATE_NEWEST_MS))
         if full or interrupted is not None or newest is None or self.reconcile_due():
             return self._full_pass(interrupted, cancel, progress, confirm_deletions)
         return self._incremental(newest, cancel, progress)
@@ -363,7 +363,7 @@ class SyncEngine:
 
     def reconcile_due(self) -> bool:
         """Whether the last complete pass is older than the reconciliation interval."""
-        last = to_epoch_ms(self.reader.sync_state(STATE_LAST_FULL_MS))
+        last = epoch_ms(self.reader.sync_state(STATE_LAST_FULL_MS))
         if last is None:
             return True
         return self._now_ms() - last >= self.reconcile_interval_s * 1000
@@ -886,7 +886,7 @@ class _PassSeen:
         self._normalized = None
         self.listed += len(page.results)
         for entity in page.results:
-            created = to_epoch_ms(entity.get("created_at"))
+            created = epoch_ms(entity.get("created_at"))
             if created is not None:
                 self.oldest_created = _min_opt(self.oldest_created, created)
                 self.newest_created = _max_opt(self.newest_created, created)
@@ -894,7 +894,7 @@ class _PassSeen:
     @staticmethod
     def oldest_on(page: SearchRawPage) -> int | None:
         """The oldest ``created_at`` among a page's results."""
-        times = [to_epoch_ms(entity.get("created_at")) for entity in page.results]
+        times = [epoch_ms(entity.get("created_at")) for entity in page.results]
         return min((t for t in times if t is not None), default=None)
 
     def normalized_urls(self) -> set[str]:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from memex_desktop import paths
+from memex_desktop.api.content import local_time, time_text
 from memex_desktop.api.models import (
     ContentEntityBase,
     Feed,
@@ -177,10 +177,9 @@ def _slug(text: str, fallback: str) -> str:
 
 
 def _iso(ms: int | None) -> str:
-    """Epoch milliseconds as an ISO date-time (UTC)."""
-    if ms is None:
-        return ""
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M")
+    """Epoch milliseconds as an ISO-8601 local time with its offset, for front matter."""
+    moment = local_time(ms) if ms is not None else None
+    return moment.isoformat(timespec="minutes") if moment is not None else ""
 
 
 def _thread_lines(nodes: list[ThreadNode], depth: int = 0) -> list[str]:
@@ -188,7 +187,7 @@ def _thread_lines(nodes: list[ThreadNode], depth: int = 0) -> list[str]:
     lines: list[str] = []
     for node in nodes:
         text = " ".join(node.text.split()) or "(empty note)"
-        lines.append(f"{'  ' * depth}- **{_iso(node.entity.created_at)}** {text}")
+        lines.append(f"{'  ' * depth}- **{time_text(node.entity.created_at) or ''}** {text}")
         lines += _thread_lines(node.children, depth + 1)
     return lines
 

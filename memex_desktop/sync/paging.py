@@ -26,6 +26,7 @@ from typing import Any
 
 import httpx
 
+from memex_desktop.api.content import epoch_ms
 from memex_desktop.api.errors import (
     ApiError,
     ContractError,
@@ -35,7 +36,6 @@ from memex_desktop.api.errors import (
     ValidationError,
 )
 from memex_desktop.api.models import SearchRawPage
-from memex_desktop.store.extract import to_epoch_ms
 from memex_desktop.sync.server_profile import (
     FIRST_PAGE_SIZE,
     MIN_PAGE_SIZE,
@@ -179,9 +179,7 @@ class Pager:
             raise ServerIncompatible(
                 f"the server sent only items already seen on {self._stale_pages} pages in a row"
             )
-        times = [
-            t for t in (to_epoch_ms(e.get("created_at")) for e in page.results) if t is not None
-        ]
+        times = [t for t in (epoch_ms(e.get("created_at")) for e in page.results) if t is not None]
         if times:
             oldest_here = min(times)
             self.oldest_ms = (

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memex_desktop.api.client import MemexClient
+from memex_desktop.api.content import epoch_ms
 from memex_desktop.api.errors import ApiError, NetworkUnavailable, ValidationError
 from memex_desktop.api.models import SearchRawPage
-from memex_desktop.store.extract import to_epoch_ms
 from memex_desktop.sync.server_profile import ServerProfile
 
 _log = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ def _ids(page: SearchRawPage) -> list[str]:
 
 
 def _times(page: SearchRawPage) -> list[int]:
-    found = (to_epoch_ms(entity.get("created_at")) for entity in page.results)
+    found = (epoch_ms(entity.get("created_at")) for entity in page.results)
     return [t for t in found if t is not None]
 
 
@@ -169,7 +169,7 @@ def _probe_time(
     dated = [
         (str(entity["id"]), t)
         for entity in first.results
-        if (t := to_epoch_ms(entity.get("created_at"))) is not None
+        if (t := epoch_ms(entity.get("created_at"))) is not None
     ]
     if len({t for _, t in dated}) < 2:
         report.add("timeRange paging", "not known (too few dated items)")

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from PySide6.QtCore import QObject, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
@@ -29,14 +29,29 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop import signin
-from memex_desktop.api.oauth import SignInCancelled
+from memex_desktop.api.oauth import TokenProvider
 from memex_desktop.errors import user_message
 from memex_desktop.settings import Settings, setting_descriptions
 from memex_desktop.ui.actions import shortcut_rows
-from memex_desktop.ui.tasks import TaskCancelled
+from memex_desktop.ui.messages import message_line
+from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
-SignInFunction = Callable[..., Any]
+
+
+class SignInFunction(Protocol):
+    """How the panel signs in: :func:`memex_desktop.signin.sign_in`, or a test's stand-in."""
+
+    def __call__(
+        self,
+        api_url: str,
+        *,
+        open_browser: Callable[[str], bool],
+        show_url: Callable[[str], None],
+        cancel: threading.Event | None,
+    ) -> TokenProvider:
+        """Sign in at ``api_url`` through the browser (blocking) and return the sign-in."""
+        ...
 
 
 class BrowserBridge(QObject):
@@ -77,13 +92,14 @@ def run_sign_in(
     sign_in: SignInFunction,
     api_url: str,
     bridge: BrowserBridge,
-    cancel: threading.Event | None = None,
-) -> Any:
+    *,
+    cancel: threading.Event,
+) -> TokenProvider:
     """Worker: sign in at ``api_url`` through the browser; the token provider."""
     return sign_in(api_url, open_browser=bridge.open, show_url=bridge.show, cancel=cancel)
 
 
-def run_sign_out(provider: Any) -> None:
+def run_sign_out(provider: TokenProvider) -> None:
     """Worker: forget the tokens (and ask the server to revoke them), then close it."""
     try:
         provider.sign_out()
@@ -107,8 +123,8 @@ class SignInPanel(QWidget):
     def __init__(
         self,
         api_url: Callable[[], str],
-        runner: Any,
-        provider: Any = None,
+        runner: TaskRunner,
+        provider: TokenProvider | None = None,
         sign_in: SignInFunction | None = None,
         parent: QWidget | None = None,
     ) -> None:
@@ -117,7 +133,7 @@ class SignInPanel(QWidget):
         self._runner = runner
         self._sign_in = sign_in or signin.sign_in
         self.provider = provider
-        self._task: Any = None
+        self._task: Task[TokenProvider] | None = None
         self.bridge = BrowserBridge(self)
         self.bridge.url_shown.connect(self._on_bridge_url_shown)
         self.sign_in_button = QPushButton("Sign in with Memex", self)
@@ -179,9 +195,12 @@ class SignInPanel(QWidget):
             return
         self.url.clear()
         self.url.setVisible(False)
-        self._task = self._runner.submit(run_sign_in, self._sign_in, self._api_url(), self.bridge)
-        self._task.finished.connect(self._on_task_finished)
-        self._task.failed.connect(self._on_task_failed)
+        self._task = (
+            self._runner.run(run_sign_in, self._sign_in, self._api_url(), self.bridge, cancel=True)
+            .on_success(self._on_task_finished)
+            .on_failure(self._on_task_failed)
+            .on_done(self._on_task_done)
+        )
         self._show_state()
 
     @Slot()
@@ -195,7 +214,8 @@ class SignInPanel(QWidget):
         """Forget the tokens of the live sign-in (revoking runs on a worker)."""
         provider, self.provider = self.provider, None
         if provider is not None:
-            self._runner.submit(run_sign_out, provider)
+            # Forgetting the tokens is a promise ("Signed out."): shutdown waits for it.
+            self._runner.run(run_sign_out, provider, durable=True)
         self._show_state("Signed out.")
         self.signed_out.emit()
 
@@ -207,7 +227,7 @@ class SignInPanel(QWidget):
             self.url.setVisible(True)
 
     @Slot(object)
-    def _on_task_finished(self, provider: object) -> None:
+    def _on_task_finished(self, provider: TokenProvider) -> None:
         """Signed in: keep the provider and say so."""
         if self.sender() is not self._task:
             return
@@ -218,18 +238,22 @@ class SignInPanel(QWidget):
         self.signed_in.emit(provider)
 
     @Slot(object)
-    def _on_task_failed(self, exc: object) -> None:
-        """Cancelled, timed out, refused: say so in words; no listener stays open."""
+    def _on_task_failed(self, exc: Exception) -> None:
+        """Timed out, refused, no browser: say why; no listener stays open."""
         if self.sender() is not self._task:
             return
+        self._end_sign_in(message_line(user_message(exc)))
+
+    @Slot()
+    def _on_task_done(self) -> None:
+        """Over without a result or a failure: the person cancelled (the listener is closed)."""
+        if self.sender() is self._task:
+            self._end_sign_in("Sign-in cancelled.")
+
+    def _end_sign_in(self, text: str) -> None:
+        """Back to the idle state after a sign-in that did not work, saying why."""
         self._task = None
         self.url.setVisible(False)
-        if isinstance(exc, TaskCancelled | SignInCancelled):
-            text = "Sign-in cancelled."
-        elif isinstance(exc, BaseException):
-            text = user_message(exc).one_line()
-        else:
-            text = "Sign-in failed."
         self._show_state(text)
         self.sign_in_failed.emit(text)
 
@@ -253,8 +277,8 @@ class SettingsDialog(QDialog):
         *,
         has_key: bool,
         key_in_memory_only: bool,
-        runner: Any = None,
-        provider: Any = None,
+        runner: TaskRunner | None = None,
+        provider: TokenProvider | None = None,
         sign_in: SignInFunction | None = None,
         parent: QWidget | None = None,
     ) -> None:
@@ -325,7 +349,7 @@ class SettingsDialog(QDialog):
         return self.api_url.text().strip() or Settings().api_url
 
     @property
-    def provider(self) -> Any:
+    def provider(self) -> TokenProvider | None:
         """The sign-in after the dialog (None: signed out or never signed in)."""
         return self.sign_in.provider if self.sign_in is not None else None
 

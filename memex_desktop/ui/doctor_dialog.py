@@ -8,12 +8,11 @@ and the report is written to the data folder, where a person can find it to send
 
 from __future__ import annotations
 
-import datetime as dt
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QRect, QSize, Qt, Slot
 from PySide6.QtGui import QBrush, QColor, QGuiApplication, QIcon, QPainter, QPen, QPixmap
@@ -34,10 +33,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop.api.client import MemexClient
+from memex_desktop.api.content import time_text
 from memex_desktop.errors import user_message
-from memex_desktop.store import StoreError
+from memex_desktop.store import StoreError, StoreWriter
 from memex_desktop.sync.doctor import DoctorReport, public_url, run_doctor
-from memex_desktop.ui.tasks import Task, TaskCancelled, TaskRunner
+from memex_desktop.ui.messages import message_line
+from memex_desktop.ui.tasks import Task, TaskRunner
 
 TITLE = "Check the connection to Memex"
 CHECKING = "Checking…"
@@ -76,7 +78,12 @@ class DoctorResult:
 
 
 def check_connection(
-    client: Any, writer: Any, data_dir: Path, page_size: int, *, cancel: threading.Event
+    client: MemexClient,
+    writer: StoreWriter,
+    data_dir: Path,
+    page_size: int,
+    *,
+    cancel: threading.Event,
 ) -> DoctorResult | None:
     """Worker: run the probes, keep what they learned, write the report (None if cancelled).
 
@@ -91,13 +98,15 @@ def check_connection(
         try:
             writer.set_sync_state(report.profile.state_key, report.profile.dump()).result()
         except (StoreError, sqlite3.Error) as exc:
-            problems.append("What was learned could not be kept: " + user_message(exc).text)
+            problems.append(
+                "What was learned could not be kept: " + message_line(user_message(exc))
+            )
     path: Path | None
     try:
         path = report.write(data_dir)
     except OSError as exc:
         path = None
-        problems.append("The report could not be saved: " + user_message(exc).one_line())
+        problems.append("The report could not be saved: " + message_line(user_message(exc)))
     return DoctorResult(report, path, " ".join(problems) or None)
 
 
@@ -169,8 +178,8 @@ class DoctorDialog(QDialog):
     def __init__(
         self,
         runner: TaskRunner,
-        client: Any | None,
-        writer: Any,
+        client: MemexClient | None,
+        writer: StoreWriter,
         data_dir: Path,
         *,
         page_size: int,
@@ -185,7 +194,7 @@ class DoctorDialog(QDialog):
         self._writer = writer
         self._data_dir = data_dir
         self._page_size = page_size
-        self._task: Task | None = None
+        self._task: Task[DoctorResult | None] | None = None
         self.result_shown: DoctorResult | None = None
         self._build()
         self.fit_to_screen()
@@ -305,7 +314,7 @@ class DoctorDialog(QDialog):
         """Whether a check is running."""
         return self._task is not None
 
-    def check_again(self) -> Task | None:
+    def check_again(self) -> Task[DoctorResult | None] | None:
         """Start a check (none without a client, or while one runs); its task."""
         if self._client is None:
             self._show_not_connected()
@@ -313,13 +322,19 @@ class DoctorDialog(QDialog):
         if self._task is not None:
             return self._task
         self._set_busy(True)
-        task = self._runner.submit(
-            check_connection, self._client, self._writer, self._data_dir, self._page_size
+        self._task = (
+            self._runner.run(
+                check_connection,
+                self._client,
+                self._writer,
+                self._data_dir,
+                self._page_size,
+                cancel=True,
+            )
+            .on_success(self._on_check_finished)
+            .on_failure(self._on_check_failed)
         )
-        task.finished.connect(self._on_check_finished)
-        task.failed.connect(self._on_check_failed)
-        self._task = task
-        return task
+        return self._task
 
     def _show_not_connected(self) -> None:
         """No client: say why there is nothing to check (and nothing is running)."""
@@ -358,7 +373,7 @@ class DoctorDialog(QDialog):
             return
         self.result_shown = result
         self.show_report(result.report)
-        self.status_label.setText(f"Checked at {dt.datetime.now().strftime('%H:%M')}.")
+        self.status_label.setText(f"Checked at {time_text(int(time.time() * 1000))}.")
         self.problem_label.setText(result.problem or "")
         self.problem_label.setVisible(bool(result.problem))
         if result.report_path is not None:
@@ -367,17 +382,13 @@ class DoctorDialog(QDialog):
         self.copy_button.setVisible(result.report_path is not None)
 
     @Slot(object)
-    def _on_check_failed(self, exc: object) -> None:
-        """The check itself broke (not a finding): say so; Check again may work."""
+    def _on_check_failed(self, exc: Exception) -> None:
+        """The check itself broke (not a finding): say why; Check again may work."""
         if self.sender() is not self._task:
             return
         self._task = None
         self._set_busy(False)
-        if isinstance(exc, TaskCancelled):
-            self.status_label.setText("The check was stopped.")
-            return
-        text = user_message(exc).one_line() if isinstance(exc, BaseException) else str(exc)
-        self.status_label.setText(f"The check could not run: {text}")
+        self.status_label.setText("The check could not run. " + message_line(user_message(exc)))
 
     def show_report(self, report: DoctorReport) -> None:
         """Fill the table with the findings and the summary line under it."""

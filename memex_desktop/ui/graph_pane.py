@@ -15,12 +15,14 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import overload
 
 from PySide6.QtCore import (
     QAbstractItemModel,
     QModelIndex,
     QObject,
+    QPersistentModelIndex,
+    QPoint,
     QPointF,
     Qt,
     Signal,
@@ -31,10 +33,13 @@ from PySide6.QtGui import (
     QColor,
     QFontMetrics,
     QKeySequence,
+    QMouseEvent,
     QPainter,
     QPainterPath,
+    QPaintEvent,
     QPen,
     QShortcut,
+    QWheelEvent,
 )
 from PySide6.QtWidgets import (
     QComboBox,
@@ -52,13 +57,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memex_desktop.graph import DEFAULT_MAX_NODES, Layout, LayoutCancelled, hop_distances, layout
+from memex_desktop.errors import user_message
+from memex_desktop.graph import Layout, LayoutCancelled, layout
+from memex_desktop.store import ChangeSet, GraphReader
+from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, hop_distances
+from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.readers import thread_reader
-from memex_desktop.ui.tasks import TaskCancelled
+from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
 
 ID_ROLE = Qt.ItemDataRole.UserRole
+Index = QModelIndex | QPersistentModelIndex
 
 TYPE_COLOURS: dict[str, str] = {
     "web": "#3b7dd8",
@@ -89,11 +99,12 @@ INCOMING_WORDS = {
     "tag": "tag of",
 }
 
-CONNECT_WAIT_S = 10.0
 NODE_RADIUS = 7.0
 LABEL_ALL_UP_TO = 400
 LABEL_CHARS = 28
 ZOOM_STEP = 1.2
+# What still works when no drawing comes.
+LINKS_HINT = " The Links tab lists every link."
 
 
 @dataclass(frozen=True)
@@ -120,7 +131,7 @@ def _label(node: _Node) -> str:
 
 
 @dataclass(frozen=True)
-class Neighbourhood:
+class PreparedGraph:
     """A neighbourhood prepared for the pane off the GUI thread: nodes, edges, Links order."""
 
     center: str
@@ -131,15 +142,12 @@ class Neighbourhood:
     links: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
 
-def prepare_neighbourhood(reader: Any, center: str, hops: int, max_nodes: int) -> Neighbourhood:
+def prepare_neighbourhood(
+    reader: GraphReader, center: str, hops: int, max_nodes: int
+) -> PreparedGraph:
     """Read the neighbourhood of ``center`` and order it for the Links list (plain values)."""
     hood = reader.neighbourhood(center, hops=hops, max_nodes=max_nodes)
     nodes = {n.id: _Node(n.id, n.type, n.title or "") for n in hood.nodes}
-    if center not in nodes:
-        row = reader.get(center) if hasattr(reader, "get") else None
-        nodes[center] = _Node(
-            center, getattr(row, "type", "") or "", getattr(row, "title", "") or ""
-        )
     edges = [
         (e.source, e.target, e.kind) for e in hood.edges if e.source in nodes and e.target in nodes
     ]
@@ -148,42 +156,37 @@ def prepare_neighbourhood(reader: Any, center: str, hops: int, max_nodes: int) -
         links.setdefault(source, []).append((kind, target))
         links.setdefault(target, []).append((INCOMING_WORDS.get(kind, f"{kind} of"), source))
     others = sorted((n for n in nodes if n != center), key=lambda n: (nodes[n].title.casefold(), n))
-    omitted = int(getattr(hood, "omitted", 0) or 0)
-    return Neighbourhood(center, nodes, edges, omitted, [center, *others], links)
+    return PreparedGraph(center, nodes, edges, hood.omitted, [center, *others], links)
 
 
 @dataclass(frozen=True)
 class GraphResult:
     """What the worker hands the pane: the prepared neighbourhood and its layout."""
 
-    hood: Neighbourhood
+    hood: PreparedGraph
     layout: Layout | None
 
 
 def read_and_lay_out(
-    connected: threading.Event,
-    source: Path | Any,
+    source: Path | GraphReader,
     center: str,
     hops: int,
     max_nodes: int,
     seed: int,
-    cancel: threading.Event | None = None,
-    progress: Callable[[object], None] | None = None,
+    *,
+    cancel: threading.Event,
+    progress: Callable[[PreparedGraph], None],
 ) -> GraphResult:
     """Worker body: read and prepare the neighbourhood, report it, then lay it out.
 
     ``source`` is the cache file (read through this thread's own connection) or a reader
-    object that may be called from any thread. The worker waits until the GUI listens, so a
-    fast result cannot be emitted to nobody between submit() and connect().
+    object that may be called from any thread.
     """
-    if not connected.wait(CONNECT_WAIT_S):
-        raise LayoutCancelled
     reader = thread_reader(source) if isinstance(source, Path) else source
     hood = prepare_neighbourhood(reader, center, hops, max_nodes)
-    if cancel is not None and cancel.is_set():
+    if cancel.is_set():
         raise LayoutCancelled
-    if progress is not None:
-        progress(hood)  # the Links list and the status fill in while the layout runs
+    progress(hood)  # the Links list and the status fill in while the layout runs
     if len(hood.nodes) <= 1:
         return GraphResult(hood, None)
     pairs = [(s, t) for s, t, _ in hood.edges]
@@ -231,7 +234,7 @@ class GraphView(QGraphicsView):
         )
         self._press_pos: QPointF | None = None
 
-    def node_at(self, pos: Any) -> str | None:
+    def node_at(self, pos: QPoint) -> str | None:
         """The id of the node under a viewport position, if any."""
         for item in self.items(pos):
             owner = item if isinstance(item, NodeItem) else item.parentItem()
@@ -246,7 +249,7 @@ class GraphView(QGraphicsView):
         if current > 0:
             self.scale(target / current, target / current)
 
-    def wheelEvent(self, event: Any) -> None:
+    def wheelEvent(self, event: QWheelEvent) -> None:
         """Wheel zooms around the pointer (one notch = one step)."""
         notches = event.angleDelta().y() / 120
         if notches:
@@ -255,12 +258,12 @@ class GraphView(QGraphicsView):
         else:
             super().wheelEvent(event)
 
-    def mousePressEvent(self, event: Any) -> None:
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         """Remember where a press started to tell a click from a pan."""
         self._press_pos = event.position()
         super().mousePressEvent(event)
 
-    def mouseReleaseEvent(self, event: Any) -> None:
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         """A release close to its press on a node is a click on that node."""
         super().mouseReleaseEvent(event)
         start, self._press_pos = self._press_pos, None
@@ -273,7 +276,7 @@ class GraphView(QGraphicsView):
         if node is not None:
             self.node_clicked.emit(node)
 
-    def mouseDoubleClickEvent(self, event: Any) -> None:
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         """Double-click on a node re-centres the graph on it."""
         node = self.node_at(event.position().toPoint())
         if node is not None and event.button() == Qt.MouseButton.LeftButton:
@@ -297,7 +300,7 @@ class EdgeLegend(QWidget):
         self.setMinimumHeight(metrics.height() + 6)
         self.setMinimumWidth(self._entry_width * len(EDGE_STYLES))
 
-    def paintEvent(self, event: Any) -> None:
+    def paintEvent(self, event: QPaintEvent) -> None:
         """One short sample line and name per edge kind."""
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -328,7 +331,7 @@ class LinksModel(QAbstractItemModel):
         self._sorted: dict[int, list[tuple[str, str]]] = {}
         self._omitted = 0
 
-    def set_neighbourhood(self, hood: Neighbourhood) -> None:
+    def set_neighbourhood(self, hood: PreparedGraph) -> None:
         """Replace the contents with a neighbourhood ordered off the GUI thread."""
         self.beginResetModel()
         self._nodes = hood.nodes
@@ -357,7 +360,7 @@ class LinksModel(QAbstractItemModel):
         """The trailing "+N more not shown" row."""
         return row == len(self._order)
 
-    def index(self, row: int, column: int, parent: Any = QModelIndex()) -> QModelIndex:  # noqa: B008
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
         """Top-level rows carry internal id 0; link rows carry their parent's row + 1."""
         if column != 0 or row < 0:
             return QModelIndex()
@@ -371,7 +374,13 @@ class LinksModel(QAbstractItemModel):
             return self.createIndex(row, 0, parent.row() + 1)
         return QModelIndex()
 
-    def parent(self, index: Any = None) -> Any:
+    @overload
+    def parent(self) -> QObject | None: ...
+
+    @overload
+    def parent(self, index: Index) -> QModelIndex: ...
+
+    def parent(self, index: Index | None = None) -> QObject | QModelIndex | None:
         """Link rows belong to their item row; item rows to the root (no argument: QObject)."""
         if index is None:
             return QObject.parent(self)
@@ -379,7 +388,7 @@ class LinksModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(int(index.internalId()) - 1, 0, 0)
 
-    def rowCount(self, parent: Any = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         """Items (plus the "+N more" row), or the links of one item."""
         if not parent.isValid():
             return len(self._order) + (1 if self._omitted else 0)
@@ -387,11 +396,11 @@ class LinksModel(QAbstractItemModel):
             return 0
         return len(self.links_of(parent.row()))
 
-    def columnCount(self, parent: Any = QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         """One column of text."""
         return 1
 
-    def entity_id(self, index: QModelIndex) -> str | None:
+    def entity_id(self, index: Index) -> str | None:
         """The id an index points at (the item, or the other end of a link)."""
         if not index.isValid():
             return None
@@ -399,7 +408,7 @@ class LinksModel(QAbstractItemModel):
             return None if self._is_more_row(index.row()) else self._order[index.row()]
         return self.links_of(int(index.internalId()) - 1)[index.row()][1]
 
-    def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> str | None:
         """Text for display and for screen readers; the id under ID_ROLE."""
         if not index.isValid():
             return None
@@ -414,7 +423,7 @@ class LinksModel(QAbstractItemModel):
             return self.entity_id(index)
         return None
 
-    def flags(self, index: Any) -> Qt.ItemFlag:
+    def flags(self, index: Index) -> Qt.ItemFlag:
         """Every row can be selected; the summary row only read."""
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
@@ -434,7 +443,9 @@ class GraphPane(QWidget):
     entity_activated = Signal(str)
     layout_finished = Signal()
 
-    def __init__(self, reader: Any, runner: Any, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, reader: GraphReader, runner: TaskRunner, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("graphPane")
         self.setAccessibleName("Reference graph pane")
@@ -443,7 +454,7 @@ class GraphPane(QWidget):
         self._center: str | None = None
         self._nodes: dict[str, _Node] = {}
         self._edges: list[tuple[str, str, str]] = []
-        self._task: Any = None
+        self._task: Task[GraphResult] | None = None
         self._positions: dict[str, tuple[float, float]] = {}
         self._omitted = 0
         self.max_nodes = DEFAULT_MAX_NODES
@@ -565,14 +576,12 @@ class GraphPane(QWidget):
         self._reload()
 
     @Slot(object)
-    def on_store_changed(self, changes: Any) -> None:
+    def on_store_changed(self, changes: ChangeSet) -> None:
         """Redraw when the cache changed something this graph shows."""
         if self._center is None or not changes:
             return
-        touched = set(getattr(changes, "entity_ids", ())) | set(getattr(changes, "deleted_ids", ()))
-        if getattr(changes, "edges_changed", False) or touched & (
-            self._nodes.keys() | {self._center}
-        ):
+        touched = changes.entity_ids | changes.deleted_ids
+        if changes.edges_changed or touched & (self._nodes.keys() | {self._center}):
             self._reload()
 
     @Slot()
@@ -614,22 +623,23 @@ class GraphPane(QWidget):
             return
         self._show_status("Reading links…")
         self._stop.setVisible(True)
-        path = getattr(self._reader, "path", None)
-        source = path if isinstance(path, Path) else self._reader
-        connected = threading.Event()
-        self._task = self._runner.submit(
-            read_and_lay_out,
-            connected,
-            source,
-            center,
-            self.hops,
-            self.max_nodes,
-            zlib.crc32(center.encode("utf-8")),
+        path = self._reader.path
+        source = path if path is not None else self._reader
+        self._task = (
+            self._runner.run(
+                read_and_lay_out,
+                source,
+                center,
+                self.hops,
+                self.max_nodes,
+                zlib.crc32(center.encode("utf-8")),
+                cancel=True,
+                progress=True,
+            )
+            .on_progress(self._on_task_progress)
+            .on_success(self._on_task_finished)
+            .on_failure(self._on_task_failed)
         )
-        self._task.progress.connect(self._on_task_progress)
-        self._task.finished.connect(self._on_task_finished)
-        self._task.failed.connect(self._on_task_failed)
-        connected.set()
 
     def _edges_pairs(self) -> list[tuple[str, str]]:
         """The drawn edges as (source, target) pairs."""
@@ -639,7 +649,7 @@ class GraphPane(QWidget):
         """The "+N more" summary of nodes left out by the budget."""
         return f"  +{self._omitted} more" if self._omitted else ""
 
-    def _apply_neighbourhood(self, hood: Neighbourhood) -> None:
+    def _apply_neighbourhood(self, hood: PreparedGraph) -> None:
         """Take a prepared neighbourhood: the Links list now, the drawing when laid out."""
         self._nodes = hood.nodes
         self._edges = hood.edges
@@ -695,15 +705,15 @@ class GraphPane(QWidget):
         self._show_status(f"{count} item{'s' if count != 1 else ''}{self._more_text()}")
 
     @Slot(object)
-    def _on_task_progress(self, hood: object) -> None:
+    def _on_task_progress(self, hood: PreparedGraph) -> None:
         """The neighbourhood is read: list it while the layout runs."""
-        if self.sender() is self._task and isinstance(hood, Neighbourhood):
+        if self.sender() is self._task:
             self._apply_neighbourhood(hood)
 
     @Slot(object)
-    def _on_task_finished(self, result: object) -> None:
+    def _on_task_finished(self, result: GraphResult) -> None:
         """Draw a layout, unless it belongs to a selection that has since changed."""
-        if self.sender() is not self._task or not isinstance(result, GraphResult):
+        if self.sender() is not self._task:
             return
         self._task = None
         self._stop.setVisible(False)
@@ -714,23 +724,23 @@ class GraphPane(QWidget):
         self.layout_finished.emit()
 
     @Slot(object)
-    def _on_task_failed(self, error: object) -> None:
-        """A cancelled layout is expected; anything else is logged and said briefly."""
+    def _on_task_failed(self, error: Exception) -> None:
+        """The neighbourhood could not be read or laid out: say why; the Links tab may help."""
         if self.sender() is not self._task:
             return
         self._task = None
         self._stop.setVisible(False)
-        if isinstance(error, LayoutCancelled | TaskCancelled):
-            self._show_status("Layout stopped. The Links tab lists every link.")
-            return
-        log.error("graph layout failed: %r", error)
-        self._show_status("The graph could not be drawn. The Links tab lists every link.")
+        log.error("graph layout failed", exc_info=error)
+        self._show_status(
+            "The graph could not be drawn. " + message_line(user_message(error)) + LINKS_HINT
+        )
 
     @Slot()
     def _on_stop_clicked(self) -> None:
-        """The Stop button: cancel the running layout."""
+        """The Stop button: cancel the running layout (a cancelled task reports nothing)."""
         if self._task is not None:
-            self._task.cancel()
+            self.cancel_layout()
+            self._show_status("Layout stopped." + LINKS_HINT)
 
     @Slot(int)
     def _on_hops_changed(self, _index: int) -> None:

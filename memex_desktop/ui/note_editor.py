@@ -11,7 +11,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QStringListModel, Qt, Signal, Slot
+from PySide6.QtCore import QMimeData, QStringListModel, Qt, Signal, Slot
 from PySide6.QtGui import QKeyEvent, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memex_desktop.store import StoreError
+from memex_desktop.errors import user_message
+from memex_desktop.store import EnqueueResult, NoteQueue, StoreError, TitleSearch
 from memex_desktop.sync.notes import (
     CLOSE,
     TRIGGER,
@@ -32,6 +33,8 @@ from memex_desktop.sync.notes import (
     annotation_payload,
 )
 from memex_desktop.ui.drops import judge_drop
+from memex_desktop.ui.messages import message_line
+from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +47,7 @@ class NoteTextEdit(QPlainTextEdit):
     reference_picked = Signal(str)
     url_dropped = Signal(str)
 
-    def __init__(self, reader: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, reader: TitleSearch, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._reader = reader
         self.references: list[PickedReference] = []
@@ -160,11 +163,11 @@ class NoteTextEdit(QPlainTextEdit):
 
     # ------------------------------------------------------------------ URL drops
 
-    def canInsertFromMimeData(self, source: Any) -> bool:
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
         """Links are accepted as drops (they become references), as well as text."""
         return bool(source.hasUrls()) or super().canInsertFromMimeData(source)
 
-    def insertFromMimeData(self, source: Any) -> None:
+    def insertFromMimeData(self, source: QMimeData) -> None:
         """A dropped web link is saved and cited; anything else is inserted as text."""
         payloads = {fmt: bytes(source.data(fmt).data()) for fmt in source.formats()}
         verdicts = [v for v in judge_drop(payloads) if v.accepted]
@@ -185,22 +188,23 @@ class QueuedUrl:
     """The outcome of queueing a dropped URL: the URL, the enqueue result or why it failed."""
 
     url: str
-    result: Any | None
+    result: EnqueueResult | None
     problem: str | None = None
 
 
-def queue_note(outbox: Any, data: dict[str, Any], external_id: str) -> Any:
+def queue_note(outbox: NoteQueue, data: dict[str, Any], external_id: str) -> EnqueueResult:
     """Worker: commit a note to the outbox (durable before this returns)."""
     return outbox.enqueue_entity(data, external_id=external_id)
 
 
-def queue_url(outbox: Any, url: str) -> QueuedUrl:
+def queue_url(outbox: NoteQueue, url: str) -> QueuedUrl:
     """Worker: queue the save of a dropped URL; a store problem is reported, not raised."""
     try:
         return QueuedUrl(url, outbox.enqueue_url(url))
     except (StoreError, OSError) as exc:  # keep the note usable; the link is still cited
-        log.error("could not queue a dropped link: %r", exc)
-        return QueuedUrl(url, None, "The link could not be queued for saving.")
+        log.error("could not queue a dropped link", exc_info=exc)
+        problem = "The link is cited but could not be queued for saving. "
+        return QueuedUrl(url, None, problem + message_line(user_message(exc)))
 
 
 class NoteEditor(QDialog):
@@ -219,20 +223,20 @@ class NoteEditor(QDialog):
 
     def __init__(
         self,
-        reader: Any,
-        outbox: Any,
+        reader: TitleSearch,
+        outbox: NoteQueue,
         *,
         target_id: str,
         target_label: str,
         is_reply: bool,
-        runner: Any = None,
+        runner: TaskRunner | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("noteEditor")
         self._outbox = outbox
         self._runner = runner
-        self._saving = False
+        self._save_task: Task[EnqueueResult] | None = None
         self.target_id = target_id
         self.external_id = str(uuid.uuid4())
         self.setWindowTitle("Reply" if is_reply else "Add note")
@@ -270,7 +274,7 @@ class NoteEditor(QDialog):
     @Slot()
     def save(self) -> None:
         """Queue the note in the outbox; the dialog closes once it is committed."""
-        if self._saving:
+        if self._save_task is not None:
             return
         if not self.editor.toPlainText().strip():
             self._say("Write something first.")
@@ -283,29 +287,33 @@ class NoteEditor(QDialog):
                 return
             self._on_note_committed(result)
             return
-        self._saving = True
         self.save_button.setEnabled(False)
-        task = self._runner.submit_durable(
-            queue_note, self._outbox, self.payload(), self.external_id
+        self._save_task = (
+            self._runner.run(
+                queue_note, self._outbox, self.payload(), self.external_id, durable=True
+            )
+            .on_success(self._on_note_committed)
+            .on_failure(self._on_note_failed)
         )
-        task.finished.connect(self._on_note_committed)
-        task.failed.connect(self._on_note_failed)
 
     @Slot(object)
-    def _on_note_committed(self, result: Any) -> None:
+    def _on_note_committed(self, result: EnqueueResult) -> None:
         """The note is durable in the outbox: announce it and close."""
-        self._saving = False
+        self._save_task = None
         op = result.op
         self.note_queued.emit(str(op.id) if op is not None else "")
         self.accept()
 
     @Slot(object)
-    def _on_note_failed(self, exc: object) -> None:
-        """Keep the text and say so (the same external_id makes a second try safe)."""
-        self._saving = False
+    def _on_note_failed(self, exc: Exception) -> None:
+        """Keep the text and say why (the same external_id makes a second try safe)."""
+        self._save_task = None
         self.save_button.setEnabled(True)
-        log.error("could not queue the note: %r", exc)
-        self._say("The note could not be stored on this computer. Your text is still here.")
+        log.error("could not queue the note", exc_info=exc)
+        self._say(
+            "The note could not be stored on this computer; your text is still here. "
+            + message_line(user_message(exc))
+        )
 
     def _say(self, text: str) -> None:
         """Show a short problem message under the text."""
@@ -319,8 +327,8 @@ class NoteEditor(QDialog):
         if self._runner is None:
             self._on_url_queued(queue_url(self._outbox, url))
             return
-        task = self._runner.submit_durable(queue_url, self._outbox, url)
-        task.finished.connect(self._on_url_queued)
+        # A failure the worker does not report itself reaches the person through the bridge.
+        self._runner.run(queue_url, self._outbox, url, durable=True).on_success(self._on_url_queued)
 
     @Slot(object)
     def _on_url_queued(self, queued: QueuedUrl) -> None:

@@ -10,6 +10,7 @@ piece per event-loop turn, each laid out as it is inserted.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from html.parser import HTMLParser
 
@@ -24,6 +25,9 @@ _CONTAINERS = frozenset({"div", "article", "section", "main", "body", "html", "h
 _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
 )
+
+
+_END_TAGS = re.compile(r"</[a-z0-9]+\s*>", re.I)
 
 
 class _Splitter(HTMLParser):
@@ -72,7 +76,8 @@ class _Splitter(HTMLParser):
         """Every piece, the last one holding the rest of the text."""
         self.close()
         rest = self._text[self._piece_start :]
-        if rest.strip() or not self.pieces:
+        # Only the open containers' end tags left: a piece of them would add an empty block.
+        if _END_TAGS.sub("", rest).strip() or not self.pieces:
             self.pieces.append(self._prefix + rest)
         return self.pieces
 

@@ -39,9 +39,11 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop import paths
+from memex_desktop.errors import user_message
 from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.store import Backlink, ChangeSet
 from memex_desktop.ui.links import LinkTarget, classify_link, entity_link
+from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.progressive_document import DocumentFeeder, build_documents
 from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.tasks import Task, TaskRunner
@@ -300,7 +302,7 @@ class ReaderPane(QWidget):
         self._history: list[tuple[str, str | None]] = []
         self._position = -1
         self._remote_allowed: set[str] = set()
-        self._task: Task | None = None
+        self._task: Task[RenderResult] | None = None
         self._pending: tuple[str, str | None] | None = None
         self._current: RenderResult | None = None
         self._feeder: DocumentFeeder | None = None
@@ -420,7 +422,7 @@ class ReaderPane(QWidget):
     def open_original(self) -> None:
         """Open the current item's web address, after showing it."""
         if self._current and self._current.url:
-            self._open_external(self._current.url)
+            self.open_external(self._current.url)
 
     def copy_link(self) -> None:
         """Put the memex:// link of the current item on the clipboard."""
@@ -437,8 +439,9 @@ class ReaderPane(QWidget):
             self._render(entity_id, None)
         elif entity_id and changes.edges_changed and self._pending is None:
             # Cheap check first: re-render only when its "Referenced by" section changed.
-            task = self._runner.submit(backlink_ids, self._cache_path, entity_id)
-            task.finished.connect(self._on_backlinks_read)
+            self._runner.run(backlink_ids, self._cache_path, entity_id).on_success(
+                self._on_backlinks_read
+            )
 
     @Slot(object)
     def _on_backlinks_read(self, result: tuple[str, tuple[str, ...]]) -> None:
@@ -510,17 +513,19 @@ class ReaderPane(QWidget):
             self._task.cancel()
         self._pending = (entity_id, anchor)
         allow = self._allow_all_remote or entity_id in self._remote_allowed
-        task = self._runner.submit(
-            render_document,
-            self._cache_path,
-            entity_id,
-            allow,
-            self._transcript_language,
-            self._css,
+        self._task = (
+            self._runner.run(
+                render_document,
+                self._cache_path,
+                entity_id,
+                allow,
+                self._transcript_language,
+                self._css,
+                cancel=True,
+            )
+            .on_success(self._on_render_finished)
+            .on_failure(self._on_render_failed)
         )
-        task.finished.connect(self._on_render_finished)
-        task.failed.connect(self._on_render_failed)
-        self._task = task
         self._update_buttons()
 
     @Slot(object)
@@ -564,16 +569,14 @@ class ReaderPane(QWidget):
         self.entity_shown.emit(result.entity_id)
 
     @Slot(object)
-    def _on_render_failed(self, exc: object) -> None:
-        """A render failed: say so in the reader instead of showing stale content."""
-        from memex_desktop.ui.tasks import TaskCancelled
-
-        if isinstance(exc, TaskCancelled):
-            return
-        log.error("rendering failed", exc_info=exc if isinstance(exc, BaseException) else None)
+    def _on_render_failed(self, exc: Exception) -> None:
+        """A render failed: say why in the reader instead of showing stale content."""
+        log.error("rendering failed", exc_info=exc)
         self._pending = None
         self._task = None
-        self._show_placeholder("This item could not be displayed.")
+        self._show_placeholder(
+            "This item could not be displayed.\n\n" + message_line(user_message(exc))
+        )
         self._update_buttons()
 
     @Slot()
@@ -631,12 +634,12 @@ class ReaderPane(QWidget):
         elif target.kind == "anchor" and target.anchor:
             self.scroll_to(target.anchor)
         elif target.kind == "external":
-            self._open_external(target.url)
+            self.open_external(target.url)
         else:
             self.link_refused.emit(target.reason)
         return target
 
-    def _open_external(self, url: str) -> None:
+    def open_external(self, url: str) -> None:
         """Open an http(s) address in the browser after the person confirmed it."""
         if classify_link(url).kind != "external":
             self.link_refused.emit(classify_link(url).reason)

@@ -13,7 +13,6 @@ import datetime as dt
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
-from urllib.parse import urlsplit
 
 from PySide6.QtCore import (
     QModelIndex,
@@ -83,11 +82,8 @@ def _format_day(day: dt.date) -> str:
 
 
 def source_text(row: EntityRow) -> str:
-    """Where an item comes from: site, author, else the URL's host."""
-    parts = [part for part in (row.site, row.author) if part]
-    if not parts and row.url:
-        parts.append(urlsplit(row.url).hostname or "")
-    return " · ".join(dict.fromkeys(p for p in parts if p))
+    """Where an item comes from: its site (the cache's reading of its address) and author."""
+    return " · ".join(dict.fromkeys(part for part in (row.site, row.author) if part))
 
 
 class TypeIcons:

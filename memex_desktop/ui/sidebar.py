@@ -1,6 +1,6 @@
 """The sidebar: Library by type, Tags, Saved views, Feeds, Outbox and Deleted upstream.
 
-Each entry is a :class:`Scope` that the main window turns into a list of results. Counts come
+Each entry is a :class:`Scope` that the search controller turns into a list of results. Counts come
 from bounded cache reads; entries are updated in place (by key) so a sync never loses the
 person's selection. An empty Saved views or Feeds section says why it is empty: there are none,
 or the last sync could not read them from the server.
@@ -280,7 +280,11 @@ class Sidebar(QTreeView):
         else:
             self.apply_snapshot(snapshot)
         if outbox_pending is not None:
-            self.sidebar_model.set_section_count("outbox", outbox_pending)
+            self.set_outbox_count(outbox_pending)
+
+    def set_outbox_count(self, count: int) -> None:
+        """Show how many saves the outbox holds (waiting, sent or needing attention)."""
+        self.sidebar_model.set_section_count("outbox", count)
 
     def apply_snapshot(self, snapshot: SidebarSnapshot) -> None:
         """Show the entries and counts of a snapshot read (possibly) on a worker."""

@@ -1,11 +1,26 @@
 """Background work for the GUI: one TaskRunner with a QThreadPool and cancellable tasks.
 
-Workers return values; the GUI thread applies them. A function submitted to the runner runs on
-a pool thread; its return value reaches the GUI thread through the queued ``finished`` signal of
-its :class:`Task`, an exception through ``failed``. Receivers must be ``@Slot`` bound methods
-of objects living in the GUI thread (lambdas connected to cross-thread signals misbehave in
-PySide6). Cancellation is cooperative: a ``threading.Event`` handed to the function as
-``cancel=`` when its signature names that parameter.
+Workers return values; the GUI thread applies them. :meth:`TaskRunner.run` starts a function
+on a pool thread and returns its :class:`Task`; the outcome reaches the GUI thread by queued
+signals::
+
+    runner.run(local_search, path, request, cancel=True).on_success(self._on_search_finished)
+
+``on_success(slot)`` receives the return value and ``on_failure(slot)`` the exception. A task
+given no failure slot shows its failure to the person through the runner's one
+:class:`~memex_desktop.ui.messages.MessageBridge` (the words of ``errors.user_message``), so no
+failure is silent and none is worded twice. A cancelled task reports nothing, not even what
+the function raised while it stopped.
+
+Slots must be ``@Slot`` bound methods of QObjects living in the GUI thread. Only the relay
+signals cross threads, queued to the Task's own slots; the public signals are emitted on the
+GUI thread. Qt drops a connection when its receiver is destroyed, so the late result of a
+closed window goes nowhere; a lambda or a plain function has no receiver and would still be
+called, into widgets already deleted. ``on_success`` and the other ``on_*`` methods refuse
+anything but a QObject's bound method or a signal.
+
+Cancellation is cooperative: with ``cancel=True`` the function is handed the task's
+``threading.Event`` as ``cancel=``; with ``progress=True`` a ``progress(value)`` callable.
 """
 
 from __future__ import annotations
@@ -15,21 +30,24 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, SignalInstance, Slot
 
 from memex_desktop.store.threads import lower_current_thread_priority
+from memex_desktop.ui.messages import MessageBridge
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 
 class TaskCancelled(Exception):
-    """Delivered through ``Task.failed`` when a task was cancelled before it started."""
+    """Delivered through ``Task.failed`` of a :meth:`TaskRunner.submit` task cancelled early."""
 
 
 def _accepted_keywords(fn: Callable[..., Any]) -> frozenset[str]:
-    """Which of ``cancel``/``progress`` the function names as parameters (explicitly)."""
+    """Which of ``cancel``/``progress`` the function names as parameters (for submit())."""
     try:
         parameters = inspect.signature(fn).parameters
     except (TypeError, ValueError):  # builtins without a signature take neither
@@ -43,14 +61,24 @@ def _accepted_keywords(fn: Callable[..., Any]) -> frozenset[str]:
     )
 
 
-class Task(QObject):
-    """A handle on one submitted function.
+def _check_receiver(slot: Callable[..., Any]) -> None:
+    """Refuse receivers Qt cannot disconnect when they are destroyed (see the module doc)."""
+    if isinstance(slot, SignalInstance) or isinstance(getattr(slot, "__self__", None), QObject):
+        return
+    raise TypeError(
+        f"connect a bound method of a QObject or a signal, not {slot!r}: "
+        "a lambda or a function outlives the widgets it calls"
+    )
 
-    Signals:
-        finished(object): the function returned this value (GUI thread, queued).
-        failed(object): the function raised this exception, or TaskCancelled.
+
+class Task(QObject, Generic[T]):
+    """A handle on one function running in the background, whose result is a ``T``.
+
+    Signals (all delivered on the GUI thread):
+        finished(object): the function returned this value.
+        failed(object): the function raised this exception.
         progress(object): the function called ``progress(value)``.
-        done(): emitted after finished or failed, whatever the outcome.
+        done(): the function completed, was cancelled or never started; always last.
     """
 
     finished = Signal(object)
@@ -58,23 +86,62 @@ class Task(QObject):
     progress = Signal(object)
     done = Signal()
     # The worker emits these; queued to this object's (GUI) thread, they re-emit the public
-    # signals there, so a receiver connected right after submit() never misses a result.
+    # signals there, so a receiver connected right after run() never misses a result.
     _finished_relay = Signal(object)
     _failed_relay = Signal(object)
     _progress_relay = Signal(object)
     _done_relay = Signal()
 
-    def __init__(self, name: str, parent: QObject | None = None, *, durable: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        parent: QObject | None = None,
+        *,
+        durable: bool = False,
+        messages: MessageBridge | None = None,
+    ) -> None:
         super().__init__(parent)
         self.name = name
         self.durable = durable  # a write the person was promised: shutdown waits for it
         self.cancel_event = threading.Event()
         self._completed = threading.Event()
+        # Where a failure goes when no failure slot was given (None: submit()'s tasks, whose
+        # callers connect ``failed`` themselves).
+        self._messages = messages
+        self._failure_slot_given = False
         queued = Qt.ConnectionType.QueuedConnection
         self._finished_relay.connect(self._on_finished_relay, queued)
         self._failed_relay.connect(self._on_failed_relay, queued)
         self._progress_relay.connect(self._on_progress_relay, queued)
         self._done_relay.connect(self._on_done_relay, queued)
+
+    # -- receiving the outcome ---------------------------------------------------------------
+
+    def on_success(self, slot: Callable[[T], object]) -> Task[T]:
+        """Call ``slot(value)`` on the GUI thread when the function returns ``value``."""
+        _check_receiver(slot)
+        self.finished.connect(slot)
+        return self
+
+    def on_failure(self, slot: Callable[[Exception], object]) -> Task[T]:
+        """Call ``slot(exc)`` on the GUI thread when the function raises (instead of the
+        default: the message bridge shows ``user_message(exc)``)."""
+        _check_receiver(slot)
+        self._failure_slot_given = True
+        self.failed.connect(slot)
+        return self
+
+    def on_progress(self, slot: Callable[[Any], object]) -> Task[T]:
+        """Call ``slot(value)`` on the GUI thread for each ``progress(value)`` of the function."""
+        _check_receiver(slot)
+        self.progress.connect(slot)
+        return self
+
+    def on_done(self, slot: Callable[[], object]) -> Task[T]:
+        """Call ``slot()`` on the GUI thread once the task is over, whatever the outcome."""
+        _check_receiver(slot)
+        self.done.connect(slot)
+        return self
 
     @Slot(object)
     def _on_finished_relay(self, value: object) -> None:
@@ -82,9 +149,11 @@ class Task(QObject):
         self.finished.emit(value)
 
     @Slot(object)
-    def _on_failed_relay(self, exc: object) -> None:
-        """Re-emit the failure on the GUI thread."""
+    def _on_failed_relay(self, exc: Exception) -> None:
+        """Re-emit the failure on the GUI thread; nobody listening: the person is told."""
         self.failed.emit(exc)
+        if self._messages is not None and not self._failure_slot_given:
+            self._messages.show_failure(exc)
 
     @Slot(object)
     def _on_progress_relay(self, value: object) -> None:
@@ -95,6 +164,8 @@ class Task(QObject):
     def _on_done_relay(self) -> None:
         """Re-emit completion on the GUI thread."""
         self.done.emit()
+
+    # -- control -------------------------------------------------------------------------------
 
     def cancel(self) -> None:
         """Ask the function to stop at its next cancellation point."""
@@ -122,7 +193,13 @@ class _Worker(QRunnable):
     """Runs one function on a pool thread and reports through its Task's signals."""
 
     def __init__(
-        self, task: Task, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+        self,
+        task: Task[Any],
+        fn: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        *,
+        sniff_keywords: bool,
     ) -> None:
         super().__init__()
         self.setAutoDelete(True)
@@ -130,36 +207,55 @@ class _Worker(QRunnable):
         self._fn = fn
         self._args = args
         self._kwargs = kwargs
+        self._sniff_keywords = sniff_keywords
 
     def run(self) -> None:
-        """Call the function; exactly one of finished/failed is emitted, then done."""
+        """Call the function; at most one of finished/failed is emitted, then done."""
         task = self._task
         # Pool threads do background work: the GUI thread comes first for the CPU.
         lower_current_thread_priority()
         try:
             if task.cancel_event.is_set():
-                task._failed_relay.emit(TaskCancelled(task.name))
+                if self._sniff_keywords:
+                    task._failed_relay.emit(TaskCancelled(task.name))
                 return
-            accepted = _accepted_keywords(self._fn)
-            kwargs = dict(self._kwargs)
-            if "cancel" in accepted:
-                kwargs.setdefault("cancel", task.cancel_event)
-            if "progress" in accepted:
-                kwargs.setdefault("progress", task._report_progress)
             try:
-                result = self._fn(*self._args, **kwargs)
+                result = self._fn(*self._args, **self._keywords())
             except Exception as exc:  # delivered to the GUI thread, which decides what to say
-                log.debug("task %s failed: %s", task.name, type(exc).__name__)
-                task._failed_relay.emit(exc)
+                self._report_failure(exc)
             else:
                 task._finished_relay.emit(result)
         finally:
             task._completed.set()
             task._done_relay.emit()
 
+    def _keywords(self) -> dict[str, Any]:
+        """The keyword arguments of the call, with ``cancel``/``progress`` for submit()."""
+        if not self._sniff_keywords:
+            return self._kwargs
+        accepted = _accepted_keywords(self._fn)
+        kwargs = dict(self._kwargs)
+        if "cancel" in accepted:
+            kwargs.setdefault("cancel", self._task.cancel_event)
+        if "progress" in accepted:
+            kwargs.setdefault("progress", self._task._report_progress)
+        return kwargs
+
+    def _report_failure(self, exc: Exception) -> None:
+        """Hand the exception on, unless the task was cancelled (then it is no news)."""
+        task = self._task
+        if task.cancel_event.is_set() and not self._sniff_keywords:
+            log.debug("task %s stopped after cancel: %s", task.name, type(exc).__name__)
+            return
+        log.debug("task %s failed: %s", task.name, type(exc).__name__)
+        task._failed_relay.emit(exc)
+
 
 class TaskRunner(QObject):
     """The app's one pool for background work (network, rendering, large reads).
+
+    ``messages`` is the bridge through which failures nobody handles reach the person; the
+    window shows what it carries.
 
     Signals:
         active_changed(int): how many tasks are queued or running now.
@@ -167,31 +263,62 @@ class TaskRunner(QObject):
 
     active_changed = Signal(int)
 
-    def __init__(self, max_threads: int = 4, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        max_threads: int = 4,
+        parent: QObject | None = None,
+        *,
+        messages: MessageBridge | None = None,
+    ) -> None:
         super().__init__(parent)
+        self.messages = messages if messages is not None else MessageBridge(self)
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(max(1, max_threads))
         self._lock = threading.Lock()
-        self._active: set[Task] = set()
+        self._active: set[Task[Any]] = set()
         self._closed = False
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Task:
-        """Run ``fn(*args, **kwargs)`` on the pool and return its Task handle.
+    def run(
+        self,
+        fn: Callable[..., T],
+        /,
+        *args: Any,
+        cancel: bool = False,
+        progress: bool = False,
+        durable: bool = False,
+    ) -> Task[T]:
+        """Run ``fn(*args)`` on the pool and return its Task.
 
-        Connect to the Task's signals right after this call: results are delivered by queued
-        signals, so nothing is lost between submit() and connect() on the GUI thread.
+        Args:
+            cancel: also pass the task's ``threading.Event`` as ``cancel=``.
+            progress: also pass a ``progress(value)`` callable as ``progress=``.
+            durable: a write that must not be lost (a note, a queued save): shutdown()
+                neither cancels nor drops it, it waits (bounded) until it has run.
 
-        After shutdown() the function never runs: the Task comes back already cancelled and
-        complete and emits nothing, so a late timer or a late result of a window being torn
-        down cannot start work (or raise) while the app exits.
+        Connect the slots right after this call: results are delivered by queued signals, so
+        nothing is lost between run() and on_success() on the GUI thread. After shutdown()
+        the function never runs and the Task reports nothing, so a late timer or a late
+        result of a window being torn down cannot start work (or raise) while the app exits.
+        """
+        kwargs: dict[str, Any] = {}
+        task: Task[T] = self._new_task(fn, durable=durable, messages=self.messages)
+        if cancel:
+            kwargs["cancel"] = task.cancel_event
+        if progress:
+            kwargs["progress"] = task._report_progress
+        return self._start(task, _Worker(task, fn, args, kwargs, sniff_keywords=False))
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Task[Any]:
+        """Run ``fn(*args, **kwargs)`` on the pool (the older form of :meth:`run`).
+
+        ``cancel``/``progress`` are passed when the function's signature names them; a task
+        cancelled before it started reports TaskCancelled through ``failed``; a failure
+        goes only to the receivers of ``failed``.
         """
         return self._submit(fn, args, kwargs, durable=False)
 
-    def submit_durable(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Task:
-        """Like submit(), for a write that must not be lost (a note, a queued save).
-
-        shutdown() neither cancels nor drops it: it waits (bounded) until it has run.
-        """
+    def submit_durable(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Task[Any]:
+        """Like submit(), for a write that must not be lost (see run(durable=True))."""
         return self._submit(fn, args, kwargs, durable=True)
 
     def _submit(
@@ -201,18 +328,30 @@ class TaskRunner(QObject):
         kwargs: dict[str, Any],
         *,
         durable: bool,
-    ) -> Task:
+    ) -> Task[Any]:
         """Start ``fn`` on the pool (see submit)."""
+        task: Task[Any] = self._new_task(fn, durable=durable, messages=None)
+        return self._start(task, _Worker(task, fn, args, kwargs, sniff_keywords=True))
+
+    def _new_task(
+        self, fn: Callable[..., Any], *, durable: bool, messages: MessageBridge | None
+    ) -> Task[Any]:
+        """A Task for ``fn`` (inert when the runner is shut down)."""
         name = getattr(fn, "__qualname__", repr(fn))
         if self._closed:
-            log.debug("task %s not started: the runner is shut down", name)
             return self._inert_task(name)
-        task = Task(name, durable=durable)
+        return Task(name, durable=durable, messages=messages)
+
+    def _start(self, task: Task[T], worker: _Worker) -> Task[T]:
+        """Queue the worker of a task, unless the task is inert."""
+        if task.is_done():
+            log.debug("task %s not started: the runner is shut down", task.name)
+            return task
         task.done.connect(self._on_task_done)
         with self._lock:
             self._active.add(task)
             count = len(self._active)
-        self._pool.start(_Worker(task, fn, args, kwargs))
+        self._pool.start(worker)
         self.active_changed.emit(count)
         return task
 
@@ -221,9 +360,9 @@ class TaskRunner(QObject):
         """Whether shutdown() was called (new work is no longer started)."""
         return self._closed
 
-    def _inert_task(self, name: str) -> Task:
+    def _inert_task(self, name: str) -> Task[Any]:
         """A Task that was cancelled before it could start and will never report anything."""
-        task = Task(name, self)
+        task: Task[Any] = Task(name, self)
         task.cancel_event.set()
         task._completed.set()
         return task

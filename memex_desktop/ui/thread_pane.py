@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +28,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop.api.content import display_title, rich_text, text_of, time_text
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
+from memex_desktop.errors import user_message
 from memex_desktop.render import RenderContext, render_entity
+from memex_desktop.store import (
+    ChangeSet,
+    EntityReader,
+    NoteOutbox,
+    PendingNotes,
+    ThreadNode,
+    ThreadReader,
+)
 from memex_desktop.ui.links import classify_link
+from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.note_editor import NoteEditor
 from memex_desktop.ui.readers import thread_reader
-from memex_desktop.ui.tasks import TaskCancelled
+from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -137,11 +147,9 @@ def _sort(entries: list[ThreadEntry]) -> None:
         _sort(entry.children)
 
 
-def _date_text(created_ms: int) -> str:
-    """A short local date and time, or "" when unknown."""
-    if not created_ms:
-        return ""
-    return datetime.fromtimestamp(created_ms / 1000).strftime("%Y-%m-%d %H:%M")
+def created_text(entry: ThreadEntry) -> str:
+    """When a note was written, in the local time every pane shows; "" when unknown."""
+    return (time_text(entry.created_at) or "") if entry.created_at else ""
 
 
 @dataclass
@@ -155,9 +163,9 @@ class ThreadLoad:
     html: dict[str, str]
 
 
-def _cached_entry(reader: Any, node: Any, tag_names: dict[str, str]) -> ThreadEntry:
+def _cached_entry(reader: EntityReader, node: ThreadNode, tag_names: dict[str, str]) -> ThreadEntry:
     """A cached note (and its replies) as an entry; iterative, so deep chains cannot overflow."""
-    stack: list[tuple[Any, ThreadEntry | None]] = [(node, None)]
+    stack: list[tuple[ThreadNode, ThreadEntry | None]] = [(node, None)]
     root: ThreadEntry | None = None
     while stack:
         current, parent = stack.pop()
@@ -183,26 +191,21 @@ def _cached_entry(reader: Any, node: Any, tag_names: dict[str, str]) -> ThreadEn
     return root
 
 
-def _pending_entries(outbox: Any) -> tuple[list[ThreadEntry], dict[str, str]]:
+def _pending_entries(outbox: PendingNotes | None) -> tuple[list[ThreadEntry], dict[str, str]]:
     """Notes in the outbox not confirmed yet, and what each one answers."""
     if outbox is None:
         return [], {}
     entries: list[ThreadEntry] = []
     targets: dict[str, str] = {}
-    ops = [
-        op
-        for op in outbox.list(states=PENDING_STATES)
-        if op.kind == "save_entity"
-        and isinstance(op.payload, dict)
-        and op.payload.get("type") == "annotation"
-        and op.external_id
-    ]
-    for op in ops:
-        target = _first_target(op.payload)
-        if target is None:
+    for op in outbox.list(states=PENDING_STATES):
+        payload, external_id = op.payload, op.external_id
+        if op.kind != "save_entity" or not isinstance(payload, dict) or not external_id:
             continue
-        entry_id = pending_entry_id(op.external_id)
-        data = {**op.payload, "id": entry_id, "created_at": op.created_at}
+        target = _first_target(payload)
+        if payload.get("type") != "annotation" or target is None:
+            continue
+        entry_id = pending_entry_id(external_id)
+        data = {**payload, "id": entry_id, "created_at": op.created_at}
         entries.append(
             ThreadEntry(
                 id=entry_id,
@@ -212,7 +215,7 @@ def _pending_entries(outbox: Any) -> tuple[list[ThreadEntry], dict[str, str]]:
                 tags=[],
                 pending=True,
                 state=op.state,
-                external_id=op.external_id,
+                external_id=external_id,
                 server_id=op.entity_id,
             )
         )
@@ -227,7 +230,7 @@ def compact_note_html(html: str) -> str:
     return _LEAD_META.sub(r"\1", body, count=1)
 
 
-def render_note(reader: Any, entry: ThreadEntry) -> str:
+def render_note(reader: EntityReader, entry: ThreadEntry) -> str:
     """The note's safe HTML for a card (reference cards link to memex://entity/ID)."""
     try:
         return compact_note_html(
@@ -238,7 +241,9 @@ def render_note(reader: Any, entry: ThreadEntry) -> str:
         return ""
 
 
-def load_thread(reader: Any, outbox: Any, entity_id: str, sequence: int = 0) -> ThreadLoad:
+def load_thread(
+    reader: ThreadReader, outbox: PendingNotes | None, entity_id: str, sequence: int = 0
+) -> ThreadLoad:
     """Cached notes merged with the outbox's pending ones, each rendered (any thread)."""
     row = reader.get(entity_id)
     title = (row.title if row is not None else "") or entity_id
@@ -254,7 +259,7 @@ def load_thread(reader: Any, outbox: Any, entity_id: str, sequence: int = 0) -> 
 
 
 def load_thread_in_worker(
-    cache_path: Path, outbox: Any, entity_id: str, sequence: int
+    cache_path: Path, outbox: PendingNotes | None, entity_id: str, sequence: int
 ) -> ThreadLoad:
     """Worker: :func:`load_thread` on this thread's own cache reader."""
     return load_thread(thread_reader(cache_path), outbox, entity_id, sequence)
@@ -271,7 +276,7 @@ class NoteCard(QFrame):
         self.entry = entry
         self.setObjectName("noteCard")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        meta_parts = [entry.author or "", _date_text(entry.created_at)]
+        meta_parts = [entry.author or "", created_text(entry)]
         if entry.tags:
             meta_parts.append("tags: " + ", ".join(entry.tags))
         self.meta = QLabel(" · ".join(p for p in meta_parts if p))
@@ -302,13 +307,14 @@ class NoteCard(QFrame):
         self.reply = QPushButton("Reply")
         self.reply.setAccessibleName("Reply to this note")
         self.reply.clicked.connect(self._on_reply_clicked)
-        summary = entry.entity.raw.get("text") or ""
+        raw = entry.entity.raw
+        summary = text_of(raw.get("text")) or rich_text(raw.get("content"))
         self.setAccessibleName(
             ("Pending note" if entry.pending else "Note")
             + (f" by {entry.author}" if entry.author else "")
         )
         self.body.setAccessibleName("Note text")
-        self.body.setAccessibleDescription(str(summary)[:200])
+        self.body.setAccessibleDescription(summary[:200])
         top = QHBoxLayout()
         top.addWidget(self.meta, 1)
         top.addWidget(self.badge)
@@ -354,7 +360,12 @@ class ThreadPane(QWidget):
     thread_shown = Signal()
 
     def __init__(
-        self, reader: Any, runner: Any, parent: QWidget | None = None, *, outbox: Any = None
+        self,
+        reader: ThreadReader,
+        runner: TaskRunner | None,
+        parent: QWidget | None = None,
+        *,
+        outbox: NoteOutbox | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("threadPane")
@@ -365,7 +376,7 @@ class ThreadPane(QWidget):
         self._entity_id: str | None = None
         self._entries: list[ThreadEntry] = []
         self._sequence = 0
-        self._task: Any = None
+        self._task: Task[ThreadLoad] | None = None
         self.cards: list[NoteCard] = []
         self.editor: NoteEditor | None = None
 
@@ -394,7 +405,7 @@ class ThreadPane(QWidget):
 
     # ------------------------------------------------------------------ public API
 
-    def set_outbox(self, outbox: Any) -> None:
+    def set_outbox(self, outbox: NoteOutbox | None) -> None:
         """Where new notes are queued; without one, notes can be read but not written."""
         self._outbox = outbox
         self.add_button.setEnabled(self._entity_id is not None and outbox is not None)
@@ -418,13 +429,13 @@ class ThreadPane(QWidget):
         self.refresh()
 
     @Slot(object)
-    def on_store_changed(self, changes: Any) -> None:
+    def on_store_changed(self, changes: ChangeSet) -> None:
         """Refresh when the cache changed this entity, a shown note or the links."""
         if self._entity_id is None or not changes:
             return
-        touched = set(getattr(changes, "entity_ids", ())) | set(getattr(changes, "deleted_ids", ()))
+        touched = changes.entity_ids | changes.deleted_ids
         shown = {entry.id for _d, entry in self.shown()} | {self._entity_id}
-        if getattr(changes, "edges_changed", False) or touched & shown:
+        if changes.edges_changed or touched & shown:
             self.refresh()
 
     @Slot(object)
@@ -440,18 +451,19 @@ class ThreadPane(QWidget):
         if entity_id is None:
             return
         self._sequence += 1
-        cache_path = getattr(self._reader, "path", None)
+        cache_path = self._reader.path
         if self._runner is None or cache_path is None:
             self._apply(load_thread(self._reader, self._outbox, entity_id, self._sequence))
             return
         if self._task is not None:
             self._task.cancel()
-        task = self._runner.submit(
-            load_thread_in_worker, Path(cache_path), self._outbox, entity_id, self._sequence
+        self._task = (
+            self._runner.run(
+                load_thread_in_worker, cache_path, self._outbox, entity_id, self._sequence
+            )
+            .on_success(self._on_thread_loaded)
+            .on_failure(self._on_thread_failed)
         )
-        task.finished.connect(self._on_thread_loaded)
-        task.failed.connect(self._on_thread_failed)
-        self._task = task
 
     @Slot(object)
     def _on_thread_loaded(self, load: ThreadLoad) -> None:
@@ -462,13 +474,13 @@ class ThreadPane(QWidget):
         self._apply(load)
 
     @Slot(object)
-    def _on_thread_failed(self, exc: object) -> None:
-        """A thread could not be read (store problem): keep what is shown, say so."""
-        if isinstance(exc, TaskCancelled) or self.sender() is not self._task:
-            return
+    def _on_thread_failed(self, exc: Exception) -> None:
+        """A thread could not be read (store problem): keep what is shown, say why."""
+        if self.sender() is not self._task:
+            return  # a superseded read that failed before it was cancelled
         self._task = None
-        log.error("reading the notes failed: %r", exc)
-        self.heading.setText("The notes could not be read from the local library.")
+        log.error("reading the notes failed", exc_info=exc)
+        self.heading.setText("The notes could not be read. " + message_line(user_message(exc)))
 
     def _apply(self, load: ThreadLoad) -> None:
         """Show a loaded thread: heading, cards, and the Add note button."""
@@ -510,8 +522,7 @@ class ThreadPane(QWidget):
         """A short description of what a note will be attached to."""
         for _depth, entry in self.shown():
             if entry.id == entity_id:
-                text = str(entry.entity.raw.get("text") or "").strip()
-                return (text[:60] + "…") if len(text) > 60 else (text or "a note")
+                return display_title(entry.entity.raw)
         row = self._reader.get(entity_id)
         return (row.title if row is not None else "") or entity_id
 

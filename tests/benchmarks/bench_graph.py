@@ -1,4 +1,4 @@
-"""Graph benchmark: budget + layout of a 2,000-node / 6,000-edge neighbourhood, and cancel."""
+"""Graph benchmark: node budget + layout of a 2,000-node / 6,000-edge neighbourhood, and cancel."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import threading
 import time
 from collections.abc import Callable
 
-from memex_desktop.graph import DEFAULT_MAX_NODES, LayoutCancelled, budget, layout
+from memex_desktop.graph import LayoutCancelled, layout
 from memex_desktop.graph.synthetic import synthetic_neighbourhood
+from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, keep_nearest
 
 REPEATS = 5
 
@@ -48,10 +49,12 @@ def run(workdir: pathlib.Path, entities: int) -> dict[str, float]:
     """Medians of: budgeted layout (what the pane does), full 2,000-node layout, cancel latency."""
     del workdir, entities  # the graph size is fixed by the acceptance criterion, not the library
     center, nodes, edges = synthetic_neighbourhood(2000, 6000, seed=11)
+    ids = [node.id for node in nodes]
+    links = [(edge.source, edge.target, edge.kind) for edge in edges]
 
     def budgeted() -> None:
-        kept = budget(nodes, edges, center=center, max_nodes=DEFAULT_MAX_NODES)
-        layout(kept.nodes, kept.edges, center=center)
+        kept = keep_nearest(center, ids, links, DEFAULT_MAX_NODES)
+        layout(kept.ids, [(source, target) for source, target, _ in kept.edges], center=center)
 
     def full() -> None:
         layout(nodes, edges, center=center)

@@ -16,14 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 from support.emulator import small_library_ids
-from support.oauth import (
-    OAuthEmulator,
-    ScriptedBrowser,
-    files_containing,
-    fresh_token_store,  # noqa: F401
-    oauth_emulator,  # noqa: F401
-    replace_query,
-)
+from support.oauth import OAuthEmulator, ScriptedBrowser, files_containing, replace_query
 
 from memex_desktop import cli, paths, signin
 from memex_desktop.api import oauth
@@ -67,7 +60,7 @@ def _assert_no_listener(browser: ScriptedBrowser) -> None:
 
 
 def test_login_sync_refresh_logout(
-    oauth_emulator: OAuthEmulator,  # noqa: F811
+    oauth_emulator: OAuthEmulator,
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -155,7 +148,7 @@ def test_login_sync_refresh_logout(
     assert caplog.records, "the run logged nothing: the leak check would prove nothing"
 
 
-def test_second_login_reuses_the_registered_client(oauth_emulator: OAuthEmulator) -> None:  # noqa: F811
+def test_second_login_reuses_the_registered_client(oauth_emulator: OAuthEmulator) -> None:
     env = oauth_emulator
     first = _sign_in(env, ScriptedBrowser())
     second = _sign_in(env, ScriptedBrowser())
@@ -164,7 +157,7 @@ def test_second_login_reuses_the_registered_client(oauth_emulator: OAuthEmulator
     assert env.server.grants["authorization_code"] == 2
 
 
-def test_wrong_state_is_rejected(oauth_emulator: OAuthEmulator) -> None:  # noqa: F811
+def test_wrong_state_is_rejected(oauth_emulator: OAuthEmulator) -> None:
     env = oauth_emulator
     browser = ScriptedBrowser(rewrite=lambda url: replace_query(url, state="forged-state"))
     with pytest.raises(StateMismatch):
@@ -177,7 +170,7 @@ def test_wrong_state_is_rejected(oauth_emulator: OAuthEmulator) -> None:  # noqa
 
 
 def test_wrong_pkce_verifier_is_rejected(
-    oauth_emulator: OAuthEmulator,  # noqa: F811
+    oauth_emulator: OAuthEmulator,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     env = oauth_emulator
@@ -191,7 +184,7 @@ def test_wrong_pkce_verifier_is_rejected(
     assert signin.token_provider(env.base_url) is None
 
 
-def test_denied_in_the_browser(oauth_emulator: OAuthEmulator) -> None:  # noqa: F811
+def test_denied_in_the_browser(oauth_emulator: OAuthEmulator) -> None:
     env = oauth_emulator
     env.server.config.deny = True
     browser = ScriptedBrowser()
@@ -201,7 +194,7 @@ def test_denied_in_the_browser(oauth_emulator: OAuthEmulator) -> None:  # noqa: 
     assert signin.token_provider(env.base_url) is None
 
 
-def test_cancel_while_waiting_for_the_browser(oauth_emulator: OAuthEmulator) -> None:  # noqa: F811
+def test_cancel_while_waiting_for_the_browser(oauth_emulator: OAuthEmulator) -> None:
     env = oauth_emulator
     cancel = threading.Event()
     browser = ScriptedBrowser(follow=False)
@@ -216,7 +209,7 @@ def test_cancel_while_waiting_for_the_browser(oauth_emulator: OAuthEmulator) -> 
     _assert_no_listener(browser)
 
 
-def test_url_shown_when_no_browser_starts(oauth_emulator: OAuthEmulator) -> None:  # noqa: F811
+def test_url_shown_when_no_browser_starts(oauth_emulator: OAuthEmulator) -> None:
     env = oauth_emulator
     browser = ScriptedBrowser(available=False)
     shown: list[str] = []
@@ -233,7 +226,7 @@ def test_url_shown_when_no_browser_starts(oauth_emulator: OAuthEmulator) -> None
     assert provider.is_signed_in()
 
 
-def test_redirect_naming_another_issuer_is_rejected(oauth_emulator: OAuthEmulator) -> None:  # noqa: F811
+def test_redirect_naming_another_issuer_is_rejected(oauth_emulator: OAuthEmulator) -> None:
     env = oauth_emulator
     browser = ScriptedBrowser(rewrite=lambda url: replace_query(url, iss="https://evil.example"))
     with pytest.raises(oauth.AuthorizationFailed) as failure:
@@ -243,7 +236,7 @@ def test_redirect_naming_another_issuer_is_rejected(oauth_emulator: OAuthEmulato
 
 
 def test_cli_login_search_logout(
-    oauth_emulator: OAuthEmulator,  # noqa: F811
+    oauth_emulator: OAuthEmulator,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -273,7 +266,7 @@ def test_cli_login_search_logout(
 
 
 def test_cli_login_reports_a_denied_sign_in(
-    oauth_emulator: OAuthEmulator,  # noqa: F811
+    oauth_emulator: OAuthEmulator,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -286,7 +279,7 @@ def test_cli_login_reports_a_denied_sign_in(
 
 
 def test_a_registration_the_server_forgot_is_replaced_after_a_timeout(
-    oauth_emulator: OAuthEmulator,  # noqa: F811
+    oauth_emulator: OAuthEmulator,
 ) -> None:
     env = oauth_emulator
     first = _sign_in(env, ScriptedBrowser())

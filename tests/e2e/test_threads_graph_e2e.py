@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings, Qt, QUrl
 from PySide6.QtTest import QAbstractItemModelTester
-from support.emulator import emulator_factory  # noqa: F401
 from support.secrets import TEST_API_KEY
 from support.signals import Emitted
 
@@ -49,7 +48,7 @@ def demo_library() -> dict[str, Any]:
 
 
 @pytest.fixture
-def server(emulator_factory: Any, demo_library: dict[str, Any]) -> Any:  # noqa: F811
+def server(emulator_factory: Any, demo_library: dict[str, Any]) -> Any:
     """The emulator serving the demo library."""
     return emulator_factory(library=demo_library)
 

@@ -1,1 +1,1 @@
-"""Shared test helpers (fixtures are imported by the conftest files that use them)."""
+"""Shared test helpers; the fixture modules are registered as plugins by ``tests/conftest.py``."""

@@ -1,9 +1,6 @@
 """A live Memex emulator on loopback for tests: the ``emulator`` and ``emulator_factory`` fixtures.
 
-Import the fixtures into the conftest.py of a test directory::
-
-    from support.emulator import emulator, emulator_factory  # noqa: F401
-
+Every test may ask for them by name (``tests/conftest.py`` registers this module as a plugin).
 ``emulator`` serves the small built-in library (tests/fixtures/emulator/small_library.json:
 every content type, notes with a three-level reply thread, a chat thread, a selector, views,
 feeds) with ``TEST_API_KEY``, ``TEST_BEARER_TOKEN`` and ``TEST_USER_ID`` accepted and a short

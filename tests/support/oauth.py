@@ -1,8 +1,7 @@
 """Sign-in test helpers: an emulator with its OAuth server, a scripted browser, a fake clock.
 
-Import the fixture into a test module or the conftest.py of a test directory::
-
-    from support.oauth import oauth_emulator  # noqa: F401
+Every test may ask for ``oauth_emulator`` by name, and every test starts with a fresh
+process-wide token store (``tests/conftest.py`` registers this module as a plugin).
 """
 
 from __future__ import annotations

@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
-from support.emulator import emulator_factory  # noqa: F401
 from support.secrets import TEST_API_KEY
 from support.signals import Emitted
 
@@ -127,7 +126,7 @@ def _hold_deletions(qtbot: Any, context: AppContext, server: Any) -> tuple[SyncR
 
 
 @pytest.fixture
-def server(emulator_factory: Any) -> Any:  # noqa: F811
+def server(emulator_factory: Any) -> Any:
     """An emulator serving 200 items (a tenth of them is well over what a pass may mark)."""
     return emulator_factory(library=generate_library(200, seed=5, words_per_entity=8))
 
@@ -268,7 +267,7 @@ def test_a_confirmation_that_cannot_get_through_can_be_given_again(
 def test_the_sidebar_says_why_views_are_missing_after_a_sync_that_changed_nothing(
     qtbot: Any,
     build: Builder,
-    emulator_factory: Any,  # noqa: F811
+    emulator_factory: Any,
 ) -> None:
     library = generate_library(30, seed=8, words_per_entity=8)
     library["views"] = []

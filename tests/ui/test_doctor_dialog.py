@@ -8,6 +8,7 @@ report in the data folder.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,17 +17,20 @@ import pytest
 from PySide6.QtCore import QRect, QSettings, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
-from support.emulator import emulator_factory  # noqa: F401
 from support.secrets import SECRETS, TEST_API_KEY
 from support.signals import Emitted
 
 from memex_desktop.api.client import MemexClient
+from memex_desktop.api.content import time_text
 from memex_desktop.app import AppContext, build_main_window
 from memex_desktop.errors import user_message
+from memex_desktop.store import StoreWriter
 from memex_desktop.sync import SyncOutcome
 from memex_desktop.sync.doctor import REPORT_NAME
 from memex_desktop.sync.server_profile import state_key
 from memex_desktop.ui.doctor_dialog import CHECKING, HEADERS, NOT_CONNECTED, DoctorDialog
+from memex_desktop.ui.messages import message_line
+from memex_desktop.ui.tasks import TaskRunner
 
 # The offscreen platform cannot raise a window (the menu entry raises an open check).
 pytestmark = [
@@ -95,7 +99,7 @@ def _table_rows(dialog: DoctorDialog) -> list[tuple[str, str, str]]:
 def test_the_check_fills_the_table_keeps_the_profile_and_saves_the_report(
     qtbot: Any,
     build: Builder,
-    emulator_factory: Any,  # noqa: F811
+    emulator_factory: Any,
 ) -> None:
     server = emulator_factory()
     context = build(server.base_url)
@@ -110,7 +114,14 @@ def test_the_check_fills_the_table_keeps_the_profile_and_saves_the_report(
     assert dialog.status_label.text() == CHECKING
     assert dialog.close_button.text() == "Cancel"
     assert not dialog.again_button.isEnabled()
+    before_ms = int(time.time() * 1000)
     _wait_checked(qtbot, dialog)
+    after_ms = int(time.time() * 1000)
+    # When it was checked, in the local time every pane shows.
+    assert dialog.status_label.text() in {
+        f"Checked at {time_text(before_ms)}.",
+        f"Checked at {time_text(after_ms)}.",
+    }
 
     result = dialog.result_shown
     assert result is not None
@@ -158,7 +169,7 @@ def test_the_check_fills_the_table_keeps_the_profile_and_saves_the_report(
 def test_a_slow_check_can_be_cancelled_while_the_window_keeps_working(
     qtbot: Any,
     build: Builder,
-    emulator_factory: Any,  # noqa: F811
+    emulator_factory: Any,
 ) -> None:
     server = emulator_factory()
     context = build(server.base_url)
@@ -190,7 +201,7 @@ def test_a_slow_check_can_be_cancelled_while_the_window_keeps_working(
 def test_a_server_that_refuses_the_listing_cannot_sync(
     qtbot: Any,
     build: Builder,
-    emulator_factory: Any,  # noqa: F811
+    emulator_factory: Any,
 ) -> None:
     server = emulator_factory()
     context = build(server.base_url)
@@ -232,7 +243,7 @@ def test_without_credentials_the_dialog_says_so_and_checks_nothing(
 def test_an_incompatible_server_shows_its_state_and_offers_the_check(
     qtbot: Any,
     build: Builder,
-    emulator_factory: Any,  # noqa: F811
+    emulator_factory: Any,
 ) -> None:
     server = emulator_factory()
     context = build(server.base_url)
@@ -297,7 +308,7 @@ def _clipped_cells(dialog: DoctorDialog) -> list[str]:
 def test_the_dialog_fits_a_1366_by_768_screen_with_nothing_clipped(
     qtbot: Any,
     build: Builder,
-    emulator_factory: Any,  # noqa: F811
+    emulator_factory: Any,
     reachable: bool,
 ) -> None:
     server = emulator_factory(profile="first-party")
@@ -322,3 +333,31 @@ def test_the_dialog_fits_a_1366_by_768_screen_with_nothing_clipped(
     summary = dialog.summary_label
     assert summary.heightForWidth(summary.width()) <= summary.height()
     dialog.close()
+
+
+def test_a_check_that_breaks_says_why_and_can_be_tried_again(
+    qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = RuntimeError("a probe tripped")
+
+    def run_doctor(*_args: Any, **_kwargs: Any) -> Any:
+        raise broken
+
+    monkeypatch.setattr("memex_desktop.ui.doctor_dialog.run_doctor", run_doctor)
+    runner = TaskRunner(max_threads=1)
+    writer = StoreWriter(tmp_path / "cache.db")
+    client = MemexClient("http://127.0.0.1:9", api_key=TEST_API_KEY, max_retries=0)
+    try:
+        dialog = DoctorDialog(runner, client, writer, tmp_path, page_size=10)
+        qtbot.addWidget(dialog)
+        _wait_checked(qtbot, dialog)
+        words = message_line(user_message(broken))
+        assert dialog.status_label.text() == f"The check could not run. {words}"
+        assert "report this problem" in words
+        assert dialog.again_button.isEnabled()
+        assert dialog.close_button.text() == "Close"
+        assert dialog.result_shown is None
+    finally:
+        assert runner.shutdown()
+        writer.close()
+        client.close()

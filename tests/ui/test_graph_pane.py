@@ -6,51 +6,29 @@ import gc
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, Slot
 from PySide6.QtTest import QAbstractItemModelTester
+from support.graph import MemoryGraph
 
-from memex_desktop.graph import budget
+from memex_desktop.errors import user_message
 from memex_desktop.graph.synthetic import (
     SyntheticEdge,
     SyntheticNode,
     synthetic_neighbourhood,
 )
+from memex_desktop.store import DatabaseLockedError
 from memex_desktop.ui.graph_pane import GraphPane, NodeItem
+from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.tasks import TaskRunner
 
 # The offscreen platform warns that it cannot resize windows to their size hints.
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
 
 
-@dataclass(frozen=True)
-class _Hood:
-    center: str
-    nodes: list[SyntheticNode]
-    edges: list[SyntheticEdge]
-    omitted: int
-
-
-@dataclass
-class FakeGraphReader:
-    """Answers neighbourhood() like the cache does, from an in-memory graph."""
-
-    nodes: list[SyntheticNode]
-    edges: list[SyntheticEdge]
-    calls: list[tuple[str, int, int]] = field(default_factory=list)
-
-    def neighbourhood(self, entity_id: str, hops: int = 1, max_nodes: int = 300) -> _Hood:
-        self.calls.append((entity_id, hops, max_nodes))
-        kept = budget(self.nodes, self.edges, center=entity_id, max_nodes=max_nodes)
-        near = [n for n in kept.nodes if kept.hops.get(n.id, hops + 1) <= hops]
-        ids = {n.id for n in near}
-        edges = [e for e in kept.edges if e.source in ids and e.target in ids]
-        return _Hood(entity_id, near, edges, len(self.nodes) - len(near))
-
-
-def _small_reader() -> FakeGraphReader:
+def _small_reader() -> MemoryGraph:
     nodes = [
         SyntheticNode("page", "web", "A page"),
         SyntheticNode("note1", "annotation", "First note"),
@@ -66,7 +44,7 @@ def _small_reader() -> FakeGraphReader:
         SyntheticEdge("page", "t1", "tag"),
         SyntheticEdge("far", "video", "references"),
     ]
-    return FakeGraphReader(nodes, edges)
+    return MemoryGraph(nodes, edges)
 
 
 @pytest.fixture
@@ -127,9 +105,24 @@ def test_links_tab_lists_the_neighbourhood(qtbot, small_pane: GraphPane) -> None
         "references: A video (youtube)",
         "replied to by: A reply (annotation)",
     ]
-    assert "far" not in [t.data(Qt.ItemDataRole.UserRole) for t in tops]
-    assert texts[-1] == "+1 more not shown"
-    assert texts[1:-1] == sorted(texts[1:-1], key=str.casefold)
+    assert "far" not in [t.data(Qt.ItemDataRole.UserRole) for t in tops]  # three hops away
+    assert texts[1:] == sorted(texts[1:], key=str.casefold)
+
+
+def test_a_small_budget_keeps_the_nearest_and_says_how_many_more(
+    qtbot, small_pane: GraphPane
+) -> None:
+    small_pane.max_nodes = 4
+    with qtbot.waitSignal(small_pane.layout_finished, timeout=10_000):
+        small_pane.show_entity("note1")
+    # One hop from the note: the page, the reply and the video; the reply has fewest links.
+    assert set(small_pane.node_positions()) == {"note1", "page", "video", "reply1"}
+    small_pane.max_nodes = 3
+    with qtbot.waitSignal(small_pane.layout_finished, timeout=10_000):
+        small_pane.show_entity("note1")
+    assert set(small_pane.node_positions()) == {"note1", "page", "video"}
+    model = small_pane.links_model
+    assert model.index(model.rowCount() - 1, 0).data() == "+1 more not shown"
 
 
 def test_enter_in_links_opens_the_item(qtbot, small_pane: GraphPane) -> None:
@@ -194,7 +187,7 @@ def test_zoom_changes_scale_and_idle_pane_runs_no_timers(qtbot, small_pane: Grap
 
 def test_reselection_cancels_the_running_layout(qtbot, runner: TaskRunner) -> None:
     center, nodes, edges = synthetic_neighbourhood(2000, 6000, seed=9)
-    pane = GraphPane(FakeGraphReader(nodes, edges), runner)
+    pane = GraphPane(MemoryGraph(nodes, edges), runner)
     qtbot.addWidget(pane)
     pane.max_nodes = 2000
     pane.show_entity(center)
@@ -253,7 +246,7 @@ def test_layout_of_2000_nodes_keeps_the_gui_responsive(
     request: pytest.FixtureRequest,
 ) -> None:
     center, nodes, edges = synthetic_neighbourhood(2000, 6000, seed=10)
-    reader = FakeGraphReader(nodes, edges)
+    reader = MemoryGraph(nodes, edges)
     pane = GraphPane(reader, runner)
     qtbot.addWidget(pane)
     pane.resize(800, 600)
@@ -326,3 +319,42 @@ def test_graph_of_a_real_cache(qtbot, runner: TaskRunner, tmp_path) -> None:
     finally:
         reader.close()
         writer.close()
+
+
+def test_stop_ends_the_layout_at_once_and_draws_nothing(qtbot, runner: TaskRunner) -> None:
+    center, nodes, edges = synthetic_neighbourhood(2000, 6000, seed=11)
+    pane = GraphPane(MemoryGraph(nodes, edges), runner)
+    qtbot.addWidget(pane)
+    pane.max_nodes = 2000
+    pane.show_entity(center)
+    task = pane._task
+    assert task is not None
+    assert pane._stop.isVisibleTo(pane)
+    with qtbot.assertNotEmitted(pane.layout_finished, wait=300):
+        pane._stop.click()
+        assert pane._status.text() == "Layout stopped. The Links tab lists every link."
+        assert not pane.is_laying_out()
+        assert not pane._stop.isVisibleTo(pane)
+        assert task.cancelled
+        qtbot.waitUntil(task.is_done, timeout=10_000)
+    assert pane._status.text() == "Layout stopped. The Links tab lists every link."
+
+
+class LockedGraph(MemoryGraph):
+    """A graph source whose database another process holds locked."""
+
+    def neighbourhood(self, entity_id: str, hops: int = 1, max_nodes: int = 0) -> Any:
+        raise DatabaseLockedError("database is locked")
+
+
+def test_a_graph_that_cannot_be_read_says_why_in_the_persons_words(
+    qtbot, runner: TaskRunner
+) -> None:
+    pane = GraphPane(LockedGraph([], []), runner)
+    qtbot.addWidget(pane)
+    words = message_line(user_message(DatabaseLockedError("database is locked")))
+    pane.show_entity("page")
+    qtbot.waitUntil(lambda: not pane.is_laying_out(), timeout=5000)
+    assert pane._status.text() == (
+        f"The graph could not be drawn. {words} The Links tab lists every link."
+    )

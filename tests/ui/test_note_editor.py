@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QMimeData, Qt, QUrl
 
-from memex_desktop.store import Outbox
+from memex_desktop.errors import user_message
+from memex_desktop.store import DiskFullError, Outbox, SearchHit
+from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.note_editor import NoteEditor, PickedReference, annotation_payload
 from memex_desktop.ui.tasks import TaskRunner
 
@@ -17,25 +18,22 @@ from memex_desktop.ui.tasks import TaskRunner
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
 
 
-@dataclass(frozen=True)
-class Hit:
-    id: str
-    type: str
-    title: str
+def _hit(entity_id: str, entity_type: str, title: str) -> SearchHit:
+    return SearchHit(entity_id, entity_type, title, url=None, snippet="", created_at=None)
 
 
 class TitleReader:
-    """Answers search() over a few cached titles, like CacheReader.search."""
+    """A ``TitleSearch``: every word of the query in the title, like CacheReader.search."""
 
     def __init__(self) -> None:
         self.items = [
-            Hit("video", "youtube", "Hive inspection"),
-            Hit("page", "web", "Gardening with bees"),
-            Hit("tweet", "twitter", "Bee facts thread"),
+            _hit("video", "youtube", "Hive inspection"),
+            _hit("page", "web", "Gardening with bees"),
+            _hit("tweet", "twitter", "Bee facts thread"),
         ]
         self.queries: list[str] = []
 
-    def search(self, query: str, *, limit: int = 50) -> list[Hit]:
+    def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
         self.queries.append(query)
         words = query.casefold().split()
         return [h for h in self.items if all(w in h.title.casefold() for w in words)][:limit]
@@ -150,13 +148,38 @@ def test_dropping_an_unsafe_link_saves_nothing(qtbot, editor: NoteEditor) -> Non
     assert editor._outbox.list() == []
 
 
+DISK_FULL = DiskFullError("database or disk is full")
+
+
 class BrokenOutbox:
     """An outbox whose disk refuses writes."""
 
     def enqueue_entity(self, data: dict, *, external_id: str) -> None:
-        from memex_desktop.store import StoreError
+        raise DISK_FULL
 
-        raise StoreError("database or disk is full")
+    def enqueue_url(self, url: str) -> None:
+        raise DISK_FULL
+
+
+class BuggyOutbox(BrokenOutbox):
+    """An outbox that fails in a way nobody planned for."""
+
+    def enqueue_url(self, url: str) -> None:
+        raise RuntimeError("unexpected")
+
+
+def _dialog(qtbot, outbox: object, runner: TaskRunner) -> NoteEditor:
+    dialog = NoteEditor(
+        TitleReader(),
+        outbox,  # type: ignore[arg-type]
+        target_id="page",
+        target_label="Gardening",
+        is_reply=False,
+        runner=runner,
+    )
+    qtbot.addWidget(dialog)
+    dialog.show()
+    return dialog
 
 
 @pytest.fixture
@@ -190,16 +213,7 @@ def test_with_a_runner_the_note_is_committed_on_a_worker(
 
 
 def test_a_failed_commit_keeps_the_text_and_allows_another_try(qtbot, runner: TaskRunner) -> None:
-    dialog = NoteEditor(
-        TitleReader(),
-        BrokenOutbox(),
-        target_id="page",
-        target_label="Gardening",
-        is_reply=False,
-        runner=runner,
-    )
-    qtbot.addWidget(dialog)
-    dialog.show()
+    dialog = _dialog(qtbot, BrokenOutbox(), runner)
     qtbot.keyClicks(dialog.editor, "Precious words")
     with qtbot.assertNotEmitted(dialog.note_queued, wait=200):
         dialog.save_button.click()
@@ -208,3 +222,29 @@ def test_a_failed_commit_keeps_the_text_and_allows_another_try(qtbot, runner: Ta
     assert dialog.editor.toPlainText() == "Precious words"
     assert dialog.save_button.isEnabled()
     assert dialog.isVisible()
+    assert message_line(user_message(DISK_FULL)) in dialog.error.text()
+    assert "Free some disk space" in dialog.error.text()
+
+
+def test_a_link_that_cannot_be_queued_is_cited_and_the_editor_says_why(
+    qtbot, runner: TaskRunner
+) -> None:
+    dialog = _dialog(qtbot, BrokenOutbox(), runner)
+    mime = QMimeData()
+    mime.setUrls([QUrl("https://example.org/full-disk")])
+    with qtbot.assertNotEmitted(dialog.url_queued, wait=200):
+        dialog.editor.insertFromMimeData(mime)
+        qtbot.waitUntil(lambda: dialog.error.isVisibleTo(dialog), timeout=5000)
+    assert message_line(user_message(DISK_FULL)) in dialog.error.text()
+    assert "[[https://example.org/full-disk]]" in dialog.editor.toPlainText()
+
+
+def test_an_unforeseen_failure_of_a_dropped_link_reaches_the_message_bridge(
+    qtbot, runner: TaskRunner
+) -> None:
+    dialog = _dialog(qtbot, BuggyOutbox(), runner)
+    mime = QMimeData()
+    mime.setUrls([QUrl("https://example.org/bug")])
+    with qtbot.waitSignal(runner.messages.shown, timeout=5000) as shown:
+        dialog.editor.insertFromMimeData(mime)
+    assert shown.args == [user_message(RuntimeError("unexpected"))]

@@ -9,6 +9,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
@@ -17,16 +18,16 @@ from PySide6.QtTest import QAbstractItemModelTester
 from support.signals import Emitted
 
 from memex_desktop import paths
-from memex_desktop.api.models import SearchRawResponse
+from memex_desktop.api.models import Feed, SearchRawResponse
 from memex_desktop.app import AppContext, build_main_window
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.store import CacheReader, EntityRow, StoreWriter
 from memex_desktop.store import reader as reader_module
-from memex_desktop.ui import main_window
+from memex_desktop.ui import search_controller
 from memex_desktop.ui.results_delegate import ResultDelegate, elide
 from memex_desktop.ui.results_model import ResultsModel, row_positions
 from memex_desktop.ui.search_bar import SearchRequest
-from memex_desktop.ui.tasks import TaskCancelled
+from memex_desktop.ui.sidebar import Scope
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -58,7 +59,7 @@ def context(
     qtbot: Any, tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[AppContext]:
     """The window on that cache, with a first page of 10 results (so full lists follow)."""
-    monkeypatch.setattr(main_window, "FIRST_PAGE", 10)
+    monkeypatch.setattr(search_controller, "FIRST_PAGE", 10)
     qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
     built = build_main_window(data_dir=data_dir, qsettings=qsettings, sync_on_start=False)
     qtbot.addWidget(built.window)
@@ -118,7 +119,7 @@ def test_a_first_page_over_budget_is_read_by_a_worker(
     window = context.window
     word = _common_word(context.reader)
     expected = context.reader.search_ids(word)
-    monkeypatch.setattr(main_window, "FIRST_PAGE_BUDGET_S", 0.0)
+    monkeypatch.setattr(search_controller, "FIRST_PAGE_BUDGET_S", 0.0)
     monkeypatch.setattr(reader_module, "INTERRUPT_CHECK_STEPS", 1)
     applied = Emitted(window.search_applied)
     window.run_search(SearchRequest(word))
@@ -144,12 +145,18 @@ def test_a_failing_read_on_the_gui_thread_leaves_the_search_to_a_worker(
     qtbot.waitUntil(lambda: window.results_model.ids() == expected, timeout=10_000)
 
 
-def test_superseded_searches_are_cancelled_quietly(qtbot: Any, context: AppContext) -> None:
+def test_superseded_searches_are_cancelled_quietly(
+    qtbot: Any, context: AppContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
     window = context.window
     word = _common_word(context.reader)
+    # Every search goes to a worker, where a newer one interrupts its reads.
+    monkeypatch.setattr(search_controller, "FIRST_PAGE_BUDGET_S", 0.0)
+    monkeypatch.setattr(reader_module, "INTERRUPT_CHECK_STEPS", 1)
+    told = Emitted(window.messages.shown)
     for stem in ("t", "co", "cum", word[:1], "gro"):
         window.run_search(SearchRequest(stem))
-    superseded = list(window._local_tasks)
+    superseded = window.search.local_tasks
     window.run_search(SearchRequest(word))
     assert superseded
     assert all(task.cancelled for task in superseded)
@@ -157,14 +164,32 @@ def test_superseded_searches_are_cancelled_quietly(qtbot: Any, context: AppConte
     qtbot.waitUntil(lambda: window.results_model.ids() == expected, timeout=10_000)
     qtbot.waitUntil(lambda: context.runner.active_count() == 0, timeout=10_000)
     assert window.results_model.query == word
+    assert told.calls == []
     assert window.status.currentMessage() == ""
 
 
-def test_a_cancelled_search_reports_nothing(context: AppContext) -> None:
+def test_a_failing_search_on_a_worker_says_why_in_the_status_bar(
+    qtbot: Any, context: AppContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
     window = context.window
-    window._on_local_search_failed(TaskCancelled("local_search"))
-    window._on_local_search_failed(reader_module.QueryInterrupted("stopped"))
-    assert window.status.currentMessage() == ""
+    window.run_search(SearchRequest("before"))
+    qtbot.waitUntil(lambda: context.runner.active_count() == 0, timeout=10_000)
+    shown = window.results_model.ids()
+
+    def locked(*_args: Any, **_kwargs: Any) -> Any:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(search_controller, "thread_reader", locked)
+    monkeypatch.setattr(window.reader, "search_ids", locked)
+    told = Emitted(window.messages.shown)
+    window.run_search(SearchRequest("after"))
+    told.wait(qtbot, 10_000)
+    assert told.args[0].text.startswith("The local library is busy")
+    assert window.status.currentMessage() == (
+        "The local library is busy (another memex-desktop is writing to it). "
+        "Close the other window or command and try again."
+    )
+    assert window.results_model.ids() == shown
 
 
 def test_the_full_list_is_appended_to_its_first_page(qapp: Any) -> None:
@@ -288,3 +313,17 @@ class _RowsReader:
     def snippets(self, query: str, ids: Sequence[str]) -> dict[str, str]:
         self.snippet_reads += 1
         return {entity_id: f"\x02{query}\x03 of {entity_id}" for entity_id in ids}
+
+
+def test_a_feed_lists_the_saves_of_its_site(qtbot: Any, context: AppContext) -> None:
+    window = context.window
+    context.writer.upsert_feeds(
+        [Feed(id="papers", title="Papers", site_url="https://papers.example.org/")]
+    ).result()
+    expected = context.reader.ids_for_feed("papers")
+    assert expected
+    window.sidebar.refresh()
+    window.sidebar.select_scope(Scope("feed", "papers"))
+    qtbot.waitUntil(lambda: window.results_model.ids() == expected, timeout=10_000)
+    rows = context.reader.get_many(expected)
+    assert {urlsplit(rows[i].url or "").hostname for i in expected} == {"papers.example.org"}

@@ -9,18 +9,17 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QObject, QSettings, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
-from support.oauth import (
-    OAuthEmulator,
-    ScriptedBrowser,
-    fresh_token_store,  # noqa: F401
-    oauth_emulator,  # noqa: F401
-)
+from support.oauth import OAuthEmulator, ScriptedBrowser
 
 from memex_desktop import signin
 from memex_desktop.api import oauth
 from memex_desktop.app import apply_sign_in, build_main_window
+from memex_desktop.errors import user_message
+from memex_desktop.settings import Settings
 from memex_desktop.sync import SyncOutcome
 from memex_desktop.ui.dialogs import FirstRunDialog, SettingsDialog
+from memex_desktop.ui.messages import message_line
+from memex_desktop.ui.tasks import TaskRunner
 
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
 
@@ -75,7 +74,7 @@ def _dialog(context: Any, env: OAuthEmulator, qtbot: Any) -> SettingsDialog:
 
 def test_sign_in_from_settings_then_sync_with_the_bearer_and_sign_out(
     qtbot: Any,
-    oauth_emulator: OAuthEmulator,  # noqa: F811
+    oauth_emulator: OAuthEmulator,
     browser_handler: BrowserStandIn,
     tmp_path: Path,
 ) -> None:
@@ -127,7 +126,7 @@ def test_sign_in_from_settings_then_sync_with_the_bearer_and_sign_out(
 
 def test_cancel_stops_waiting_for_the_browser(
     qtbot: Any,
-    oauth_emulator: OAuthEmulator,  # noqa: F811
+    oauth_emulator: OAuthEmulator,
     browser_handler: BrowserStandIn,
     tmp_path: Path,
 ) -> None:
@@ -151,7 +150,7 @@ def test_cancel_stops_waiting_for_the_browser(
 
 def test_signed_in_at_start_uses_the_stored_sign_in(
     qtbot: Any,
-    oauth_emulator: OAuthEmulator,  # noqa: F811
+    oauth_emulator: OAuthEmulator,
     tmp_path: Path,
 ) -> None:
     env = oauth_emulator
@@ -174,3 +173,30 @@ def test_first_run_offers_sign_in_first(qtbot: Any) -> None:
 
     names = [b.text() for b in dialog.findChildren(QPushButton)]
     assert names[:2] == ["Sign in with Memex", "Use an API key"]
+
+
+def test_a_refused_sign_in_says_why_in_the_persons_words(qtbot: Any) -> None:
+    refused = oauth.SignInDenied("access was denied in the browser")
+
+    def sign_in(api_url: str, **_kwargs: Any) -> oauth.TokenProvider:
+        raise refused
+
+    runner = TaskRunner(max_threads=1)
+    try:
+        dialog = SettingsDialog(
+            Settings(), has_key=False, key_in_memory_only=True, runner=runner, sign_in=sign_in
+        )
+        qtbot.addWidget(dialog)
+        panel = dialog.sign_in
+        assert panel is not None
+        with qtbot.waitSignal(panel.sign_in_failed, timeout=10_000) as failed:
+            panel.sign_in_button.click()
+        words = message_line(user_message(refused))
+        assert failed.args == [words]
+        assert "access was denied" in words
+        assert "use an API key instead" in words
+        assert panel.state.text() == words
+        assert not panel.is_running()
+        assert panel.sign_in_button.isEnabled()
+    finally:
+        assert runner.shutdown()

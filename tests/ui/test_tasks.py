@@ -1,14 +1,22 @@
-"""TaskRunner: results, errors, progress and cancellation reach the GUI thread by signals."""
+"""TaskRunner: results, errors, progress and cancellation reach the GUI thread by signals.
+
+``run()`` tasks hand their outcome to typed slots, and a failure nobody handles to the message
+bridge; ``submit()`` tasks (the older form) report through their signals only.
+"""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Slot
 
-from memex_desktop.ui.tasks import TaskCancelled, TaskRunner
+from memex_desktop.errors import user_message
+from memex_desktop.store import DatabaseLockedError
+from memex_desktop.ui.messages import MessageBridge, message_line
+from memex_desktop.ui.tasks import Task, TaskCancelled, TaskRunner
 
 
 class Recorder(QObject):
@@ -19,6 +27,7 @@ class Recorder(QObject):
         self.results: list[object] = []
         self.errors: list[object] = []
         self.progress: list[object] = []
+        self.done = 0
         self.threads: list[QThread] = []
 
     @Slot(object)
@@ -35,6 +44,10 @@ class Recorder(QObject):
     def on_progress(self, value: object) -> None:
         self.progress.append(value)
         self.threads.append(QThread.currentThread())
+
+    @Slot()
+    def on_done(self) -> None:
+        self.done += 1
 
 
 @pytest.fixture
@@ -169,3 +182,203 @@ def test_shutdown_cancels_running_work_and_starts_no_new_work(qapp: object) -> N
     QCoreApplication.processEvents()
     assert ran == []
     assert recorder.results == recorder.errors == recorder.progress == []
+
+
+# -- run(): typed slots, explicit keywords, one default failure path ------------------------
+
+
+@pytest.fixture
+def told(runner: TaskRunner) -> Iterator[list[object]]:
+    """Every message the runner's bridge shows."""
+    shown: list[object] = []
+    recorder = _BridgeRecorder(shown)
+    runner.messages.shown.connect(recorder.on_shown)
+    yield shown
+    runner.messages.shown.disconnect(recorder.on_shown)
+
+
+class _BridgeRecorder(QObject):
+    def __init__(self, shown: list[object]) -> None:
+        super().__init__()
+        self.shown = shown
+
+    @Slot(object)
+    def on_shown(self, message: object) -> None:
+        self.shown.append(message)
+
+
+def _recorded(task: Task[Any], recorder: Recorder, *, failure: bool = True) -> None:
+    task.on_success(recorder.on_finished).on_progress(recorder.on_progress)
+    task.on_done(recorder.on_done)
+    if failure:
+        task.on_failure(recorder.on_failed)
+
+
+def test_run_hands_the_value_to_the_success_slot_on_the_gui_thread(
+    qtbot, runner: TaskRunner, told: list[object]
+) -> None:
+    recorder = Recorder()
+    task = runner.run(pow, 2, 10)
+    _recorded(task, recorder)
+    qtbot.waitUntil(lambda: recorder.done == 1, timeout=5_000)
+    assert recorder.results == [1024]
+    assert recorder.errors == told == []
+    assert recorder.threads == [qapp_thread()]
+
+
+def test_a_result_that_arrived_before_the_slots_were_connected_is_not_lost(
+    qtbot, runner: TaskRunner
+) -> None:
+    recorder = Recorder()
+    task = runner.run(sorted, [3, 1, 2])
+    assert task.wait(5)  # the worker has finished and emitted: only the relay is pending
+    _recorded(task, recorder)
+    qtbot.waitUntil(lambda: recorder.done == 1, timeout=5_000)
+    assert recorder.results == [[1, 2, 3]]
+
+
+def test_a_failure_slot_gets_the_exception_and_the_bridge_stays_quiet(
+    qtbot, runner: TaskRunner, told: list[object]
+) -> None:
+    recorder = Recorder()
+
+    def boom() -> None:
+        raise ValueError("broken page")
+
+    _recorded(runner.run(boom), recorder)
+    qtbot.waitUntil(lambda: recorder.done == 1, timeout=5_000)
+    assert [str(exc) for exc in recorder.errors] == ["broken page"]
+    assert told == []
+
+
+def test_a_failure_nobody_handles_is_shown_in_the_words_of_user_message(
+    qtbot, runner: TaskRunner, told: list[object]
+) -> None:
+    recorder = Recorder()
+    error = DatabaseLockedError("cache.db is locked")
+
+    def locked() -> None:
+        raise error
+
+    _recorded(runner.run(locked), recorder, failure=False)
+    qtbot.waitUntil(lambda: recorder.done == 1, timeout=5_000)
+    assert told == [user_message(error)]
+    expected = user_message(error)
+    assert message_line(expected) == f"{expected.text} {expected.action}"
+
+
+def test_cancel_and_progress_are_passed_only_when_asked_for(qtbot, runner: TaskRunner) -> None:
+    recorder = Recorder()
+    started = threading.Event()
+
+    def long_job(*, cancel: threading.Event, progress: Callable[[object], None]) -> str:
+        for step in range(10_000):
+            progress(step)
+            started.set()
+            if cancel.wait(0.01):
+                return f"stopped at {step}"
+        return "ran to the end"
+
+    def keywords(**kwargs: object) -> list[str]:
+        return sorted(kwargs)
+
+    task = runner.run(long_job, cancel=True, progress=True)
+    _recorded(task, recorder)
+    assert started.wait(5)
+    task.cancel()
+    plain_recorder = Recorder()
+    _recorded(runner.run(keywords), plain_recorder)
+    qtbot.waitUntil(lambda: recorder.done == plain_recorder.done == 1, timeout=5_000)
+    assert str(recorder.results[0]).startswith("stopped at")
+    assert recorder.progress[0] == 0
+    assert plain_recorder.results == [[]]
+
+
+def test_a_cancelled_task_reports_nothing_even_what_it_raised_while_stopping(
+    qtbot, qapp: object
+) -> None:
+    one_thread = TaskRunner(max_threads=1)
+    shown: list[object] = []
+    bridge_recorder = _BridgeRecorder(shown)
+    one_thread.messages.shown.connect(bridge_recorder.on_shown)
+    gate, started = threading.Event(), threading.Event()
+    recorder = Recorder()
+
+    def interrupted(*, cancel: threading.Event) -> None:
+        started.set()
+        cancel.wait(5)
+        raise RuntimeError("stopped by cancel")
+
+    running = one_thread.run(interrupted, cancel=True)
+    _recorded(running, recorder, failure=False)
+    assert started.wait(5)
+    running.cancel()
+    blocker = one_thread.run(gate.wait, 5)
+    queued = one_thread.run(sorted, [1])
+    _recorded(queued, recorder, failure=False)
+    queued.cancel()
+    gate.set()
+    qtbot.waitUntil(lambda: recorder.done == 2, timeout=5_000)
+    assert blocker.wait(5)
+    QCoreApplication.processEvents()
+    assert recorder.results == recorder.errors == shown == []
+    assert one_thread.shutdown(5_000)
+
+
+def test_after_shutdown_run_starts_nothing_and_reports_nothing(qapp: object) -> None:
+    runner = TaskRunner(max_threads=1)
+    assert runner.shutdown(5_000)
+    ran: list[int] = []
+    recorder = Recorder()
+    late = runner.run(ran.append, 1)
+    _recorded(late, recorder, failure=False)
+    assert late.cancelled
+    assert late.is_done()
+    QCoreApplication.processEvents()
+    assert ran == []
+    assert recorder.results == recorder.errors == []
+    assert recorder.done == 0
+
+
+def test_shutdown_runs_a_queued_durable_task_and_drops_the_rest(qapp: object) -> None:
+    runner = TaskRunner(max_threads=1)
+    started = threading.Event()
+    written: list[str] = []
+
+    def busy(*, cancel: threading.Event) -> None:
+        started.set()
+        cancel.wait(5)
+
+    runner.run(busy, cancel=True)
+    assert started.wait(5)
+    note = runner.run(written.append, "note", durable=True)
+    dropped = runner.run(written.append, "search")
+    assert runner.shutdown(5_000)
+    assert written == ["note"]
+    assert not note.cancelled
+    assert dropped.cancelled
+
+
+def test_slots_must_be_bound_methods_of_qobjects(runner: TaskRunner) -> None:
+    task = runner.run(sorted, [1])
+    with pytest.raises(TypeError, match="bound method of a QObject"):
+        task.on_success(lambda value: None)
+    with pytest.raises(TypeError, match="bound method of a QObject"):
+        task.on_failure([].append)
+    task.on_success(Recorder().on_finished)  # accepted
+    assert task.wait(5)
+
+
+def test_a_bridge_given_to_the_runner_carries_its_failures(qtbot, qapp: object) -> None:
+    bridge = MessageBridge()
+    runner = TaskRunner(max_threads=1, messages=bridge)
+    shown: list[object] = []
+    recorder = _BridgeRecorder(shown)
+    bridge.shown.connect(recorder.on_shown)
+    assert runner.messages is bridge
+    runner.run(int, "not a number")
+    qtbot.waitUntil(lambda: bool(shown), timeout=5_000)
+    with pytest.raises(ValueError, match="invalid literal") as raised:
+        int("not a number")
+    assert shown == [user_message(raised.value)]
+    assert runner.shutdown(5_000)

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QUrl
+from PySide6.QtWidgets import QLabel
 
+from memex_desktop.api.content import display_title, time_text
 from memex_desktop.api.models import SearchRawResponse
-from memex_desktop.store import CacheReader, ChangeSet, Outbox, StoreWriter
+from memex_desktop.errors import user_message
+from memex_desktop.render import RenderContext, render_entity
+from memex_desktop.render.document import format_timestamp
+from memex_desktop.store import CacheReader, ChangeSet, DatabaseLockedError, Outbox, StoreWriter
+from memex_desktop.ui.messages import message_line
+from memex_desktop.ui.note_editor import NoteEditor
 from memex_desktop.ui.tasks import TaskRunner
 from memex_desktop.ui.thread_pane import ThreadEntry, ThreadPane, merge_pending
 
@@ -362,3 +370,54 @@ def test_a_closed_editor_is_freed(qtbot, pane: ThreadPane) -> None:
     editor = pane.open_editor("page")
     with qtbot.waitSignal(editor.destroyed, timeout=5000):
         editor.reject()
+
+
+def test_a_note_shows_the_same_local_time_in_the_reader_and_on_its_card(
+    qtbot, pane: ThreadPane
+) -> None:
+    _show(qtbot, pane, "page")
+    card = next(card for card in pane.cards if card.entry.id == "first")
+    entity = pane._reader.entity("first")
+    assert entity is not None
+    shown = format_timestamp(entity.created_at)
+    assert shown == time_text(T0 + DAY)
+    # The tests run at UTC+05:30: a pane rendering in UTC would show another time.
+    utc = datetime.fromtimestamp((T0 + DAY) / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+    assert shown != utc
+    assert f"saved {shown}" in render_entity(entity, RenderContext()).html
+    assert shown in card.meta.text().split(" · ")
+
+
+def test_a_reply_editor_names_the_note_by_its_title(qtbot, pane: ThreadPane) -> None:
+    _show(qtbot, pane, "page")
+    raw = next(entry for _d, entry in pane.shown() if entry.id == "r1").entity.raw
+
+    def heading(editor: NoteEditor) -> str:
+        return editor.findChildren(QLabel)[0].text()
+
+    assert heading(pane.open_editor("r1")) == f"Reply to: {display_title(raw)}"
+    assert heading(pane.open_editor("page")) == "Note on: Gardening with bees"
+
+
+class LockedOutbox:
+    """An outbox another process holds locked: nothing pending can be listed."""
+
+    def list(self, states: tuple[str, ...] | None = None) -> list[Any]:
+        raise DatabaseLockedError("database is locked")
+
+
+def test_a_thread_that_cannot_be_read_says_why_in_the_persons_words(
+    qtbot, cache, runner: TaskRunner
+) -> None:
+    path, _writer = cache
+    reader = CacheReader(path)
+    pane = ThreadPane(reader, runner, outbox=LockedOutbox())  # type: ignore[arg-type]
+    qtbot.addWidget(pane)
+    try:
+        pane.show_entity("page")
+        words = message_line(user_message(DatabaseLockedError("database is locked")))
+        qtbot.waitUntil(lambda: words in pane.heading.text(), timeout=5000)
+        assert pane.heading.text() == f"The notes could not be read. {words}"
+        assert "Close the other window" in words
+    finally:
+        reader.close()

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QSettings
-from support.emulator import emulator  # noqa: F401
 from support.secrets import TEST_API_KEY, TEST_BEARER_TOKEN, TEST_USER_ID
 
 from memex_desktop.app import _first_run, build_main_window
@@ -36,7 +35,7 @@ def _window(tmp_path: Path, qtbot: Any) -> Any:
 
 def test_window_syncs_with_the_bearer_token_and_base_url_of_the_environment(
     qtbot: Any,
-    emulator: RunningEmulator,  # noqa: F811
+    emulator: RunningEmulator,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -60,7 +59,7 @@ def test_window_syncs_with_the_bearer_token_and_base_url_of_the_environment(
 
 def test_window_uses_the_api_key_user_id_and_mcp_url_of_the_environment(
     qtbot: Any,
-    emulator: RunningEmulator,  # noqa: F811
+    emulator: RunningEmulator,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

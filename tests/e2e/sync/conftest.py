@@ -10,12 +10,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from support.emulator import emulator_profile  # noqa: F401
-from support.sync_env import emulators, harness_factory  # noqa: F401
+from support.sync_env import emulators
 
 
 @pytest.fixture
-def library_emulator(emulator_profile: str) -> Iterator[Any]:  # noqa: F811
+def library_emulator(emulator_profile: str) -> Iterator[Any]:
     """``library_emulator(library, profile=None, **config)``: the run's profile by default."""
     with emulators(emulator_profile) as start:
         yield start

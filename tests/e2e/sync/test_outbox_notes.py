@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from support.emulator import emulator_profile  # noqa: F401
 from support.secrets import TEST_API_KEY
 
 from memex_desktop.emulator.synthetic import generate_library
@@ -20,7 +19,7 @@ from memex_desktop.sync.notes import queue_note
 
 
 @pytest.fixture
-def synced(library_emulator: Any, harness_factory: Any, emulator_profile: str) -> Any:  # noqa: F811
+def synced(library_emulator: Any, harness_factory: Any, emulator_profile: str) -> Any:
     library = generate_library(120, seed=9, words_per_entity=8)
     emulator = library_emulator(library, profile=emulator_profile)
     harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=50)

@@ -13,7 +13,6 @@ import copy
 from typing import Any
 
 import pytest
-from support.emulator import emulator_profile  # noqa: F401
 from support.secrets import TEST_API_KEY
 from support.sync_env import library_ids
 
@@ -40,7 +39,7 @@ def test_full_syncs_hold_every_id_and_mark_only_what_is_gone(
     big_library: dict[str, Any],
     library_emulator: Any,
     harness_factory: Any,
-    emulator_profile: str,  # noqa: F811
+    emulator_profile: str,
 ) -> None:
     emulator = library_emulator(big_library, profile=emulator_profile)
     harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=100)
@@ -86,7 +85,7 @@ def test_one_malformed_item_marks_nothing_and_says_why(
     small: dict[str, Any],
     library_emulator: Any,
     harness_factory: Any,
-    emulator_profile: str,  # noqa: F811
+    emulator_profile: str,
 ) -> None:
     emulator = library_emulator(small, profile=emulator_profile)
     harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=50)
@@ -115,7 +114,7 @@ def test_one_malformed_page_marks_nothing_and_the_rest_syncs(
     small: dict[str, Any],
     library_emulator: Any,
     harness_factory: Any,
-    emulator_profile: str,  # noqa: F811
+    emulator_profile: str,
 ) -> None:
     emulator = library_emulator(small, profile=emulator_profile)
     harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=50)

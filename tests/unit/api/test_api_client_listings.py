@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 from support.api_client import Recorder, json_response, make_client
-from support.emulator import EmulatorFactory, emulator_factory  # noqa: F401
+from support.emulator import EmulatorFactory
 from support.secrets import TEST_API_KEY
 
 from memex_desktop.api.client import MemexClient
@@ -150,7 +150,7 @@ def test_an_error_body_is_still_the_servers_error() -> None:
 @pytest.mark.parametrize("style", ["default", "items", "data", "bare"])
 def test_emulator_collection_styles_read_alike(
     style: str,
-    emulator_factory: EmulatorFactory,  # noqa: F811
+    emulator_factory: EmulatorFactory,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     running = emulator_factory(collection_keys=style)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 from support.api_client import PLANS, Recorder, json_response, make_client
-from support.emulator import EmulatorFactory, emulator, emulator_factory  # noqa: F401
+from support.emulator import EmulatorFactory
 from support.secrets import TEST_API_KEY, TEST_BEARER_TOKEN, TEST_USER_ID
 
 from memex_desktop.api.client import MemexClient, moved_api_base
@@ -123,7 +123,7 @@ def test_moved_api_base_strips_the_endpoint(location: str, base: str) -> None:
     assert moved_api_base(location) == base
 
 
-def test_emulator_moved_permanently(emulator_factory: EmulatorFactory) -> None:  # noqa: F811
+def test_emulator_moved_permanently(emulator_factory: EmulatorFactory) -> None:
     old, new = emulator_factory(), emulator_factory()
     old.faults.redirect(new.base_url, status=301)
     with MemexClient(old.base_url, api_key=TEST_API_KEY, max_retries=2) as client:
@@ -204,7 +204,7 @@ def test_401_stays_a_plain_auth_error() -> None:
     assert "invalid key" in caught.value.message
 
 
-def test_emulator_403_is_forbidden(emulator: RunningEmulator) -> None:  # noqa: F811
+def test_emulator_403_is_forbidden(emulator: RunningEmulator) -> None:
     emulator.faults.next_status(403, body={"message": "Feeds are not in your plan"})
     with MemexClient(emulator.base_url, api_key=TEST_API_KEY, max_retries=2) as client:
         with pytest.raises(Forbidden) as caught:

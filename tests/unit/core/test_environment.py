@@ -8,7 +8,6 @@ from typing import Any
 import keyring.backend
 import keyring.errors
 import pytest
-from support.emulator import emulator  # noqa: F401
 from support.secrets import TEST_API_KEY, TEST_BEARER_TOKEN, TEST_USER_ID
 from support.sync_env import run_cli
 
@@ -232,7 +231,7 @@ def test_client_arguments_of_each_kind() -> None:
 
 
 def test_bearer_from_the_environment_reaches_the_emulator(
-    emulator: RunningEmulator,  # noqa: F811
+    emulator: RunningEmulator,
 ) -> None:
     environ = {"MEMEX_BEARER_TOKEN": TEST_BEARER_TOKEN, "MEMEX_API_KEY": "not-this-one"}
     auth = resolve_auth(emulator.base_url, Settings(), stored_sign_in=lambda: None, environ=environ)
@@ -248,7 +247,7 @@ def test_bearer_from_the_environment_reaches_the_emulator(
 
 @pytest.mark.e2e
 def test_cli_syncs_with_the_plugins_variables(
-    emulator: RunningEmulator,  # noqa: F811
+    emulator: RunningEmulator,
     tmp_path: Path,
 ) -> None:
     done = run_cli(

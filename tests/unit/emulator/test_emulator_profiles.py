@@ -8,7 +8,6 @@ import httpx
 import pytest
 from support.emulator import (
     EmulatorFactory,
-    emulator_profile,  # noqa: F401 (a fixture)
     http_client,
     make_config,
     small_library,
@@ -116,7 +115,7 @@ def test_config_rejects_an_unknown_collection_key_style() -> None:
 
 def test_every_listable_item_is_listed_under_each_profile(
     emulator_factory: EmulatorFactory,
-    emulator_profile: str,  # noqa: F811
+    emulator_profile: str,
 ) -> None:
     running = emulator_factory(profile=emulator_profile)
     with http_client(running) as client:
@@ -263,7 +262,7 @@ def test_ignore_sort_by_orders_an_empty_query_by_no_date(
 
 def test_time_range_is_inclusive_and_offset_counts_within_it(
     emulator_factory: EmulatorFactory,
-    emulator_profile: str,  # noqa: F811
+    emulator_profile: str,
 ) -> None:
     library = _library(*(_web(f"m{i:02d}", BASE_MS + i * MINUTE_MS) for i in range(30)))
     running = emulator_factory(library, profile=emulator_profile)

@@ -104,7 +104,7 @@ def test_reply_and_note_captions_and_unknown_ids() -> None:
         {"id": "n2", "type": "annotation", "text": "yes", "reference_content_ids": ["n1"]},
         lookup=library.get,
     )
-    assert "Reply to Note: parent note [annotation]" in reply.text
+    assert "Reply to parent note [annotation]" in reply.text
     note = _render(
         {"id": "n3", "type": "annotation", "text": "hm", "reference_content_ids": ["w1", "zz"]},
         lookup=library.get,

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.emulator import emulator, small_library_ids  # noqa: F401
+from support.emulator import small_library_ids
 from support.secrets import TEST_API_KEY
 
 from memex_desktop.api.errors import ApiError, ValidationError
@@ -114,7 +114,7 @@ def _server_entity(running: Any, external_id: str) -> dict[str, Any]:
 
 def test_drain_sends_a_reply_to_an_unsent_note_with_the_note_server_id(
     harness_factory: Any,
-    emulator: Any,  # noqa: F811
+    emulator: Any,
 ) -> None:
     harness = harness_factory(emulator.base_url, TEST_API_KEY)
     item = sorted(small_library_ids())[0]

@@ -1,0 +1,66 @@
+"""The one voice of the window: a bridge that carries every message meant for the person.
+
+Code anywhere in the GUI hands a :class:`~memex_desktop.errors.UserMessage` to
+:meth:`MessageBridge.show`, or an exception to :meth:`MessageBridge.show_failure`, which asks
+``errors.user_message`` for the words. The window shows what the bridge carries, each message
+rendered one way by :func:`message_line`: what happened, then what to do about it. Tests
+listen to ``shown`` instead of reading widgets.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from memex_desktop.errors import Level, UserMessage, user_message
+
+log = logging.getLogger(__name__)
+
+# How long the status bar keeps a message: the worse the news, the longer.
+SHOWN_FOR_MS: dict[Level, int] = {"info": 5_000, "warning": 8_000, "error": 10_000}
+
+
+def message_line(message: UserMessage) -> str:
+    """A message as the window shows it: the text, then the action that fixes it."""
+    parts = (message.text, message.action or "")
+    return " ".join(part.strip() for part in parts if part.strip())
+
+
+class MessageBridge(QObject):
+    """Where messages for the person go; the window renders them (status bar, toast).
+
+    Signals:
+        shown(object): a UserMessage to show now.
+    """
+
+    shown = Signal(object)
+
+    @Slot(object)
+    def show(self, message: UserMessage) -> None:
+        """Show a message to the person."""
+        self.shown.emit(message)
+
+    @Slot(str)
+    def inform(self, text: str) -> None:
+        """A passing notice (the status bar only)."""
+        self.show(UserMessage("info", text))
+
+    @Slot(str)
+    def warn(self, text: str, action: str | None = None) -> None:
+        """Something the person should notice, and what to do about it."""
+        self.show(UserMessage("warning", text, None, action))
+
+    def show_failure(self, exc: BaseException, context: str | None = None) -> UserMessage:
+        """Say what went wrong, in the words of ``user_message``; ``context``: what failed.
+
+        The exception and its traceback go to the log: the words are for the person, the log
+        is for the report a bug needs.
+        """
+        message = user_message(exc)
+        if context:
+            message = replace(message, text=f"{context}: {message.text}")
+        log.warning("shown to the person: %s", message.text, exc_info=exc)
+        self.show(message)
+        return message

@@ -1,0 +1,310 @@
+"""Saving links: drops, the clipboard, undo, and the outbox pane's retry and drop.
+
+Every link is queued in the outbox on a worker, committed before the toast says so, and sent by
+the next sync: saving works offline and is never lost. Undo removes saves not sent yet; the
+outbox answers which it could remove, and the toast says exactly that.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QObject, Signal, Slot
+from PySide6.QtGui import QGuiApplication
+
+from memex_desktop.store import EnqueueResult, Outbox, OutboxOp
+from memex_desktop.ui.drops import (
+    MOZ_URL,
+    PLAIN_TEXT,
+    URI_LIST,
+    DropVerdict,
+    judge_drop,
+    judge_url,
+    read_shortcut_bounded,
+)
+from memex_desktop.ui.outbox_pane import OutboxPane
+from memex_desktop.ui.sync_controller import (
+    OutboxCounts,
+    SyncController,
+    enqueue_urls,
+    outbox_action,
+    outbox_counts,
+)
+from memex_desktop.ui.tasks import Task, TaskRunner
+from memex_desktop.ui.toast import Toast
+
+log = logging.getLogger(__name__)
+
+DROP_FORMATS = (URI_LIST, MOZ_URL, PLAIN_TEXT)
+
+
+def mime_payloads(mime: QMimeData) -> dict[str, bytes]:
+    """The link-carrying formats of a drag, as bytes."""
+    return {fmt: bytes(mime.data(fmt).data()) for fmt in DROP_FORMATS if mime.hasFormat(fmt)}
+
+
+def carries_links(mime: QMimeData) -> bool:
+    """Whether a drag may carry links worth saving (its formats, not yet its content)."""
+    return any(mime.hasFormat(fmt) for fmt in DROP_FORMATS)
+
+
+@dataclass(frozen=True)
+class QueuedLinks:
+    """What queueing a drop did: one EnqueueResult per accepted link, and the refused ones."""
+
+    results: list[EnqueueResult]
+    refused: list[DropVerdict]
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    """The outbox's answer to an undo: the saves removed, those already on their way."""
+
+    undone: list[int]
+    too_late: list[int]
+    counts: OutboxCounts
+
+
+def queue_links(
+    cache_path: Path, outbox_path: Path, accepted: list[str], refused: list[DropVerdict]
+) -> QueuedLinks:
+    """Worker: queue the accepted links (committed before returning)."""
+    return QueuedLinks(enqueue_urls(cache_path, outbox_path, accepted), refused)
+
+
+def undo_saves(outbox_path: Path, op_ids: list[int]) -> UndoResult:
+    """Worker: remove queued saves that were never sent; the others are too late."""
+    outbox = Outbox(outbox_path)
+    try:
+        undone = [op_id for op_id in op_ids if outbox.undo(op_id)]
+        too_late = [op_id for op_id in op_ids if op_id not in undone]
+        return UndoResult(undone, too_late, outbox_counts(outbox))
+    finally:
+        outbox.close()
+
+
+def list_outbox(outbox_path: Path) -> tuple[list[OutboxOp], OutboxCounts]:
+    """Worker: every outbox operation and the counts."""
+    outbox = Outbox(outbox_path)
+    try:
+        return outbox.list(), outbox_counts(outbox)
+    finally:
+        outbox.close()
+
+
+def _saves(count: int) -> str:
+    """ "1 save", "2 saves"."""
+    return f"{count} save{'s' if count != 1 else ''}"
+
+
+def undo_text(result: UndoResult) -> str:
+    """What the toast says after an undo: only what the outbox confirmed."""
+    undone, too_late = len(result.undone), len(result.too_late)
+    if not too_late:
+        return "Save undone." if undone == 1 else f"{_saves(undone)} undone."
+    if not undone:
+        sent = "it was" if too_late == 1 else "they were"
+        return f"Too late to undo: {sent} already sent to Memex."
+    return f"{_saves(undone)} undone; {too_late} already sent to Memex."
+
+
+def queued_text(results: list[EnqueueResult], refused: list[DropVerdict]) -> str:
+    """What the toast says after a drop: saving, already saved, refused."""
+    queued = sum(r.status == "queued" for r in results)
+    known = len(results) - queued
+    parts = []
+    if queued:
+        parts.append(f"Saving {queued} link{'s' if queued != 1 else ''}")
+    if known:
+        parts.append(f"{known} already saved")
+    if refused:
+        parts.append(f"{len(refused)} refused: {refused[0].reason}")
+    return " · ".join(parts) + "."
+
+
+class SaveController(QObject):
+    """Queues links the person hands to the window and runs the outbox pane's actions.
+
+    Signals:
+        saves_queued(object, object): a drop or paste was handled (the EnqueueResults of the
+            links queued or already saved, and the refused DropVerdicts).
+        entity_found(str): a link handed over is already in the library (this entity).
+    """
+
+    saves_queued = Signal(object, object)
+    entity_found = Signal(str)
+
+    def __init__(
+        self,
+        *,
+        runner: TaskRunner,
+        sync: SyncController,
+        cache_path: Path,
+        outbox_path: Path,
+        toast: Toast,
+        outbox_pane: OutboxPane,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._runner = runner
+        self._messages = runner.messages
+        self._sync = sync
+        self._cache_path = cache_path
+        self._outbox_path = outbox_path
+        self._toast = toast
+        self._outbox_pane = outbox_pane
+        self._last_queued: list[int] = []  # what Ctrl+Z undoes
+        toast.undo_requested.connect(self._on_toast_undo_requested)
+        outbox_pane.retry_requested.connect(self.retry)
+        outbox_pane.drop_requested.connect(self.drop)
+
+    # -- queueing ------------------------------------------------------------------------------
+
+    def save_links(self, verdicts: list[DropVerdict]) -> Task[QueuedLinks] | None:
+        """Queue the accepted links (on a worker); None when nothing could be saved."""
+        accepted = [v.url for v in verdicts if v.accepted]
+        refused = [v for v in verdicts if not v.accepted]
+        if not accepted:
+            reason = refused[0].reason if refused else "Nothing to save in what was dropped."
+            self._toast.show_message(reason)
+            self.saves_queued.emit([], refused)
+            return None
+        return (
+            self._runner.run(
+                queue_links, self._cache_path, self._outbox_path, accepted, refused, durable=True
+            )
+            .on_success(self._on_links_queued)
+            .on_failure(self._on_links_queue_failed)
+        )
+
+    def save_urls(self, urls: list[str]) -> Task[QueuedLinks] | None:
+        """Queue these URLs for saving (what a drop does)."""
+        return self.save_links([judge_url(url) for url in urls])
+
+    def save_dropped(
+        self,
+        mime: QMimeData,
+        read_file: Callable[[Path], bytes] | None = read_shortcut_bounded,
+    ) -> Task[QueuedLinks] | None:
+        """Queue every web link of a drop (internet shortcut files are read, bounded)."""
+        return self.save_links(judge_drop(mime_payloads(mime), read_file=read_file))
+
+    @Slot()
+    def save_clipboard(self) -> Task[QueuedLinks] | None:
+        """Queue the link on the clipboard (a copied link, or text that is one)."""
+        mime = QGuiApplication.clipboard().mimeData()
+        if mime is None:
+            return None
+        verdicts = judge_drop(mime_payloads(mime))
+        if not verdicts and mime.hasText():
+            verdicts = [judge_url(mime.text().strip())]
+        return self.save_links(verdicts)
+
+    @Slot(object)
+    def _on_links_queued(self, queued: QueuedLinks) -> None:
+        """Say what happened to each link; point at one that was already saved."""
+        results = queued.results
+        fresh = [r for r in results if r.status == "queued"]
+        self._last_queued = [r.op.id for r in fresh if r.op is not None]
+        self._toast.show_message(queued_text(results, queued.refused), self._last_queued or None)
+        for result in results:
+            if result.status == "queued":
+                continue
+            if result.entity_id:
+                self.entity_found.emit(result.entity_id)
+                break
+            if result.op is not None:
+                self._outbox_pane.select_op(result.op.id)
+        self.saves_queued.emit(results, queued.refused)
+        self.refresh_outbox()
+        if fresh:
+            self._sync.sync_now()
+
+    @Slot(object)
+    def _on_links_queue_failed(self, exc: Exception) -> None:
+        """The outbox could not take the saves: nothing was queued, and the person is told."""
+        self._messages.show_failure(exc, "The links could not be queued")
+
+    @Slot(str)
+    def on_queued_elsewhere(self, _op_id: str) -> None:
+        """A note, reply or cited link was queued by a pane: show it and try to send it."""
+        self.refresh_outbox()
+        self._sync.sync_now()
+
+    # -- undo ----------------------------------------------------------------------------------
+
+    @Slot()
+    def undo_last(self) -> Task[UndoResult] | None:
+        """Undo the saves queued last (Ctrl+Z); None when there is nothing to undo."""
+        if not self._last_queued:
+            return None
+        return self.undo(self._last_queued)
+
+    def undo(self, op_ids: list[int]) -> Task[UndoResult]:
+        """Remove these saves unless they were sent already; the toast says which."""
+        self._last_queued = [op_id for op_id in self._last_queued if op_id not in op_ids]
+        return (
+            self._runner.run(undo_saves, self._outbox_path, list(op_ids), durable=True)
+            .on_success(self._on_undo_finished)
+            .on_failure(self._on_outbox_action_failed)
+        )
+
+    @Slot(object)
+    def _on_toast_undo_requested(self, op_ids: object) -> None:
+        """The toast's Undo button: the saves it announced."""
+        if isinstance(op_ids, list) and op_ids:
+            self.undo(op_ids)
+
+    @Slot(object)
+    def _on_undo_finished(self, result: UndoResult) -> None:
+        """Say what the outbox could undo, and show the outbox as it is now."""
+        self._toast.show_message(undo_text(result))
+        self._on_outbox_action_finished(result.counts)
+
+    # -- the outbox pane -----------------------------------------------------------------------
+
+    @Slot(object)
+    def retry(self, op_id: int) -> Task[OutboxCounts]:
+        """Queue a save that needs attention again, then try to send it."""
+        return self._outbox_action("retry", op_id)
+
+    @Slot(object)
+    def drop(self, op_id: int) -> Task[OutboxCounts]:
+        """Give up on one save."""
+        return self._outbox_action("drop", op_id)
+
+    def _outbox_action(self, action: str, op_id: int) -> Task[OutboxCounts]:
+        """Run one outbox action on a worker."""
+        return (
+            self._runner.run(outbox_action, self._outbox_path, action, op_id, durable=True)
+            .on_success(self._on_outbox_action_finished)
+            .on_failure(self._on_outbox_action_failed)
+        )
+
+    @Slot(object)
+    def _on_outbox_action_finished(self, counts: OutboxCounts) -> None:
+        """An outbox action went through: refresh and send what is queued."""
+        self._sync.refresh_counts(counts)
+        self.refresh_outbox()
+        if counts.pending:
+            self._sync.sync_now(resume_paused=True)
+
+    @Slot(object)
+    def _on_outbox_action_failed(self, exc: Exception) -> None:
+        """An outbox action failed: say why and show the outbox as it is."""
+        self._messages.show_failure(exc)
+        self.refresh_outbox()
+
+    def refresh_outbox(self) -> Task[tuple[list[OutboxOp], OutboxCounts]]:
+        """Reload the outbox pane and the counts (off the GUI thread)."""
+        return self._runner.run(list_outbox, self._outbox_path).on_success(self._on_outbox_listed)
+
+    @Slot(object)
+    def _on_outbox_listed(self, listed: tuple[list[OutboxOp], OutboxCounts]) -> None:
+        """Show the outbox operations and counts."""
+        ops, counts = listed
+        self._outbox_pane.model.set_ops(ops)
+        self._sync.refresh_counts(counts)

@@ -1,0 +1,423 @@
+"""Searching: the local results of a query within a sidebar scope, with the server's merged in.
+
+Every search gets a sequence number; results of an older one are dropped when they arrive, and
+its worker is cancelled. The first page of a filter-scoped search is read on the GUI thread,
+bounded in ids and in time (no thread hop between a keystroke and its results); the full list
+follows from a worker and is applied as row inserts. Remote searches, saved views and feeds
+also run on the server: their results are cached first, then merged in with their provenance.
+The sidebar's counts and the filters' choices are read here too: they are what a search is
+narrowed by.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from memex_desktop.errors import UserMessage
+from memex_desktop.store import CacheReader, StoreError, TagRow
+from memex_desktop.ui.readers import thread_reader
+from memex_desktop.ui.results_model import ResultsModel, SearchFilters, row_positions
+from memex_desktop.ui.search_bar import SearchBar, SearchRequest
+from memex_desktop.ui.sidebar import (
+    Scope,
+    Sidebar,
+    SidebarSnapshot,
+    ViewResults,
+    read_sidebar_snapshot,
+    run_view_search,
+)
+from memex_desktop.ui.sync_controller import SyncController
+from memex_desktop.ui.tasks import Task, TaskRunner
+
+log = logging.getLogger(__name__)
+
+SEARCH_LIMIT = 100_000
+FIRST_PAGE = 300  # results shown at once while the full list is read
+# The first page is read on the GUI thread (no thread hop between a keystroke and its results);
+# a read that takes longer than this is stopped and left to a worker.
+FIRST_PAGE_BUDGET_S = 0.03
+FILTER_TAGS = 500  # tags offered in the filter menu
+SCOPE_LIMIT = 20_000
+
+
+@dataclass(frozen=True)
+class LocalSearchResult:
+    """The ids of one local search, tagged with its request number."""
+
+    sequence: int
+    request: SearchRequest
+    ids: list[str]
+    complete: bool = True  # False: only the first page; the full list follows
+    positions: dict[str, int] | None = None  # row of each id, built on the worker
+
+
+def scope_lists_ids(scope: Scope) -> bool:
+    """Whether a scope shows a list of its own (views, feeds, deleted) rather than filters."""
+    return scope.kind == "deleted" or (scope.kind in ("view", "feed") and bool(scope.value))
+
+
+def scope_ids(reader: CacheReader, scope: Scope) -> list[str] | None:
+    """The ids a list-like scope shows (views, feeds, deleted), or None for filter scopes."""
+    if not scope_lists_ids(scope):
+        return None
+    if scope.kind == "deleted":
+        return [row.id for row in reader.deleted_upstream(limit=SCOPE_LIMIT)]
+    if scope.kind == "view":
+        return list(reader.ids_for_view(scope.value or "", limit=SCOPE_LIMIT))
+    return reader.ids_for_feed(scope.value or "", limit=SCOPE_LIMIT)
+
+
+def scoped_filters(request: SearchRequest, scope: Scope) -> SearchFilters:
+    """The request's filters narrowed by a type or tag scope of the sidebar."""
+    filters = request.filters
+    if scope.kind == "type" and scope.value and not filters.types:
+        filters = replace(filters, types=(scope.value,))
+    if scope.kind == "tag" and scope.value:
+        filters = replace(filters, tag_id=scope.value)
+    return filters
+
+
+def local_search(
+    cache_path: Path,
+    sequence: int,
+    request: SearchRequest,
+    scope: Scope,
+    limit: int = SEARCH_LIMIT,
+    *,
+    cancel: threading.Event | None = None,
+) -> LocalSearchResult:
+    """Worker: the ids for a query within a sidebar scope (on this thread's own reader).
+
+    With a small ``limit`` the search returns the first page only (marked incomplete when more
+    may match): ranking a two-letter prefix over 100,000 items takes far longer than a page.
+    A set ``cancel`` (a newer search started) stops the reads with QueryInterrupted.
+    """
+    reader = thread_reader(cache_path)
+    if cancel is None:
+        result = _local_search(reader, sequence, request, scope, limit)
+    else:
+        with reader.interrupted_when(cancel.is_set):
+            result = _local_search(reader, sequence, request, scope, limit)
+    return replace(result, positions=row_positions(result.ids))
+
+
+def _local_search(
+    reader: CacheReader, sequence: int, request: SearchRequest, scope: Scope, limit: int
+) -> LocalSearchResult:
+    """The ids of :func:`local_search`, read with ``reader``."""
+    filters = scoped_filters(request, scope)
+    listed = scope_ids(reader, scope)
+    if listed is None:
+        ids = reader.search_ids(request.query, limit=limit, **filters.as_kwargs())
+        return LocalSearchResult(sequence, request, ids, len(ids) < limit or limit >= SEARCH_LIMIT)
+    if not request.query:
+        return LocalSearchResult(sequence, request, listed)
+    matching = set(reader.search_ids(request.query, limit=SEARCH_LIMIT, include_deleted=True))
+    return LocalSearchResult(sequence, request, [i for i in listed if i in matching])
+
+
+def sidebar_snapshot(cache_path: Path) -> SidebarSnapshot:
+    """Worker: the sidebar's counts and entries (also the filters' choices) from the cache."""
+    return read_sidebar_snapshot(thread_reader(cache_path))
+
+
+class SearchController(QObject):
+    """Runs the searches the search bar and the sidebar ask for and fills the results model.
+
+    Signals:
+        search_applied(int): local results for a search are on screen (row count).
+        store_changed(object): caching the server's results of a saved view changed the
+            store (a ChangeSet for the panes).
+    """
+
+    search_applied = Signal(int)
+    store_changed = Signal(object)
+
+    def __init__(
+        self,
+        *,
+        reader: CacheReader,
+        runner: TaskRunner,
+        sync: SyncController,
+        cache_path: Path,
+        sidebar: Sidebar,
+        search_bar: SearchBar,
+        results: ResultsModel,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._reader = reader
+        self._runner = runner
+        self._messages = runner.messages
+        self._sync = sync
+        self._cache_path = cache_path
+        self._sidebar = sidebar
+        self._search_bar = search_bar
+        self._results = results
+        self._sequence = 0
+        # What the results model shows: the search it came from and whether it is complete.
+        self._applied_sequence = 0
+        self._applied_complete = True
+        self._applied_filters: SearchFilters | None = None
+        self._applied_scope: Scope | None = None
+        self._local_tasks: list[Task[LocalSearchResult]] = []
+        self._remote_request = 0
+        self._snapshot_task: Task[SidebarSnapshot] | None = None
+        self._snapshot_stale = False
+        search_bar.search_changed.connect(self._on_search_bar_search_changed)
+        search_bar.remote_requested.connect(self._on_search_bar_remote_requested)
+        sidebar.scope_selected.connect(self._on_sidebar_scope_selected)
+        sync.remote_results.connect(self._on_sync_remote_results)
+        sync.remote_failed.connect(self._on_sync_remote_failed)
+
+    @property
+    def local_tasks(self) -> list[Task[LocalSearchResult]]:
+        """The local searches on workers that were running at the latest search."""
+        return list(self._local_tasks)
+
+    # -- local search ------------------------------------------------------------------------
+
+    def run_search(self, request: SearchRequest) -> int:
+        """Start a local search in the current scope; returns its sequence number.
+
+        Searches still running for earlier requests are cancelled: their results would be
+        dropped anyway, and on a small machine they take CPU from the new one.
+        """
+        self._sequence += 1
+        for task in self._local_tasks:
+            task.cancel()
+        self._local_tasks = [task for task in self._local_tasks if not task.is_done()]
+        if not self._first_page_here(request):
+            self._submit_local_search(request, FIRST_PAGE)
+        if request.remote and request.query:
+            self.ask_remote(request)
+        return self._sequence
+
+    def run_current_search(self) -> int:
+        """Search again for what the search bar shows, without asking the server (the store
+        changed)."""
+        return self.run_search(replace(self._search_bar.request(), remote=False))
+
+    def _first_page_here(self, request: SearchRequest) -> bool:
+        """Show the first page of a filter-scoped search read on this thread; False if not done.
+
+        The read is bounded (FIRST_PAGE ids) and timed: past FIRST_PAGE_BUDGET_S it is stopped
+        and the caller hands the search to a worker, as for list scopes and store failures.
+        """
+        scope = self._sidebar.current_scope()
+        if scope_lists_ids(scope) or self._runner.closed:
+            return False
+        filters = scoped_filters(request, scope)
+        deadline = time.perf_counter() + FIRST_PAGE_BUDGET_S
+        try:
+            with self._reader.interrupted_when(lambda: time.perf_counter() > deadline):
+                ids = self._reader.search_ids(
+                    request.query, limit=FIRST_PAGE, **filters.as_kwargs()
+                )
+        except (StoreError, sqlite3.Error) as exc:  # over budget, or a failure a worker reports
+            log.debug("first page left to a worker: %s", exc)
+            return False
+        self._on_local_search_finished(
+            LocalSearchResult(self._sequence, request, ids, len(ids) < FIRST_PAGE)
+        )
+        return True
+
+    def _submit_local_search(self, request: SearchRequest, limit: int) -> None:
+        """Search the cache on a worker for the current sequence number (a failure is shown
+        by the message bridge; a superseded search is cancelled and says nothing)."""
+        scope = self._sidebar.current_scope()
+        task = self._runner.run(
+            local_search, self._cache_path, self._sequence, request, scope, limit, cancel=True
+        ).on_success(self._on_local_search_finished)
+        self._local_tasks.append(task)
+
+    @Slot(object)
+    def _on_local_search_finished(self, result: LocalSearchResult) -> None:
+        """Show local results unless a newer search was started since.
+
+        The first page of a search shows at once; its full list follows and is applied as row
+        inserts (a full list that arrives first makes the late first page moot).
+        """
+        if result.sequence != self._sequence or result.sequence < self._applied_sequence:
+            return
+        if result.sequence == self._applied_sequence and (
+            self._applied_complete or not result.complete
+        ):
+            return
+        self._applied_sequence = result.sequence
+        self._applied_complete = result.complete
+        scope = self._sidebar.current_scope()
+        same = (
+            result.request.query == self._results.query
+            and result.request.filters == self._applied_filters
+            and self._applied_scope == scope
+        )
+        if same and not result.complete:
+            pass  # the same search again (the store changed): its full list follows as row moves
+        elif same:
+            self._results.update_ids(result.ids, result.positions)
+        else:
+            self._results.set_results(
+                result.ids,
+                query=result.request.query,
+                filters=result.request.filters,
+                positions=result.positions,
+            )
+        self._applied_filters = result.request.filters
+        self._applied_scope = scope
+        self.search_applied.emit(self._results.rowCount())
+        if not result.complete:
+            self._submit_local_search(result.request, SEARCH_LIMIT)
+
+    @Slot(object)
+    def _on_search_bar_search_changed(self, request: SearchRequest) -> None:
+        """Typing settled or a filter changed."""
+        self.run_search(request)
+
+    # -- the server's results ------------------------------------------------------------------
+
+    def ask_remote(self, request: SearchRequest) -> None:
+        """Ask the server for the query; results merge in when they arrive."""
+        filters: dict[str, Any] = {}
+        if request.filters.types:
+            filters["content_types"] = list(request.filters.types)
+        if request.filters.tag_id:
+            filters["tag_ids"] = [request.filters.tag_id]
+        self._remote_request = self._sync.remote_search(request.query, filters)
+        if self._remote_request:
+            self._messages.inform("Asking the Memex server…")
+
+    @Slot()
+    def search_remote(self) -> None:
+        """Search the cache and the server for what the search bar shows (its keyboard action)."""
+        request = self._search_bar.request()
+        if request.query:
+            self.run_search(request)
+            self.ask_remote(request)
+
+    @Slot(object)
+    def _on_search_bar_remote_requested(self, request: SearchRequest) -> None:
+        """Enter or the cloud toggle: add the server's results."""
+        if request.query:
+            self.ask_remote(request)
+
+    @Slot(int, object)
+    def _on_sync_remote_results(self, request: int, ids: list[str]) -> None:
+        """Merge the server's results for the latest remote request."""
+        if request != self._remote_request:
+            return
+        added = self._results.merge_remote(ids)
+        self._messages.inform(
+            f"{len(ids)} results from the server ({added} not in the local results)"
+        )
+
+    @Slot(int, object)
+    def _on_sync_remote_failed(self, request: int, message: UserMessage | None) -> None:
+        """The remote search failed; local results stay, the message says why."""
+        if request == self._remote_request and message is not None:
+            self._messages.show(message)
+
+    # -- saved views and feeds -----------------------------------------------------------------
+
+    @Slot(object)
+    def _on_sidebar_scope_selected(self, scope: Scope) -> None:
+        """Show the picked scope; a view or a feed is also asked of the server."""
+        if scope.kind == "outbox":
+            return  # a pane of its own, not a list of results
+        self.run_search(self._search_bar.request())
+        if scope.kind == "feed" and scope.value and self._sync.services.client is not None:
+            self._remote_request = self._sync.remote_search("", {"feed_ids": [scope.value]})
+        if scope.kind == "view" and scope.value:
+            self.run_view_remote(scope.value)
+
+    def run_view_remote(self, view_id: str) -> Task[ViewResults] | None:
+        """Also run a saved view on the server (cache-on-view); None without an account."""
+        services = self._sync.services
+        if services.client is None:
+            return None
+        return (
+            self._runner.run(run_view_search, services.client, services.writer, view_id)
+            .on_success(self._on_view_search_finished)
+            .on_failure(self._on_view_search_failed)
+        )
+
+    @Slot(object)
+    def _on_view_search_finished(self, result: ViewResults) -> None:
+        """The server's view results are cached: refresh what changed, then merge them in."""
+        if result.changes:
+            self.store_changed.emit(result.changes)
+        scope = self._sidebar.current_scope()
+        if scope.kind != "view" or scope.value != result.view_id:
+            return
+        added = self._results.merge_remote(result.ids)
+        self._messages.inform(
+            f"{len(result.ids)} results of this view from the server"
+            f" ({added} more than the cached view)"
+        )
+
+    @Slot(object)
+    def _on_view_search_failed(self, exc: Exception) -> None:
+        """The server could not run the view: the cached results stay; say why."""
+        self._messages.show_failure(exc, "Showing this view from the cache")
+
+    # -- what searches can be narrowed by ------------------------------------------------------
+
+    def refresh_filters(self) -> None:
+        """Offer the cached types and tags in the search filters (read now, at start-up)."""
+        try:
+            types = list(self._reader.counts_by_type())
+            tags = self._reader.tags(limit=FILTER_TAGS)
+        except (StoreError, sqlite3.Error):  # the filters keep their choices; a search reports
+            log.exception("reading filter choices failed")
+            return
+        self._apply_filter_choices(types, tags)
+
+    def _apply_filter_choices(self, types: list[str], tags: list[TagRow]) -> None:
+        """Put types and tags (by name) into the search filters."""
+        self._search_bar.set_type_choices(sorted(types))
+        by_name = sorted(tags, key=lambda t: t.name.lower())[:FILTER_TAGS]
+        self._search_bar.set_tag_choices([(t.name, t.id) for t in by_name])
+
+    def refresh_sidebar_later(self) -> None:
+        """Re-read sidebar counts and filter choices on a worker (one read at a time).
+
+        Counting a large cache by type takes tens of milliseconds: never on the GUI thread
+        while a sync reports changes page after page.
+        """
+        if self._snapshot_task is not None:
+            self._snapshot_stale = True
+            return
+        self._snapshot_stale = False
+        self._snapshot_task = (
+            self._runner.run(sidebar_snapshot, self._cache_path)
+            .on_success(self._on_snapshot_finished)
+            .on_failure(self._on_snapshot_failed)
+            .on_done(self._on_snapshot_done)
+        )
+
+    @Slot(object)
+    def _on_snapshot_finished(self, snapshot: SidebarSnapshot) -> None:
+        """Show the new counts and choices."""
+        self._sidebar.apply_snapshot(snapshot)
+        self._apply_filter_choices(list(snapshot.counts), snapshot.tags)
+
+    @Slot(object)
+    def _on_snapshot_failed(self, exc: Exception) -> None:
+        """The old counts stay on screen and a later change reads again: a sync reports
+        changes page after page, and a store problem is told by the search that meets it."""
+        log.error("reading the sidebar counts failed", exc_info=exc)
+
+    @Slot()
+    def _on_snapshot_done(self) -> None:
+        """Read again if more changed while this read ran."""
+        self._snapshot_task = None
+        if self._snapshot_stale and not self._runner.closed:
+            self.refresh_sidebar_later()

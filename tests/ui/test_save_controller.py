@@ -1,0 +1,135 @@
+"""Saving links: queued durably before the toast says so, undone only as far as the outbox says."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QWidget
+from support.signals import Emitted
+
+from memex_desktop.store import Outbox, StoreWriter
+from memex_desktop.ui.outbox_pane import OutboxPane
+from memex_desktop.ui.save_controller import SaveController, UndoResult, undo_text
+from memex_desktop.ui.sync_controller import OutboxCounts, SyncController, SyncServices
+from memex_desktop.ui.tasks import TaskRunner
+from memex_desktop.ui.toast import Toast
+
+pytestmark = pytest.mark.gui
+
+
+@dataclass
+class Saving:
+    """A SaveController with its toast, outbox pane and outbox file (no Memex account)."""
+
+    saves: SaveController
+    toast: Toast
+    pane: OutboxPane
+    runner: TaskRunner
+    outbox_path: Path
+
+
+@pytest.fixture
+def saving(qtbot: Any, tmp_path: Path) -> Iterator[Saving]:
+    cache_path, outbox_path = tmp_path / "cache.db", tmp_path / "outbox.db"
+    writer = StoreWriter(cache_path)
+    runner = TaskRunner(max_threads=2)
+    services = SyncServices(None, writer, cache_path, outbox_path)
+    sync = SyncController(services, runner, interval_minutes=0)
+    window = QWidget()
+    qtbot.addWidget(window)
+    toast, pane = Toast(window), OutboxPane(window)
+    saves = SaveController(
+        runner=runner,
+        sync=sync,
+        cache_path=cache_path,
+        outbox_path=outbox_path,
+        toast=toast,
+        outbox_pane=pane,
+    )
+    yield Saving(saves, toast, pane, runner, outbox_path)
+    sync.shutdown()
+    assert runner.shutdown(10_000)
+    writer.close()
+
+
+def _queued_urls(outbox_path: Path) -> list[str]:
+    with Outbox(outbox_path) as outbox:
+        return [op.url for op in outbox.list()]
+
+
+def _save(qtbot: Any, saving: Saving, urls: list[str]) -> list[Any]:
+    queued = Emitted(saving.saves.saves_queued)
+    saving.saves.save_urls(urls)
+    return queued.wait(qtbot, 10_000)
+
+
+def test_links_are_queued_before_the_toast_says_so(qtbot: Any, saving: Saving) -> None:
+    results, refused = _save(qtbot, saving, ["https://a.example/1", "javascript:alert(1)"])
+    assert [r.status for r in results] == ["queued"]
+    assert len(refused) == 1
+    assert _queued_urls(saving.outbox_path) == ["https://a.example/1"]
+    assert saving.toast.text().startswith("Saving 1 link · 1 refused: ")
+
+
+def test_undo_removes_saves_not_sent_yet(qtbot: Any, saving: Saving) -> None:
+    _save(qtbot, saving, ["https://a.example/1", "https://a.example/2"])
+    task = saving.saves.undo_last()
+    assert task is not None
+    done = Emitted(task.finished)
+    done.wait(qtbot, 10_000)
+    assert _queued_urls(saving.outbox_path) == []
+    assert saving.toast.text() == "2 saves undone."
+    assert saving.saves.undo_last() is None  # nothing left to undo
+
+
+def test_undo_after_the_save_left_says_so_and_keeps_it(qtbot: Any, saving: Saving) -> None:
+    _save(qtbot, saving, ["https://a.example/1"])
+    with Outbox(saving.outbox_path) as outbox:
+        assert outbox.claim_next() is not None  # a sync is sending it now
+    task = saving.saves.undo_last()
+    assert task is not None
+    Emitted(task.finished).wait(qtbot, 10_000)
+    assert saving.toast.text() == "Too late to undo: it was already sent to Memex."
+    assert _queued_urls(saving.outbox_path) == ["https://a.example/1"]
+
+
+def test_the_toast_undo_button_undoes_the_saves_it_announced(qtbot: Any, saving: Saving) -> None:
+    _save(qtbot, saving, ["https://a.example/1"])
+    assert saving.toast.undo_button.isVisibleTo(saving.toast)
+    listed = Emitted(saving.pane.model.modelReset)
+    saving.toast.undo_button.click()
+    qtbot.waitUntil(lambda: saving.toast.text() == "Save undone.", timeout=10_000)
+    assert _queued_urls(saving.outbox_path) == []
+    listed.wait(qtbot, 10_000)
+    qtbot.waitUntil(lambda: saving.pane.model.rowCount() == 0, timeout=10_000)
+
+
+def test_a_failed_queue_is_told_through_the_message_bridge(
+    qtbot: Any, saving: Saving, tmp_path: Path
+) -> None:
+    saving.outbox_path.mkdir()  # no database can be opened there
+    told = Emitted(saving.runner.messages.shown)
+    saving.saves.save_urls(["https://a.example/1"])
+    message = told.wait(qtbot, 10_000)[0]
+    assert message.text.startswith("The links could not be queued: ")
+    assert message.level == "error"
+
+
+@pytest.mark.parametrize(
+    ("undone", "too_late", "text"),
+    [
+        ([1], [], "Save undone."),
+        ([1, 2], [], "2 saves undone."),
+        ([], [1], "Too late to undo: it was already sent to Memex."),
+        ([], [1, 2], "Too late to undo: they were already sent to Memex."),
+        ([1], [2, 3], "1 save undone; 2 already sent to Memex."),
+    ],
+)
+def test_undo_text_says_only_what_the_outbox_confirmed(
+    undone: list[int], too_late: list[int], text: str
+) -> None:
+    assert undo_text(UndoResult(undone, too_late, OutboxCounts(0, 0, 0))) == text
