@@ -16,7 +16,7 @@ from memex_desktop.api.client import MemexClient
 from memex_desktop.app import AppContext, build_main_window
 from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
 from memex_desktop.emulator.synthetic import generate_library
-from memex_desktop.sync import OutboxPolicy, SyncOutcome
+from memex_desktop.sync import ConnectionState, OutboxPolicy, SyncOutcome
 from memex_desktop.ui.drops import URI_LIST
 
 pytestmark = [pytest.mark.e2e, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -48,9 +48,12 @@ def app_context(qtbot: Any, server: Any, tmp_path: Path) -> Iterator[AppContext]
     )
     qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
     context = build_main_window(
-        data_dir=tmp_path / "data", client=client, qsettings=qsettings, sync_on_start=False
+        data_dir=tmp_path / "data",
+        client=client,
+        qsettings=qsettings,
+        outbox_policy=FAST_POLICY,
+        sync_on_start=False,
     )
-    context.controller.services.engine_options["outbox_policy"] = FAST_POLICY
     context.controller.set_interval(0)
     qtbot.addWidget(context.window)
     context.window.show()
@@ -152,7 +155,7 @@ def test_sync_search_read_link_and_save_by_drop(
     _drop(window, [offline_url])
     queued_offline.wait(qtbot, 10_000)
     assert [r.status for r in queued_offline.args[0]] == ["queued"]
-    qtbot.waitUntil(lambda: app_context.controller.state == "offline", timeout=30_000)
+    qtbot.waitUntil(lambda: app_context.controller.state is ConnectionState.OFFLINE, timeout=30_000)
     qtbot.waitUntil(lambda: not app_context.controller.syncing, timeout=30_000)
     assert window.status.state_label.text().startswith("Offline")
 
@@ -170,4 +173,4 @@ def test_sync_search_read_link_and_save_by_drop(
     urls = _server_urls(server)
     assert [urls.count(url) for url in wanted] == [1, 1, 1]
     assert urls.count(existing) == 1
-    qtbot.waitUntil(lambda: app_context.controller.state == "online", timeout=30_000)
+    qtbot.waitUntil(lambda: app_context.controller.state is ConnectionState.ONLINE, timeout=30_000)

@@ -61,9 +61,12 @@ def app_context(qtbot: Any, server: Any, tmp_path: Path) -> Iterator[AppContext]
     )
     qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
     context = build_main_window(
-        data_dir=tmp_path / "data", client=client, qsettings=qsettings, sync_on_start=False
+        data_dir=tmp_path / "data",
+        client=client,
+        qsettings=qsettings,
+        outbox_policy=FAST_POLICY,
+        sync_on_start=False,
     )
-    context.controller.services.engine_options["outbox_policy"] = FAST_POLICY
     context.controller.set_interval(0)
     qtbot.addWidget(context.window)
     context.window.show()

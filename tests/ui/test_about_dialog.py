@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -10,45 +11,60 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from memex_desktop import __version__
-from memex_desktop.api.models import SearchRawResponse
+from memex_desktop.api.client import MemexClient
 from memex_desktop.app import AppContext, build_main_window
 from memex_desktop.emulator.synthetic import generate_library
-from memex_desktop.paths import cache_db_path
-from memex_desktop.store import StoreWriter
+from memex_desktop.sync import SyncOutcome
 from memex_desktop.ui.about_dialog import AboutDialog, format_last_sync, format_size
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 
 @pytest.fixture
-def context(qtbot: Any, tmp_path: Path) -> Iterator[AppContext]:
-    """A window on a cache holding 40 items and a last-sync time."""
-    data_dir = tmp_path / "data"
-    data_dir.mkdir()
-    writer = StoreWriter(cache_db_path(data_dir))
+def context(qtbot: Any, tmp_path: Path, emulator_factory: Any) -> Iterator[AppContext]:
+    """A window connected to an emulator serving 40 items, not synced yet."""
     library = generate_library(40, seed=2, words_per_entity=30)
-    writer.ingest_search_page(SearchRawResponse.model_validate(library)).result()
-    writer.set_sync_state("last_sync_at", "1767225600000").result()
-    writer.close()
+    server = emulator_factory(library=library)
+    client = MemexClient(server.base_url, api_key=server.api_key, max_retries=1)
     qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-    built = build_main_window(data_dir=data_dir, qsettings=qsettings, sync_on_start=False)
+    built = build_main_window(
+        data_dir=tmp_path / "data", client=client, qsettings=qsettings, sync_on_start=False
+    )
+    built.controller.set_interval(0)
     qtbot.addWidget(built.window)
     yield built
     built.shutdown()
 
 
-def test_about_shows_version_folder_and_statistics(qtbot: Any, context: AppContext) -> None:
-    action = context.window.actions_by_key["about"]
-    assert action.text().replace("&", "") == "About memex-desktop"
+def _about(qtbot: Any, context: AppContext) -> AboutDialog:
+    """The About dialog, once its statistics are read."""
     dialog = AboutDialog(context.runner, context.window.cache_path, context.window)
     qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.entities_label.text() != "…", timeout=10_000)
+    return dialog
+
+
+def test_about_shows_version_folder_and_statistics_of_the_last_sync(
+    qtbot: Any, context: AppContext
+) -> None:
+    action = context.window.actions_by_key["about"]
+    assert action.text().replace("&", "") == "About memex-desktop"
+    before = _about(qtbot, context)
+    assert before.last_sync_label.text() == "never"
+    started_ms = int(time.time() * 1000)
+    with qtbot.waitSignal(context.controller.sync_finished, timeout=60_000) as done:
+        assert context.controller.sync_now()
+    assert done.args[0].outcome is SyncOutcome.OK
+    dialog = _about(qtbot, context)
     assert dialog.version_label.text() == __version__
     assert dialog.folder_label.text() == str(context.data_dir)
-    qtbot.waitUntil(lambda: dialog.entities_label.text() != "…", timeout=10_000)
     assert dialog.entities_label.text() == f"{context.reader.stats().entities:,}"
     assert int(dialog.entities_label.text().replace(",", "")) >= 40
     assert dialog.size_label.text().endswith(("KB", "MB"))
-    assert dialog.last_sync_label.text() != "never"
+    last_sync = context.reader.stats().last_sync_at  # written by the engine's sync
+    assert last_sync is not None
+    assert started_ms <= last_sync <= int(time.time() * 1000)
+    assert dialog.last_sync_label.text() == format_last_sync(last_sync)
 
 
 def test_help_menu_opens_about(qtbot: Any, context: AppContext) -> None:

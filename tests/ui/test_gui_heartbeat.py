@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import gc
 import socket
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from memex_desktop.api.client import MemexClient
 from memex_desktop.app import AppContext, build_main_window
 from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
 from memex_desktop.emulator.synthetic import generate_library, write_library
+from memex_desktop.runtime import favour_the_gui_thread, settle_garbage_collector
 from memex_desktop.sync import SyncOutcome
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -122,8 +124,21 @@ class ServerProcess:
 
 
 @pytest.fixture
-def make_window(qtbot: Any, tmp_path: Path) -> Iterator[Any]:
-    """Builds the real window against an emulator serving a given library."""
+def tuned_as_run_gui() -> Iterator[None]:
+    """The interpreter tuned as run_gui tunes it for the window, and put back afterwards."""
+    interval, thresholds = sys.getswitchinterval(), gc.get_threshold()
+    favour_the_gui_thread()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*thresholds)
+    sys.setswitchinterval(interval)
+
+
+@pytest.fixture
+def make_window(qtbot: Any, tmp_path: Path, tuned_as_run_gui: None) -> Iterator[Any]:
+    """Builds the real window against an emulator serving a given library, in a process
+    tuned as run_gui tunes it (the heartbeat measures the app as people run it)."""
+    del tuned_as_run_gui
     made: list[tuple[AppContext, Any]] = []
 
     def make(library: dict[str, Any], *, own_process: bool = False) -> AppContext:
@@ -139,6 +154,7 @@ def make_window(qtbot: Any, tmp_path: Path) -> Iterator[Any]:
         context = build_main_window(
             data_dir=tmp_path / "data", client=client, qsettings=qsettings, sync_on_start=False
         )
+        settle_garbage_collector()  # as run_gui does once the window exists
         context.controller.set_interval(0)
         qtbot.addWidget(context.window)
         context.window.show()
