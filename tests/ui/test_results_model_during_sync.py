@@ -14,6 +14,7 @@ from memex_desktop.api.client import MemexClient
 from memex_desktop.app import AppContext, build_main_window
 from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
 from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.settings import Settings
 from memex_desktop.sync import SyncOutcome
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -59,10 +60,13 @@ def context(qtbot: Any, tmp_path: Path, server: Any) -> Iterator[AppContext]:
     client = MemexClient(running.base_url, api_key=running.api_key, max_retries=1)
     qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
     built = build_main_window(
-        data_dir=tmp_path / "data", client=client, qsettings=qsettings, sync_on_start=False
+        data_dir=tmp_path / "data",
+        settings=Settings(page_size=50),
+        client=client,
+        qsettings=qsettings,
+        sync_on_start=False,
     )
     built.controller.set_interval(0)
-    built.controller.services.page_size = 50
     qtbot.addWidget(built.window)
     built.window.show()
     yield built
