@@ -7,6 +7,8 @@ settings are the ones a person gets.
 
 from __future__ import annotations
 
+import gc
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -216,3 +218,14 @@ def test_the_window_backs_off_saves_as_the_settings_say(
         outbox.close()
     assert engine.outbox_policy.max_delay_s == 7.5
     assert engine.page_size == Settings().page_size
+
+
+def test_building_a_window_leaves_the_interpreter_as_it_was(qtbot: Any, tmp_path: Path) -> None:
+    # The process tuning belongs to the entry points (run_gui, cli.main), not to a factory
+    # every window test calls.
+    before = (gc.get_threshold(), gc.get_freeze_count(), sys.getswitchinterval())
+    context = _window(tmp_path, qtbot)
+    try:
+        assert (gc.get_threshold(), gc.get_freeze_count(), sys.getswitchinterval()) == before
+    finally:
+        context.shutdown()
