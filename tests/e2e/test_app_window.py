@@ -3,25 +3,22 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
+from support.emulator import EmulatorFactory
 from support.signals import Emitted
+from support.window import WindowFactory
 
-from memex_desktop.api.client import MemexClient
-from memex_desktop.app import AppContext, build_main_window
-from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
+from memex_desktop.app import AppContext
+from memex_desktop.emulator import RunningEmulator
 from memex_desktop.emulator.synthetic import generate_library
-from memex_desktop.sync import ConnectionState, OutboxPolicy, SyncOutcome
+from memex_desktop.sync import ConnectionState, SyncOutcome
 from memex_desktop.ui.drops import URI_LIST
 
 pytestmark = [pytest.mark.e2e, pytest.mark.qt_log_ignore("propagateSizeHints")]
-
-FAST_POLICY = OutboxPolicy(base_delay_s=0.01, max_delay_s=0.05, max_drain_wait_s=5.0)
 
 
 @pytest.fixture
@@ -31,38 +28,15 @@ def library() -> dict[str, Any]:
 
 
 @pytest.fixture
-def server(library: dict[str, Any]) -> Iterator[Any]:
+def server(emulator_factory: EmulatorFactory, library: dict[str, Any]) -> RunningEmulator:
     """The emulator on a free loopback port."""
-    emulator = run_emulator_in_thread(
-        EmulatorConfig(library=library, processing_delay_s=0.3), host="127.0.0.1", port=0
-    )
-    yield emulator
-    emulator.close()
+    return emulator_factory(library=library, processing_delay_s=0.3)
 
 
 @pytest.fixture
-def app_context(qtbot: Any, server: Any, tmp_path: Path) -> Iterator[AppContext]:
+def app_context(window_factory: WindowFactory, server: Any) -> AppContext:
     """The window built by the app's own factory, with a fast-failing client."""
-    client = MemexClient(
-        server.base_url, api_key=server.api_key, max_retries=1, deadline_s=10.0, sleep=_no_sleep
-    )
-    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-    context = build_main_window(
-        data_dir=tmp_path / "data",
-        client=client,
-        qsettings=qsettings,
-        outbox_policy=FAST_POLICY,
-        sync_on_start=False,
-    )
-    context.controller.set_interval(0)
-    qtbot.addWidget(context.window)
-    context.window.show()
-    yield context
-    context.shutdown()
-
-
-def _no_sleep(_seconds: float) -> None:
-    """Retries in tests do not wait."""
+    return window_factory(server=server)
 
 
 def _sync(qtbot: Any, context: AppContext) -> Any:

@@ -9,20 +9,19 @@ item picked with ``[[`` in its ``reference_content_ids``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings, Qt, QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtTest import QAbstractItemModelTester
 from support.secrets import TEST_API_KEY
 from support.signals import Emitted
+from support.window import WindowFactory
 
 from memex_desktop import paths
 from memex_desktop.api.client import MemexClient
-from memex_desktop.app import AppContext, build_main_window
-from memex_desktop.sync import OutboxPolicy, SyncOutcome
+from memex_desktop.app import AppContext
+from memex_desktop.sync import SyncOutcome
 from memex_desktop.ui.sidebar import ALL_ITEMS, Scope
 from memex_desktop.ui.thread_pane import ThreadPane
 
@@ -31,7 +30,6 @@ pytestmark = [
     pytest.mark.qt_log_ignore("propagateSizeHints", "This plugin does not support"),
 ]
 
-FAST_POLICY = OutboxPolicy(base_delay_s=0.01, max_delay_s=0.05, max_drain_wait_s=5.0)
 ITEM = "web-local-first-five-lessons"
 NOTE = "note-lesson-two-outbox"
 REPLIES = ["note-lesson-two-outbox-r1", "note-lesson-two-outbox-r2"]
@@ -54,28 +52,9 @@ def server(emulator_factory: Any, demo_library: dict[str, Any]) -> Any:
 
 
 @pytest.fixture
-def app_context(qtbot: Any, server: Any, tmp_path: Path) -> Iterator[AppContext]:
+def app_context(window_factory: WindowFactory, server: Any) -> AppContext:
     """The window from the app's own factory, with a client that fails fast when offline."""
-    client = MemexClient(
-        server.base_url, api_key=TEST_API_KEY, max_retries=1, deadline_s=10.0, sleep=_no_sleep
-    )
-    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-    context = build_main_window(
-        data_dir=tmp_path / "data",
-        client=client,
-        qsettings=qsettings,
-        outbox_policy=FAST_POLICY,
-        sync_on_start=False,
-    )
-    context.controller.set_interval(0)
-    qtbot.addWidget(context.window)
-    context.window.show()
-    yield context
-    context.shutdown()
-
-
-def _no_sleep(_seconds: float) -> None:
-    """Retries in tests do not wait."""
+    return window_factory(server=server)
 
 
 def _sync(qtbot: Any, context: AppContext) -> Any:

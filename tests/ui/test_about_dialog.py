@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings
+from support.window import WindowFactory
 
 from memex_desktop import __version__
-from memex_desktop.api.client import MemexClient
-from memex_desktop.app import AppContext, build_main_window
+from memex_desktop.app import AppContext
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.sync import SyncOutcome
 from memex_desktop.ui.about_dialog import AboutDialog, format_last_sync, format_size
@@ -21,19 +18,10 @@ pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 
 @pytest.fixture
-def context(qtbot: Any, tmp_path: Path, emulator_factory: Any) -> Iterator[AppContext]:
+def context(window_factory: WindowFactory, emulator_factory: Any) -> AppContext:
     """A window connected to an emulator serving 40 items, not synced yet."""
     library = generate_library(40, seed=2, words_per_entity=30)
-    server = emulator_factory(library=library)
-    client = MemexClient(server.base_url, api_key=server.api_key, max_retries=1)
-    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-    built = build_main_window(
-        data_dir=tmp_path / "data", client=client, qsettings=qsettings, sync_on_start=False
-    )
-    built.controller.set_interval(0)
-    qtbot.addWidget(built.window)
-    yield built
-    built.shutdown()
+    return window_factory(server=emulator_factory(library=library))
 
 
 def _about(qtbot: Any, context: AppContext) -> AboutDialog:

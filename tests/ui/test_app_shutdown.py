@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QSettings, QTimer
+from PySide6.QtCore import QCoreApplication, QTimer
+from support.window import WindowFactory
 
 from memex_desktop import paths
 from memex_desktop.api.client import MemexClient
-from memex_desktop.app import AppContext, build_main_window
+from memex_desktop.app import AppContext
 from memex_desktop.store import ChangeSet, Outbox
 from memex_desktop.sync import SyncOutcome, SyncReport
 from memex_desktop.ui.search_bar import SearchRequest
@@ -23,18 +22,10 @@ pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 
 @pytest.fixture
-def context(qtbot: Any, tmp_path: Path) -> Iterator[AppContext]:
+def context(window_factory: WindowFactory) -> AppContext:
     """A window with a client (to a port nobody listens on: nothing here reaches a server)."""
     client = MemexClient("http://127.0.0.1:9", api_key="unused-key", max_retries=0)
-    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-    built = build_main_window(
-        data_dir=tmp_path / "data", client=client, qsettings=qsettings, sync_on_start=False
-    )
-    qtbot.addWidget(built.window)
-    built.window.show()
-    qtbot.waitUntil(lambda: built.runner.active_count() == 0, timeout=10_000)
-    yield built
-    built.shutdown()
+    return window_factory(client=client)
 
 
 def _active_timers(context: AppContext) -> list[QTimer]:

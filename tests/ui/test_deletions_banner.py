@@ -9,27 +9,22 @@ fetches the library, the next two miss what the emulator deleted).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
-from support.secrets import TEST_API_KEY
+from PySide6.QtCore import Qt
 from support.signals import Emitted
+from support.window import WindowFactory, seeded_cache
 
-from memex_desktop import paths
-from memex_desktop.api.client import MemexClient
-from memex_desktop.app import AppContext, build_main_window
+from memex_desktop.app import AppContext
 from memex_desktop.emulator.synthetic import generate_library
-from memex_desktop.store import StoreWriter
 from memex_desktop.sync import SyncReport
 from memex_desktop.sync.engine import STATE_DELETIONS_HELD
 from memex_desktop.ui.deletions_banner import DeletionsBanner
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
-Builder = Callable[..., AppContext]
 SYNC_TIMEOUT_MS = 60_000
 HELD_TEXT = (
     "{} items look deleted on the Memex server — more than a sync marks without asking. "
@@ -37,52 +32,16 @@ HELD_TEXT = (
 )
 
 
-def _no_sleep(_seconds: float) -> None:
-    """Retries in tests do not wait."""
-
-
 @pytest.fixture
-def data_dir(tmp_path: Path) -> Path:
-    return tmp_path / "data"
-
-
-@pytest.fixture
-def build(qtbot: Any, tmp_path: Path, data_dir: Path) -> Iterator[Builder]:
-    """Builds windows on one data folder and one QSettings file (closing the previous one)."""
-    built: list[AppContext] = []
-
-    def make(base_url: str | None = None) -> AppContext:
-        for previous in built:
-            previous.shutdown()
-        client = None
-        if base_url is not None:
-            client = MemexClient(
-                base_url, api_key=TEST_API_KEY, max_retries=1, deadline_s=10.0, sleep=_no_sleep
-            )
-        qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-        context = build_main_window(
-            data_dir=data_dir, client=client, qsettings=qsettings, sync_on_start=False
-        )
-        context.controller.set_interval(0)
-        qtbot.addWidget(context.window)
-        context.window.show()
-        built.append(context)
-        return context
-
-    yield make
-    for context in built:
-        context.shutdown()
+def data_dir(window_factory: WindowFactory) -> Path:
+    """The data folder every window of the test opens."""
+    return window_factory.data_dir
 
 
 def _plant_held(data_dir: Path, count: int, at_ms: int) -> None:
     """What a pass that held ``count`` deletions leaves in the cache."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    writer = StoreWriter(paths.cache_db_path(data_dir))
-    try:
-        held = json.dumps({"count": count, "library": 1000, "at_ms": at_ms})
-        writer.set_sync_state(STATE_DELETIONS_HELD, held).result()
-    finally:
-        writer.close()
+    held = json.dumps({"count": count, "library": 1000, "at_ms": at_ms})
+    seeded_cache(data_dir, sync_state={STATE_DELETIONS_HELD: held})
 
 
 def _sync(qtbot: Any, context: AppContext, **options: Any) -> SyncReport:
@@ -132,10 +91,10 @@ def server(emulator_factory: Any) -> Any:
 
 
 def test_held_deletions_in_the_cache_are_asked_about_at_start_up(
-    qtbot: Any, build: Builder, data_dir: Path
+    qtbot: Any, window_factory: WindowFactory, data_dir: Path
 ) -> None:
     _plant_held(data_dir, 42, at_ms=1_000)
-    context = build()
+    context = window_factory()
     banner = context.window.deletions_banner
     assert isinstance(banner, DeletionsBanner)
     assert banner.isVisible()
@@ -157,26 +116,28 @@ def test_held_deletions_in_the_cache_are_asked_about_at_start_up(
     assert not banner.isVisible()
 
     # Kept: the next start does not ask about the same held deletions ...
-    context = build()
+    context = window_factory()
     assert not context.window.deletions_banner.isVisible()
     # ... but a later pass that holds deletions again is asked about.
     context.shutdown()
     _plant_held(data_dir, 57, at_ms=2_000)
-    context = build()
+    context = window_factory()
     assert context.window.deletions_banner.isVisible()
     assert context.window.deletions_banner.text() == HELD_TEXT.format(57)
 
 
-def test_no_banner_without_held_deletions(qtbot: Any, build: Builder, data_dir: Path) -> None:
+def test_no_banner_without_held_deletions(
+    qtbot: Any, window_factory: WindowFactory, data_dir: Path
+) -> None:
     _plant_held(data_dir, 0, at_ms=1_000)
-    context = build()
+    context = window_factory()
     assert not context.window.deletions_banner.isVisible()
 
 
 def test_mark_them_deleted_runs_the_full_sync_that_marks_them(
-    qtbot: Any, build: Builder, server: Any
+    qtbot: Any, window_factory: WindowFactory, server: Any
 ) -> None:
-    context = build(server.base_url)
+    context = window_factory(server=server)
     window = context.window
     banner = window.deletions_banner
     held, gone = _hold_deletions(qtbot, context, server)
@@ -205,9 +166,9 @@ def test_mark_them_deleted_runs_the_full_sync_that_marks_them(
 
 
 def test_mark_them_deleted_during_a_sync_waits_for_it_then_marks_them(
-    qtbot: Any, build: Builder, server: Any
+    qtbot: Any, window_factory: WindowFactory, server: Any
 ) -> None:
-    context = build(server.base_url)
+    context = window_factory(server=server)
     banner = context.window.deletions_banner
     _held, gone = _hold_deletions(qtbot, context, server)
     finished = Emitted(context.controller.sync_finished)
@@ -225,9 +186,9 @@ def test_mark_them_deleted_during_a_sync_waits_for_it_then_marks_them(
 
 
 def test_keep_them_hides_the_banner_until_a_sync_holds_deletions_again(
-    qtbot: Any, build: Builder, server: Any
+    qtbot: Any, window_factory: WindowFactory, server: Any
 ) -> None:
-    context = build(server.base_url)
+    context = window_factory(server=server)
     banner = context.window.deletions_banner
     _held, gone = _hold_deletions(qtbot, context, server)
     assert banner.isVisible()
@@ -247,9 +208,9 @@ def test_keep_them_hides_the_banner_until_a_sync_holds_deletions_again(
 
 
 def test_a_confirmation_that_cannot_get_through_can_be_given_again(
-    qtbot: Any, build: Builder, server: Any
+    qtbot: Any, window_factory: WindowFactory, server: Any
 ) -> None:
-    context = build(server.base_url)
+    context = window_factory(server=server)
     banner = context.window.deletions_banner
     _hold_deletions(qtbot, context, server)
     server.stop()
@@ -266,13 +227,13 @@ def test_a_confirmation_that_cannot_get_through_can_be_given_again(
 
 def test_the_sidebar_says_why_views_are_missing_after_a_sync_that_changed_nothing(
     qtbot: Any,
-    build: Builder,
+    window_factory: WindowFactory,
     emulator_factory: Any,
 ) -> None:
     library = generate_library(30, seed=8, words_per_entity=8)
     library["views"] = []
     server = emulator_factory(library=library)
-    context = build(server.base_url)
+    context = window_factory(server=server)
     sidebar = context.window.sidebar
     first = _sync(qtbot, context)
     assert first.ok, first.error

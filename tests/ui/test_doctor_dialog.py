@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QRect, QSettings, Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 from support.secrets import SECRETS, TEST_API_KEY
 from support.signals import Emitted
+from support.window import WindowFactory
 
 from memex_desktop.api.client import MemexClient
 from memex_desktop.api.content import time_text
-from memex_desktop.app import AppContext, build_main_window
+from memex_desktop.app import AppContext
 from memex_desktop.errors import user_message
 from memex_desktop.store import StoreWriter
 from memex_desktop.sync import SyncOutcome
@@ -38,38 +38,7 @@ pytestmark = [
     pytest.mark.qt_log_ignore("propagateSizeHints", "does not support raise"),
 ]
 
-Builder = Callable[..., AppContext]
 CHECK_TIMEOUT_MS = 30_000
-
-
-def _no_sleep(_seconds: float) -> None:
-    """Retries in tests do not wait."""
-
-
-@pytest.fixture
-def build(qtbot: Any, tmp_path: Path) -> Iterator[Builder]:
-    """Builds the window (with a client for ``base_url``, or none), shut down after the test."""
-    built: list[AppContext] = []
-
-    def make(base_url: str | None) -> AppContext:
-        client = None
-        if base_url is not None:
-            client = MemexClient(
-                base_url, api_key=TEST_API_KEY, max_retries=1, deadline_s=10.0, sleep=_no_sleep
-            )
-        qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-        context = build_main_window(
-            data_dir=tmp_path / "data", client=client, qsettings=qsettings, sync_on_start=False
-        )
-        context.controller.set_interval(0)
-        qtbot.addWidget(context.window)
-        context.window.show()
-        built.append(context)
-        return context
-
-    yield make
-    for context in built:
-        context.shutdown()
 
 
 def _open_from_help_menu(context: AppContext) -> DoctorDialog:
@@ -98,11 +67,11 @@ def _table_rows(dialog: DoctorDialog) -> list[tuple[str, str, str]]:
 
 def test_the_check_fills_the_table_keeps_the_profile_and_saves_the_report(
     qtbot: Any,
-    build: Builder,
+    window_factory: WindowFactory,
     emulator_factory: Any,
 ) -> None:
     server = emulator_factory()
-    context = build(server.base_url)
+    context = window_factory(server=server)
     action = context.window.actions_by_key["check_connection"]
     assert action.text() == "Check the &connection to Memex…"
     assert action.statusTip()
@@ -168,11 +137,11 @@ def test_the_check_fills_the_table_keeps_the_profile_and_saves_the_report(
 
 def test_a_slow_check_can_be_cancelled_while_the_window_keeps_working(
     qtbot: Any,
-    build: Builder,
+    window_factory: WindowFactory,
     emulator_factory: Any,
 ) -> None:
     server = emulator_factory()
-    context = build(server.base_url)
+    context = window_factory(server=server)
     window = context.window
     server.faults.latency(1.5, count=1)  # the first probe is slow
     dialog = window.show_doctor()
@@ -200,11 +169,11 @@ def test_a_slow_check_can_be_cancelled_while_the_window_keeps_working(
 
 def test_a_server_that_refuses_the_listing_cannot_sync(
     qtbot: Any,
-    build: Builder,
+    window_factory: WindowFactory,
     emulator_factory: Any,
 ) -> None:
     server = emulator_factory()
-    context = build(server.base_url)
+    context = window_factory(server=server)
     refusal = {"error": "Unknown field: query"}
     server.faults.next_status(400, count=2, body=refusal, paths=["/search"])
     dialog = context.window.show_doctor()
@@ -224,9 +193,9 @@ def test_a_server_that_refuses_the_listing_cannot_sync(
 
 
 def test_without_credentials_the_dialog_says_so_and_checks_nothing(
-    qtbot: Any, build: Builder
+    qtbot: Any, window_factory: WindowFactory
 ) -> None:
-    context = build(None)
+    context = window_factory()
     assert context.controller.services.client is None
     dialog = _open_from_help_menu(context)
     assert not dialog.busy
@@ -242,11 +211,11 @@ def test_without_credentials_the_dialog_says_so_and_checks_nothing(
 
 def test_an_incompatible_server_shows_its_state_and_offers_the_check(
     qtbot: Any,
-    build: Builder,
+    window_factory: WindowFactory,
     emulator_factory: Any,
 ) -> None:
     server = emulator_factory()
-    context = build(server.base_url)
+    context = window_factory(server=server)
     window = context.window
     finished = Emitted(context.controller.sync_finished)
     assert context.controller.sync_now()
@@ -307,12 +276,12 @@ def _clipped_cells(dialog: DoctorDialog) -> list[str]:
 @pytest.mark.parametrize("reachable", [True, False], ids=["server", "offline"])
 def test_the_dialog_fits_a_1366_by_768_screen_with_nothing_clipped(
     qtbot: Any,
-    build: Builder,
+    window_factory: WindowFactory,
     emulator_factory: Any,
     reachable: bool,
 ) -> None:
     server = emulator_factory(profile="first-party")
-    context = build(server.base_url)
+    context = window_factory(server=server)
     if not reachable:  # the longest meaning: offline, with what still works and what to do
         server.stop()
     context.window.resize(1366, 768)

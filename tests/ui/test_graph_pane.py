@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, Slot
 from PySide6.QtTest import QAbstractItemModelTester
 from support.graph import MemoryGraph
+from support.window import seeded_cache
 
 from memex_desktop.errors import user_message
 from memex_desktop.graph.synthetic import (
@@ -280,8 +281,7 @@ def test_layout_of_2000_nodes_keeps_the_gui_responsive(
 
 
 def test_graph_of_a_real_cache(qtbot, runner: TaskRunner, tmp_path) -> None:
-    from memex_desktop.api.models import SearchRawResponse
-    from memex_desktop.store import CacheReader, StoreWriter
+    from memex_desktop.store import CacheReader
 
     def item(item_id: str, kind: str, **extra: object) -> dict[str, object]:
         return {"id": item_id, "type": kind, "created_at": 1, "updated_at": 1, **extra}
@@ -298,9 +298,7 @@ def test_graph_of_a_real_cache(qtbot, runner: TaskRunner, tmp_path) -> None:
         },
         "meta": {},
     }
-    writer = StoreWriter(tmp_path / "cache.db")
-    writer.ingest_search_page(SearchRawResponse.model_validate(page)).result(30)
-    reader = CacheReader(tmp_path / "cache.db")
+    reader = CacheReader(seeded_cache(tmp_path / "cache.db", page))
     try:
         pane = GraphPane(reader, runner)
         qtbot.addWidget(pane)
@@ -318,7 +316,6 @@ def test_graph_of_a_real_cache(qtbot, runner: TaskRunner, tmp_path) -> None:
         assert any(t.startswith("replied to by: ") for t in texts)
     finally:
         reader.close()
-        writer.close()
 
 
 def test_stop_ends_the_layout_at_once_and_draws_nothing(qtbot, runner: TaskRunner) -> None:

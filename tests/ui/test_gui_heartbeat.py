@@ -16,11 +16,13 @@ from typing import Any
 
 import httpx
 import pytest
-from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Slot
+from support.emulator import EmulatorFactory
+from support.window import WindowFactory
 
 from memex_desktop.api.client import MemexClient
-from memex_desktop.app import AppContext, build_main_window
-from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
+from memex_desktop.app import AppContext
+from memex_desktop.emulator import RunningEmulator
 from memex_desktop.emulator.synthetic import generate_library, write_library
 from memex_desktop.runtime import favour_the_gui_thread, settle_garbage_collector
 from memex_desktop.sync import SyncOutcome
@@ -135,36 +137,33 @@ def tuned_as_run_gui() -> Iterator[None]:
 
 
 @pytest.fixture
-def make_window(qtbot: Any, tmp_path: Path, tuned_as_run_gui: None) -> Iterator[Any]:
+def make_window(
+    window_factory: WindowFactory,
+    emulator_factory: EmulatorFactory,
+    tmp_path: Path,
+    tuned_as_run_gui: None,
+) -> Iterator[Any]:
     """Builds the real window against an emulator serving a given library, in a process
     tuned as run_gui tunes it (the heartbeat measures the app as people run it)."""
     del tuned_as_run_gui
-    made: list[tuple[AppContext, Any]] = []
+    processes: list[ServerProcess] = []
 
     def make(library: dict[str, Any], *, own_process: bool = False) -> AppContext:
-        server: Any
+        server: ServerProcess | RunningEmulator
         if own_process:
             server = ServerProcess(library, tmp_path)
+            processes.append(server)
         else:
-            server = run_emulator_in_thread(
-                EmulatorConfig(library=library, processing_delay_s=0.05), host="127.0.0.1", port=0
-            )
+            server = emulator_factory(library=library)
         client = MemexClient(server.base_url, api_key=server.api_key, max_retries=1)
-        qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-        context = build_main_window(
-            data_dir=tmp_path / "data", client=client, qsettings=qsettings, sync_on_start=False
-        )
+        context = window_factory(client=client)
         settle_garbage_collector()  # as run_gui does once the window exists
-        context.controller.set_interval(0)
-        qtbot.addWidget(context.window)
-        context.window.show()
-        made.append((context, server))
         return context
 
     yield make
-    for context, server in made:
-        context.shutdown()
-        server.stop()
+    window_factory.shutdown()  # the windows first, so no sync of theirs meets a stopped server
+    for process in processes:
+        process.stop()
 
 
 def _sync_and_open_big_article(qtbot: Any, context: AppContext) -> list[float]:

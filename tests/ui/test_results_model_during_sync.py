@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QObject, QSettings, QTimer, Slot
+from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtTest import QAbstractItemModelTester
+from support.emulator import EmulatorFactory
+from support.window import WindowFactory
 
-from memex_desktop.api.client import MemexClient
-from memex_desktop.app import AppContext, build_main_window
-from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
+from memex_desktop.app import AppContext
+from memex_desktop.emulator import RunningEmulator
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.settings import Settings
 from memex_desktop.sync import SyncOutcome
@@ -43,34 +42,19 @@ class RowReader(QObject):
 
 
 @pytest.fixture
-def server() -> Iterator[Any]:
+def server(emulator_factory: EmulatorFactory) -> tuple[RunningEmulator, list[dict[str, Any]]]:
     """An emulator holding 300 items now; 300 more are added during the test."""
     library = generate_library(600, seed=9, words_per_entity=60)
     later = library["results"][300:]
     library["results"] = library["results"][:300]
-    running = run_emulator_in_thread(EmulatorConfig(library=library), host="127.0.0.1", port=0)
-    yield running, later
-    running.stop()
+    return emulator_factory(library=library), later
 
 
 @pytest.fixture
-def context(qtbot: Any, tmp_path: Path, server: Any) -> Iterator[AppContext]:
+def context(window_factory: WindowFactory, server: Any) -> AppContext:
     """The window against the emulator, served 50 items to a page."""
     running, _later = server
-    client = MemexClient(running.base_url, api_key=running.api_key, max_retries=1)
-    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-    built = build_main_window(
-        data_dir=tmp_path / "data",
-        settings=Settings(page_size=50),
-        client=client,
-        qsettings=qsettings,
-        sync_on_start=False,
-    )
-    built.controller.set_interval(0)
-    qtbot.addWidget(built.window)
-    built.window.show()
-    yield built
-    built.shutdown()
+    return window_factory(server=running, settings=Settings(page_size=50))
 
 
 def _sync(qtbot: Any, context: AppContext, *, full: bool = False) -> Any:

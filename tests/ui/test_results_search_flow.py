@@ -6,22 +6,21 @@ Also the results model's bookkeeping for long lists and the delegate's eliding a
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtTest import QAbstractItemModelTester
 from support.signals import Emitted
+from support.window import WindowFactory
 
-from memex_desktop import paths
-from memex_desktop.api.models import Feed, SearchRawResponse
-from memex_desktop.app import AppContext, build_main_window
+from memex_desktop.api.models import Feed
+from memex_desktop.app import AppContext
 from memex_desktop.emulator.synthetic import generate_library
-from memex_desktop.store import CacheReader, EntityRow, StoreWriter
+from memex_desktop.store import CacheReader, EntityRow
 from memex_desktop.store import reader as reader_module
 from memex_desktop.store.errors import DatabaseLockedError
 from memex_desktop.ui import search_controller
@@ -42,32 +41,12 @@ def library() -> dict[str, Any]:
 
 
 @pytest.fixture
-def data_dir(tmp_path: Path, library: dict[str, Any]) -> Path:
-    """A data folder whose cache holds the library, fully indexed."""
-    folder = tmp_path / "data"
-    folder.mkdir()
-    writer = StoreWriter(paths.cache_db_path(folder))
-    try:
-        writer.ingest_search_page(SearchRawResponse.model_validate(library)).result()
-        writer.flush_index().result()
-    finally:
-        writer.close()
-    return folder
-
-
-@pytest.fixture
 def context(
-    qtbot: Any, tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[AppContext]:
-    """The window on that cache, with a first page of 10 results (so full lists follow)."""
+    window_factory: WindowFactory, library: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> AppContext:
+    """The window on a cache of that library; first pages of 10 results, so full lists follow."""
     monkeypatch.setattr(search_controller, "FIRST_PAGE", 10)
-    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-    built = build_main_window(data_dir=data_dir, qsettings=qsettings, sync_on_start=False)
-    qtbot.addWidget(built.window)
-    built.window.show()
-    qtbot.waitUntil(lambda: built.runner.active_count() == 0, timeout=10_000)
-    yield built
-    built.shutdown()
+    return window_factory(library=library)
 
 
 def _common_word(reader: CacheReader) -> str:

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QObject, QSettings, QUrl, Slot
+from PySide6.QtCore import QObject, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 from support.oauth import OAuthEmulator, ScriptedBrowser
+from support.window import WindowFactory
 
 from memex_desktop import signin
 from memex_desktop.api import oauth
-from memex_desktop.app import apply_sign_in, build_main_window
+from memex_desktop.app import apply_sign_in
 from memex_desktop.errors import user_message
 from memex_desktop.settings import Settings
 from memex_desktop.sync import SyncOutcome
@@ -47,16 +47,6 @@ def browser_handler() -> Any:
     QDesktopServices.unsetUrlHandler("http")
 
 
-def _window(env: OAuthEmulator, tmp_path: Path, qtbot: Any) -> Any:
-    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-    context = build_main_window(
-        data_dir=tmp_path / "data", api_url=env.base_url, qsettings=qsettings, sync_on_start=False
-    )
-    context.controller.set_interval(0)
-    qtbot.addWidget(context.window)
-    return context
-
-
 def _dialog(context: Any, env: OAuthEmulator, qtbot: Any) -> SettingsDialog:
     sign_in = functools.partial(signin.sign_in, clock=env.clock, timeout_s=20.0)
     dialog = SettingsDialog(
@@ -76,94 +66,83 @@ def test_sign_in_from_settings_then_sync_with_the_bearer_and_sign_out(
     qtbot: Any,
     oauth_emulator: OAuthEmulator,
     browser_handler: BrowserStandIn,
-    tmp_path: Path,
+    window_factory: WindowFactory,
 ) -> None:
     env = oauth_emulator
-    context = _window(env, tmp_path, qtbot)
-    try:
-        assert context.client is None
-        assert context.provider is None
-        dialog = _dialog(context, env, qtbot)
-        panel = dialog.sign_in
-        assert panel is not None
-        with qtbot.waitSignal(panel.signed_in, timeout=30_000):
-            panel.sign_in_button.click()
-            assert panel.is_running()
-        assert browser_handler.urls
-        assert "/oauth/" in browser_handler.urls[0]
-        assert panel.state.text() == "Signed in with Memex."
-        assert panel.sign_out_button.isVisibleTo(dialog)
+    context = window_factory(api_url=env.base_url)
+    assert context.client is None
+    assert context.provider is None
+    dialog = _dialog(context, env, qtbot)
+    panel = dialog.sign_in
+    assert panel is not None
+    with qtbot.waitSignal(panel.signed_in, timeout=30_000):
+        panel.sign_in_button.click()
+        assert panel.is_running()
+    assert browser_handler.urls
+    assert "/oauth/" in browser_handler.urls[0]
+    assert panel.state.text() == "Signed in with Memex."
+    assert panel.sign_out_button.isVisibleTo(dialog)
 
-        apply_sign_in(context, dialog.provider)
-        assert context.client is not None
-        assert context.client.auth_mode == "bearer"
-        assert "Signed in" in context.window.status.currentMessage()
-        with qtbot.waitSignal(context.controller.sync_finished, timeout=60_000) as done:
-            pass  # apply_sign_in started the sync
-        assert done.args[0].outcome is SyncOutcome.OK
-        api_calls = [
-            r
-            for r in env.running.state.requests
-            if not r.path.startswith(("/.well-known/", "/oauth/"))
-        ]
-        assert api_calls
-        assert all(r.has_bearer and not r.has_api_key for r in api_calls)
-        assert context.reader.counts_by_type()
+    apply_sign_in(context, dialog.provider)
+    assert context.client is not None
+    assert context.client.auth_mode == "bearer"
+    assert "Signed in" in context.window.status.currentMessage()
+    with qtbot.waitSignal(context.controller.sync_finished, timeout=60_000) as done:
+        pass  # apply_sign_in started the sync
+    assert done.args[0].outcome is SyncOutcome.OK
+    api_calls = [
+        r for r in env.running.state.requests if not r.path.startswith(("/.well-known/", "/oauth/"))
+    ]
+    assert api_calls
+    assert all(r.has_bearer and not r.has_api_key for r in api_calls)
+    assert context.reader.counts_by_type()
 
-        with qtbot.waitSignal(panel.signed_out, timeout=5_000):
-            panel.sign_out_button.click()
-        qtbot.waitUntil(
-            lambda: oauth.load_tokens(signin.default_secret_store(), env.base_url) is None,
-            timeout=10_000,
-        )
-        assert signin.token_provider(env.base_url) is None
-        apply_sign_in(context, dialog.provider)
-        assert context.client is None
-        assert "Signed out" in context.window.status.currentMessage()
-    finally:
-        context.shutdown()
+    with qtbot.waitSignal(panel.signed_out, timeout=5_000):
+        panel.sign_out_button.click()
+    qtbot.waitUntil(
+        lambda: oauth.load_tokens(signin.default_secret_store(), env.base_url) is None,
+        timeout=10_000,
+    )
+    assert signin.token_provider(env.base_url) is None
+    apply_sign_in(context, dialog.provider)
+    assert context.client is None
+    assert "Signed out" in context.window.status.currentMessage()
 
 
 def test_cancel_stops_waiting_for_the_browser(
     qtbot: Any,
     oauth_emulator: OAuthEmulator,
     browser_handler: BrowserStandIn,
-    tmp_path: Path,
+    window_factory: WindowFactory,
 ) -> None:
     browser_handler.browser.follow = False  # the person never finishes in the browser
-    context = _window(oauth_emulator, tmp_path, qtbot)
-    try:
-        dialog = _dialog(context, oauth_emulator, qtbot)
-        panel = dialog.sign_in
-        assert panel is not None
-        panel.sign_in_button.click()
-        qtbot.waitUntil(lambda: not panel.url.isHidden(), timeout=20_000)
-        assert "/oauth/" in panel.url.text()  # the address to copy when no browser opened
-        with qtbot.waitSignal(panel.sign_in_failed, timeout=20_000) as failed:
-            panel.cancel_button.click()
-        assert failed.args == ["Sign-in cancelled."]
-        assert not panel.is_running()
-        assert dialog.provider is None
-    finally:
-        context.shutdown()
+    context = window_factory(api_url=oauth_emulator.base_url)
+    dialog = _dialog(context, oauth_emulator, qtbot)
+    panel = dialog.sign_in
+    assert panel is not None
+    panel.sign_in_button.click()
+    qtbot.waitUntil(lambda: not panel.url.isHidden(), timeout=20_000)
+    assert "/oauth/" in panel.url.text()  # the address to copy when no browser opened
+    with qtbot.waitSignal(panel.sign_in_failed, timeout=20_000) as failed:
+        panel.cancel_button.click()
+    assert failed.args == ["Sign-in cancelled."]
+    assert not panel.is_running()
+    assert dialog.provider is None
 
 
 def test_signed_in_at_start_uses_the_stored_sign_in(
     qtbot: Any,
     oauth_emulator: OAuthEmulator,
-    tmp_path: Path,
+    window_factory: WindowFactory,
 ) -> None:
     env = oauth_emulator
     browser = ScriptedBrowser()
     signin.sign_in(env.base_url, open_browser=browser, timeout_s=20.0, clock=env.clock).close()
     browser.join()
-    context = _window(env, tmp_path, qtbot)
-    try:
-        assert context.provider is not None
-        assert context.client is not None
-        assert context.client.auth_mode == "bearer"
-    finally:
-        context.shutdown()
+    context = window_factory(api_url=env.base_url)
+    assert context.provider is not None
+    assert context.client is not None
+    assert context.client.auth_mode == "bearer"
 
 
 def test_first_run_offers_sign_in_first(qtbot: Any) -> None:

@@ -9,14 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QObject, QSettings, Slot
+from PySide6.QtCore import QObject, Slot
 from PySide6.QtNetwork import QLocalSocket
+from support.window import WindowFactory
 
-from memex_desktop.api.models import SearchRawResponse
-from memex_desktop.app import AppContext, attach_single_instance, build_main_window
+from memex_desktop.app import AppContext, attach_single_instance
 from memex_desktop.emulator.synthetic import generate_library
-from memex_desktop.paths import cache_db_path
-from memex_desktop.store import StoreWriter
 from memex_desktop.ui.single_instance import (
     MAX_LINE_BYTES,
     InvalidLink,
@@ -175,20 +173,10 @@ def test_a_second_instance_does_not_take_over(qtbot: Any, guard: SingleInstance)
 
 
 @pytest.fixture
-def context(qtbot: Any, tmp_path: Path) -> Iterator[tuple[AppContext, dict[str, Any]]]:
+def context(window_factory: WindowFactory) -> tuple[AppContext, dict[str, Any]]:
     """A window on a small cache, listening for later starts."""
-    data_dir = tmp_path / "data"
-    data_dir.mkdir()
     library = generate_library(30, seed=8, words_per_entity=30)
-    writer = StoreWriter(cache_db_path(data_dir))
-    writer.ingest_search_page(SearchRawResponse.model_validate(library)).result()
-    writer.close()
-    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-    built = build_main_window(data_dir=data_dir, qsettings=qsettings, sync_on_start=False)
-    qtbot.addWidget(built.window)
-    built.window.show()
-    yield built, library
-    built.shutdown()
+    return window_factory(library=library), library
 
 
 def test_running_window_opens_the_handed_over_entity(qtbot: Any, context: Any) -> None:

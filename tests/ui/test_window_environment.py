@@ -15,12 +15,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings
 from support.oauth import OAuthEmulator, ScriptedBrowser
 from support.secrets import TEST_API_KEY, TEST_BEARER_TOKEN, TEST_USER_ID
+from support.window import WindowFactory
 
 from memex_desktop import app, services, signin
-from memex_desktop.app import OpenedWindow, build_main_window, open_window
+from memex_desktop.app import OpenedWindow, open_window
 from memex_desktop.emulator import RunningEmulator
 from memex_desktop.errors import Credential
 from memex_desktop.paths import outbox_db_path
@@ -89,58 +89,44 @@ def start(qtbot: Any, tmp_path: Path, dialogs: Dialogs) -> Iterator[Any]:
         result.context.shutdown()
 
 
-def _window(tmp_path: Path, qtbot: Any) -> Any:
-    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-    context = build_main_window(data_dir=tmp_path / "data", qsettings=qsettings)
-    context.controller.set_interval(0)
-    qtbot.addWidget(context.window)
-    return context
-
-
 def test_window_syncs_with_the_bearer_token_and_base_url_of_the_environment(
     qtbot: Any,
     emulator: RunningEmulator,
-    tmp_path: Path,
+    window_factory: WindowFactory,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("MEMEX_BEARER_TOKEN", TEST_BEARER_TOKEN)
     monkeypatch.setenv("MEMEX_API_BASE_URL", emulator.base_url)
     monkeypatch.setenv("MEMEX_API_URL", "http://127.0.0.1:9/not-this-one")
     monkeypatch.setenv("MEMEX_API_KEY", "not-this-one")
-    context = _window(tmp_path, qtbot)
-    try:
-        assert context.client is not None
-        assert context.client.auth_mode == "bearer"
-        assert context.client.base_url == emulator.base_url
-        with qtbot.waitSignal(context.controller.sync_finished, timeout=60_000) as done:
-            pass  # build_main_window started the sync
-        assert done.args[0].outcome is SyncOutcome.OK
-        assert emulator.state.requests
-        assert all(r.has_bearer and not r.has_api_key for r in emulator.state.requests)
-    finally:
-        context.shutdown()
+    context = window_factory(sync_on_start=True)
+    assert context.client is not None
+    assert context.client.auth_mode == "bearer"
+    assert context.client.base_url == emulator.base_url
+    with qtbot.waitSignal(context.controller.sync_finished, timeout=60_000) as done:
+        pass  # build_main_window started the sync
+    assert done.args[0].outcome is SyncOutcome.OK
+    assert emulator.state.requests
+    assert all(r.has_bearer and not r.has_api_key for r in emulator.state.requests)
 
 
 def test_window_uses_the_api_key_user_id_and_mcp_url_of_the_environment(
     qtbot: Any,
     emulator: RunningEmulator,
-    tmp_path: Path,
+    window_factory: WindowFactory,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("MEMEX_API_KEY", TEST_API_KEY)
     monkeypatch.setenv("MEMEX_USER_ID", TEST_USER_ID)
     monkeypatch.setenv("MEMEX_MCP_URL", emulator.base_url + "/mcp")
-    context = _window(tmp_path, qtbot)
-    try:
-        assert context.client is not None
-        assert context.client.auth_mode == "api-key"
-        assert context.client.base_url == emulator.base_url
-        with qtbot.waitSignal(context.controller.sync_finished, timeout=60_000) as done:
-            pass  # build_main_window started the sync
-        assert done.args[0].outcome is SyncOutcome.OK
-        assert all(r.has_api_key and r.has_user_id for r in emulator.state.requests)
-    finally:
-        context.shutdown()
+    context = window_factory(sync_on_start=True)
+    assert context.client is not None
+    assert context.client.auth_mode == "api-key"
+    assert context.client.base_url == emulator.base_url
+    with qtbot.waitSignal(context.controller.sync_finished, timeout=60_000) as done:
+        pass  # build_main_window started the sync
+    assert done.args[0].outcome is SyncOutcome.OK
+    assert all(r.has_api_key and r.has_user_id for r in emulator.state.requests)
 
 
 @pytest.mark.parametrize("name", ["MEMEX_API_KEY", "MEMEX_BEARER_TOKEN"])
@@ -220,12 +206,11 @@ def test_the_window_backs_off_saves_as_the_settings_say(
     assert engine.page_size == Settings().page_size
 
 
-def test_building_a_window_leaves_the_interpreter_as_it_was(qtbot: Any, tmp_path: Path) -> None:
+def test_building_a_window_leaves_the_interpreter_as_it_was(
+    window_factory: WindowFactory,
+) -> None:
     # The process tuning belongs to the entry points (run_gui, cli.main), not to a factory
     # every window test calls.
     before = (gc.get_threshold(), gc.get_freeze_count(), sys.getswitchinterval())
-    context = _window(tmp_path, qtbot)
-    try:
-        assert (gc.get_threshold(), gc.get_freeze_count(), sys.getswitchinterval()) == before
-    finally:
-        context.shutdown()
+    window_factory()
+    assert (gc.get_threshold(), gc.get_freeze_count(), sys.getswitchinterval()) == before

@@ -11,9 +11,9 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QTextDocument
 from PySide6.QtTest import QAbstractItemModelTester
 from support.signals import Emitted
+from support.window import seeded_cache
 
 from memex_desktop.api.errors import AuthError
-from memex_desktop.api.models import SearchRawResponse, View
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.errors import (
     ConnectionState,
@@ -23,7 +23,7 @@ from memex_desktop.errors import (
     state_words,
     user_message,
 )
-from memex_desktop.store import CacheReader, ChangeSet, OutboxOp, StoreWriter
+from memex_desktop.store import CacheReader, ChangeSet, OutboxOp
 from memex_desktop.ui.outbox_pane import OutboxModel, OutboxPane, save_state_text
 from memex_desktop.ui.reader_pane import ReaderPane, SafeTextDocument
 from memex_desktop.ui.results_model import ResultsModel, mark_terms, snippet_segments
@@ -47,12 +47,7 @@ def library() -> dict[str, Any]:
 @pytest.fixture
 def cache(tmp_path: Path, library: dict[str, Any]) -> Iterator[tuple[Path, CacheReader]]:
     """A cache.db holding the library, and a GUI-thread reader."""
-    path = tmp_path / "cache.db"
-    writer = StoreWriter(path)
-    writer.ingest_search_page(SearchRawResponse.model_validate(library)).result()
-    writer.upsert_views([View.model_validate(v) for v in library["views"]]).result()
-    writer.flush_index().result()
-    writer.close()
+    path = seeded_cache(tmp_path / "cache.db", library)
     reader = CacheReader(path)
     yield path, reader
     reader.close()
