@@ -27,6 +27,7 @@ from memex_desktop.api.errors import ApiError
 from memex_desktop.errors import (
     STOPPED,
     ConnectionState,
+    Credential,
     UserMessage,
     failure_message,
     state_message,
@@ -339,10 +340,13 @@ class Session:
             self.settings, self.client(), self.writer(), self.outbox(), self.reader()
         )
 
+    def credential(self) -> Credential | None:
+        """How this run signs in, for words about it (None before anything looked it up)."""
+        return self._connection.credential if self._connection is not None else None
+
     def words(self, exc: BaseException) -> UserMessage:
         """The words for ``exc``, fitting how this run signs in."""
-        credential = self._connection.credential if self._connection is not None else None
-        return user_message(exc, credential)
+        return user_message(exc, self.credential())
 
     def close(self) -> None:
         """Close everything opened (the writer drains its queue first)."""
@@ -388,7 +392,7 @@ def _report_failure(report: SyncReport, session: Session) -> int:
     elif report.error is not None:
         message = session.words(report.error)
     elif report.state is not None:
-        message = state_message(report.state)
+        message = state_message(report.state, session.credential())
     else:
         message = user_message(RuntimeError(f"a sync ended {report.outcome.value}"))
     print(f"{PROG}: {message.one_line()}", file=sys.stderr)
