@@ -1,14 +1,15 @@
 """The composition root of the desktop app: QApplication, store, client, sync and the window.
 
-``build_main_window`` wires every collaborator (the same factory the end-to-end tests use);
-``run_gui`` adds the QApplication, first-run choice, ``--demo`` (an in-process emulator on
-loopback with the bundled demo library in a temporary data folder), ``--quit-after-sync``,
-the crash handler and a clean shutdown.
+``build_main_window`` wires every collaborator (the same factory the end-to-end tests use),
+with settings, credentials, client and sync engine from :mod:`memex_desktop.services`, as the
+command line gets them; ``open_window`` adds the first-run choice, ``--demo`` (an in-process
+emulator on loopback with the bundled demo library in a temporary data folder) and
+``--quit-after-sync``; ``run_gui`` adds the QApplication, the process tuning
+(:mod:`memex_desktop.runtime`), the crash handler and a clean shutdown.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import shutil
 import sys
@@ -25,14 +26,15 @@ from PySide6.QtCore import QObject, QSettings, QTimer, Slot
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
-from memex_desktop import paths, signin
+from memex_desktop import paths, services
 from memex_desktop.api.client import MemexClient
-from memex_desktop.errors import user_message
-from memex_desktop.runtime import settle_garbage_collector
+from memex_desktop.errors import ConnectionState, state_message, user_message
+from memex_desktop.runtime import favour_the_gui_thread, settle_garbage_collector
 from memex_desktop.secrets import CredentialStore
-from memex_desktop.settings import Settings, given_credential
+from memex_desktop.services import Connection
+from memex_desktop.settings import Settings
 from memex_desktop.store import CacheReader, Outbox, StoreWriter
-from memex_desktop.sync import SyncReport
+from memex_desktop.sync import OutboxPolicy, SyncReport
 from memex_desktop.ui.dialogs import ErrorDialog, FirstRunDialog, SettingsDialog
 from memex_desktop.ui.main_window import MainWindow
 from memex_desktop.ui.readers import close_thread_readers
@@ -43,16 +45,12 @@ from memex_desktop.ui.single_instance import (
     send_to_running,
     server_name,
 )
-from memex_desktop.ui.sync_controller import SyncController, SyncServices
+from memex_desktop.ui.sync_controller import SyncController
 from memex_desktop.ui.tasks import TaskRunner
 
 log = logging.getLogger(__name__)
 
 ORGANIZATION = "memex-desktop"
-# Workers run Python too; a short switch interval hands the interpreter lock back to the GUI
-# thread within a millisecond of it asking (the default 5 ms, paid at every Python slot a
-# paint or layout calls, adds up to visible stalls while a sync runs).
-GUI_SWITCH_INTERVAL_S = 0.001
 APPLICATION = "memex-desktop"
 
 
@@ -60,7 +58,6 @@ APPLICATION = "memex-desktop"
 class AppContext:
     """Everything build_main_window created, and how to shut it down in order."""
 
-    window: MainWindow
     runner: TaskRunner
     controller: SyncController
     writer: StoreWriter
@@ -73,6 +70,12 @@ class AppContext:
     api_url: str = ""  # the API the client talks to
     cleanups: list[Callable[[], None]] = field(default_factory=list)
     _closed: bool = False
+    # Built last: its Settings action is this context's open_settings.
+    window: MainWindow = field(init=False)
+
+    def open_settings(self, parent: QWidget) -> None:
+        """The window's Settings action: the dialog, applied when saved."""
+        show_settings_dialog(self, parent)
 
     def shutdown(self) -> None:
         """Stop timers, syncs and workers, drain the writer, close connections (idempotent).
@@ -108,23 +111,6 @@ def stop_timers(root: QObject) -> None:
         timer.stop()
 
 
-def make_client(api_url: str, auth: signin.ClientAuth, settings: Settings) -> MemexClient | None:
-    """An API client with the credentials :func:`signin.resolve_auth` chose, or None when
-    there are none (the app then runs local-only)."""
-    if not auth.present:
-        return None
-    return MemexClient(api_url, deadline_s=settings.request_timeout_s, **auth.client_kwargs())
-
-
-def stored_sign_in(api_url: str) -> Any:
-    """The sign-in remembered for ``api_url`` (keyring), or None; never raises."""
-    try:
-        return signin.token_provider(api_url)
-    except Exception:  # a broken keyring or registry means "not signed in", never a crash
-        log.exception("reading the stored sign-in failed")
-        return None
-
-
 def build_main_window(
     *,
     data_dir: Path,
@@ -132,8 +118,10 @@ def build_main_window(
     api_key: str | None = None,
     settings: Settings | None = None,
     credentials: CredentialStore | None = None,
+    connection: Connection | None = None,
     qsettings: QSettings | None = None,
     client: MemexClient | None = None,
+    outbox_policy: OutboxPolicy | None = None,
     sync_on_start: bool = True,
     runner_threads: int = 4,
 ) -> AppContext:
@@ -141,67 +129,59 @@ def build_main_window(
 
     Args:
         data_dir: folder of cache.db and outbox.db (created when missing).
-        api_url: the API to talk to (default: the settings' effective URL).
-        api_key: the key for this run (default: the credential store's).
-        client: a ready client (tests); overrides api_url/api_key.
+        api_url: the API to talk to (default: the environment's, else the settings').
+        api_key: the key for this run (default: as :func:`services.connect` finds one).
+        connection: the URL and credentials already resolved (overrides api_url/api_key).
+        client: a ready client (tests); overrides the connection's.
+        outbox_policy: replaces the settings' outbox backoff (tests that must not wait).
         sync_on_start: start a sync as soon as the window exists.
     """
-    sys.setswitchinterval(min(sys.getswitchinterval(), GUI_SWITCH_INTERVAL_S))
     settings = settings or Settings()
     credentials = credentials or CredentialStore()
     data_dir.mkdir(parents=True, exist_ok=True)
     cache_path = paths.cache_db_path(data_dir)
-    outbox_path = paths.outbox_db_path(data_dir)
     writer = StoreWriter(cache_path, background=True)
-    Outbox(outbox_path).close()  # create the file (and recover it) before any worker races
+    Outbox(paths.outbox_db_path(data_dir)).close()  # create (and recover) before workers race
     reader = CacheReader(cache_path)
-    provider = None
-    if client is None:
-        url = settings.effective_api_url(api_url)
-        auth = signin.resolve_auth(
-            url,
-            settings,
-            api_key_flag=api_key,
-            key_store=credentials,
-            stored_sign_in=functools.partial(stored_sign_in, url),
+    if connection is None:
+        connection = services.connect(
+            settings, api_url=api_url, api_key=api_key, key_store=credentials
         )
-        provider = auth.provider
-        client = make_client(url, auth, settings)
+    if client is None:
+        client = services.make_client(settings, connection)
+        credential = connection.credential
+    else:
+        credential = None  # a client made elsewhere: how it signs in is not known here
     runner = TaskRunner(max_threads=runner_threads)
-    services = SyncServices(
-        client=client,
-        writer=writer,
-        cache_path=cache_path,
-        outbox_path=outbox_path,
-        page_size=settings.page_size,
-        reconcile_interval_s=settings.reconcile_interval_hours * 3600.0,
+    sync = services.sync_services(
+        settings, client, writer, data_dir, credential=credential, policy=outbox_policy
     )
-    controller = SyncController(services, runner, interval_minutes=settings.sync_interval_minutes)
-    context_holder: dict[str, AppContext] = {}
-
-    def open_settings(window: MainWindow) -> None:
-        show_settings_dialog(context_holder["context"], window)
-
-    window = MainWindow(
+    controller = SyncController(sync, runner, interval_minutes=settings.sync_interval_minutes)
+    context = AppContext(
+        runner,
+        controller,
+        writer,
+        reader,
+        settings,
+        credentials,
+        data_dir,
+        client,
+        provider=connection.signed_in,
+        api_url=connection.api_url,
+    )
+    context.window = MainWindow(
         reader=reader,
         runner=runner,
         controller=controller,
         cache_path=cache_path,
-        outbox_path=outbox_path,
+        outbox_path=sync.outbox_path,
         qsettings=qsettings,
-        open_settings=open_settings,
+        open_settings=context.open_settings,
         transcript_language=settings.transcript_language,
         allow_remote_images=settings.allow_remote_images,
     )
-    context = AppContext(
-        window, runner, controller, writer, reader, settings, credentials, data_dir, client
-    )
-    context.provider = provider
-    context.api_url = settings.effective_api_url(api_url)
-    if provider is not None:
-        window.status.showMessage("Signed in with Memex", 8000)
-    context_holder["context"] = context
-    settle_garbage_collector()
+    if context.provider is not None:
+        context.window.status.showMessage("Signed in with Memex", 8000)
     if sync_on_start and client is not None:
         controller.sync_now()
     return context
@@ -266,15 +246,15 @@ def rebuild_client(context: AppContext) -> None:
     """A client for the current settings, sign-in and key (a credential in the environment
     still wins); sync with it at once."""
     old = context.controller.services.client
-    api_url = context.api_url or context.settings.effective_api_url()
-    auth = signin.resolve_auth(
-        api_url,
+    connection = services.connect(
         context.settings,
+        api_url=context.api_url or None,
         key_store=context.credentials,
         stored_sign_in=lambda: context.provider,
     )
-    client = make_client(api_url, auth, context.settings)
-    context.controller.set_client(client)
+    client = services.make_client(context.settings, connection)
+    context.controller.services.settings = context.settings
+    context.controller.set_client(client, connection.credential)
     context.client = client
     if old is not None and old is not client:
         old.close()
@@ -397,17 +377,94 @@ def hand_off(data_dir: Path, entity_url: str | None) -> bool:
     return answer == "ok"
 
 
-class _QuitAfterSync:
+class _QuitAfterSync(QObject):
     """Quits the app after the first sync, with status 0 on success (packaging smoke test)."""
 
     def __init__(self, app: QApplication) -> None:
+        super().__init__(app)
         self.app = app
         self.status = 1
 
     @Slot(object)
     def on_sync_finished(self, report: SyncReport) -> None:
+        """The first sync ended: remember how, and quit once the event loop is back."""
         self.status = 0 if report.ok else 2
         QTimer.singleShot(0, self.app.quit)
+
+
+@dataclass
+class OpenedWindow:
+    """A window open and shown, and what is left to do once the event loop runs."""
+
+    context: AppContext
+    # --quit-after-sync: the object holding the exit status.
+    quitter: _QuitAfterSync | None = None
+    # First run without the demo: open the settings (signing in at once when chosen).
+    connect_now: bool = False
+    start_sign_in: bool = False
+
+
+def open_window(args: Any, entity_id: str | None = None) -> OpenedWindow | int:
+    """Everything a start does before the event loop: settings, credentials, the first-run
+    choice, the demo, the window (opened on ``entity_id``); an exit status when no window
+    opens (another instance took the request, or --quit-after-sync has nothing to sync)."""
+    app = create_application()
+    settings = Settings.load()
+    credentials = CredentialStore()
+    demo: DemoSession | None = None
+    api_url: str | None = getattr(args, "api_url", None)
+    api_key: str | None = getattr(args, "api_key", None)
+    data_dir_arg = getattr(args, "data_dir", None)
+    want_demo = bool(getattr(args, "demo", False))
+    quit_after_sync = bool(getattr(args, "quit_after_sync", False))
+    single = not want_demo and not quit_after_sync
+    if single and hand_off(settings.effective_data_dir(data_dir_arg), getattr(args, "url", None)):
+        return 0
+    connection: Connection | None = None
+    first_choice: int | None = None  # what the first-run dialog answered, if it was shown
+    if not want_demo:
+        connection = services.connect(
+            settings, api_url=api_url, api_key=api_key, key_store=credentials
+        )
+        if not quit_after_sync and services.first_run(connection):
+            first_choice = FirstRunDialog().exec()
+            want_demo = first_choice == FirstRunDialog.DEMO
+    if want_demo:
+        demo = start_demo()
+        data_dir = demo.data_dir
+        settings = settings.model_copy(update={"sync_interval_minutes": 1})
+        connection = services.connect(
+            settings, api_url=demo.emulator.base_url, api_key=demo.emulator.api_key
+        )
+    else:
+        data_dir = settings.effective_data_dir(data_dir_arg)
+    context = build_main_window(
+        data_dir=data_dir,
+        settings=settings,
+        credentials=credentials,
+        connection=connection,
+        qsettings=QSettings(ORGANIZATION, APPLICATION),
+    )
+    if demo is not None:
+        context.cleanups.append(demo.close)
+        context.window.setWindowTitle("Memex (demo library)")
+    elif single:
+        attach_single_instance(context, server_name(data_dir))
+    if entity_id is not None:
+        context.window.open_entity(entity_id)
+    opened = OpenedWindow(context)
+    if quit_after_sync:
+        if context.client is None:
+            message = state_message(ConnectionState.NOT_CONFIGURED)
+            print(f"memex-desktop: {message.one_line()}", file=sys.stderr)
+            context.shutdown()
+            return 2
+        opened.quitter = _QuitAfterSync(app)
+        context.controller.sync_finished.connect(opened.quitter.on_sync_finished)
+    context.window.show()
+    opened.connect_now = first_choice is not None and demo is None
+    opened.start_sign_in = first_choice == FirstRunDialog.SIGN_IN
+    return opened
 
 
 def run_gui(args: Any) -> int:
@@ -424,76 +481,22 @@ def run_gui(args: Any) -> int:
         except InvalidLink as exc:
             print(f"memex-desktop: {exc}", file=sys.stderr)
             return 2
+    favour_the_gui_thread()
     app = create_application()
     _install_excepthook(app)
-    settings = Settings.load()
-    credentials = CredentialStore()
-    demo: DemoSession | None = None
-    api_url: str | None = getattr(args, "api_url", None)
-    api_key: str | None = getattr(args, "api_key", None)
-    data_dir_arg = getattr(args, "data_dir", None)
-    want_demo = bool(getattr(args, "demo", False))
-    quit_after_sync = bool(getattr(args, "quit_after_sync", False))
-    single = not want_demo and not quit_after_sync
-    if single and hand_off(settings.effective_data_dir(data_dir_arg), entity_url):
-        return 0
-    first_choice = 0
-    if not want_demo and not quit_after_sync and _first_run(settings, credentials, api_key):
-        first_choice = FirstRunDialog().exec()
-        want_demo = first_choice == FirstRunDialog.DEMO
-    if want_demo:
-        demo = start_demo()
-        api_url, api_key, data_dir = demo.emulator.base_url, demo.emulator.api_key, demo.data_dir
-        settings = settings.model_copy(update={"sync_interval_minutes": 1})
-    else:
-        data_dir = settings.effective_data_dir(data_dir_arg)
-    qsettings = QSettings(ORGANIZATION, APPLICATION)
-    context = build_main_window(
-        data_dir=data_dir,
-        api_url=api_url,
-        api_key=api_key,
-        settings=settings,
-        credentials=credentials,
-        qsettings=qsettings,
-    )
-    if demo is not None:
-        context.cleanups.append(demo.close)
-        context.window.setWindowTitle("Memex (demo library)")
-    elif single:
-        attach_single_instance(context, server_name(data_dir))
-    if entity_id is not None:
-        context.window.open_entity(entity_id)
+    opened = open_window(args, entity_id)
+    if isinstance(opened, int):
+        return opened
+    context = opened.context
     app.aboutToQuit.connect(context.shutdown)
-    quitter = _QuitAfterSync(app)
-    if quit_after_sync:
-        if context.client is None:
-            print("memex-desktop: no API key; nothing to sync", file=sys.stderr)
-            context.shutdown()
-            return 2
-        context.controller.sync_finished.connect(quitter.on_sync_finished)
-    context.window.show()
-    if (
-        not want_demo
-        and context.client is None
-        and not quit_after_sync
-        and _first_run(settings, credentials, api_key)
-    ):
-        show_settings_dialog(
-            context, context.window, start_sign_in=first_choice == FirstRunDialog.SIGN_IN
-        )
+    # What start-up allocated lives as long as the window: frozen out of every collection
+    # (about 1.35 times the sync rate, see runtime.settle_garbage_collector).
+    settle_garbage_collector()
+    if opened.connect_now and context.client is None:
+        show_settings_dialog(context, context.window, start_sign_in=opened.start_sign_in)
     status = app.exec()
     context.shutdown()
-    return quitter.status if quit_after_sync else int(status)
-
-
-def _first_run(settings: Settings, credentials: CredentialStore, api_key: str | None) -> bool:
-    """No credential anywhere (--api-key, the environment, the keyring) and no settings file
-    yet: offer to connect or open the demo."""
-    return (
-        given_credential(api_key) is None
-        and credentials.get_api_key() is None
-        and not Settings.path().exists()
-    )
+    return opened.quitter.status if opened.quitter is not None else int(status)
 
 
 def main() -> int:

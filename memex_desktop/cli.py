@@ -24,17 +24,24 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from memex_desktop import __version__, paths
 from memex_desktop.api.errors import ApiError
-from memex_desktop.errors import user_message
+from memex_desktop.errors import (
+    STOPPED,
+    ConnectionState,
+    Credential,
+    UserMessage,
+    failure_message,
+    state_message,
+    user_message,
+)
 from memex_desktop.runtime import settle_garbage_collector
-from memex_desktop.settings import API_KEY_ENV, BEARER_TOKEN_ENV, Settings
-from memex_desktop.store.errors import KnownStoreError
+from memex_desktop.settings import API_KEY_ENV, Settings
+from memex_desktop.store.errors import StoreError
 
 if TYPE_CHECKING:
     from memex_desktop.api.client import MemexClient
-    from memex_desktop.api.oauth import TokenProvider
-    from memex_desktop.signin import ClientAuth
+    from memex_desktop.services import Connection
     from memex_desktop.store import CacheReader, Outbox, StoreWriter
-    from memex_desktop.sync import SyncEngine, SyncProgress, SyncReport
+    from memex_desktop.sync import SyncEngine, SyncOutcome, SyncProgress, SyncReport
 
 _log = logging.getLogger(__name__)
 
@@ -49,21 +56,16 @@ EXIT_NOT_FOUND = 7
 EXIT_INCOMPATIBLE = 8
 EXIT_CANCELLED = 130
 
-SUBCOMMANDS = (
-    "sync",
-    "search",
-    "show",
-    "save",
-    "note",
-    "outbox",
-    "export",
-    "import",
-    "login",
-    "logout",
-    "emulator",
-    "doctor",
-    "bench",
-)
+# The exit status of each connection state a command can end in (README "Exit status").
+STATE_EXIT: dict[ConnectionState, int] = {
+    ConnectionState.ONLINE: EXIT_OK,
+    ConnectionState.NOT_CONFIGURED: EXIT_AUTH,
+    ConnectionState.OFFLINE: EXIT_OFFLINE,
+    ConnectionState.SERVER_DOWN: EXIT_SERVER_DOWN,
+    ConnectionState.AUTH_REJECTED: EXIT_AUTH,
+    ConnectionState.INSUFFICIENT_CREDITS: EXIT_CREDITS,
+    ConnectionState.INCOMPATIBLE: EXIT_INCOMPATIBLE,
+}
 
 PROG = "memex-desktop"
 
@@ -222,6 +224,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def subcommands(parser: argparse.ArgumentParser) -> tuple[str, ...]:
+    """The subcommands of ``parser`` (declared once, in :func:`build_parser`)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return tuple(action.choices)
+    return ()
+
+
 def _positive_int(text: str) -> int:
     """argparse type: an integer of at least 1."""
     try:
@@ -249,7 +259,7 @@ class Session:
     _writer: StoreWriter | None = None
     _outbox: Outbox | None = None
     _client: MemexClient | None = None
-    _auth: ClientAuth | None = None
+    _connection: Connection | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Session:
@@ -293,58 +303,50 @@ class Session:
             self.stack.callback(self._outbox.close)
         return self._outbox
 
+    def connection(self) -> Connection:
+        """Where this run talks to and with which credentials, as the window finds them
+        (:func:`memex_desktop.services.connect`), looked up once, when first needed."""
+        if self._connection is None:
+            from memex_desktop import services
+
+            self._connection = services.connect(
+                self.settings, api_url=self.api_url, api_key=self.api_key_flag
+            )
+            if self._connection.signed_in is not None:
+                self.stack.callback(self._connection.signed_in.close)
+        return self._connection
+
     def has_credentials(self) -> bool:
         """Whether calls can be authenticated (a given credential, a sign-in or a stored key)."""
-        return self.auth().present
-
-    def auth(self) -> ClientAuth:
-        """What this run authenticates with (:func:`memex_desktop.signin.resolve_auth`),
-        looked up once, when first needed."""
-        if self._auth is None:
-            from memex_desktop import signin
-
-            self._auth = signin.resolve_auth(
-                self.api_url, self.settings, api_key_flag=self.api_key_flag
-            )
-            if self._auth.provider is not None:
-                self.stack.callback(self._auth.provider.close)
-        return self._auth
-
-    def token_provider(self) -> TokenProvider | None:
-        """The sign-in this run uses (``memex-desktop login``), if it uses one."""
-        return self.auth().provider
+        return self.connection().auth.present
 
     def client(self) -> MemexClient:
         """The API client with this run's credentials; a clear error without any."""
         if self._client is None:
-            auth = self.auth()
-            if not auth.present:
-                raise CliError(
-                    f"not signed in and no API key: run `{PROG} login`, pass --api-key, "
-                    f"set {BEARER_TOKEN_ENV} or {API_KEY_ENV}, or enter it in the window",
-                    EXIT_AUTH,
-                )
-            from memex_desktop.api.client import MemexClient
+            from memex_desktop import services
 
-            self._client = MemexClient(
-                self.api_url, deadline_s=self.settings.request_timeout_s, **auth.client_kwargs()
-            )
-            self.stack.callback(self._client.close)
+            client = services.make_client(self.settings, self.connection())
+            if client is None:
+                raise CliError(state_message(ConnectionState.NOT_CONFIGURED).one_line(), EXIT_AUTH)
+            self._client = client
+            self.stack.callback(client.close)
         return self._client
 
     def engine(self) -> SyncEngine:
-        """The sync engine over this session's client and stores."""
-        from memex_desktop.sync import OutboxPolicy, SyncEngine
+        """The sync engine over this session's client and stores, as the window builds it."""
+        from memex_desktop import services
 
-        return SyncEngine(
-            self.client(),
-            self.writer(),
-            self.outbox(),
-            reader=self.reader(),
-            page_size=self.settings.page_size,
-            reconcile_interval_s=self.settings.reconcile_interval_hours * 3600.0,
-            outbox_policy=OutboxPolicy(max_delay_s=self.settings.outbox_max_backoff_s),
+        return services.make_engine(
+            self.settings, self.client(), self.writer(), self.outbox(), self.reader()
         )
+
+    def credential(self) -> Credential | None:
+        """How this run signs in, for words about it (None before anything looked it up)."""
+        return self._connection.credential if self._connection is not None else None
+
+    def words(self, exc: BaseException) -> UserMessage:
+        """The words for ``exc``, fitting how this run signs in."""
+        return user_message(exc, self.credential())
 
     def close(self) -> None:
         """Close everything opened (the writer drains its queue first)."""
@@ -354,26 +356,13 @@ class Session:
 # --------------------------------------------------------------------------- sync
 
 
-_OUTCOME_EXIT = {
-    "ok": EXIT_OK,
-    "cancelled": EXIT_CANCELLED,
-    "offline": EXIT_OFFLINE,
-    "server_down": EXIT_SERVER_DOWN,
-    "auth_rejected": EXIT_AUTH,
-    "insufficient_credits": EXIT_CREDITS,
-    "incompatible": EXIT_INCOMPATIBLE,
-}
+def exit_status(outcome: SyncOutcome) -> int:
+    """The exit status a command ends with after a sync (or a drain) that ended so."""
+    from memex_desktop.sync import SyncOutcome
 
-_OUTCOME_TEXT = {
-    "offline": "offline: the Memex server cannot be reached; nothing local was changed",
-    "server_down": "the Memex server is having trouble; try again later",
-    "auth_rejected": "the Memex server rejected the credentials (check the API key or sign in)",
-    "insufficient_credits": "the usage balance is used up; queued saves are paused",
-    "incompatible": (
-        f"the Memex server does not accept what this version sends; run `{PROG} doctor`"
-    ),
-    "cancelled": "cancelled",
-}
+    if outcome.state is not None:
+        return STATE_EXIT[outcome.state]
+    return EXIT_CANCELLED if outcome is SyncOutcome.CANCELLED else EXIT_FAILURE
 
 
 class _StderrProgress:
@@ -394,20 +383,24 @@ class _StderrProgress:
         self.stream.flush()
 
 
-def _report_failure(report: SyncReport) -> int:
+def _report_failure(report: SyncReport, session: Session) -> int:
     """One stderr line for a sync that did not finish; the exit status of its outcome."""
-    outcome = report.outcome.value
-    if report.error is not None:
-        line = user_message(report.error).one_line()
+    from memex_desktop.sync import SyncOutcome
+
+    if report.outcome is SyncOutcome.CANCELLED:
+        message = STOPPED
+    elif report.error is not None:
+        message = session.words(report.error)
+    elif report.state is not None:
+        message = state_message(report.state, session.credential())
     else:
-        line = _OUTCOME_TEXT.get(outcome, outcome)
-    print(f"{PROG}: {line}", file=sys.stderr)
-    return _OUTCOME_EXIT.get(outcome, EXIT_FAILURE)
+        message = user_message(RuntimeError(f"a sync ended {report.outcome.value}"))
+    print(f"{PROG}: {message.one_line()}", file=sys.stderr)
+    return exit_status(report.outcome)
 
 
 def cmd_sync(args: argparse.Namespace, session: Session) -> int:
     """Pull, reconcile when due (or --full), drain the outbox; summary on stdout."""
-    settle_garbage_collector()  # a sync's pages churn through memory (see runtime.py)
     progress = None if args.quiet else _StderrProgress(sys.stderr)
     report = session.engine().run(
         full=args.full or args.confirm_deletions,
@@ -435,7 +428,7 @@ def cmd_sync(args: argparse.Namespace, session: Session) -> int:
         summary += f", {report.needs_attention} need attention (see `{PROG} outbox`)"
     if report.ok or report.pulled or report.sent:
         print(summary)
-    return EXIT_OK if report.ok else _report_failure(report)
+    return EXIT_OK if report.ok else _report_failure(report, session)
 
 
 # --------------------------------------------------------------------------- search / show
@@ -596,16 +589,14 @@ def _send_queued(session: Session, outbox: Any, what: str) -> int:
     if not session.has_credentials():
         print(f"{what} queued; no API key yet, sent by the next `{PROG} sync`")
         return EXIT_OK
-    from memex_desktop.sync import SyncOutcome
-
     report = session.engine().drain_outbox(resume_paused=True, max_wait_s=20.0)
     pending = outbox.pending_count()
-    if report.outcome in (SyncOutcome.OFFLINE, SyncOutcome.SERVER_DOWN):
-        why = "offline" if report.outcome is SyncOutcome.OFFLINE else "the server is having trouble"
+    if report.state in (ConnectionState.OFFLINE, ConnectionState.SERVER_DOWN):
+        why = state_message(report.state).text.rstrip(".")
         print(f"{why}: {pending} saves queued; they are sent by the next `{PROG} sync`")
         return EXIT_OK
     if not report.ok:
-        return _report_failure(report)
+        return _report_failure(report, session)
     print(f"sent: {report.sent}" + (f", {pending} still queued" if pending else ""))
     if report.needs_attention:
         print(
@@ -634,7 +625,7 @@ def cmd_doctor(args: argparse.Namespace, session: Session) -> int:
     if report.error is not None:
         from memex_desktop.sync import SyncReport, outcome_for
 
-        return _report_failure(SyncReport(outcome_for(report.error), error=report.error))
+        return _report_failure(SyncReport(outcome_for(report.error), error=report.error), session)
     return EXIT_INCOMPATIBLE
 
 
@@ -661,8 +652,8 @@ def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
         print(json.dumps([_op_json(op) for op in ops], ensure_ascii=False))
         return EXIT_OK
     paused = outbox.paused_reason()
-    if paused:
-        print(f"paused: {paused}")
+    if paused is not None:
+        print(f"paused: {failure_message(paused.kind).text}")
     if not ops:
         print("the outbox is empty")
     for op in ops:
@@ -671,9 +662,14 @@ def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
         if op.attempts:
             line += f"  (attempts: {op.attempts})"
         print(line)
-        if op.reason and op.state != "confirmed":
-            print(f"    {op.reason}")
+        if (op.reason or op.error_kind) and op.state in ("queued", "needs_attention"):
+            print(f"    {_failure_words(op).one_line()}")
     return EXIT_OK
+
+
+def _failure_words(op: Any) -> UserMessage:
+    """Why an operation's last attempt failed, in the person's words."""
+    return failure_message(op.error_kind, op.reason, op.attempts)
 
 
 def _op_id(text: str) -> int:
@@ -693,6 +689,7 @@ def _op_json(op: Any) -> dict[str, Any]:
         "normalized_url": op.normalized_url,
         "external_id": op.external_id,
         "attempts": op.attempts,
+        "error_kind": op.error_kind,
         "reason": op.reason,
         "entity_id": op.entity_id,
         "created_at": op.created_at,
@@ -860,7 +857,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A memex:// link without a subcommand (what the desktop file's %u passes) opens the window
     # on that item; argparse cannot take an optional positional next to subcommands.
     url = None
-    if not any(argument in SUBCOMMANDS for argument in arguments):
+    if not any(argument in subcommands(parser) for argument in arguments):
         url = next((a for a in arguments if a.lower().startswith("memex:")), None)
         if url is not None:
             arguments.remove(url)
@@ -876,30 +873,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if command not in _NEEDS_NO_SESSION:
             session = Session.from_args(args)
+            # A command's pages and rows churn through memory (see runtime.py: about 1.35
+            # times the sync rate); the window settles its own process in app.run_gui.
+            settle_garbage_collector()
         status: int = args.handler(args, session)
         return status
     except CliError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
+        print(f"{PROG}: {STOPPED.one_line()}", file=sys.stderr)
         return EXIT_CANCELLED
-    except (ApiError, KnownStoreError, OSError, sqlite3.Error) as exc:
-        return _print_error(exc)
+    except (ApiError, StoreError, OSError, sqlite3.Error) as exc:
+        return _print_error(exc, session)
     finally:
         if session is not None:
             session.close()
 
 
-def _print_error(exc: BaseException) -> int:
+def _print_error(exc: BaseException, session: Session | None) -> int:
     """One line on stderr for an expected failure; its exit status."""
     from memex_desktop.sync import outcome_for
 
-    print(f"{PROG}: {user_message(exc).one_line()}", file=sys.stderr)
+    message = session.words(exc) if session is not None else user_message(exc)
+    print(f"{PROG}: {message.one_line()}", file=sys.stderr)
     _log.debug("command failed", exc_info=exc)
-    if isinstance(exc, ApiError):
-        return _OUTCOME_EXIT.get(outcome_for(exc).value, EXIT_FAILURE)
-    return EXIT_FAILURE
+    return exit_status(outcome_for(exc))
 
 
 if __name__ == "__main__":

@@ -1,17 +1,23 @@
-"""The one place that turns an exception into words for a person (STYLE.md habit 5).
+"""The one place that turns what happened into words for a person (STYLE.md habit 5).
 
 :func:`user_message` maps every error the app expects (API errors, store errors, disk and file
 errors) to a :class:`UserMessage`: a level, one line of text, an optional detail and the action
 that fixes it. Anything else is a bug: it gets a generic message that asks for a report, and the
 caller logs the traceback. No message ever contains the API key (errors never carry it).
+
+The same words name the :class:`ConnectionState` the sync reaches (:func:`state_words` for the
+status bar, :func:`state_message` where no exception is at hand) and why a queued save failed
+(:func:`error_kind`, kept with the save, and :func:`failure_message`). Where credentials are
+the problem the words follow how the person signed in (:class:`Credential`).
 """
 
 from __future__ import annotations
 
+import enum
 import errno
 import sqlite3
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from memex_desktop.api.client import moved_api_base
 from memex_desktop.api.errors import (
@@ -30,14 +36,43 @@ from memex_desktop.api.errors import (
 from memex_desktop.api.models import AvailablePlansOutput
 from memex_desktop.api.oauth import NotSignedIn, SignInError
 from memex_desktop.store.errors import (
+    DatabaseAccessError,
     DatabaseCorruptError,
     DatabaseLockedError,
     DiskFullError,
     KnownStoreError,
     SchemaTooNewError,
+    translate,
 )
 
 Level = Literal["info", "warning", "error"]
+
+
+class ConnectionState(enum.Enum):
+    """Where the app stands with the Memex server: one vocabulary for the sync, the status bar
+    and the command line's exit statuses; every state but ONLINE has an action that fixes it."""
+
+    NOT_CONFIGURED = "not_configured"
+    ONLINE = "online"
+    OFFLINE = "offline"
+    SERVER_DOWN = "server_down"
+    AUTH_REJECTED = "auth_rejected"
+    INSUFFICIENT_CREDITS = "insufficient_credits"
+    # The server refuses what this version sends, or pages in a way the sync cannot follow.
+    INCOMPATIBLE = "incompatible"
+
+
+CredentialKind = Literal["api_key", "sign_in", "token"]
+
+
+@dataclass(frozen=True)
+class Credential:
+    """How the person authenticates, as far as the words for them go (never the secret)."""
+
+    kind: CredentialKind
+    # The flag or variable that gave it for this run, which wins over anything in Settings;
+    # None when the app remembered it (the keyring's API key, a sign-in).
+    given_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -72,15 +107,92 @@ def describe_plans(options: AvailablePlansOutput | None) -> str | None:
     return "Plans: " + ", ".join(names)
 
 
-def _api_message(exc: ApiError) -> UserMessage:
+def _offline() -> UserMessage:
+    """Words for a server that cannot be reached."""
+    return UserMessage(
+        "warning",
+        "You are offline: the Memex server cannot be reached.",
+        "Everything already synced is readable; saves are queued and sent later.",
+        "Check the network connection or the API URL.",
+    )
+
+
+def _server_trouble(detail: str | None) -> UserMessage:
+    """Words for a server that answers with errors."""
+    return UserMessage(
+        "warning",
+        "The Memex server is having trouble (it answered with an error).",
+        detail,
+        "Try again later; nothing local is lost.",
+    )
+
+
+def _credentials_rejected(detail: str | None, credential: Credential | None) -> UserMessage:
+    """Words for credentials the server rejected, fitting how the person signed in."""
+    if credential is None:
+        return UserMessage(
+            "error",
+            "The Memex server rejected the credentials (API key or sign-in).",
+            detail,
+            "Sign in again, or enter a valid API key (--api-key, MEMEX_API_KEY or Settings); "
+            "a MEMEX_BEARER_TOKEN in the environment is used first.",
+        )
+    if credential.kind == "sign_in":
+        return UserMessage(
+            "error",
+            "The Memex server refused the sign-in.",
+            detail,
+            "Sign in again (Settings → Sign in with Memex, or memex-desktop login).",
+        )
+    if credential.kind == "token":
+        where = credential.given_by or "the environment"
+        return UserMessage(
+            "error",
+            f"The Memex server rejected the token given by {where}.",
+            detail,
+            f"Set a valid token in {where}, or unset it to use the sign-in or an API key.",
+        )
+    if credential.given_by is not None:
+        return UserMessage(
+            "error",
+            f"The Memex server rejected the API key given by {credential.given_by}.",
+            detail,
+            f"Give a valid key with {credential.given_by}; without it the sign-in or the key "
+            "in Settings is used.",
+        )
+    return UserMessage(
+        "error",
+        "The Memex server rejected the API key.",
+        detail,
+        "Enter a valid API key in Settings, or sign in with Memex.",
+    )
+
+
+def _usage_used_up(detail: str | None) -> UserMessage:
+    """Words for a usage balance that ran out."""
+    return UserMessage(
+        "error",
+        "Your Memex usage balance is used up; queued saves are paused.",
+        detail,
+        "Buy more usage at https://memex.garden/pricing, then sync again.",
+    )
+
+
+def _incompatible(detail: str | None) -> UserMessage:
+    """Words for a server that refuses what this version sends."""
+    return UserMessage(
+        "error",
+        "The Memex server does not accept what this version of memex-desktop sends.",
+        detail,
+        "Run memex-desktop doctor to see what differs, and update memex-desktop; "
+        "nothing local is lost.",
+    )
+
+
+def _api_message(exc: ApiError, credential: Credential | None) -> UserMessage:
     """Words for the typed errors of the API client."""
     if isinstance(exc, NetworkUnavailable):
-        return UserMessage(
-            "warning",
-            "You are offline: the Memex server cannot be reached.",
-            "Everything already synced is readable; saves are queued and sent later.",
-            "Check the network connection or the API URL.",
-        )
+        return _offline()
     if isinstance(exc, NotSignedIn):
         return UserMessage(
             "error",
@@ -106,20 +218,9 @@ def _api_message(exc: ApiError) -> UserMessage:
             "signing in again does not change it.",
         )
     if isinstance(exc, AuthError):
-        return UserMessage(
-            "error",
-            "The Memex server rejected the credentials (API key or sign-in).",
-            exc.message or None,
-            "Sign in again, or enter a valid API key (--api-key, MEMEX_API_KEY or Settings); "
-            "a MEMEX_BEARER_TOKEN in the environment is used first.",
-        )
+        return _credentials_rejected(exc.message or None, credential)
     if isinstance(exc, InsufficientCredits):
-        return UserMessage(
-            "error",
-            "Your Memex usage balance is used up; queued saves are paused.",
-            describe_plans(exc.upgrade_options),
-            "Buy more usage at https://memex.garden/pricing, then sync again.",
-        )
+        return _usage_used_up(describe_plans(exc.upgrade_options))
     if isinstance(exc, RateLimited):
         wait = f" for {exc.retry_after:.0f} s" if exc.retry_after else ""
         return UserMessage(
@@ -129,20 +230,9 @@ def _api_message(exc: ApiError) -> UserMessage:
             f"Wait{wait} and try again.",
         )
     if isinstance(exc, ServerError):
-        return UserMessage(
-            "warning",
-            "The Memex server is having trouble (it answered with an error).",
-            exc.message or None,
-            "Try again later; nothing local is lost.",
-        )
+        return _server_trouble(exc.message or None)
     if isinstance(exc, ServerIncompatible):
-        return UserMessage(
-            "error",
-            "The Memex server does not accept what this version of memex-desktop sends.",
-            exc.message or None,
-            "Run memex-desktop doctor to see what differs, and update memex-desktop; "
-            "nothing local is lost.",
-        )
+        return _incompatible(exc.message or None)
     if isinstance(exc, ValidationError):
         return UserMessage(
             "error",
@@ -214,38 +304,238 @@ def _store_message(exc: KnownStoreError) -> UserMessage:
             str(exc) or None,
             "Delete cache.db in the data folder and sync again; queued saves are kept.",
         )
+    if isinstance(exc, DatabaseAccessError):
+        return UserMessage(
+            "error",
+            "memex-desktop may not open or write the local library here.",
+            str(exc) or None,
+            "Choose another data folder (--data-dir) or fix the permissions.",
+        )
     return UserMessage(
         "error", "The local library cannot be used right now.", str(exc) or None, None
     )
 
 
-def user_message(exc: BaseException) -> UserMessage:
-    """The words for a person about ``exc``: level, text, detail and the fixing action."""
+STOPPED = UserMessage("info", "Stopped.", None, None)
+
+
+def user_message(exc: BaseException, credential: Credential | None = None) -> UserMessage:
+    """The words for a person about ``exc``: level, text, detail and the fixing action.
+
+    ``credential`` says how the person signs in, so rejected credentials are named as such.
+    """
+    if isinstance(exc, sqlite3.Error):
+        # Normally the store translated it already; the result code decides, never the words.
+        exc = translate(exc, "the local library")
     if isinstance(exc, ApiError):
-        return _api_message(exc)
+        return _api_message(exc, credential)
     if isinstance(exc, KnownStoreError):
         return _store_message(exc)
-    if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc).lower():
-        return UserMessage(
-            "warning",
-            "The local library is busy (another memex-desktop is writing to it).",
-            None,
-            "Close the other window or command and try again.",
-        )
-    if isinstance(exc, sqlite3.DatabaseError) and "malformed" in str(exc).lower():
-        return UserMessage(
-            "error",
-            "The local library file is damaged.",
-            str(exc),
-            "Delete cache.db in the data folder and sync again; queued saves are kept.",
-        )
     if isinstance(exc, OSError):
         return _os_message(exc)
     if isinstance(exc, KeyboardInterrupt):
-        return UserMessage("info", "Stopped.", None, None)
+        return STOPPED
     return UserMessage(
         "error",
         "Something went wrong inside memex-desktop.",
         f"{type(exc).__name__}: {exc}"[:300],
         "Please report this problem with the log file.",
     )
+
+
+# --------------------------------------------------------------------------- connection states
+
+
+@dataclass(frozen=True)
+class StateWords:
+    """What the window says about a connection state: a short label, the button of the action
+    that fixes it ("" when nothing needs doing) and the full message behind it."""
+
+    label: str
+    button: str
+    message: UserMessage
+
+
+_STATE_LABELS: dict[ConnectionState, tuple[str, str]] = {
+    ConnectionState.NOT_CONFIGURED: ("Not connected to Memex", "Connect…"),
+    ConnectionState.ONLINE: ("Online", ""),
+    ConnectionState.OFFLINE: ("Offline: reading the local library; saves wait", "Retry now"),
+    ConnectionState.SERVER_DOWN: ("Memex server having trouble", "Retry now"),
+    ConnectionState.INSUFFICIENT_CREDITS: ("Usage balance used up: saves are paused", "See plans…"),
+    # The fix is not a retry: the connection check shows what the server does differently.
+    ConnectionState.INCOMPATIBLE: ("Memex server incompatible", "Check connection…"),
+}
+
+
+def _rejected_label(credential: Credential | None) -> tuple[str, str]:
+    """The status bar's words for rejected credentials; no button where Settings cannot help
+    (a credential given by a flag or the environment wins over them)."""
+    if credential is None:
+        return "Sign-in needed: the credentials were rejected", "Settings…"
+    if credential.kind == "sign_in":
+        return "Sign-in needed: Memex refused the sign-in", "Sign in…"
+    what = "token" if credential.kind == "token" else "API key"
+    if credential.given_by is not None:
+        return f"The {what} given by {credential.given_by} was rejected", ""
+    return f"Sign-in needed: the {what} was rejected", "Enter API key…"
+
+
+def state_message(state: ConnectionState, credential: Credential | None = None) -> UserMessage:
+    """The full words for a connection state when no exception is at hand."""
+    if state is ConnectionState.NOT_CONFIGURED:
+        return UserMessage(
+            "warning",
+            "Not signed in to Memex, and no API key.",
+            "The local library is readable; nothing is synced.",
+            "Sign in (memex-desktop login or Settings → Sign in with Memex), or give an API "
+            "key (--api-key, MEMEX_API_KEY or Settings).",
+        )
+    if state is ConnectionState.OFFLINE:
+        return _offline()
+    if state is ConnectionState.SERVER_DOWN:
+        return _server_trouble(None)
+    if state is ConnectionState.AUTH_REJECTED:
+        return _credentials_rejected(None, credential)
+    if state is ConnectionState.INSUFFICIENT_CREDITS:
+        return _usage_used_up(None)
+    if state is ConnectionState.INCOMPATIBLE:
+        return _incompatible(None)
+    return UserMessage("info", "Connected to Memex.", None, None)
+
+
+def state_words(
+    state: ConnectionState,
+    *,
+    credential: Credential | None = None,
+    error: BaseException | None = None,
+    synced_at: str | None = None,
+) -> StateWords:
+    """The status bar's words for ``state``: reached because of ``error`` (if known), with
+    ``credential`` in use, online since a sync that ended at ``synced_at`` (a local time)."""
+    if state is ConnectionState.AUTH_REJECTED:
+        label, button = _rejected_label(credential)
+    else:
+        label, button = _STATE_LABELS[state]
+    if state is ConnectionState.ONLINE and synced_at:
+        label = f"Online · synced {synced_at}"
+    message = (
+        user_message(error, credential) if error is not None else state_message(state, credential)
+    )
+    return StateWords(label, button, message)
+
+
+# --------------------------------------------------------------------------- failed saves
+
+# Why a queued save failed, kept with the save (a stable code: outbox rows outlive versions).
+ErrorKind = Literal[
+    "network",
+    "auth_rejected",
+    "forbidden",
+    "insufficient_credits",
+    "rate_limited",
+    "rejected",
+    "server_error",
+    "unreadable",
+    "moved",
+    "incompatible",
+    "failed",
+]
+ERROR_KINDS: tuple[ErrorKind, ...] = get_args(ErrorKind)
+
+
+def error_kind(exc: BaseException) -> ErrorKind:
+    """The kind of failure ``exc`` is, as an outbox row keeps it."""
+    if isinstance(exc, NetworkUnavailable):
+        return "network"
+    if isinstance(exc, Forbidden):
+        return "forbidden"
+    if isinstance(exc, AuthError):
+        return "auth_rejected"
+    if isinstance(exc, InsufficientCredits):
+        return "insufficient_credits"
+    if isinstance(exc, RateLimited):
+        return "rate_limited"
+    if isinstance(exc, ServerError):
+        return "server_error"
+    if isinstance(exc, ServerIncompatible):
+        return "incompatible"
+    if isinstance(exc, ValidationError):
+        return "rejected"
+    if isinstance(exc, ApiMoved):
+        return "moved"
+    if isinstance(exc, ContractError):
+        return "unreadable"
+    return "failed"
+
+
+def failure_message(kind: str | None, detail: str | None = None, attempts: int = 0) -> UserMessage:
+    """The words for a save that failed ``attempts`` times for a reason of ``kind`` (an
+    :data:`ErrorKind`, or None for rows older than kinds); ``detail`` is the server's message."""
+    if kind == "network":
+        return UserMessage(
+            "warning",
+            "The Memex server could not be reached.",
+            None,
+            "The save is sent again when the connection is back.",
+        )
+    if kind == "auth_rejected":
+        return UserMessage(
+            "error",
+            "The Memex server rejected the credentials.",
+            None,
+            "Sign in again or enter a valid API key; the save waits.",
+        )
+    if kind == "forbidden":
+        return UserMessage(
+            "error",
+            "The Memex server refused this save.",
+            detail,
+            "Check what it names (your plan, a feature, the key's permissions).",
+        )
+    if kind == "insufficient_credits":
+        return _usage_used_up(None)
+    if kind == "rate_limited":
+        return UserMessage(
+            "warning",
+            "The Memex server is limiting requests.",
+            None,
+            "The save is sent again soon.",
+        )
+    if kind == "rejected":
+        return UserMessage(
+            "error",
+            "The Memex server refused this save.",
+            detail,
+            "Check the link or the note; retrying sends it unchanged.",
+        )
+    if kind == "server_error":
+        text = (
+            f"The Memex server failed this save {attempts} times."
+            if attempts > 1
+            else "The Memex server had trouble with this save."
+        )
+        return UserMessage("warning", text, detail, "Retry it later, or drop it.")
+    if kind == "unreadable":
+        return UserMessage(
+            "warning",
+            "The Memex server's answer to this save could not be read.",
+            detail,
+            "The save is sent again later.",
+        )
+    if kind == "moved":
+        return UserMessage(
+            "error",
+            "The Memex API moved.",
+            detail,
+            "Change the API URL (Settings, --api-url or MEMEX_API_URL).",
+        )
+    if kind == "incompatible":
+        return _incompatible(detail)
+    if kind == "failed":
+        return UserMessage(
+            "error",
+            "The save could not be sent.",
+            detail,
+            "Please report this problem with the log file.",
+        )
+    return UserMessage("warning", "The save could not be sent.", None, "Retry it, or drop it.")

@@ -7,7 +7,7 @@ refuses to write anything that looks like one.
 
 The environment variables of the official Memex plugins are honoured too, in their order
 (:func:`api_url_from_environment`, :func:`given_credential`); the window and the command line
-both resolve through these functions and :func:`memex_desktop.signin.resolve_auth`.
+both reach them through :func:`memex_desktop.services.connect` only.
 """
 
 from __future__ import annotations

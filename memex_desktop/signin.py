@@ -6,8 +6,8 @@ gives it the desktop's places: tokens in the system keyring through
 exists) and the client registration in the config folder. A GUI worker thread calls
 :func:`sign_in` with the task's cancel event; the CLI calls it with ``show_url=print``.
 
-:func:`resolve_auth` is the one place that decides what a run authenticates with, for the
-window and the command line alike.
+:func:`resolve_auth` is the one place that decides what a run authenticates with; the window
+and the command line alike reach it through :func:`memex_desktop.services.connect`.
 """
 
 from __future__ import annotations

@@ -25,6 +25,10 @@ class DatabaseCorruptError(KnownStoreError):
     """The file is not a database or is damaged; the cache can be rebuilt by a full sync."""
 
 
+class DatabaseAccessError(KnownStoreError):
+    """The file cannot be opened or written here (permissions, a read-only folder or disk)."""
+
+
 class SchemaTooNewError(KnownStoreError):
     """The file was written by a newer memex-desktop; it is left untouched."""
 
@@ -39,25 +43,42 @@ class SchemaTooNewError(KnownStoreError):
         self.supported = supported
 
 
-_FULL_WORDS = ("database or disk is full", "disk i/o error")
-_LOCKED_WORDS = ("database is locked", "database table is locked")
-_CORRUPT_WORDS = ("malformed", "file is not a database", "database disk image")
+class StoreBugError(StoreError):
+    """An SQLite error no environment explains (bad SQL, a misused connection): a bug.
+
+    The SQLite error it stands for is its ``__cause__``; the person is asked to report it.
+    """
 
 
-def translate(exc: sqlite3.Error, context: str) -> StoreError | None:
-    """The KnownStoreError matching an sqlite3 error, or None when the error is a bug."""
+# Primary result codes (the low byte of SQLite's extended codes) that the environment
+# causes: a full disk, a lock held elsewhere, a damaged file, a failing device.
+_FULL_CODES = frozenset({sqlite3.SQLITE_FULL})
+_LOCKED_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+_CORRUPT_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+_DEVICE_CODES = frozenset({sqlite3.SQLITE_IOERR})
+_ACCESS_CODES = frozenset({sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM})
+
+
+def translate(exc: sqlite3.Error, context: str) -> KnownStoreError | StoreBugError:
+    """The store's error for an sqlite3 error, by SQLite's result code: a KnownStoreError for
+    what the environment causes, a StoreBugError for everything else; ``exc`` is its cause."""
+    error = _classify(exc, context)
+    error.__cause__ = exc
+    return error
+
+
+def _classify(exc: sqlite3.Error, context: str) -> KnownStoreError | StoreBugError:
+    """The error class and words of :func:`translate`."""
     code = getattr(exc, "sqlite_errorcode", None)
-    message = str(exc).lower()
-    if code == sqlite3.SQLITE_FULL or any(word in message for word in _FULL_WORDS[:1]):
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary in _FULL_CODES:
         return DiskFullError(f"{context}: the disk is full ({exc})")
-    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or any(
-        word in message for word in _LOCKED_WORDS
-    ):
+    if primary in _LOCKED_CODES:
         return DatabaseLockedError(f"{context}: the database is locked by another program ({exc})")
-    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or any(
-        word in message for word in _CORRUPT_WORDS
-    ):
+    if primary in _CORRUPT_CODES:
         return DatabaseCorruptError(f"{context}: the database file is damaged ({exc})")
-    if code == sqlite3.SQLITE_IOERR or _FULL_WORDS[1] in message:
+    if primary in _DEVICE_CODES:
         return DiskFullError(f"{context}: the disk could not be written ({exc})")
-    return None
+    if primary in _ACCESS_CODES:
+        return DatabaseAccessError(f"{context}: the file cannot be opened or written ({exc})")
+    return StoreBugError(f"{context}: {type(exc).__name__}: {exc}")

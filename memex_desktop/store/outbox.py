@@ -26,8 +26,9 @@ from memex_desktop.store.urls import normalize_url
 
 OutboxState = Literal["queued", "sending", "accepted", "confirmed", "needs_attention"]
 STATES: tuple[OutboxState, ...] = ("queued", "sending", "accepted", "confirmed", "needs_attention")
-OUTBOX_SCHEMA_VERSION = 1
+OUTBOX_SCHEMA_VERSION = 2
 _BUSY_TIMEOUT_S = 10.0
+_MAX_REASON_CHARS = 500
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS ops (
@@ -48,9 +49,17 @@ _SCHEMA = [
     "CREATE INDEX IF NOT EXISTS ops_due ON ops(state, next_attempt_at, id)",
     "CREATE TABLE IF NOT EXISTS control (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 ]
+# (schema version, its statements), oldest first: a file is brought up from its version, so
+# every version is applied once and rows written by older versions stay readable.
+_MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (1, tuple(_SCHEMA)),
+    # Why the last attempt failed, as a stable kind the person's words are chosen by
+    # (memex_desktop.errors.ErrorKind); ``reason`` keeps the server's own message.
+    (2, ("ALTER TABLE ops ADD COLUMN error_kind TEXT",)),
+)
 _OP_COLUMNS = (
     "id, kind, url, normalized_url, external_id, payload, state, attempts, reason, entity_id, "
-    "created_at, updated_at, next_attempt_at"
+    "created_at, updated_at, next_attempt_at, error_kind"
 )
 
 
@@ -71,6 +80,16 @@ class OutboxOp:
     created_at: int
     updated_at: int
     next_attempt_at: int
+    # The kind of the last failure (None before any, and for rows older than kinds).
+    error_kind: str | None = None
+
+
+@dataclass(frozen=True)
+class OutboxFailure:
+    """Why sending an operation failed: a stable short kind and the server's message."""
+
+    kind: str
+    message: str = ""
 
 
 @dataclass(frozen=True)
@@ -91,6 +110,18 @@ def _as_ms(value: float | None) -> int:
     if value is None:
         return _now_ms()
     return int(value * 1000 if abs(value) < 1e11 else value)
+
+
+def _paused_failure(value: str) -> OutboxFailure:
+    """The failure a pause was stored with; older versions stored their own text, and only
+    ever paused because the usage balance ran out."""
+    try:
+        data = json.loads(value)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("kind"), str):
+        return OutboxFailure(data["kind"], str(data.get("message") or ""))
+    return OutboxFailure("insufficient_credits", value)
 
 
 def _op(row: tuple[Any, ...]) -> OutboxOp:
@@ -114,8 +145,10 @@ class Outbox:
                 raise StoreError(
                     f"{self.path} was written by a newer memex-desktop (outbox schema {version})"
                 )
-            for statement in _SCHEMA:
-                conn.execute(statement)
+            for target, statements in _MIGRATIONS:
+                if version < target:
+                    for statement in statements:
+                        conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {OUTBOX_SCHEMA_VERSION}")
 
     # ------------------------------------------------------------------ connections
@@ -133,7 +166,7 @@ class Outbox:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=FULL")
             except sqlite3.Error as exc:
-                raise translate(exc, f"opening {self.path}") or StoreError(str(exc)) from exc
+                raise translate(exc, f"opening {self.path}") from exc
             self._local.conn = conn
             with self._connections_lock:
                 self._connections.append(conn)
@@ -154,13 +187,13 @@ class Outbox:
         except sqlite3.Error as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            raise translate(exc, f"writing {self.path.name}") or exc from exc
+            raise translate(exc, f"writing {self.path.name}") from exc
 
     def _read(self, sql: str, params: Iterable[Any] = ()) -> builtins.list[tuple[Any, ...]]:
         try:
             return self._conn().execute(sql, list(params)).fetchall()
         except sqlite3.Error as exc:
-            raise translate(exc, f"reading {self.path.name}") or exc from exc
+            raise translate(exc, f"reading {self.path.name}") from exc
 
     # ------------------------------------------------------------------ enqueue
 
@@ -315,15 +348,26 @@ class Outbox:
 
     def mark_accepted(self, op_id: int, entity_id: str | None) -> None:
         """The server took the save (it becomes confirmed once a pull shows the entity)."""
-        self._set(op_id, "accepted", entity_id=entity_id, reason=None)
+        self._set(op_id, "accepted", entity_id=entity_id, reason=None, error_kind=None)
 
-    def mark_failed_retryable(self, op_id: int, reason: str, retry_at: float) -> None:
+    def mark_failed_retryable(self, op_id: int, failure: OutboxFailure, retry_at: float) -> None:
         """Back to the queue, to be retried at ``retry_at`` (epoch ms or seconds)."""
-        self._set(op_id, "queued", reason=reason, next_attempt_at=_as_ms(retry_at))
+        self._set(
+            op_id,
+            "queued",
+            reason=failure.message[:_MAX_REASON_CHARS],
+            error_kind=failure.kind,
+            next_attempt_at=_as_ms(retry_at),
+        )
 
-    def mark_needs_attention(self, op_id: int, reason: str) -> None:
+    def mark_needs_attention(self, op_id: int, failure: OutboxFailure) -> None:
         """The server refused it for a reason retrying cannot fix; kept with that reason."""
-        self._set(op_id, "needs_attention", reason=reason)
+        self._set(
+            op_id,
+            "needs_attention",
+            reason=failure.message[:_MAX_REASON_CHARS],
+            error_kind=failure.kind,
+        )
 
     def mark_confirmed(self, op_id: int) -> None:
         """The saved entity was seen in a pull."""
@@ -351,7 +395,7 @@ class Outbox:
 
     def retry(self, op_id: int) -> None:
         """Queue a failed operation again, due now."""
-        self._set(op_id, "queued", reason=None, next_attempt_at=_now_ms())
+        self._set(op_id, "queued", reason=None, error_kind=None, next_attempt_at=_now_ms())
 
     def drop(self, op_id: int) -> bool:
         """Forget an operation (the person gave up on it); False when it does not exist."""
@@ -366,11 +410,12 @@ class Outbox:
             )
             return cursor.rowcount > 0
 
-    def pause(self, reason: str) -> None:
+    def pause(self, failure: OutboxFailure) -> None:
         """Stop handing out operations (e.g. out of credits) until :meth:`resume`."""
+        value = json.dumps({"kind": failure.kind, "message": failure.message[:_MAX_REASON_CHARS]})
         with self._write() as conn:
             conn.execute(
-                "INSERT OR REPLACE INTO control (key, value) VALUES ('paused', ?)", (reason,)
+                "INSERT OR REPLACE INTO control (key, value) VALUES ('paused', ?)", (value,)
             )
 
     def resume(self) -> None:
@@ -378,10 +423,10 @@ class Outbox:
         with self._write() as conn:
             conn.execute("DELETE FROM control WHERE key = 'paused'")
 
-    def paused_reason(self) -> str | None:
+    def paused_reason(self) -> OutboxFailure | None:
         """Why the outbox is paused, or None."""
         rows = self._read("SELECT value FROM control WHERE key = 'paused'")
-        return str(rows[0][0]) if rows else None
+        return _paused_failure(str(rows[0][0])) if rows else None
 
     def recover_after_crash(self) -> int:
         """Operations left ``sending`` by a crash go back to the queue; returns how many."""

@@ -17,7 +17,7 @@ from sqlite_utils import Database
 
 from memex_desktop.api.content import epoch_ms, host_of
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
-from memex_desktop.store.errors import StoreError, translate
+from memex_desktop.store.errors import StoreBugError, StoreError, translate
 from memex_desktop.store.extract import body_text, summary_text
 from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, Edge, bounded_neighbourhood
 from memex_desktop.store.query import (
@@ -43,6 +43,7 @@ from memex_desktop.store.rows import (
     ViewRow,
 )
 from memex_desktop.store.schema import SCHEMA_VERSION, check_not_too_new, connect, open_cache
+from memex_desktop.store.state_keys import STATE_LAST_SYNC_MS
 from memex_desktop.store.urls import normalize_url
 
 _ROW_COLUMNS = (
@@ -57,7 +58,6 @@ RANK_PROBE_LIMIT = 300
 BACKLOG_SCAN_ROWS = 2000
 MAX_THREAD_NODES = 5000
 MAX_BACKLINKS = 1000
-LAST_SYNC_KEY = "last_sync_at"
 # SQLite virtual-machine steps between two checks of an interruptible read's stop condition:
 # tens of microseconds of work, so a stop takes effect at once and the checks cost little.
 INTERRUPT_CHECK_STEPS = 2000
@@ -306,12 +306,12 @@ class CacheReader:
                 return found
             sql = f"SELECT e.id {join}{where} ORDER BY {table}.rowid DESC LIMIT ?"
             return [row[0] for row in self._query(sql, [expression, *params, needed])]
-        except sqlite3.OperationalError as exc:
+        except StoreBugError as exc:
             # A word SQLite's tokenizer splits in two (letters newer than its Unicode
             # tables) is a phrase, which a column-detail index cannot match: no hits.
-            if "phrase" in str(exc):
+            if "phrase" in str(exc.__cause__):
                 return []
-            raise translate(exc, f"reading {self.path.name}") or exc from exc
+            raise
 
     def _backlog_ids(self, query: str, where: str, params: list[Any], needed: int) -> list[str]:
         """Newest rows not indexed yet (during a sync) whose JSON holds every word."""
@@ -729,7 +729,7 @@ class CacheReader:
             for candidate in (self.path, Path(f"{self.path}-wal"))
             if candidate.exists()
         )
-        last = self.sync_state(LAST_SYNC_KEY)
+        last = self.sync_state(STATE_LAST_SYNC_MS)
         return CacheStats(entities=count, size_bytes=size, last_sync_at=epoch_ms(last))
 
     def close(self) -> None:

@@ -21,7 +21,7 @@ from memex_desktop.api.models import (
     View,
 )
 from memex_desktop.store import ingest
-from memex_desktop.store.errors import StoreError, translate
+from memex_desktop.store.errors import StoreBugError, StoreError, translate
 from memex_desktop.store.extract import JsonObject
 from memex_desktop.store.rows import ChangeSet
 from memex_desktop.store.schema import connect, open_cache
@@ -198,10 +198,10 @@ class StoreWriter:
             with db.atomic():
                 changes = task(db)
         except sqlite3.Error as exc:
-            known = translate(exc, f"writing {self.path.name}")
-            if known is None:
+            failure = translate(exc, f"writing {self.path.name}")
+            if isinstance(failure, StoreBugError):
                 _log.error("store write failed: %s", exc)
-            future.set_exception(known or exc)
+            future.set_exception(failure)
         except BaseException as exc:
             future.set_exception(exc)
         else:

@@ -1,5 +1,6 @@
 """Sync: mirrors the Memex library into the local cache and delivers the outbox (no Qt)."""
 
+from memex_desktop.errors import ConnectionState
 from memex_desktop.sync.engine import OutboxPolicy, SyncEngine, entity_time_ms
 from memex_desktop.sync.types import (
     SyncCancelled,
@@ -10,6 +11,7 @@ from memex_desktop.sync.types import (
 )
 
 __all__ = [
+    "ConnectionState",
     "OutboxPolicy",
     "SyncCancelled",
     "SyncEngine",

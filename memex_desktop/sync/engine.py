@@ -55,8 +55,19 @@ from memex_desktop.api.models import (
     SearchRawPage,
     parse_content_entity,
 )
-from memex_desktop.errors import user_message
+from memex_desktop.errors import error_kind, user_message
 from memex_desktop.store import CacheReader, ChangeSet, Outbox, OutboxOp, StoreWriter
+from memex_desktop.store.outbox import OutboxFailure
+from memex_desktop.store.state_keys import STATE_DELETIONS_HELD as STATE_DELETIONS_HELD
+from memex_desktop.store.state_keys import STATE_FEEDS_PROBLEM as STATE_FEEDS_PROBLEM
+from memex_desktop.store.state_keys import (
+    STATE_FULL_PASS,
+    STATE_LAST_FULL_MS,
+    STATE_LAST_SYNC_MS,
+    STATE_MISSING_ONCE,
+    STATE_NEWEST_MS,
+)
+from memex_desktop.store.state_keys import STATE_VIEWS_PROBLEM as STATE_VIEWS_PROBLEM
 from memex_desktop.store.urls import normalize_url
 from memex_desktop.sync.paging import PageFetcher, Pager, PageRequest
 from memex_desktop.sync.pending_parents import resolve_pending_parents
@@ -73,22 +84,6 @@ from memex_desktop.sync.types import (
 _log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[SyncProgress], None]
-
-# sync_state keys (in cache.db; losing them only costs a re-fetch).
-STATE_FULL_PASS = "sync.full_pass"
-# The newest created_at held (the incremental pull's watermark; an earlier version kept
-# max(updated_at, created_at) under "sync.newest_ms", which can run ahead of every save).
-STATE_NEWEST_MS = "sync.newest_created_ms"
-# Ids missing from the last complete pass (marked deleted if the next one misses them too),
-# and how many a pass held back for the person to confirm (JSON, or "").
-STATE_MISSING_ONCE = "sync.missing_once"
-STATE_DELETIONS_HELD = "sync.deletions_held"
-STATE_LAST_FULL_MS = "sync.last_full_pass_at_ms"
-STATE_LAST_SYNC_MS = "sync.last_sync_at_ms"
-# Why the last pull could not read the saved views / followed feeds ("" when it could): the
-# sidebar says so instead of showing an empty section.
-STATE_VIEWS_PROBLEM = "sync.views_problem"
-STATE_FEEDS_PROBLEM = "sync.feeds_problem"
 
 # Writes queued at the writer behind the one it is writing: enough to keep it busy, few
 # enough that memory stays bounded.
@@ -721,7 +716,7 @@ class SyncEngine:
                     SyncOutcome.INSUFFICIENT_CREDITS, sent, attention, changes, exc
                 )
             except ValidationError as exc:
-                self.outbox.mark_needs_attention(op.id, exc.message or _reason(exc))
+                self.outbox.mark_needs_attention(op.id, _reason(exc))
                 attention += 1
                 continue
             except ContractError as exc:
@@ -739,12 +734,9 @@ class SyncEngine:
             except ServerError as exc:
                 last_failure = exc
                 if op.attempts >= MAX_SERVER_ERROR_ATTEMPTS:
-                    # The same failure again and again: a person has to look at it.
-                    self.outbox.mark_needs_attention(
-                        op.id,
-                        f"The server failed this save {op.attempts} times: "
-                        f"{exc.message or _reason(exc)}",
-                    )
+                    # The same failure again and again: a person has to look at it (the
+                    # words say how often: see errors.failure_message).
+                    self.outbox.mark_needs_attention(op.id, _reason(exc))
                     attention += 1
                     continue
                 delay = self.outbox_policy.backoff_s(op.attempts, self._rand)
@@ -1152,7 +1144,7 @@ def _unreachable(exc: NetworkUnavailable) -> bool:
     return isinstance(exc.__cause__, httpx.ConnectError | httpx.ConnectTimeout)
 
 
-def _reason(exc: BaseException) -> str:
-    """A short reason kept with an outbox operation (never a credential)."""
-    text = getattr(exc, "message", None) or str(exc)
-    return f"{type(exc).__name__}: {text}"[:500]
+def _reason(exc: BaseException) -> OutboxFailure:
+    """Why a send failed, as the outbox keeps it: the kind the person's words are chosen by,
+    and the server's message (API errors never carry a credential)."""
+    return OutboxFailure(error_kind(exc), getattr(exc, "message", None) or str(exc))

@@ -14,10 +14,11 @@ import logging
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
+from memex_desktop.store.state_keys import STATE_SERVER_PREFIX
+
 _log = logging.getLogger(__name__)
 
 PagingMode = Literal["offset", "time"]
-STATE_PREFIX = "sync.server:"
 # Page sizes: where a pass starts on a server not seen before, and the least it goes down to.
 FIRST_PAGE_SIZE = 50
 MIN_PAGE_SIZE = 5
@@ -84,4 +85,4 @@ class ServerProfile:
 
 def state_key(base_url: str) -> str:
     """The sync_state key of a server's profile."""
-    return STATE_PREFIX + base_url.rstrip("/")
+    return STATE_SERVER_PREFIX + base_url.rstrip("/")

@@ -1,4 +1,10 @@
-"""What a sync reports: its outcome, its progress and what it changed (plain values, no Qt)."""
+"""What a sync reports: its outcome, its progress and what it changed (plain values, no Qt).
+
+An outcome is either OK, CANCELLED, FAILED (something on this computer went wrong, which says
+nothing about the server) or one of the :class:`~memex_desktop.errors.ConnectionState` failures;
+:attr:`SyncOutcome.state` is the connection state the window shows and the command line turns
+into its exit status.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ from memex_desktop.api.errors import (
     ValidationError,
 )
 from memex_desktop.api.models import SearchMeta
+from memex_desktop.errors import ConnectionState
 from memex_desktop.store import ChangeSet
 
 
@@ -23,12 +30,23 @@ class SyncOutcome(enum.Enum):
 
     OK = "ok"
     CANCELLED = "cancelled"
-    OFFLINE = "offline"
-    SERVER_DOWN = "server_down"
-    AUTH_REJECTED = "auth_rejected"
-    INSUFFICIENT_CREDITS = "insufficient_credits"
+    # A store error or a bug stopped the sync: the connection is as it was.
+    FAILED = "failed"
+    OFFLINE = ConnectionState.OFFLINE.value
+    SERVER_DOWN = ConnectionState.SERVER_DOWN.value
+    AUTH_REJECTED = ConnectionState.AUTH_REJECTED.value
+    INSUFFICIENT_CREDITS = ConnectionState.INSUFFICIENT_CREDITS.value
     # The server refused our requests as invalid, or pages in a way the sync cannot follow.
-    INCOMPATIBLE = "incompatible"
+    INCOMPATIBLE = ConnectionState.INCOMPATIBLE.value
+
+    @property
+    def state(self) -> ConnectionState | None:
+        """The connection state this outcome shows (None: it says nothing of the server)."""
+        if self is SyncOutcome.OK:
+            return ConnectionState.ONLINE
+        if self in (SyncOutcome.CANCELLED, SyncOutcome.FAILED):
+            return None
+        return ConnectionState(self.value)
 
 
 class SyncCancelled(Exception):
@@ -68,10 +86,16 @@ class SyncReport:
         """True when everything asked for was done."""
         return self.outcome is SyncOutcome.OK
 
+    @property
+    def state(self) -> ConnectionState | None:
+        """The connection state this sync showed (None when cancelled or failed locally)."""
+        return self.outcome.state
+
 
 def outcome_for(exc: BaseException) -> SyncOutcome:
-    """The sync outcome an error stands for (offline, server down, auth, credits, cancelled)."""
-    if isinstance(exc, SyncCancelled):
+    """The sync outcome any error stands for: cancelled, one of the connection failures, or
+    FAILED for what happened on this computer (a store error, a bug)."""
+    if isinstance(exc, SyncCancelled | KeyboardInterrupt):
         return SyncOutcome.CANCELLED
     if isinstance(exc, NetworkUnavailable):
         return SyncOutcome.OFFLINE
@@ -83,4 +107,4 @@ def outcome_for(exc: BaseException) -> SyncOutcome:
         return SyncOutcome.INCOMPATIBLE
     if isinstance(exc, ApiError):
         return SyncOutcome.SERVER_DOWN
-    raise TypeError(f"not a sync outcome: {type(exc).__name__}")
+    return SyncOutcome.FAILED

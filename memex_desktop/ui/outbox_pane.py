@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop.errors import UserMessage, failure_message
 from memex_desktop.store import OutboxOp
 
 log = logging.getLogger(__name__)
@@ -32,10 +33,19 @@ log = logging.getLogger(__name__)
 Index = QModelIndex | QPersistentModelIndex
 
 
+def failure_of(op: OutboxOp) -> UserMessage | None:
+    """Why the save's last attempt failed, in the person's words (None: nothing failed)."""
+    failed = op.state == "needs_attention" or (op.state == "queued" and op.attempts > 0)
+    if not failed or not (op.error_kind or op.reason or op.state == "needs_attention"):
+        return None
+    return failure_message(op.error_kind, op.reason, op.attempts)
+
+
 def save_state_text(op: OutboxOp, processing: bool | None = None) -> str:
     """Where a save is: queued -> sent -> processing -> in library (or what went wrong)."""
+    failure = failure_of(op)
     if op.state == "queued":
-        return "Queued" if not op.attempts else f"Queued (retry {op.attempts}: {op.reason or ''})"
+        return "Queued" if failure is None else f"Queued (retry {op.attempts}: {failure.text})"
     if op.state == "sending":
         return "Sending…"
     if op.state == "accepted":
@@ -43,8 +53,16 @@ def save_state_text(op: OutboxOp, processing: bool | None = None) -> str:
     if op.state == "confirmed":
         return "In library"
     if op.state == "needs_attention":
-        return f"Needs attention: {op.reason or 'the server refused it'}"
+        return f"Needs attention: {failure.text}" if failure else "Needs attention"
     return op.state
+
+
+def save_state_tip(op: OutboxOp) -> str:
+    """The state with the whole story of a failure: the server's words and what to do."""
+    failure = failure_of(op)
+    if failure is None:
+        return save_state_text(op)
+    return f"{save_state_text(op)}\n{failure.one_line()}"
 
 
 class OutboxModel(QAbstractTableModel):
@@ -94,6 +112,8 @@ class OutboxModel(QAbstractTableModel):
             column = index.column()
             if column == 0:
                 return op.url or op.external_id or op.kind
+            if column == 1 and role == Qt.ItemDataRole.ToolTipRole:
+                return save_state_tip(op)
             if column == 1:
                 return save_state_text(op)
             if column == 2:

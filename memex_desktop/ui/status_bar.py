@@ -8,29 +8,21 @@ from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWidget
 
 from memex_desktop.api.models import SearchMeta
-from memex_desktop.errors import UserMessage
+from memex_desktop.errors import ConnectionState, StateWords, state_words
 from memex_desktop.sync import SyncProgress, SyncReport
-from memex_desktop.ui.sync_controller import (
-    STATE_AUTH,
-    STATE_CREDITS,
-    STATE_INCOMPATIBLE,
-    STATE_NOT_CONFIGURED,
-    STATE_OFFLINE,
-    STATE_ONLINE,
-    STATE_SERVER_DOWN,
-    OutboxCounts,
-)
+from memex_desktop.ui.sync_controller import OutboxCounts
 
-# state -> (label, action button text, action key announced by action_requested)
-STATE_TEXT: dict[str, tuple[str, str, str]] = {
-    STATE_NOT_CONFIGURED: ("Not connected to Memex", "Connect…", "settings"),
-    STATE_ONLINE: ("Online", "", ""),
-    STATE_OFFLINE: ("Offline: reading the local library; saves wait", "Retry now", "retry"),
-    STATE_SERVER_DOWN: ("Memex server unreachable", "Retry now", "retry"),
-    STATE_AUTH: ("Sign-in needed: the API key was rejected", "Enter API key…", "settings"),
-    STATE_CREDITS: ("Out of credits: saves are paused", "See plans…", "plans"),
+# The action each state's button asks for (announced by action_requested); the words for the
+# state and its button come from memex_desktop.errors.
+STATE_ACTIONS: dict[ConnectionState, str] = {
+    ConnectionState.NOT_CONFIGURED: "settings",
+    ConnectionState.ONLINE: "",
+    ConnectionState.OFFLINE: "retry",
+    ConnectionState.SERVER_DOWN: "retry",
+    ConnectionState.AUTH_REJECTED: "settings",
+    ConnectionState.INSUFFICIENT_CREDITS: "plans",
     # The fix is not a retry: the connection check shows what the server does differently.
-    STATE_INCOMPATIBLE: ("Memex server incompatible", "Check connection…", "doctor"),
+    ConnectionState.INCOMPATIBLE: "doctor",
 }
 
 
@@ -62,7 +54,8 @@ class StatusBar(QStatusBar):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("statusbar")
-        self.state = STATE_ONLINE
+        self.state = ConnectionState.ONLINE
+        self.words = state_words(self.state)
         self.state_label = QLabel(self)
         self.state_label.setObjectName("connectionstate")
         self.state_label.setAccessibleName("Connection state")
@@ -99,20 +92,25 @@ class StatusBar(QStatusBar):
         self.addPermanentWidget(self.balance_label)
         self._action = ""
         self._last_sync: str = ""
-        self.set_state(STATE_ONLINE, None)
+        self.set_state(ConnectionState.ONLINE, None)
 
-    @Slot(str, object)
-    def set_state(self, state: str, message: UserMessage | None) -> None:
-        """Show a connection state with its fixing action."""
+    @Slot(object, object)
+    def set_state(self, state: ConnectionState, words: StateWords | None) -> None:
+        """Show a connection state with its fixing action (``words``: as the controller
+        worded it for the error and credentials at hand; None: the state's own words)."""
         self.state = state
-        label, button, action = STATE_TEXT.get(state, (state, "", ""))
-        if state == STATE_ONLINE and self._last_sync:
-            label = f"Online · synced {self._last_sync}"
+        if words is None:
+            words = state_words(state)
+        self.words = words
+        label = words.label
+        if state is ConnectionState.ONLINE and self._last_sync:
+            label = state_words(state, synced_at=self._last_sync).label
         self.state_label.setText(label)
-        tip = message.one_line() if message is not None else label
+        tip = words.message.one_line()
         self.state_label.setToolTip(tip)
         self.state_label.setAccessibleDescription(tip)
-        self._action = action
+        button = words.button
+        self._action = STATE_ACTIONS[state] if button else ""
         self.action_button.setText(button)
         self.action_button.setAccessibleName(button.rstrip("…") or "No action needed")
         self.action_button.setToolTip(tip if button else "")
@@ -141,8 +139,8 @@ class StatusBar(QStatusBar):
         self.cancel_button.hide()
         if report.ok:
             self._last_sync = dt.datetime.now().strftime("%H:%M")
-            if self.state == STATE_ONLINE:
-                self.set_state(STATE_ONLINE, None)
+            if self.state is ConnectionState.ONLINE:
+                self.set_state(ConnectionState.ONLINE, self.words)
             if report.pulled or report.sent:
                 self.showMessage(
                     f"Synced: {report.pulled} items in, {report.sent} saves sent", 5000

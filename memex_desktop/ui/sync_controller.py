@@ -1,9 +1,10 @@
 """Runs the SyncEngine in the background, periodically and on demand, and reports to the panes.
 
-Each run builds its engine on the worker thread with its own cache reader and outbox
-connection (SQLite connections belong to their thread), sharing the API client (httpx clients
-are thread-safe) and the single StoreWriter. Results come back to the GUI thread as signals;
-``store_changed`` carries the ChangeSet so each pane refreshes only what it shows.
+Each run builds its engine on the worker thread (:meth:`SyncServices.engine`) with its own
+cache reader and outbox connection (SQLite connections belong to their thread), sharing the
+API client (httpx clients are thread-safe) and the single StoreWriter. Results come back to the
+GUI thread as signals; ``store_changed`` carries the ChangeSet so each pane refreshes only what
+it shows, and ``state_changed`` the :class:`ConnectionState` with its words.
 """
 
 from __future__ import annotations
@@ -11,54 +12,26 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
+from memex_desktop.api.client import MemexClient
 from memex_desktop.api.models import SearchMeta
-from memex_desktop.errors import UserMessage, user_message
-from memex_desktop.store import CacheReader, ChangeSet, EnqueueResult, Outbox, StoreWriter
-from memex_desktop.sync import SyncEngine, SyncOutcome, SyncProgress, SyncReport, outcome_for
+from memex_desktop.errors import ConnectionState, Credential, state_words, user_message
+from memex_desktop.services import SyncServices
+from memex_desktop.store import CacheReader, ChangeSet, EnqueueResult, Outbox
+from memex_desktop.sync import SyncOutcome, SyncProgress, SyncReport, outcome_for
 from memex_desktop.ui.tasks import Task, TaskCancelled, TaskRunner
 
 log = logging.getLogger(__name__)
 
-# Connection states shown in the status bar, each with the action that fixes it.
-STATE_NOT_CONFIGURED = "not_configured"
-STATE_ONLINE = "online"
-STATE_OFFLINE = "offline"
-STATE_SERVER_DOWN = "server_down"
-STATE_AUTH = "auth"
-STATE_CREDITS = "credits"
-# The server refuses what this version sends, or pages in a way the sync cannot follow.
-STATE_INCOMPATIBLE = "incompatible"
-
-_OUTCOME_STATES: dict[SyncOutcome, str] = {
-    SyncOutcome.OK: STATE_ONLINE,
-    SyncOutcome.OFFLINE: STATE_OFFLINE,
-    SyncOutcome.SERVER_DOWN: STATE_SERVER_DOWN,
-    SyncOutcome.AUTH_REJECTED: STATE_AUTH,
-    SyncOutcome.INSUFFICIENT_CREDITS: STATE_CREDITS,
-    SyncOutcome.INCOMPATIBLE: STATE_INCOMPATIBLE,
-}
-
 FOLLOW_UP_MS = 4_000  # how soon to look again while saves are being processed
 OFFLINE_RETRY_MS = 30_000  # how soon to try again after a failed sync with queued saves
 
-
-@dataclass
-class SyncServices:
-    """What a sync needs: the client (None when no account is set up), writer and file paths."""
-
-    client: Any | None
-    writer: StoreWriter
-    cache_path: Path
-    outbox_path: Path
-    page_size: int = 100
-    reconcile_interval_s: float = 24 * 3600.0
-    engine_options: dict[str, Any] = field(default_factory=dict)
+OutboxAction = Literal["retry", "drop", "undo"]
 
 
 @dataclass(frozen=True)
@@ -105,21 +78,6 @@ def outbox_counts(outbox: Outbox) -> OutboxCounts:
     )
 
 
-def _engine(services: SyncServices, reader: CacheReader, outbox: Outbox) -> SyncEngine:
-    """An engine for one worker-thread run."""
-    if services.client is None:
-        raise RuntimeError("no Memex account is set up")
-    return SyncEngine(
-        services.client,
-        services.writer,
-        outbox,
-        reader=reader,
-        page_size=services.page_size,
-        reconcile_interval_s=services.reconcile_interval_s,
-        **services.engine_options,
-    )
-
-
 def run_sync(
     services: SyncServices,
     request: SyncRequest,
@@ -131,7 +89,7 @@ def run_sync(
     reader = CacheReader(services.cache_path)
     outbox = Outbox(services.outbox_path)
     try:
-        engine = _engine(services, reader, outbox)
+        engine = services.engine(reader, outbox)
         report = engine.run(
             full=request.full or request.confirm_deletions,
             cancel=cancel,
@@ -152,7 +110,7 @@ def run_remote_search(
     reader = CacheReader(services.cache_path)
     outbox = Outbox(services.outbox_path)
     try:
-        engine = _engine(services, reader, outbox)
+        engine = services.engine(reader, outbox)
         ids, changes = engine.remote_search(query, **filters)
         return ids, changes, engine.last_meta
     finally:
@@ -169,14 +127,24 @@ def enqueue_urls(cache_path: Path, outbox_path: Path, urls: list[str]) -> list[E
         outbox.close()
 
 
-def outbox_action(outbox_path: Path, action: str, op_id: int) -> OutboxCounts:
+def outbox_action(outbox_path: Path, action: OutboxAction, op_id: int) -> OutboxCounts:
     """Worker: retry, drop or undo one outbox operation."""
     outbox = Outbox(outbox_path)
     try:
-        getattr(outbox, action)(op_id)
+        if action == "retry":
+            outbox.retry(op_id)
+        elif action == "drop":
+            outbox.drop(op_id)
+        else:
+            outbox.undo(op_id)
         return outbox_counts(outbox)
     finally:
         outbox.close()
+
+
+def _connected_state(client: MemexClient | None) -> ConnectionState:
+    """Online until a sync says otherwise, or not configured without a client."""
+    return ConnectionState.ONLINE if client is not None else ConnectionState.NOT_CONFIGURED
 
 
 class SyncController(QObject):
@@ -187,7 +155,7 @@ class SyncController(QObject):
         sync_progress(object): a SyncProgress from the engine.
         sync_finished(object): the SyncReport of a finished sync.
         store_changed(object): a ChangeSet (sync, remote search).
-        state_changed(str, object): connection state and its UserMessage (or None).
+        state_changed(object, object): the ConnectionState and its StateWords.
         outbox_changed(object): OutboxCounts after anything touched the outbox.
         remote_results(int, object): a remote search's request number and ids.
         remote_failed(int, object): a remote search's request number and UserMessage.
@@ -198,7 +166,7 @@ class SyncController(QObject):
     sync_progress = Signal(object)
     sync_finished = Signal(object)
     store_changed = Signal(object)
-    state_changed = Signal(str, object)
+    state_changed = Signal(object, object)
     outbox_changed = Signal(object)
     remote_results = Signal(int, object)
     remote_failed = Signal(int, object)
@@ -224,7 +192,7 @@ class SyncController(QObject):
         self._remote_request = 0
         self._remote_tasks: dict[Task, int] = {}
         self._closed = False
-        self.state = STATE_ONLINE if services.client is not None else STATE_NOT_CONFIGURED
+        self.state = _connected_state(services.client)
         self.last_meta: SearchMeta | None = None
         self.counts = OutboxCounts(0, 0, 0)
         self._timer = QTimer(self)
@@ -243,11 +211,11 @@ class SyncController(QObject):
         else:
             self._timer.stop()
 
-    def set_client(self, client: Any | None) -> None:
-        """Use another API client (after the settings changed)."""
+    def set_client(self, client: MemexClient | None, credential: Credential | None = None) -> None:
+        """Use another API client, signed in as ``credential`` (after the settings changed)."""
         self.services.client = client
-        state = STATE_ONLINE if client is not None else STATE_NOT_CONFIGURED
-        self._set_state(state, None)
+        self.services.credential = credential
+        self._set_state(_connected_state(client))
 
     def shutdown(self) -> None:
         """Stop every timer and the running sync; later calls start nothing (idempotent).
@@ -293,7 +261,7 @@ class SyncController(QObject):
         if self._closed:
             return False
         if self.services.client is None:
-            self._set_state(STATE_NOT_CONFIGURED, None)
+            self._set_state(ConnectionState.NOT_CONFIGURED)
             return False
         request = SyncRequest(full, resume_paused, confirm_deletions)
         if self._task is not None:
@@ -335,12 +303,8 @@ class SyncController(QObject):
         if report.meta is not None:
             self.last_meta = report.meta
             self.meta_changed.emit(report.meta)
-        if report.outcome is not SyncOutcome.CANCELLED:
-            state = _OUTCOME_STATES.get(report.outcome, STATE_SERVER_DOWN)
-            message = user_message(report.error) if report.error is not None else None
-            if state == STATE_CREDITS and message is None:
-                message = UserMessage("error", "Your Memex usage balance is used up.")
-            self._set_state(state, message)
+        if report.state is not None:
+            self._set_state(report.state, report.error)
         self.counts = result.counts
         self.outbox_changed.emit(result.counts)
         if report.changes:
@@ -367,8 +331,8 @@ class SyncController(QObject):
             return
         error = exc if isinstance(exc, BaseException) else RuntimeError(str(exc))
         log.error("sync failed", exc_info=error)
-        report = SyncReport(SyncOutcome.SERVER_DOWN, error=error)
-        self._set_state(self.state, user_message(error))
+        report = SyncReport(outcome_for(error), error=error)
+        self._set_state(report.state or self.state, error)
         self.sync_finished.emit(report)
         if self._again is not None and not self._closed:
             self._sync_again()
@@ -379,10 +343,11 @@ class SyncController(QObject):
         if request is not None:
             self.sync_now(request.full, request.resume_paused, request.confirm_deletions)
 
-    def _set_state(self, state: str, message: UserMessage | None) -> None:
-        """Remember and announce the connection state."""
+    def _set_state(self, state: ConnectionState, error: BaseException | None = None) -> None:
+        """Remember and announce the connection state, in words that fit the credentials."""
         self.state = state
-        self.state_changed.emit(state, message)
+        words = state_words(state, credential=self.services.credential, error=error)
+        self.state_changed.emit(state, words)
 
     # -- remote search ------------------------------------------------------------------------
 
@@ -391,7 +356,7 @@ class SyncController(QObject):
         if self._closed:
             return 0
         if self.services.client is None:
-            self._set_state(STATE_NOT_CONFIGURED, None)
+            self._set_state(ConnectionState.NOT_CONFIGURED)
             return 0
         self._remote_request += 1
         task = self._runner.submit(run_remote_search, self.services, query, filters)
@@ -408,8 +373,8 @@ class SyncController(QObject):
         if meta is not None:
             self.last_meta = meta
             self.meta_changed.emit(meta)
-        if self.state != STATE_ONLINE:
-            self._set_state(STATE_ONLINE, None)
+        if self.state is not ConnectionState.ONLINE:
+            self._set_state(ConnectionState.ONLINE)
         if changes:
             self.store_changed.emit(changes)
         self.remote_results.emit(request, ids)
@@ -420,13 +385,15 @@ class SyncController(QObject):
         request = self._remote_tasks.pop(self.sender(), 0)  # type: ignore[call-overload]
         if isinstance(exc, TaskCancelled):
             return
-        message = user_message(exc) if isinstance(exc, BaseException) else None
-        if isinstance(exc, BaseException):
-            try:
-                self._set_state(_OUTCOME_STATES.get(outcome_for(exc), self.state), message)
-            except TypeError:
-                log.error("remote search failed", exc_info=exc)
-        self.remote_failed.emit(request, message)
+        if not isinstance(exc, BaseException):
+            self.remote_failed.emit(request, None)
+            return
+        state = outcome_for(exc).state
+        if state is None:  # a store error or a bug, not the server: the state stays
+            log.error("remote search failed", exc_info=exc)
+        else:
+            self._set_state(state, exc)
+        self.remote_failed.emit(request, user_message(exc, self.services.credential))
 
     # -- outbox --------------------------------------------------------------------------------
 

@@ -43,6 +43,7 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtWidgets import QApplication
 from memex_desktop.app import create_application, build_main_window
+from memex_desktop.runtime import favour_the_gui_thread, settle_garbage_collector
 
 class FirstPaint(QObject):
     def eventFilter(self, watched, event):
@@ -51,9 +52,11 @@ class FirstPaint(QObject):
             QApplication.instance().exit(0)
         return False
 
+favour_the_gui_thread()  # as run_gui does
 app = create_application()
 settings = QSettings(sys.argv[2], QSettings.Format.IniFormat)
 context = build_main_window(data_dir=Path(sys.argv[1]), qsettings=settings, sync_on_start=False)
+settle_garbage_collector()
 watcher = FirstPaint()
 context.window.installEventFilter(watcher)
 context.window.show()
@@ -118,10 +121,13 @@ def window_measures(data_dir: pathlib.Path, workdir: pathlib.Path) -> dict[str, 
     from PySide6.QtWidgets import QAbstractSlider
 
     from memex_desktop.app import build_main_window, create_application
+    from memex_desktop.runtime import favour_the_gui_thread, settle_garbage_collector
 
+    favour_the_gui_thread()  # the process tuning run_gui applies
     app = create_application()
     settings = QSettings(str(workdir / "window.ini"), QSettings.Format.IniFormat)
     context = build_main_window(data_dir=data_dir, qsettings=settings, sync_on_start=False)
+    settle_garbage_collector()
     window = context.window
     try:
         window.show()

@@ -15,7 +15,7 @@ from support.window import WindowFactory
 from memex_desktop.app import AppContext
 from memex_desktop.emulator import RunningEmulator
 from memex_desktop.emulator.synthetic import generate_library
-from memex_desktop.sync import SyncOutcome
+from memex_desktop.sync import ConnectionState, SyncOutcome
 from memex_desktop.ui.drops import URI_LIST
 
 pytestmark = [pytest.mark.e2e, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -129,7 +129,7 @@ def test_sync_search_read_link_and_save_by_drop(
     _drop(window, [offline_url])
     queued_offline.wait(qtbot, 10_000)
     assert [r.status for r in queued_offline.args[0]] == ["queued"]
-    qtbot.waitUntil(lambda: app_context.controller.state == "offline", timeout=30_000)
+    qtbot.waitUntil(lambda: app_context.controller.state is ConnectionState.OFFLINE, timeout=30_000)
     qtbot.waitUntil(lambda: not app_context.controller.syncing, timeout=30_000)
     assert window.status.state_label.text().startswith("Offline")
 
@@ -147,4 +147,4 @@ def test_sync_search_read_link_and_save_by_drop(
     urls = _server_urls(server)
     assert [urls.count(url) for url in wanted] == [1, 1, 1]
     assert urls.count(existing) == 1
-    qtbot.waitUntil(lambda: app_context.controller.state == "online", timeout=30_000)
+    qtbot.waitUntil(lambda: app_context.controller.state is ConnectionState.ONLINE, timeout=30_000)

@@ -22,6 +22,7 @@ import pytest
 from memex_desktop import paths
 from memex_desktop.api.client import MemexClient
 from memex_desktop.api.models import Feed, SearchRawResponse, View
+from memex_desktop.settings import Settings
 from memex_desktop.store import StoreWriter
 from memex_desktop.sync import OutboxPolicy
 
@@ -106,6 +107,7 @@ class WindowFactory:
         server: Server | None = None,
         client: MemexClient | None = None,
         api_url: str | None = None,
+        settings: Settings | None = None,
         sync_on_start: bool = False,
     ) -> AppContext:
         """The shown window (its ``AppContext``); without a start-up sync, once its reads landed.
@@ -115,6 +117,7 @@ class WindowFactory:
             server: talked to by a fast-failing client (``fast_failing_client``).
             client: a ready client instead (``server`` and ``api_url`` are then unused).
             api_url: the API to resolve credentials for when there is neither.
+            settings: the person's settings (default: the defaults).
             sync_on_start: the window starts a sync at once (the test waits for it).
         """
         # The window's modules load only for the tests that build one.
@@ -131,13 +134,13 @@ class WindowFactory:
         context = build_main_window(
             data_dir=self.data_dir,
             api_url=api_url,
+            settings=settings,
             client=client,
             qsettings=qsettings,
+            outbox_policy=FAST_OUTBOX,  # the outbox retries after milliseconds, not seconds
             sync_on_start=sync_on_start,
         )
         self.built.append(context)
-        # The outbox retries after milliseconds, not seconds.
-        context.controller.services.engine_options["outbox_policy"] = FAST_OUTBOX
         context.controller.set_interval(0)  # no periodic sync: each test starts its own
         self.qtbot.addWidget(context.window)
         context.window.show()

@@ -2,39 +2,57 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
-from support.window import WindowFactory, seeded_cache
+from support.window import WindowFactory
 
 from memex_desktop import __version__
 from memex_desktop.app import AppContext
 from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.sync import SyncOutcome
 from memex_desktop.ui.about_dialog import AboutDialog, format_last_sync, format_size
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 
 @pytest.fixture
-def context(window_factory: WindowFactory) -> AppContext:
-    """A window on a cache holding 40 items and a last-sync time."""
+def context(window_factory: WindowFactory, emulator_factory: Any) -> AppContext:
+    """A window connected to an emulator serving 40 items, not synced yet."""
     library = generate_library(40, seed=2, words_per_entity=30)
-    seeded_cache(window_factory.data_dir, library, sync_state={"last_sync_at": "1767225600000"})
-    return window_factory()
+    return window_factory(server=emulator_factory(library=library))
 
 
-def test_about_shows_version_folder_and_statistics(qtbot: Any, context: AppContext) -> None:
-    action = context.window.actions_by_key["about"]
-    assert action.text().replace("&", "") == "About memex-desktop"
+def _about(qtbot: Any, context: AppContext) -> AboutDialog:
+    """The About dialog, once its statistics are read."""
     dialog = AboutDialog(context.runner, context.window.cache_path, context.window)
     qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.entities_label.text() != "…", timeout=10_000)
+    return dialog
+
+
+def test_about_shows_version_folder_and_statistics_of_the_last_sync(
+    qtbot: Any, context: AppContext
+) -> None:
+    action = context.window.actions_by_key["about"]
+    assert action.text().replace("&", "") == "About memex-desktop"
+    before = _about(qtbot, context)
+    assert before.last_sync_label.text() == "never"
+    started_ms = int(time.time() * 1000)
+    with qtbot.waitSignal(context.controller.sync_finished, timeout=60_000) as done:
+        assert context.controller.sync_now()
+    assert done.args[0].outcome is SyncOutcome.OK
+    dialog = _about(qtbot, context)
     assert dialog.version_label.text() == __version__
     assert dialog.folder_label.text() == str(context.data_dir)
-    qtbot.waitUntil(lambda: dialog.entities_label.text() != "…", timeout=10_000)
     assert dialog.entities_label.text() == f"{context.reader.stats().entities:,}"
     assert int(dialog.entities_label.text().replace(",", "")) >= 40
     assert dialog.size_label.text().endswith(("KB", "MB"))
-    assert dialog.last_sync_label.text() != "never"
+    last_sync = context.reader.stats().last_sync_at  # written by the engine's sync
+    assert last_sync is not None
+    assert started_ms <= last_sync <= int(time.time() * 1000)
+    assert dialog.last_sync_label.text() == format_last_sync(last_sync)
 
 
 def test_help_menu_opens_about(qtbot: Any, context: AppContext) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import gc
 import socket
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from memex_desktop.api.client import MemexClient
 from memex_desktop.app import AppContext
 from memex_desktop.emulator import RunningEmulator
 from memex_desktop.emulator.synthetic import generate_library, write_library
+from memex_desktop.runtime import favour_the_gui_thread, settle_garbage_collector
 from memex_desktop.sync import SyncOutcome
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -124,10 +126,26 @@ class ServerProcess:
 
 
 @pytest.fixture
+def tuned_as_run_gui() -> Iterator[None]:
+    """The interpreter tuned as run_gui tunes it for the window, and put back afterwards."""
+    interval, thresholds = sys.getswitchinterval(), gc.get_threshold()
+    favour_the_gui_thread()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*thresholds)
+    sys.setswitchinterval(interval)
+
+
+@pytest.fixture
 def make_window(
-    window_factory: WindowFactory, emulator_factory: EmulatorFactory, tmp_path: Path
+    window_factory: WindowFactory,
+    emulator_factory: EmulatorFactory,
+    tmp_path: Path,
+    tuned_as_run_gui: None,
 ) -> Iterator[Any]:
-    """Builds the real window against an emulator serving a given library."""
+    """Builds the real window against an emulator serving a given library, in a process
+    tuned as run_gui tunes it (the heartbeat measures the app as people run it)."""
+    del tuned_as_run_gui
     processes: list[ServerProcess] = []
 
     def make(library: dict[str, Any], *, own_process: bool = False) -> AppContext:
@@ -138,7 +156,9 @@ def make_window(
         else:
             server = emulator_factory(library=library)
         client = MemexClient(server.base_url, api_key=server.api_key, max_retries=1)
-        return window_factory(client=client)
+        context = window_factory(client=client)
+        settle_garbage_collector()  # as run_gui does once the window exists
+        return context
 
     yield make
     window_factory.shutdown()  # the windows first, so no sync of theirs meets a stopped server

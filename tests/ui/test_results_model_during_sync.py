@@ -13,6 +13,7 @@ from support.window import WindowFactory
 from memex_desktop.app import AppContext
 from memex_desktop.emulator import RunningEmulator
 from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.settings import Settings
 from memex_desktop.sync import SyncOutcome
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -53,9 +54,7 @@ def server(emulator_factory: EmulatorFactory) -> tuple[RunningEmulator, list[dic
 def context(window_factory: WindowFactory, server: Any) -> AppContext:
     """The window against the emulator, served 50 items to a page."""
     running, _later = server
-    built = window_factory(server=running)
-    built.controller.services.page_size = 50
-    return built
+    return window_factory(server=running, settings=Settings(page_size=50))
 
 
 def _sync(qtbot: Any, context: AppContext, *, full: bool = False) -> Any:

@@ -22,6 +22,7 @@ from memex_desktop.app import AppContext
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.store import CacheReader, EntityRow
 from memex_desktop.store import reader as reader_module
+from memex_desktop.store.errors import DatabaseLockedError
 from memex_desktop.ui import search_controller
 from memex_desktop.ui.results_delegate import ResultDelegate, elide
 from memex_desktop.ui.results_model import ResultsModel, row_positions
@@ -156,7 +157,7 @@ def test_a_failing_search_on_a_worker_says_why_in_the_status_bar(
     shown = window.results_model.ids()
 
     def locked(*_args: Any, **_kwargs: Any) -> Any:
-        raise sqlite3.OperationalError("database is locked")
+        raise DatabaseLockedError("reading cache.db: the database is locked by another program")
 
     monkeypatch.setattr(search_controller, "thread_reader", locked)
     monkeypatch.setattr(window.reader, "search_ids", locked)

@@ -11,10 +11,13 @@ import pytest
 from PySide6.QtWidgets import QWidget
 from support.signals import Emitted
 
+from memex_desktop.paths import cache_db_path, outbox_db_path
+from memex_desktop.services import sync_services
+from memex_desktop.settings import Settings
 from memex_desktop.store import Outbox, StoreWriter
 from memex_desktop.ui.outbox_pane import OutboxPane
 from memex_desktop.ui.save_controller import SaveController, UndoResult, undo_text
-from memex_desktop.ui.sync_controller import OutboxCounts, SyncController, SyncServices
+from memex_desktop.ui.sync_controller import OutboxCounts, SyncController
 from memex_desktop.ui.tasks import TaskRunner
 from memex_desktop.ui.toast import Toast
 
@@ -34,10 +37,10 @@ class Saving:
 
 @pytest.fixture
 def saving(qtbot: Any, tmp_path: Path) -> Iterator[Saving]:
-    cache_path, outbox_path = tmp_path / "cache.db", tmp_path / "outbox.db"
+    cache_path, outbox_path = cache_db_path(tmp_path), outbox_db_path(tmp_path)
     writer = StoreWriter(cache_path)
     runner = TaskRunner(max_threads=2)
-    services = SyncServices(None, writer, cache_path, outbox_path)
+    services = sync_services(Settings(), None, writer, tmp_path)
     sync = SyncController(services, runner, interval_minutes=0)
     window = QWidget()
     qtbot.addWidget(window)

@@ -1,18 +1,34 @@
-"""The window honours the official plugins' environment variables, as the command line does."""
+"""The window honours the official plugins' environment variables, as the command line does.
+
+It is started as ``memex-desktop`` starts it (:func:`memex_desktop.app.open_window`, what
+``run_gui`` does before the event loop), so the first-run choice, the credentials and the
+settings are the ones a person gets.
+"""
 
 from __future__ import annotations
 
+import gc
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from support.oauth import OAuthEmulator, ScriptedBrowser
 from support.secrets import TEST_API_KEY, TEST_BEARER_TOKEN, TEST_USER_ID
 from support.window import WindowFactory
 
-from memex_desktop.app import _first_run
+from memex_desktop import app, services, signin
+from memex_desktop.app import OpenedWindow, open_window
 from memex_desktop.emulator import RunningEmulator
+from memex_desktop.errors import Credential
+from memex_desktop.paths import outbox_db_path
 from memex_desktop.secrets import CredentialStore
 from memex_desktop.settings import CONNECTION_ENV_VARS, Settings
+from memex_desktop.store import Outbox
 from memex_desktop.sync import SyncOutcome
+from memex_desktop.ui.dialogs import FirstRunDialog
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -22,6 +38,55 @@ def _no_connection_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """The developer's own Memex variables never reach these tests."""
     for name in CONNECTION_ENV_VARS:
         monkeypatch.delenv(name, raising=False)
+
+
+class Dialogs:
+    """Records the dialogs a start opens instead of showing them (nobody answers in a test)."""
+
+    def __init__(self, first_run_answer: int) -> None:
+        self.first_run_answer = first_run_answer
+        self.first_run = 0
+        self.settings = 0
+
+
+@pytest.fixture
+def dialogs(monkeypatch: pytest.MonkeyPatch) -> Dialogs:
+    """The first-run choice and the settings dialog, recorded; the first run answers Connect."""
+    seen = Dialogs(FirstRunDialog.CONNECT)
+
+    def first_run(_dialog: FirstRunDialog) -> int:
+        seen.first_run += 1
+        return seen.first_run_answer
+
+    def settings(*_args: Any, **_kwargs: Any) -> bool:
+        seen.settings += 1
+        return False
+
+    monkeypatch.setattr(FirstRunDialog, "exec", first_run)
+    monkeypatch.setattr(app, "show_settings_dialog", settings)
+    return seen
+
+
+@pytest.fixture
+def start(qtbot: Any, tmp_path: Path, dialogs: Dialogs) -> Iterator[Any]:
+    """``start(**flags)``: the window as ``memex-desktop`` opens it, on this test's data
+    (its dialogs recorded, never shown)."""
+    del dialogs
+    opened: list[OpenedWindow] = []
+    defaults = {"data_dir": tmp_path / "data", "demo": False, "quit_after_sync": False}
+
+    def open_as_the_command_does(**flags: Any) -> OpenedWindow:
+        args = SimpleNamespace(**{"api_url": None, "api_key": None, **defaults, **flags})
+        result = open_window(args)
+        assert isinstance(result, OpenedWindow)
+        result.context.controller.set_interval(0)
+        qtbot.addWidget(result.context.window)
+        opened.append(result)
+        return result
+
+    yield open_as_the_command_does
+    for result in opened:
+        result.context.shutdown()
 
 
 def test_window_syncs_with_the_bearer_token_and_base_url_of_the_environment(
@@ -70,6 +135,82 @@ def test_an_environment_credential_is_not_a_first_run(
 ) -> None:
     credentials = CredentialStore()
     assert not Settings.path().exists()
-    assert _first_run(Settings(), credentials, None)
+    assert services.first_run(services.connect(Settings(), key_store=credentials))
     monkeypatch.setenv(name, "from-the-environment")
-    assert not _first_run(Settings(), credentials, None)
+    assert not services.first_run(services.connect(Settings(), key_store=credentials))
+
+
+def test_a_key_in_the_environment_opens_the_window_without_asking_and_syncs_with_it(
+    qtbot: Any,
+    emulator: RunningEmulator,
+    dialogs: Dialogs,
+    start: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MEMEX_API_KEY", TEST_API_KEY)
+    monkeypatch.setenv("MEMEX_API_URL", emulator.base_url)
+    assert not Settings.path().exists()  # a first start, but for the key
+    opened = start()
+    context = opened.context
+    with qtbot.waitSignal(context.controller.sync_finished, timeout=60_000) as done:
+        pass  # the window started its first sync
+    assert (dialogs.first_run, dialogs.settings, opened.connect_now) == (0, 0, False)
+    assert done.args[0].outcome is SyncOutcome.OK
+    assert context.client is not None
+    assert context.client.base_url == emulator.base_url
+    assert emulator.state.requests
+    assert all(r.has_api_key and not r.has_bearer for r in emulator.state.requests)
+    assert context.controller.services.credential == Credential("api_key", "MEMEX_API_KEY")
+    assert context.reader.counts_by_type()
+
+
+def test_a_remembered_sign_in_is_not_a_first_run(
+    oauth_emulator: OAuthEmulator, dialogs: Dialogs, start: Any
+) -> None:
+    env = oauth_emulator
+    browser = ScriptedBrowser()
+    signin.sign_in(env.base_url, open_browser=browser, timeout_s=20.0, clock=env.clock).close()
+    browser.join()
+    assert not Settings.path().exists()  # signed in from the command line, never configured
+    opened = start(api_url=env.base_url)
+    assert (dialogs.first_run, dialogs.settings, opened.connect_now) == (0, 0, False)
+    assert opened.context.provider is not None
+    assert opened.context.controller.services.credential == Credential("sign_in")
+
+
+def test_without_any_credential_the_first_start_offers_the_choice(
+    dialogs: Dialogs, start: Any
+) -> None:
+    opened = start()
+    assert dialogs.first_run == 1
+    assert opened.context.client is None
+    assert opened.connect_now  # run_gui opens the settings once the event loop runs
+    assert not opened.start_sign_in
+
+
+def test_the_window_backs_off_saves_as_the_settings_say(
+    emulator: RunningEmulator, dialogs: Dialogs, start: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Settings(outbox_max_backoff_s=7.5, sync_interval_minutes=0).save()
+    monkeypatch.setenv("MEMEX_API_KEY", TEST_API_KEY)
+    monkeypatch.setenv("MEMEX_API_URL", emulator.base_url)
+    context = start().context
+    assert dialogs.first_run == 0
+    sync = context.controller.services
+    outbox = Outbox(outbox_db_path(context.data_dir))
+    try:
+        engine = sync.engine(context.reader, outbox)  # what every sync of the window runs
+    finally:
+        outbox.close()
+    assert engine.outbox_policy.max_delay_s == 7.5
+    assert engine.page_size == Settings().page_size
+
+
+def test_building_a_window_leaves_the_interpreter_as_it_was(
+    window_factory: WindowFactory,
+) -> None:
+    # The process tuning belongs to the entry points (run_gui, cli.main), not to a factory
+    # every window test calls.
+    before = (gc.get_threshold(), gc.get_freeze_count(), sys.getswitchinterval())
+    window_factory()
+    assert (gc.get_threshold(), gc.get_freeze_count(), sys.getswitchinterval()) == before

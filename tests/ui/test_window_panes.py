@@ -7,20 +7,29 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QTextDocument
 from PySide6.QtTest import QAbstractItemModelTester
 from support.signals import Emitted
 from support.window import seeded_cache
 
+from memex_desktop.api.errors import AuthError
 from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.errors import (
+    ConnectionState,
+    Credential,
+    failure_message,
+    state_message,
+    state_words,
+    user_message,
+)
 from memex_desktop.store import CacheReader, ChangeSet, OutboxOp
 from memex_desktop.ui.outbox_pane import OutboxModel, OutboxPane, save_state_text
 from memex_desktop.ui.reader_pane import ReaderPane, SafeTextDocument
 from memex_desktop.ui.results_model import ResultsModel, mark_terms, snippet_segments
 from memex_desktop.ui.search_bar import SearchBar
 from memex_desktop.ui.sidebar import Scope, Sidebar
-from memex_desktop.ui.status_bar import StatusBar
+from memex_desktop.ui.status_bar import STATE_ACTIONS, StatusBar
 from memex_desktop.ui.sync_controller import OutboxCounts
 from memex_desktop.ui.tasks import TaskRunner
 
@@ -134,6 +143,66 @@ def test_outbox_model_and_pane_signals(qtbot: Any) -> None:
     assert isinstance(pane.model, OutboxModel)
 
 
+def _failed_op(state: str, kind: str | None, reason: str, attempts: int = 1) -> OutboxOp:
+    return OutboxOp(
+        id=7,
+        kind="save_url",
+        url="https://c.example/",
+        normalized_url="https://c.example",
+        external_id=None,
+        payload=None,
+        state=state,
+        attempts=attempts,
+        reason=reason,
+        entity_id=None,
+        created_at=3,
+        updated_at=3,
+        next_attempt_at=3,
+        error_kind=kind,
+    )
+
+
+@pytest.mark.parametrize(
+    ("op", "shown", "in_tip"),
+    [
+        (
+            _failed_op("queued", "rate_limited", "POST /save-content-by-url: HTTP 429: slow"),
+            "Queued (retry 1: The Memex server is limiting requests.)",
+            "sent again soon",
+        ),
+        (
+            _failed_op("needs_attention", "rejected", "POST /save-content-by-url: HTTP 400: bad"),
+            "Needs attention: The Memex server refused this save.",
+            "HTTP 400: bad",  # the server's own words, as detail
+        ),
+        (
+            _failed_op("needs_attention", "server_error", "HTTP 503", attempts=6),
+            "Needs attention: The Memex server failed this save 6 times.",
+            "Retry it later",
+        ),
+        (  # a row from before kinds were kept: no developer string in the list
+            _failed_op("needs_attention", None, "RateLimited: POST /save-content-by-url: 429"),
+            "Needs attention: The save could not be sent.",
+            "Retry it, or drop it",
+        ),
+    ],
+)
+def test_outbox_pane_shows_why_a_save_failed_in_the_persons_words(
+    qtbot: Any, op: OutboxOp, shown: str, in_tip: str
+) -> None:
+    pane = OutboxPane()
+    qtbot.addWidget(pane)
+    pane.model.set_ops([op])
+    cell = pane.model.index(0, 1)
+    assert cell.data() == shown
+    for developer_word in ("POST", "RateLimited", "HTTP"):
+        assert developer_word not in cell.data()
+    tip = cell.data(Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith(shown)
+    assert in_tip in tip
+    assert failure_message(op.error_kind, op.reason, op.attempts).one_line() in tip
+
+
 def test_sidebar_lists_types_tags_views_and_announces_scopes(qtbot: Any, cache: Any) -> None:
     _path, reader = cache
     sidebar = Sidebar(reader)
@@ -172,21 +241,51 @@ def test_search_bar_debounces_typing_and_enter_asks_the_server(qtbot: Any) -> No
 def test_status_bar_shows_each_state_with_its_action(qtbot: Any) -> None:
     status = StatusBar()
     qtbot.addWidget(status)
-    for state, button in (
-        ("offline", "Retry now"),
-        ("server_down", "Retry now"),
-        ("auth", "Enter API key…"),
-        ("credits", "See plans…"),
-        ("not_configured", "Connect…"),
+    for state, button, action in (
+        (ConnectionState.OFFLINE, "Retry now", "retry"),
+        (ConnectionState.SERVER_DOWN, "Retry now", "retry"),
+        (ConnectionState.AUTH_REJECTED, "Settings…", "settings"),
+        (ConnectionState.INSUFFICIENT_CREDITS, "See plans…", "plans"),
+        (ConnectionState.INCOMPATIBLE, "Check connection…", "doctor"),
+        (ConnectionState.NOT_CONFIGURED, "Connect…", "settings"),
     ):
         status.set_state(state, None)
         assert status.action_button.text() == button
+        assert status.state_label.text() == state_words(state).label
+        assert status.state_label.toolTip() == state_message(state).one_line()
+        assert STATE_ACTIONS[state] == action
     asked = Emitted(status.action_requested)
     status.action_button.click()
     asked.wait(qtbot, 5_000)
     assert asked.args == ["settings"]
     status.on_outbox_changed(OutboxCounts(pending=2, awaiting=1, attention=0))
     assert "2 saves waiting" in status.saves_button.text()
+
+
+@pytest.mark.parametrize(
+    ("credential", "label", "button"),
+    [
+        (Credential("sign_in"), "Sign-in needed: Memex refused the sign-in", "Sign in…"),
+        (Credential("api_key"), "Sign-in needed: the API key was rejected", "Enter API key…"),
+        (
+            Credential("api_key", given_by="MEMEX_API_KEY"),
+            "The API key given by MEMEX_API_KEY was rejected",
+            "",
+        ),
+    ],
+)
+def test_status_bar_words_rejected_credentials_as_the_person_signed_in(
+    qtbot: Any, credential: Credential, label: str, button: str
+) -> None:
+    status = StatusBar()
+    qtbot.addWidget(status)
+    error = AuthError("POST /search: HTTP 401: invalid", status_code=401)
+    words = state_words(ConnectionState.AUTH_REJECTED, credential=credential, error=error)
+    status.set_state(ConnectionState.AUTH_REJECTED, words)
+    assert status.state_label.text() == label
+    assert status.action_button.text() == button
+    assert status.action_button.isVisibleTo(status) is bool(button)
+    assert status.state_label.toolTip() == user_message(error, credential).one_line()
 
 
 @pytest.mark.parametrize(

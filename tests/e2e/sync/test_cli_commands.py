@@ -149,6 +149,23 @@ def test_save_and_outbox(run: Cli) -> None:
     assert op_id not in [str(op["id"]) for op in json.loads(out)]
 
 
+def test_outbox_list_says_why_a_save_was_refused_in_the_persons_words(run: Cli) -> None:
+    assert run("sync")[0] == 0
+    run.emulator.faults.next_status(400, count=1, paths=["/save-content-by-url"])
+    status, _, err = run("save", "https://example.org/refused-page")
+    assert status == cli.EXIT_FAILURE
+    assert "refused" in err
+    status, out, _ = run("outbox")
+    assert status == 0
+    assert "needs_attention" in out
+    assert "The Memex server refused this save." in out
+    assert "ValidationError" not in out
+    status, out, _ = run("outbox", "list", "--json")
+    [op] = [op for op in json.loads(out) if op["url"] == "https://example.org/refused-page"]
+    assert (op["state"], op["error_kind"]) == ("needs_attention", "rejected")
+    assert "HTTP 400" in op["reason"]  # the server's own words stay for scripts
+
+
 def test_note_and_reply_through_the_outbox(
     run: Cli, library: dict[str, Any], tmp_path: Path
 ) -> None:
@@ -223,7 +240,7 @@ def test_expected_failures_are_one_line(run: Cli, tmp_path: Path) -> None:
     status, _, err = wrong("sync")
     assert status == cli.EXIT_AUTH
     assert len(err.strip().splitlines()) == 1
-    assert "rejected the credentials" in err
+    assert "rejected the API key given by --api-key" in err  # words fit how it signed in
     # A cache written by a newer version is refused, untouched.
     newer = tmp_path / "newer"
     newer.mkdir()

@@ -14,6 +14,7 @@ import pytest
 from support.secrets import TEST_API_KEY
 
 from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.errors import failure_message
 from memex_desktop.sync.notes import queue_note
 
 
@@ -101,8 +102,8 @@ def test_repeated_server_errors_need_attention_instead_of_retrying_forever(
     emulator.faults.next_status(500, count=1000, paths=["/save-content-entity"])
     report = harness.engine.drain_outbox()
     [op] = harness.outbox.list()
-    assert op.state == "needs_attention"
-    assert "6 times" in (op.reason or "")
+    assert (op.state, op.error_kind) == ("needs_attention", "server_error")
+    assert "6 times" in failure_message(op.error_kind, op.reason, op.attempts).text
     assert report.needs_attention == 1
     emulator.faults.clear()
 

@@ -10,6 +10,7 @@ import pytest
 
 from memex_desktop import __version__, cli
 from memex_desktop.bench import BenchError, format_table
+from memex_desktop.sync import ConnectionState, SyncOutcome
 
 
 def test_every_designed_subcommand_exists() -> None:
@@ -17,8 +18,45 @@ def test_every_designed_subcommand_exists() -> None:
     actions = [a for a in parser._actions if a.dest == "command"]
     assert actions
     choices = set(actions[0].choices or {})
-    assert set(cli.SUBCOMMANDS) == choices
+    assert set(cli.subcommands(parser)) == choices
     assert {"sync", "search", "show", "save", "outbox", "export", "emulator", "bench"} <= choices
+
+
+def test_a_link_next_to_a_subcommand_is_that_subcommands_argument(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A memex:// link opens the window only without a subcommand; the subcommands are read
+    # from the parser, so every one it declares counts.
+    windows: list[object] = []
+    fake = types.ModuleType("memex_desktop.app")
+    fake.run_gui = windows.append  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "memex_desktop.app", fake)
+    status = cli.main(["show", "memex://entity/abc", "--data-dir", str(tmp_path)])
+    assert windows == []
+    assert status == cli.EXIT_NOT_FOUND
+    assert "memex://entity/abc" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("outcome", "status"),
+    [
+        (SyncOutcome.OK, 0),
+        (SyncOutcome.FAILED, 1),
+        (SyncOutcome.OFFLINE, 3),
+        (SyncOutcome.SERVER_DOWN, 4),
+        (SyncOutcome.AUTH_REJECTED, 5),
+        (SyncOutcome.INSUFFICIENT_CREDITS, 6),
+        (SyncOutcome.INCOMPATIBLE, 8),
+        (SyncOutcome.CANCELLED, 130),
+    ],
+)
+def test_exit_status_of_each_outcome(outcome: SyncOutcome, status: int) -> None:
+    assert cli.exit_status(outcome) == status
+
+
+def test_every_connection_state_has_an_exit_status() -> None:
+    assert set(cli.STATE_EXIT) == set(ConnectionState)
+    assert cli.STATE_EXIT[ConnectionState.NOT_CONFIGURED] == cli.EXIT_AUTH
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import sqlite3
+from pathlib import Path
 
 import pytest
 from support.secrets import TEST_API_KEY
@@ -23,13 +24,25 @@ from memex_desktop.api.errors import (
 )
 from memex_desktop.api.models import AvailablePlan, AvailablePlansOutput
 from memex_desktop.api.oauth import NotSignedIn, SignInTimedOut
-from memex_desktop.errors import UserMessage, user_message
+from memex_desktop.errors import (
+    ERROR_KINDS,
+    ConnectionState,
+    Credential,
+    UserMessage,
+    error_kind,
+    failure_message,
+    state_message,
+    state_words,
+    user_message,
+)
 from memex_desktop.store.errors import (
+    DatabaseAccessError,
     DatabaseCorruptError,
     DatabaseLockedError,
     DiskFullError,
     KnownStoreError,
     SchemaTooNewError,
+    StoreBugError,
 )
 
 PLANS = AvailablePlansOutput(
@@ -63,8 +76,6 @@ PLANS = AvailablePlansOutput(
             "data",
         ),
         (FileNotFoundError(errno.ENOENT, "No such file", "/y"), "error", "not found", None),
-        (sqlite3.OperationalError("database is locked"), "warning", "busy", "Close"),
-        (sqlite3.DatabaseError("database disk image is malformed"), "error", "damaged", "cache.db"),
         (KeyboardInterrupt(), "info", "Stopped", None),
         (RuntimeError("unexpected"), "error", "went wrong", "report"),
     ],
@@ -104,6 +115,7 @@ def test_validation_error_keeps_the_server_message() -> None:
         (DiskFullError("writing: full"), "disk is full"),
         (DatabaseLockedError("locked"), "busy"),
         (DatabaseCorruptError("damaged"), "damaged"),
+        (DatabaseAccessError("read-only"), "may not open or write"),
         (KnownStoreError("odd"), "cannot be used"),
     ],
 )
@@ -178,3 +190,164 @@ def test_incompatible_server_shows_its_message_and_what_to_do() -> None:
 
 def test_incompatible_without_a_message_has_no_detail() -> None:
     assert user_message(ServerIncompatible("")).detail is None
+
+
+# ------------------------------------------------------------ SQLite errors, by result code
+
+
+def test_a_raw_sqlite_lock_is_named_by_its_result_code(tmp_path: Path) -> None:
+    path = tmp_path / "cache.db"
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN EXCLUSIVE")
+    other = sqlite3.connect(path, timeout=0)
+    try:
+        with pytest.raises(sqlite3.OperationalError) as caught:
+            other.execute("SELECT * FROM t")
+    finally:
+        other.close()
+        holder.execute("ROLLBACK")
+        holder.close()
+    message = user_message(caught.value)
+    assert (message.level, message.text) == (
+        "warning",
+        "The local library is busy (another memex-desktop is writing to it).",
+    )
+
+
+def test_a_raw_damaged_file_is_named_by_its_result_code(tmp_path: Path) -> None:
+    path = tmp_path / "cache.db"
+    path.write_bytes(b"not a database at all " * 200)
+    conn = sqlite3.connect(path)
+    try:
+        with pytest.raises(sqlite3.DatabaseError) as caught:
+            conn.execute("SELECT * FROM t")
+    finally:
+        conn.close()
+    message = user_message(caught.value)
+    assert "damaged" in message.text
+    assert message.action is not None
+    assert "cache.db" in message.action
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        sqlite3.OperationalError("database is locked"),  # words without SQLite's code
+        StoreBugError("writing cache.db: no such table: x"),
+    ],
+)
+def test_sqlite_errors_no_environment_explains_are_bugs(exc: Exception) -> None:
+    message = user_message(exc)
+    assert message.text == "Something went wrong inside memex-desktop."
+    assert message.action is not None
+    assert "report" in message.action
+
+
+# ------------------------------------------------------------ credentials, as the person signed in
+
+SIGN_IN = Credential("sign_in")
+KEYRING_KEY = Credential("api_key")
+KEY_FROM_ENVIRONMENT = Credential("api_key", given_by="MEMEX_API_KEY")
+TOKEN_FROM_ENVIRONMENT = Credential("token", given_by="MEMEX_BEARER_TOKEN")
+
+
+def test_rejected_sign_in_never_speaks_of_an_api_key() -> None:
+    message = user_message(AuthError("invalid JWT", status_code=401), SIGN_IN)
+    words = state_words(ConnectionState.AUTH_REJECTED, credential=SIGN_IN)
+    for line in (message.one_line(), words.label, words.button):
+        assert "API key" not in line
+    assert "sign-in" in message.text
+    assert words.button == "Sign in…"
+
+
+def test_a_rejected_stored_key_is_fixed_in_settings() -> None:
+    words = state_words(ConnectionState.AUTH_REJECTED, credential=KEYRING_KEY)
+    assert words.label == "Sign-in needed: the API key was rejected"
+    assert words.button == "Enter API key…"
+    assert user_message(AuthError("bad key"), KEYRING_KEY).text == (
+        "The Memex server rejected the API key."
+    )
+
+
+@pytest.mark.parametrize("credential", [KEY_FROM_ENVIRONMENT, TOKEN_FROM_ENVIRONMENT])
+def test_a_rejected_credential_of_the_environment_is_named_where_it_came_from(
+    credential: Credential,
+) -> None:
+    words = state_words(ConnectionState.AUTH_REJECTED, credential=credential)
+    message = user_message(AuthError("rejected"), credential)
+    assert credential.given_by is not None
+    assert credential.given_by in words.label
+    assert credential.given_by in message.text
+    assert credential.given_by in (message.action or "")
+    assert words.button == ""  # Settings cannot override what the environment gives
+
+
+# ------------------------------------------------------------ connection states
+
+
+@pytest.mark.parametrize("state", list(ConnectionState))
+def test_every_connection_state_has_words(state: ConnectionState) -> None:
+    words = state_words(state)
+    assert words.label
+    assert words.message.text
+    assert words.message == state_message(state)
+    assert bool(words.button) is (state is not ConnectionState.ONLINE)
+    if state is not ConnectionState.ONLINE:
+        assert words.message.action
+
+
+def test_state_words_carry_the_error_behind_them() -> None:
+    error = ServerIncompatible("Unknown field: includeNotes")
+    words = state_words(ConnectionState.INCOMPATIBLE, error=error)
+    assert words.label == "Memex server incompatible"
+    assert words.message == user_message(error)
+
+
+def test_online_says_when_the_last_sync_ended() -> None:
+    assert state_words(ConnectionState.ONLINE, synced_at="14:05").label == "Online · synced 14:05"
+
+
+# ------------------------------------------------------------ failed saves
+
+
+@pytest.mark.parametrize(
+    ("exc", "kind"),
+    [
+        (NetworkUnavailable("x"), "network"),
+        (AuthError("x"), "auth_rejected"),
+        (NotSignedIn("x"), "auth_rejected"),
+        (Forbidden("x"), "forbidden"),
+        (InsufficientCredits("x"), "insufficient_credits"),
+        (RateLimited("POST /save-content-by-url: HTTP 429"), "rate_limited"),
+        (ValidationError("x"), "rejected"),
+        (ServerError("x"), "server_error"),
+        (ContractError("x"), "unreadable"),
+        (ApiMoved("x", location="https://elsewhere.test/api"), "moved"),
+        (ServerIncompatible("x"), "incompatible"),
+        (RuntimeError("x"), "failed"),
+    ],
+)
+def test_error_kinds(exc: BaseException, kind: str) -> None:
+    assert error_kind(exc) == kind
+    assert kind in ERROR_KINDS
+
+
+@pytest.mark.parametrize("kind", [*ERROR_KINDS, None, "a-kind-from-a-newer-version"])
+def test_every_failure_kind_has_words_for_people(kind: str | None) -> None:
+    message = failure_message(kind, "POST /save-content-by-url: HTTP 429: slow down", attempts=2)
+    assert message.text
+    assert message.action
+    for developer_word in ("POST", "HTTP", "RateLimited", "Error:"):
+        assert developer_word not in message.text
+
+
+def test_a_refused_save_keeps_the_servers_words_as_detail() -> None:
+    message = failure_message("rejected", "POST /save-content-by-url: HTTP 400: invalid URL")
+    assert message.text == "The Memex server refused this save."
+    assert message.detail is not None
+    assert "invalid URL" in message.detail
+
+
+def test_repeated_server_failures_say_how_often() -> None:
+    assert "6 times" in failure_message("server_error", None, attempts=6).text

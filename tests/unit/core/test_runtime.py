@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from memex_desktop.runtime import GC_THRESHOLDS, settle_garbage_collector
+from memex_desktop import cli
+from memex_desktop.runtime import (
+    GC_THRESHOLDS,
+    GUI_SWITCH_INTERVAL_S,
+    favour_the_gui_thread,
+    settle_garbage_collector,
+)
 
 
 @pytest.fixture
@@ -26,3 +34,27 @@ def test_start_up_objects_are_frozen_and_collections_rarer() -> None:
     assert gc.get_threshold() == GC_THRESHOLDS
     assert GC_THRESHOLDS[0] > 700  # CPython's default
     assert kept
+
+
+@pytest.fixture
+def restored_switch_interval() -> Iterator[None]:
+    interval = sys.getswitchinterval()
+    yield
+    sys.setswitchinterval(interval)
+
+
+@pytest.mark.usefixtures("restored_switch_interval")
+def test_the_gui_thread_gets_the_interpreter_back_within_a_millisecond() -> None:
+    sys.setswitchinterval(0.005)
+    favour_the_gui_thread()
+    assert sys.getswitchinterval() == pytest.approx(GUI_SWITCH_INTERVAL_S, rel=0.05)
+    sys.setswitchinterval(0.0002)
+    favour_the_gui_thread()  # never slower than it was
+    assert sys.getswitchinterval() < GUI_SWITCH_INTERVAL_S / 2
+
+
+@pytest.mark.usefixtures("restored_gc")
+def test_a_command_settles_the_collector_as_its_process_entry_point(tmp_path: Path) -> None:
+    gc.set_threshold(700, 10, 10)
+    assert cli.main(["outbox", "--data-dir", str(tmp_path)]) == cli.EXIT_OK
+    assert gc.get_threshold() == GC_THRESHOLDS

@@ -8,6 +8,7 @@ from pathlib import Path
 from memex_desktop.api.models import SearchRawResponse, View
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.store import CacheReader, StoreWriter
+from memex_desktop.store.state_keys import STATE_LAST_SYNC_MS
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "store"
 
@@ -89,8 +90,8 @@ def test_deleted_upstream_is_kept_and_listed(writer: StoreWriter, reader: CacheR
 
 
 def test_sync_state_round_trip(writer: StoreWriter, reader: CacheReader) -> None:
-    writer.set_sync_state("last_sync_at", "1700000000000").result()
-    assert reader.sync_state("last_sync_at") == "1700000000000"
+    writer.set_sync_state(STATE_LAST_SYNC_MS, "1700000000000").result()
+    assert reader.sync_state(STATE_LAST_SYNC_MS) == "1700000000000"
     assert reader.stats().last_sync_at == 1700000000000
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memex_desktop.store import Outbox, StoreWriter, normalize_url
+from memex_desktop.store.outbox import OUTBOX_SCHEMA_VERSION, OutboxFailure
 from memex_desktop.store.urls import parse_and_normalize
 
 
@@ -58,9 +60,13 @@ def test_states_and_crash_recovery(outbox: Outbox) -> None:
     assert outbox.recover_after_crash() == 1
     assert outbox.get(op.id).state == "queued"  # type: ignore[union-attr]
     claimed = outbox.claim_next()
-    outbox.mark_failed_retryable(op.id, "503", retry_at=10**13)
+    outbox.mark_failed_retryable(op.id, OutboxFailure("server_error", "503"), retry_at=10**13)
+    waiting = outbox.get(op.id)
+    assert waiting is not None
+    assert (waiting.error_kind, waiting.reason) == ("server_error", "503")
     assert outbox.claim_next() is None  # not due yet
     outbox.retry(op.id)
+    assert outbox.get(op.id).error_kind is None  # type: ignore[union-attr]
     outbox.claim_next()
     outbox.mark_accepted(op.id, "ent-1")
     assert outbox.enqueue_url("https://example.org/1").status == "already_saved"
@@ -69,22 +75,69 @@ def test_states_and_crash_recovery(outbox: Outbox) -> None:
     other = outbox.enqueue_url("https://example.org/2").op
     assert other is not None
     outbox.claim_next()
-    outbox.mark_needs_attention(other.id, "400 invalid URL")
+    outbox.mark_needs_attention(other.id, OutboxFailure("rejected", "400 invalid URL"))
     kept = outbox.get(other.id)
     assert kept is not None
-    assert kept.reason == "400 invalid URL"
+    assert (kept.error_kind, kept.reason) == ("rejected", "400 invalid URL")
 
 
 def test_pause_undo_and_entity_saves(outbox: Outbox) -> None:
     queued = outbox.enqueue_entity({"type": "annotation", "text": "hi"}, external_id="x1")
     assert outbox.enqueue_entity({}, external_id="x1").status == "already_queued"
-    outbox.pause("insufficient credits")
-    assert outbox.paused_reason() == "insufficient credits"
+    outbox.pause(OutboxFailure("insufficient_credits", "HTTP 402: no credits"))
+    assert outbox.paused_reason() == OutboxFailure("insufficient_credits", "HTTP 402: no credits")
     assert outbox.claim_next() is None
     outbox.resume()
     assert queued.op is not None
     assert outbox.undo(queued.op.id)
     assert outbox.list() == []
+
+
+_VERSION_1_OPS = """CREATE TABLE ops (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, url TEXT,
+    normalized_url TEXT UNIQUE, external_id TEXT UNIQUE, payload TEXT, state TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0, reason TEXT, entity_id TEXT, created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL, next_attempt_at INTEGER NOT NULL)"""
+
+
+def test_an_outbox_of_the_first_version_keeps_its_rows_and_gains_error_kinds(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "outbox.db"
+    conn = sqlite3.connect(path)
+    conn.execute(_VERSION_1_OPS)
+    conn.execute("CREATE TABLE control (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute(
+        "INSERT INTO ops (kind, url, normalized_url, state, attempts, reason, created_at, "
+        "updated_at, next_attempt_at) VALUES ('save_url', 'https://old.example/', "
+        "'https://old.example', 'needs_attention', 1, 'ValidationError: POST /x: HTTP 400', "
+        "1, 1, 1)"
+    )
+    conn.execute("INSERT INTO control VALUES ('paused', 'InsufficientCredits: HTTP 402')")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    box = Outbox(path)
+    try:
+        [old] = box.list()
+        assert (old.url, old.state, old.error_kind) == (
+            "https://old.example/",
+            "needs_attention",
+            None,
+        )
+        assert old.reason == "ValidationError: POST /x: HTTP 400"
+        paused = box.paused_reason()
+        assert paused is not None
+        assert paused.kind == "insufficient_credits"
+        box.mark_needs_attention(old.id, OutboxFailure("rejected", "HTTP 400: bad"))
+        assert box.get(old.id).error_kind == "rejected"  # type: ignore[union-attr]
+    finally:
+        box.close()
+    reopened = sqlite3.connect(path)
+    try:
+        assert reopened.execute("PRAGMA user_version").fetchone()[0] == OUTBOX_SCHEMA_VERSION == 2
+    finally:
+        reopened.close()
 
 
 def test_already_in_cache_is_reported(tmp_path: Path) -> None:

@@ -60,6 +60,15 @@ def test_hostile_syntax_never_raises(filled: CacheReader, query: str) -> None:
     assert isinstance(filled.search(query), list)
 
 
+def test_a_word_the_index_splits_in_two_finds_nothing_instead_of_failing(
+    filled: CacheReader,
+) -> None:
+    # U+19B0 is a letter to Python and a separator to SQLite's older Unicode tables: the
+    # quoted word becomes a phrase, which the column-detail indexes cannot match.
+    assert filled.search_ids("quix\u19b0otic") == []
+    assert filled.search_ids("quix\u19b0otic words ") == []
+
+
 def test_prefix_of_last_word(filled: CacheReader) -> None:
     assert filled.search_ids("quix") == ["video"]
     assert filled.search_ids("quix ") == []

@@ -9,6 +9,7 @@ import pytest
 from sqlite_utils import Database
 
 from memex_desktop.store import CacheReader, ChangeSet, StoreWriter
+from memex_desktop.store.errors import StoreBugError
 
 
 def _held_until(gate: threading.Event) -> object:
@@ -43,8 +44,9 @@ def test_queued_tasks_fail_alone(writer: StoreWriter, reader: CacheReader) -> No
     assert first.result(10) is not None
     with pytest.raises(ValueError, match="a bug in one task"):
         failing.result(10)
-    with pytest.raises(sqlite3.Error):
+    with pytest.raises(StoreBugError) as bug:
         broken.result(10)
+    assert isinstance(bug.value.__cause__, sqlite3.Error)
     assert last.result(10) is not None
     assert reader.sync_state("first") == "1"
     assert reader.sync_state("last") == "2"

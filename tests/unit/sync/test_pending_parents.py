@@ -12,6 +12,7 @@ from support.secrets import TEST_API_KEY
 
 from memex_desktop.api.errors import ApiError, ValidationError
 from memex_desktop.store import Outbox
+from memex_desktop.store.outbox import OutboxFailure
 from memex_desktop.sync.pending_parents import (
     ParentNotSentYet,
     pending_external_id,
@@ -93,7 +94,7 @@ def test_parent_needing_attention_or_gone_stops_the_reply(outbox: Outbox) -> Non
     op = outbox.enqueue_entity(_note("item-1", external_id="p1"), external_id="p1").op
     assert op is not None
     assert outbox.claim_next() is not None
-    outbox.mark_needs_attention(op.id, "refused by the server")
+    outbox.mark_needs_attention(op.id, OutboxFailure("rejected", "refused by the server"))
     with pytest.raises(ValidationError, match="could not be saved"):
         resolve_pending_parents(_note("pending:p1"), outbox)
     with pytest.raises(ValidationError, match="removed"):

@@ -34,9 +34,13 @@ def test_full_pass_pages_through_everything(
     emulator = library_emulator(small_library)
     harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=40)
     seen: list[SyncProgress] = []
+    started_ms = int(time.time() * 1000)
     report = harness.engine.run(progress=seen.append)
     assert report.outcome is SyncOutcome.OK, report.error
     assert report.full_pass_completed
+    last_sync = harness.reader.stats().last_sync_at  # what Help > About shows
+    assert last_sync is not None
+    assert started_ms <= last_sync <= int(time.time() * 1000)
     assert report.pulled == 300
     assert set(harness.reader.all_ids()) == library_ids(small_library)
     assert harness.reader.sync_state(STATE_FULL_PASS) in (None, "")

@@ -14,7 +14,15 @@ from memex_desktop.api.errors import (
     ValidationError,
 )
 from memex_desktop.api.models import SearchRawPage
-from memex_desktop.sync import OutboxPolicy, SyncCancelled, SyncOutcome, entity_time_ms, outcome_for
+from memex_desktop.store.errors import DiskFullError
+from memex_desktop.sync import (
+    ConnectionState,
+    OutboxPolicy,
+    SyncCancelled,
+    SyncOutcome,
+    entity_time_ms,
+    outcome_for,
+)
 from memex_desktop.sync.engine import _PassState, without_listed_notes
 
 
@@ -45,9 +53,27 @@ def test_outcomes(exc: BaseException, outcome: SyncOutcome) -> None:
     assert outcome_for(exc) is outcome
 
 
-def test_outcome_of_a_bug_is_refused() -> None:
-    with pytest.raises(TypeError):
-        outcome_for(RuntimeError("bug"))
+@pytest.mark.parametrize(
+    "exc", [RuntimeError("bug"), DiskFullError("writing cache.db: full"), OSError("gone")]
+)
+def test_what_goes_wrong_on_this_computer_is_a_failure_not_a_connection_state(
+    exc: BaseException,
+) -> None:
+    assert outcome_for(exc) is SyncOutcome.FAILED
+    assert SyncOutcome.FAILED.state is None
+
+
+@pytest.mark.parametrize("outcome", list(SyncOutcome))
+def test_every_outcome_but_cancelled_and_failed_is_a_connection_state(
+    outcome: SyncOutcome,
+) -> None:
+    if outcome in (SyncOutcome.CANCELLED, SyncOutcome.FAILED):
+        assert outcome.state is None
+    elif outcome is SyncOutcome.OK:
+        assert outcome.state is ConnectionState.ONLINE
+    else:
+        assert outcome.state is not None
+        assert outcome.state.value == outcome.value
 
 
 @pytest.mark.parametrize(
