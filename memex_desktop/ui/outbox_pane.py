@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 from typing import Any
 
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop.api.content import time_text
 from memex_desktop.errors import UserMessage, failure_message
 from memex_desktop.store import OutboxOp
 
@@ -117,7 +117,7 @@ class OutboxModel(QAbstractTableModel):
             if column == 1:
                 return save_state_text(op)
             if column == 2:
-                return _format_time(op.created_at)
+                return time_text(op.created_at) or ""
         return None
 
     def set_ops(self, ops: list[OutboxOp]) -> None:
@@ -136,17 +136,6 @@ class OutboxModel(QAbstractTableModel):
     def op_at(self, row: int) -> OutboxOp | None:
         """The operation of a row."""
         return self._ops[row] if 0 <= row < len(self._ops) else None
-
-
-def _format_time(value: Any) -> str:
-    """A local time for a stored timestamp (seconds or milliseconds)."""
-    if not value:
-        return ""
-    seconds = float(value) / (1000 if float(value) > 1e11 else 1)
-    try:
-        return dt.datetime.fromtimestamp(seconds).strftime("%d %b %H:%M")
-    except (OverflowError, OSError, ValueError):
-        return ""
 
 
 class OutboxPane(QWidget):

@@ -16,9 +16,18 @@ from memex_desktop.api.models import SearchRawResponse
 from memex_desktop.errors import user_message
 from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.render.document import format_timestamp
-from memex_desktop.store import CacheReader, ChangeSet, DatabaseLockedError, Outbox, StoreWriter
+from memex_desktop.store import (
+    CacheReader,
+    ChangeSet,
+    DatabaseLockedError,
+    Outbox,
+    OutboxOp,
+    StoreWriter,
+)
+from memex_desktop.sync.export import export_markdown
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.note_editor import NoteEditor
+from memex_desktop.ui.outbox_pane import OutboxModel
 from memex_desktop.ui.tasks import TaskRunner
 from memex_desktop.ui.thread_pane import ThreadEntry, ThreadPane, merge_pending
 
@@ -372,8 +381,8 @@ def test_a_closed_editor_is_freed(qtbot, pane: ThreadPane) -> None:
         editor.reject()
 
 
-def test_a_note_shows_the_same_local_time_in_the_reader_and_on_its_card(
-    qtbot, pane: ThreadPane
+def test_an_instant_shows_the_same_local_time_in_reader_card_outbox_and_export(
+    qtbot, pane: ThreadPane, tmp_path: Path
 ) -> None:
     _show(qtbot, pane, "page")
     card = next(card for card in pane.cards if card.entry.id == "first")
@@ -386,6 +395,22 @@ def test_a_note_shows_the_same_local_time_in_the_reader_and_on_its_card(
     assert shown != utc
     assert f"saved {shown}" in render_entity(entity, RenderContext()).html
     assert shown in card.meta.text().split(" · ")
+    # The outbox pane and the Markdown export show the same instant the same way.
+    queued = OutboxOp(
+        id=1, kind="save_url", url="https://a.example/", normalized_url="https://a.example/",
+        external_id=None, payload=None, state="pending", attempts=0, reason=None,
+        entity_id=None, created_at=T0 + DAY, updated_at=T0 + DAY, next_attempt_at=0,
+    )  # fmt: skip
+    model = OutboxModel()
+    model.set_ops([queued])
+    assert model.index(0, 2).data() == shown
+    folder = export_markdown(pane._reader, tmp_path)
+    page_file = next(
+        path
+        for path in folder.glob("*.md")
+        if "first" not in path.name and ("Gardening" in path.read_text(encoding="utf-8"))
+    )
+    assert f"**{shown}**" in page_file.read_text(encoding="utf-8")
 
 
 def test_a_reply_editor_names_the_note_by_its_title(qtbot, pane: ThreadPane) -> None:
