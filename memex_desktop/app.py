@@ -37,6 +37,7 @@ from memex_desktop.store import CacheReader, Outbox, StoreWriter
 from memex_desktop.sync import OutboxPolicy, SyncReport
 from memex_desktop.ui.dialogs import ErrorDialog, FirstRunDialog, SettingsDialog
 from memex_desktop.ui.main_window import MainWindow
+from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.readers import close_thread_readers
 from memex_desktop.ui.single_instance import (
     InvalidLink,
@@ -270,10 +271,9 @@ def _install_excepthook(app: QApplication) -> None:
 
     def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
         log.critical("unexpected error", exc_info=(kind, exc, tb))
-        message = user_message(exc)
         detail = "".join(traceback.format_exception(kind, exc, tb))
         parent = app.activeWindow()
-        dialog = ErrorDialog(f"{message.text} {message.action or ''}".strip(), detail, parent)
+        dialog = ErrorDialog(message_line(user_message(exc)), detail, parent)
         dialog.open()
 
     def thread_hook(args: threading.ExceptHookArgs) -> None:
