@@ -268,12 +268,16 @@ def rebuild_client(context: AppContext) -> None:
 
 def _install_excepthook(app: QApplication) -> None:
     """Uncaught exceptions (also in slots and threads) are logged and shown, never silent."""
+    # With no window active the dialog has no parent to keep it: without this reference it
+    # would be deleted as soon as the hook returns, before anyone saw it.
+    latest_dialog: list[ErrorDialog] = []
 
     def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
         log.critical("unexpected error", exc_info=(kind, exc, tb))
         detail = "".join(traceback.format_exception(kind, exc, tb))
         parent = app.activeWindow()
         dialog = ErrorDialog(message_line(user_message(exc)), detail, parent)
+        latest_dialog[:] = [dialog]
         dialog.open()
 
     def thread_hook(args: threading.ExceptHookArgs) -> None:
