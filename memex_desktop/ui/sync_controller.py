@@ -103,6 +103,7 @@ def run_sync(
         reader.close()
 
 
+# A remote search's ids in server order, what caching them changed, and the server's meta.
 RemoteAnswer = tuple[list[str], ChangeSet, SearchMeta | None]
 
 
