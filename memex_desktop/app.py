@@ -37,6 +37,7 @@ from memex_desktop.store import CacheReader, Outbox, StoreWriter
 from memex_desktop.sync import OutboxPolicy, SyncReport
 from memex_desktop.ui.dialogs import ErrorDialog, FirstRunDialog, SettingsDialog
 from memex_desktop.ui.main_window import MainWindow
+from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.readers import close_thread_readers
 from memex_desktop.ui.single_instance import (
     InvalidLink,
@@ -267,13 +268,16 @@ def rebuild_client(context: AppContext) -> None:
 
 def _install_excepthook(app: QApplication) -> None:
     """Uncaught exceptions (also in slots and threads) are logged and shown, never silent."""
+    # With no window active the dialog has no parent to keep it: without this reference it
+    # would be deleted as soon as the hook returns, before anyone saw it.
+    latest_dialog: list[ErrorDialog] = []
 
     def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
         log.critical("unexpected error", exc_info=(kind, exc, tb))
-        message = user_message(exc)
         detail = "".join(traceback.format_exception(kind, exc, tb))
         parent = app.activeWindow()
-        dialog = ErrorDialog(f"{message.text} {message.action or ''}".strip(), detail, parent)
+        dialog = ErrorDialog(message_line(user_message(exc)), detail, parent)
+        latest_dialog[:] = [dialog]
         dialog.open()
 
     def thread_hook(args: threading.ExceptHookArgs) -> None:

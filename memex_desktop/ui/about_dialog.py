@@ -16,9 +16,11 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop import __version__
+from memex_desktop.errors import user_message
 from memex_desktop.store import CacheStats
+from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.readers import thread_reader
-from memex_desktop.ui.tasks import TaskRunner
+from memex_desktop.ui.tasks import Task, TaskRunner
 
 PENDING = "…"
 
@@ -75,9 +77,11 @@ class AboutDialog(QDialog):
         layout.addWidget(blurb)
         layout.addLayout(form)
         layout.addWidget(buttons)
-        task = runner.submit(read_stats, cache_path)
-        task.finished.connect(self._on_stats_read)
-        task.failed.connect(self._on_stats_failed)
+        self._stats_task: Task[CacheStats] = (
+            runner.run(read_stats, cache_path)
+            .on_success(self._on_stats_read)
+            .on_failure(self._on_stats_failed)
+        )
 
     def _value(self, text: str, name: str) -> QLabel:
         """A selectable plain-text value with an accessible name."""
@@ -95,11 +99,9 @@ class AboutDialog(QDialog):
         self.last_sync_label.setText(format_last_sync(stats.last_sync_at))
 
     @Slot(object)
-    def _on_stats_failed(self, exc: object) -> None:
-        """The cache could not be read: say so instead of leaving the dots."""
-        from memex_desktop.errors import user_message
-
-        text = user_message(exc).text if isinstance(exc, BaseException) else "unavailable"
+    def _on_stats_failed(self, exc: Exception) -> None:
+        """The cache could not be read: say so instead of leaving the dots, and why."""
+        text = message_line(user_message(exc))
         for label in (self.entities_label, self.size_label, self.last_sync_label):
             label.setText("unavailable")
             label.setToolTip(text)

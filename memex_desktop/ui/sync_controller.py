@@ -24,7 +24,7 @@ from memex_desktop.errors import ConnectionState, Credential, state_words, user_
 from memex_desktop.services import SyncServices
 from memex_desktop.store import CacheReader, ChangeSet, EnqueueResult, Outbox
 from memex_desktop.sync import SyncOutcome, SyncProgress, SyncReport, outcome_for
-from memex_desktop.ui.tasks import Task, TaskCancelled, TaskRunner
+from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -103,9 +103,11 @@ def run_sync(
         reader.close()
 
 
-def run_remote_search(
-    services: SyncServices, query: str, filters: dict[str, Any]
-) -> tuple[list[str], ChangeSet, SearchMeta | None]:
+# A remote search's ids in server order, what caching them changed, and the server's meta.
+RemoteAnswer = tuple[list[str], ChangeSet, SearchMeta | None]
+
+
+def run_remote_search(services: SyncServices, query: str, filters: dict[str, Any]) -> RemoteAnswer:
     """Worker: a remote search, cached on arrival (ids in server order)."""
     reader = CacheReader(services.cache_path)
     outbox = Outbox(services.outbox_path)
@@ -183,14 +185,14 @@ class SyncController(QObject):
         super().__init__(parent)
         self.services = services
         self._runner = runner
-        self._task: Task | None = None
+        self._task: Task[SyncResult] | None = None
         # Asked for while a sync ran: it follows that one (full and confirmation kept).
         self._again: SyncRequest | None = None
         # The running sync's request, or the last one's: while sync_finished is delivered it
         # describes the sync that finished (a queued one starts only afterwards).
         self.last_request = SyncRequest()
         self._remote_request = 0
-        self._remote_tasks: dict[Task, int] = {}
+        self._remote_tasks: dict[Task[RemoteAnswer], int] = {}
         self._closed = False
         self.state = _connected_state(services.client)
         self.last_meta: SearchMeta | None = None
@@ -268,11 +270,13 @@ class SyncController(QObject):
             self._again = request if self._again is None else self._again.merged(request)
             return True
         self._follow_up.stop()
-        task = self._runner.submit(run_sync, self.services, request)
-        task.finished.connect(self._on_sync_finished)
-        task.failed.connect(self._on_sync_failed)
-        task.progress.connect(self._on_sync_progress)
-        self._task = task
+        self._task = (
+            self._runner.run(run_sync, self.services, request, cancel=True, progress=True)
+            .on_success(self._on_sync_finished)
+            .on_failure(self._on_sync_failed)
+            .on_progress(self._on_sync_progress)
+            .on_done(self._on_sync_done)
+        )
         self.last_request = request
         self.sync_started.emit()
         return True
@@ -324,18 +328,27 @@ class SyncController(QObject):
             self._follow_up.start(OFFLINE_RETRY_MS)
 
     @Slot(object)
-    def _on_sync_failed(self, exc: object) -> None:
+    def _on_sync_failed(self, exc: Exception) -> None:
         """A sync raised (a bug or a store problem): report it, keep the app running."""
         self._task = None
-        if isinstance(exc, TaskCancelled):
-            return
-        error = exc if isinstance(exc, BaseException) else RuntimeError(str(exc))
-        log.error("sync failed", exc_info=error)
-        report = SyncReport(outcome_for(error), error=error)
-        self._set_state(report.state or self.state, error)
+        log.error("sync failed", exc_info=exc)
+        report = SyncReport(outcome_for(exc), error=exc)
+        self._set_state(report.state or self.state, exc)
         self.sync_finished.emit(report)
         if self._again is not None and not self._closed:
             self._sync_again()
+
+    @Slot()
+    def _on_sync_done(self) -> None:
+        """A sync that was cancelled before it reported anything still ends as cancelled.
+
+        Whoever showed the sync as running (the status bar's progress) hears that it
+        stopped; a sync asked for since was dropped by the cancel, so nothing follows.
+        """
+        if self._task is None or self.sender() is not self._task:
+            return  # it reported already (and a sync that followed it may be running)
+        self._task = None
+        self.sync_finished.emit(SyncReport(SyncOutcome.CANCELLED))
 
     def _sync_again(self) -> None:
         """Run the sync asked for while the last one ran."""
@@ -359,16 +372,23 @@ class SyncController(QObject):
             self._set_state(ConnectionState.NOT_CONFIGURED)
             return 0
         self._remote_request += 1
-        task = self._runner.submit(run_remote_search, self.services, query, filters)
-        task.finished.connect(self._on_remote_finished)
-        task.failed.connect(self._on_remote_failed)
+        task = (
+            self._runner.run(run_remote_search, self.services, query, filters)
+            .on_success(self._on_remote_finished)
+            .on_failure(self._on_remote_failed)
+            .on_done(self._on_remote_done)
+        )
         self._remote_tasks[task] = self._remote_request
         return self._remote_request
 
+    def _remote_request_of_sender(self) -> int:
+        """The request number of the remote search whose task emitted the current signal."""
+        return self._remote_tasks.get(self.sender(), 0)  # type: ignore[call-overload]
+
     @Slot(object)
-    def _on_remote_finished(self, result: tuple[list[str], ChangeSet, SearchMeta | None]) -> None:
+    def _on_remote_finished(self, result: RemoteAnswer) -> None:
         """Cache-on-view finished: announce the changes, then the ids."""
-        request = self._remote_tasks.pop(self.sender(), 0)  # type: ignore[call-overload]
+        request = self._remote_request_of_sender()
         ids, changes, meta = result
         if meta is not None:
             self.last_meta = meta
@@ -380,20 +400,20 @@ class SyncController(QObject):
         self.remote_results.emit(request, ids)
 
     @Slot(object)
-    def _on_remote_failed(self, exc: object) -> None:
+    def _on_remote_failed(self, exc: Exception) -> None:
         """A remote search failed: the local results stay; say why."""
-        request = self._remote_tasks.pop(self.sender(), 0)  # type: ignore[call-overload]
-        if isinstance(exc, TaskCancelled):
-            return
-        if not isinstance(exc, BaseException):
-            self.remote_failed.emit(request, None)
-            return
+        request = self._remote_request_of_sender()
         state = outcome_for(exc).state
         if state is None:  # a store error or a bug, not the server: the state stays
             log.error("remote search failed", exc_info=exc)
         else:
             self._set_state(state, exc)
         self.remote_failed.emit(request, user_message(exc, self.services.credential))
+
+    @Slot()
+    def _on_remote_done(self) -> None:
+        """Forget a remote search once it is over (a cancelled one reports nothing else)."""
+        self._remote_tasks.pop(self.sender(), 0)  # type: ignore[call-overload]
 
     # -- outbox --------------------------------------------------------------------------------
 

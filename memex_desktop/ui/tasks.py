@@ -25,7 +25,6 @@ Cancellation is cooperative: with ``cancel=True`` the function is handed the tas
 
 from __future__ import annotations
 
-import inspect
 import logging
 import threading
 import time
@@ -40,25 +39,6 @@ from memex_desktop.ui.messages import MessageBridge
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-class TaskCancelled(Exception):
-    """Delivered through ``Task.failed`` of a :meth:`TaskRunner.submit` task cancelled early."""
-
-
-def _accepted_keywords(fn: Callable[..., Any]) -> frozenset[str]:
-    """Which of ``cancel``/``progress`` the function names as parameters (for submit())."""
-    try:
-        parameters = inspect.signature(fn).parameters
-    except (TypeError, ValueError):  # builtins without a signature take neither
-        return frozenset()
-    return frozenset(
-        name
-        for name in ("cancel", "progress")
-        if name in parameters
-        and parameters[name].kind
-        in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    )
 
 
 def _check_receiver(slot: Callable[..., Any]) -> None:
@@ -105,8 +85,8 @@ class Task(QObject, Generic[T]):
         self.durable = durable  # a write the person was promised: shutdown waits for it
         self.cancel_event = threading.Event()
         self._completed = threading.Event()
-        # Where a failure goes when no failure slot was given (None: submit()'s tasks, whose
-        # callers connect ``failed`` themselves).
+        # Where a failure goes when no failure slot was given (None: an inert task, which
+        # never fails).
         self._messages = messages
         self._failure_slot_given = False
         queued = Qt.ConnectionType.QueuedConnection
@@ -198,8 +178,6 @@ class _Worker(QRunnable):
         fn: Callable[..., Any],
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
-        *,
-        sniff_keywords: bool,
     ) -> None:
         super().__init__()
         self.setAutoDelete(True)
@@ -207,7 +185,6 @@ class _Worker(QRunnable):
         self._fn = fn
         self._args = args
         self._kwargs = kwargs
-        self._sniff_keywords = sniff_keywords
 
     def run(self) -> None:
         """Call the function; at most one of finished/failed is emitted, then done."""
@@ -216,11 +193,9 @@ class _Worker(QRunnable):
         lower_current_thread_priority()
         try:
             if task.cancel_event.is_set():
-                if self._sniff_keywords:
-                    task._failed_relay.emit(TaskCancelled(task.name))
                 return
             try:
-                result = self._fn(*self._args, **self._keywords())
+                result = self._fn(*self._args, **self._kwargs)
             except Exception as exc:  # delivered to the GUI thread, which decides what to say
                 self._report_failure(exc)
             else:
@@ -229,22 +204,10 @@ class _Worker(QRunnable):
             task._completed.set()
             task._done_relay.emit()
 
-    def _keywords(self) -> dict[str, Any]:
-        """The keyword arguments of the call, with ``cancel``/``progress`` for submit()."""
-        if not self._sniff_keywords:
-            return self._kwargs
-        accepted = _accepted_keywords(self._fn)
-        kwargs = dict(self._kwargs)
-        if "cancel" in accepted:
-            kwargs.setdefault("cancel", self._task.cancel_event)
-        if "progress" in accepted:
-            kwargs.setdefault("progress", self._task._report_progress)
-        return kwargs
-
     def _report_failure(self, exc: Exception) -> None:
         """Hand the exception on, unless the task was cancelled (then it is no news)."""
         task = self._task
-        if task.cancel_event.is_set() and not self._sniff_keywords:
+        if task.cancel_event.is_set():
             log.debug("task %s stopped after cancel: %s", task.name, type(exc).__name__)
             return
         log.debug("task %s failed: %s", task.name, type(exc).__name__)
@@ -300,53 +263,19 @@ class TaskRunner(QObject):
         the function never runs and the Task reports nothing, so a late timer or a late
         result of a window being torn down cannot start work (or raise) while the app exits.
         """
+        name = getattr(fn, "__qualname__", repr(fn))
+        if self._closed:
+            return self._inert_task(name)
+        task: Task[T] = Task(name, durable=durable, messages=self.messages)
         kwargs: dict[str, Any] = {}
-        task: Task[T] = self._new_task(fn, durable=durable, messages=self.messages)
         if cancel:
             kwargs["cancel"] = task.cancel_event
         if progress:
             kwargs["progress"] = task._report_progress
-        return self._start(task, _Worker(task, fn, args, kwargs, sniff_keywords=False))
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Task[Any]:
-        """Run ``fn(*args, **kwargs)`` on the pool (the older form of :meth:`run`).
-
-        ``cancel``/``progress`` are passed when the function's signature names them; a task
-        cancelled before it started reports TaskCancelled through ``failed``; a failure
-        goes only to the receivers of ``failed``.
-        """
-        return self._submit(fn, args, kwargs, durable=False)
-
-    def submit_durable(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Task[Any]:
-        """Like submit(), for a write that must not be lost (see run(durable=True))."""
-        return self._submit(fn, args, kwargs, durable=True)
-
-    def _submit(
-        self,
-        fn: Callable[..., Any],
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
-        *,
-        durable: bool,
-    ) -> Task[Any]:
-        """Start ``fn`` on the pool (see submit)."""
-        task: Task[Any] = self._new_task(fn, durable=durable, messages=None)
-        return self._start(task, _Worker(task, fn, args, kwargs, sniff_keywords=True))
-
-    def _new_task(
-        self, fn: Callable[..., Any], *, durable: bool, messages: MessageBridge | None
-    ) -> Task[Any]:
-        """A Task for ``fn`` (inert when the runner is shut down)."""
-        name = getattr(fn, "__qualname__", repr(fn))
-        if self._closed:
-            return self._inert_task(name)
-        return Task(name, durable=durable, messages=messages)
+        return self._start(task, _Worker(task, fn, args, kwargs))
 
     def _start(self, task: Task[T], worker: _Worker) -> Task[T]:
-        """Queue the worker of a task, unless the task is inert."""
-        if task.is_done():
-            log.debug("task %s not started: the runner is shut down", task.name)
-            return task
+        """Queue the worker of a task and count it as active."""
         task.done.connect(self._on_task_done)
         with self._lock:
             self._active.add(task)
@@ -362,13 +291,14 @@ class TaskRunner(QObject):
 
     def _inert_task(self, name: str) -> Task[Any]:
         """A Task that was cancelled before it could start and will never report anything."""
+        log.debug("task %s not started: the runner is shut down", name)
         task: Task[Any] = Task(name, self)
         task.cancel_event.set()
         task._completed.set()
         return task
 
     def active_count(self) -> int:
-        """Tasks submitted whose completion has not been handled on the GUI thread yet."""
+        """Tasks started whose completion has not been handled on the GUI thread yet."""
         with self._lock:
             return len(self._active)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,8 +12,12 @@ from support.window import WindowFactory
 from memex_desktop import __version__
 from memex_desktop.app import AppContext
 from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.errors import user_message
+from memex_desktop.store import CacheReader, StoreError
 from memex_desktop.sync import SyncOutcome
 from memex_desktop.ui.about_dialog import AboutDialog, format_last_sync, format_size
+from memex_desktop.ui.messages import message_line
+from memex_desktop.ui.tasks import TaskRunner
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -68,3 +73,22 @@ def test_formats() -> None:
     assert format_size(512) == "512 bytes"
     assert format_size(3 * 1024 * 1024) == "3.0 MB"
     assert format_last_sync(None) == "never"
+
+
+def test_an_unreadable_library_says_why_instead_of_leaving_the_dots(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    cache_path = tmp_path / "cache.db"
+    cache_path.write_bytes(b"not a database " * 300)
+    with pytest.raises(StoreError) as raised:
+        CacheReader(cache_path).stats()
+    runner = TaskRunner(max_threads=1)
+    dialog = AboutDialog(runner, cache_path)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.entities_label.text() != "…", timeout=10_000)
+    why = message_line(user_message(raised.value))
+    for label in (dialog.entities_label, dialog.size_label, dialog.last_sync_label):
+        assert label.text() == "unavailable"
+        assert label.toolTip() == why
+    assert "damaged" in why
+    assert runner.shutdown(5_000)

@@ -64,7 +64,7 @@ def test_late_timers_and_results_after_shutdown_start_nothing(context: AppContex
     assert context.runner.active_count() == 0
 
 
-def _busy_until_cancelled(started: threading.Event, cancel: threading.Event) -> None:
+def _busy_until_cancelled(started: threading.Event, *, cancel: threading.Event) -> None:
     """A long background job (a sync, a render) that stops when cancelled."""
     started.set()
     cancel.wait(30)
@@ -76,7 +76,7 @@ def test_a_note_saved_while_the_window_closes_is_not_lost(context: AppContext) -
     threads = runner._pool.maxThreadCount()
     busy = [threading.Event() for _ in range(threads)]
     for started in busy:
-        runner.submit(_busy_until_cancelled, started)
+        runner.run(_busy_until_cancelled, started, cancel=True)
     assert all(started.wait(10) for started in busy)
     pane = context.window.thread_pane
     assert pane is not None
@@ -98,9 +98,9 @@ def test_shutdown_drops_queued_work_but_runs_durable_writes(qtbot: Any) -> None:
     runner = TaskRunner(max_threads=1)
     started = threading.Event()
     done: list[str] = []
-    runner.submit(_busy_until_cancelled, started)
+    runner.run(_busy_until_cancelled, started, cancel=True)
     assert started.wait(10)
-    runner.submit(done.append, "ordinary")
-    runner.submit_durable(done.append, "durable")
+    runner.run(done.append, "ordinary")
+    runner.run(done.append, "durable", durable=True)
     assert runner.shutdown()
     assert done == ["durable"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -91,3 +92,24 @@ def test_a_failure_on_this_computer_keeps_the_connection_state_and_says_why(
     assert request == 1
     assert "damaged" in message.text
     assert controller.state is ConnectionState.ONLINE
+
+
+def test_a_sync_cancelled_before_it_started_still_ends_as_cancelled(
+    qtbot: Any, make_controller: Any
+) -> None:
+    client = MemexClient("http://127.0.0.1:9", api_key="unused-key", max_retries=0)
+    controller = make_controller(client, Credential("api_key"))
+    runner = controller._runner
+    # Every worker is busy, so the sync and the remote search wait in the queue.
+    gate = threading.Event()
+    blockers = [runner.run(gate.wait, 10) for _ in range(runner._pool.maxThreadCount())]
+    finished = Emitted(controller.sync_finished)
+    assert controller.sync_now()
+    assert controller.remote_search("garden", {}) == 1
+    controller.shutdown()  # cancels both before they start
+    gate.set()
+    assert all(blocker.wait(10) for blocker in blockers)
+    finished.wait(qtbot, 10_000)
+    assert [call[0].outcome for call in finished.calls] == [SyncOutcome.CANCELLED]
+    assert not controller.syncing
+    qtbot.waitUntil(lambda: not controller._remote_tasks, timeout=10_000)
