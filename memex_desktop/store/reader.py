@@ -99,7 +99,7 @@ class CacheReader:
             self.db = Database(connect(self.path, read_only=True))
             version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
         except sqlite3.Error as exc:
-            raise translate(exc, f"opening {self.path}") or StoreError(str(exc)) from exc
+            raise translate(exc, f"opening {self.path}") from exc
         if version < SCHEMA_VERSION:
             self.db.close()
             open_cache(self.path).close()
@@ -138,7 +138,7 @@ class CacheReader:
         try:
             return list(self.db.execute(sql, list(params)).fetchall())
         except sqlite3.Error as exc:
-            raise translate(exc, f"reading {self.path.name}") or exc from exc
+            raise translate(exc, f"reading {self.path.name}") from exc
 
     # ------------------------------------------------------------------ search
 

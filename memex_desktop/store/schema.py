@@ -16,7 +16,6 @@ from sqlite_utils import Database
 from memex_desktop.store.errors import (
     DatabaseCorruptError,
     SchemaTooNewError,
-    StoreError,
     translate,
 )
 
@@ -265,7 +264,7 @@ def _version_via_sqlite(path: Path) -> int:
         finally:
             conn.close()
     except sqlite3.Error as exc:
-        raise translate(exc, f"reading {path}") or StoreError(str(exc)) from exc
+        raise translate(exc, f"reading {path}") from exc
     return int(row[0])
 
 
@@ -304,7 +303,7 @@ def open_cache(path: Path) -> Database:
             db.close()
             raise
     except sqlite3.Error as exc:
-        raise translate(exc, f"opening {path}") or StoreError(str(exc)) from exc
+        raise translate(exc, f"opening {path}") from exc
     return db
 
 

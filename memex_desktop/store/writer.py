@@ -98,7 +98,7 @@ class StoreWriter:
                 ingest.rebuild_index_if_stale(db)
         except sqlite3.Error as exc:
             db.close()
-            self._opened.set_exception(translate(exc, f"opening {self.path.name}") or exc)
+            self._opened.set_exception(translate(exc, f"opening {self.path.name}"))
             return
         db.execute("PRAGMA wal_autocheckpoint=0")
         checkpointer = _Checkpointer(self.path)
