@@ -122,9 +122,13 @@ def body_text(data: JsonObject) -> str:
     text = text_of(data.get("text"))
     parts = [text]
     content = data.get("content")
-    # A note's reader shows its rich text; its plain ``text`` is usually the same words.
-    if isinstance(content, dict | list) and (words := rich_text(content)).split() != text.split():
-        parts.append(words)
+    # A note's reader shows its rich text; its plain ``text`` is usually the same words, so
+    # only the lines it lacks are added (indexing both gave the notes of a generated library
+    # a third more terms: 329,000 instead of 246,000).
+    if isinstance(content, dict | list):
+        parts.extend(
+            line for line in rich_text(content).split("\n") if line.strip() and line not in text
+        )
     if full_text := text_of(data.get("full_text")):
         parts.append(full_text)
     elif html := text_of(data.get("html")):
