@@ -255,7 +255,9 @@ def own_references(data: JsonObject, json_text: str | None = None) -> tuple[str 
 
 def _may_reference(json_text: str) -> bool:
     """Whether serialized JSON can hold a reference node or a citation (a cheap test first)."""
-    return "reference" in json_text or '"image"' in json_text or "{{" in json_text
+    # Every reference node type ends in "-reference"; a bare "reference" would also match the
+    # reference_content_ids key that most notes carry, and walk every note's content.
+    return '-reference"' in json_text or '"image"' in json_text or "{{" in json_text
 
 
 def tag_ids_of(data: JsonObject) -> list[str]:
