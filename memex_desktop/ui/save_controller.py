@@ -95,6 +95,12 @@ def list_outbox(outbox_path: Path) -> tuple[list[OutboxOp], OutboxCounts]:
         outbox.close()
 
 
+def numbered_listing(number: int, outbox_path: Path) -> tuple[int, list[OutboxOp], OutboxCounts]:
+    """Worker: :func:`list_outbox` with the number of the request it answers."""
+    ops, counts = list_outbox(outbox_path)
+    return number, ops, counts
+
+
 def _saves(count: int) -> str:
     """ "1 save", "2 saves"."""
     return f"{count} save{'s' if count != 1 else ''}"
@@ -157,6 +163,9 @@ class SaveController(QObject):
         self._toast = toast
         self._outbox_pane = outbox_pane
         self._last_queued: list[int] = []  # what Ctrl+Z undoes
+        # Listings run on workers and may finish out of order: only the newest is shown.
+        self._listings_asked = 0
+        self._listing_shown = 0
         toast.undo_requested.connect(self._on_toast_undo_requested)
         outbox_pane.retry_requested.connect(self.retry)
         outbox_pane.drop_requested.connect(self.drop)
@@ -298,13 +307,19 @@ class SaveController(QObject):
         self._messages.show_failure(exc)
         self.refresh_outbox()
 
-    def refresh_outbox(self) -> Task[tuple[list[OutboxOp], OutboxCounts]]:
+    def refresh_outbox(self) -> Task[tuple[int, list[OutboxOp], OutboxCounts]]:
         """Reload the outbox pane and the counts (off the GUI thread)."""
-        return self._runner.run(list_outbox, self._outbox_path).on_success(self._on_outbox_listed)
+        self._listings_asked += 1
+        return self._runner.run(
+            numbered_listing, self._listings_asked, self._outbox_path
+        ).on_success(self._on_outbox_listed)
 
     @Slot(object)
-    def _on_outbox_listed(self, listed: tuple[list[OutboxOp], OutboxCounts]) -> None:
-        """Show the outbox operations and counts."""
-        ops, counts = listed
+    def _on_outbox_listed(self, listed: tuple[int, list[OutboxOp], OutboxCounts]) -> None:
+        """Show the outbox operations and counts, unless a newer listing was shown already."""
+        number, ops, counts = listed
+        if number < self._listing_shown:
+            return
+        self._listing_shown = number
         self._outbox_pane.model.set_ops(ops)
         self._sync.refresh_counts(counts)
