@@ -237,6 +237,10 @@ def _heartbeat_with_2000_entities(qtbot: Any, make_window: Any) -> list[float]:
     return gaps
 
 
+# A wall-clock budget on a shared 2-core machine: one scheduler stall past 250 ms fails it
+# (1 run in 3 of the whole suite here), so it runs with the other heartbeat checks in
+# `make test-slow`, and the benchmarks' keystroke and scroll figures watch the same thing.
+@pytest.mark.slow
 def test_no_freeze_during_sync_and_opening_a_1mb_article(qtbot: Any, make_window: Any) -> None:
     # The regression guard of the fast suite: shared CI machines add scheduling gaps of their
     # own, so this bound only catches real freezes; the 100 ms budget is checked below.
