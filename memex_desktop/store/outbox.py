@@ -137,7 +137,9 @@ class Outbox:
         self.cache_path = Path(cache_path) if cache_path else self.path.with_name("cache.db")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
-        self._connections: builtins.list[sqlite3.Connection] = []
+        # Each thread's connection with the lock it holds while using it: close() takes every
+        # lock first, so a window closing never frees a connection a worker is reading from.
+        self._connections: builtins.list[tuple[sqlite3.Connection, threading.RLock]] = []
         self._connections_lock = threading.Lock()
         with self._write() as conn:
             version = int(conn.execute("PRAGMA user_version").fetchone()[0])
@@ -153,9 +155,11 @@ class Outbox:
 
     # ------------------------------------------------------------------ connections
 
-    def _conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
+    @contextmanager
+    def _conn(self) -> Iterator[sqlite3.Connection]:
+        """This thread's connection, held against :meth:`close` while the block runs."""
+        held: tuple[sqlite3.Connection, threading.RLock] | None = getattr(self._local, "conn", None)
+        if held is None:
             try:
                 conn = sqlite3.connect(
                     str(self.path),
@@ -167,31 +171,35 @@ class Outbox:
                 conn.execute("PRAGMA synchronous=FULL")
             except sqlite3.Error as exc:
                 raise translate(exc, f"opening {self.path}") from exc
-            self._local.conn = conn
+            held = (conn, threading.RLock())
+            self._local.conn = held
             with self._connections_lock:
-                self._connections.append(conn)
-        return conn
+                self._connections.append(held)
+        conn, in_use = held
+        with in_use:
+            yield conn
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One immediate transaction; committed (durably) when the block ends."""
-        conn = self._conn()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
+        with self._conn() as conn:
             try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise translate(exc, f"writing {self.path.name}") from exc
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise translate(exc, f"writing {self.path.name}") from exc
 
     def _read(self, sql: str, params: Iterable[Any] = ()) -> builtins.list[tuple[Any, ...]]:
         try:
-            return self._conn().execute(sql, list(params)).fetchall()
+            with self._conn() as conn:
+                return conn.execute(sql, list(params)).fetchall()
         except sqlite3.Error as exc:
             raise translate(exc, f"reading {self.path.name}") from exc
 
@@ -437,12 +445,13 @@ class Outbox:
             ).rowcount
 
     def close(self) -> None:
-        """Close every thread's connection."""
+        """Close every thread's connection, each once its thread is done with it."""
         with self._connections_lock:
             connections, self._connections = self._connections, []
-        for conn in connections:
-            conn.close()
-        self._local = threading.local()
+            self._local = threading.local()
+        for conn, in_use in connections:
+            with in_use:
+                conn.close()
 
     def __enter__(self) -> Outbox:
         return self

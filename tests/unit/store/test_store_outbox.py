@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -169,6 +170,37 @@ def test_concurrent_enqueue_from_two_threads(outbox: Outbox) -> None:
         thread.join()
     assert errors == []
     assert len(outbox.list()) == 150
+
+
+def test_closing_while_other_threads_read_and_write_waits_for_them(tmp_path: Path) -> None:
+    """The window closes its outbox while workers still list and enqueue: no crash, no loss."""
+    outbox = Outbox(tmp_path / "outbox.db")
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def work(offset: int) -> None:
+        index = 0
+        try:
+            while not stop.is_set():
+                outbox.enqueue_url(f"https://example.org/{offset}/{index}")
+                outbox.list(states=["queued"])
+                index += 1
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(3)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 1.5
+    while time.monotonic() < deadline:
+        outbox.close()
+    stop.set()
+    for thread in threads:
+        thread.join()
+    outbox.close()
+    assert errors == []
+    with Outbox(tmp_path / "outbox.db") as reopened:
+        assert len(reopened.list()) > 0
 
 
 _URL_PIECES = st.sampled_from(
