@@ -42,13 +42,13 @@ from memex_desktop.store.rows import (
     ViewRow,
 )
 from memex_desktop.store.schema import SCHEMA_VERSION, check_not_too_new, connect, open_cache
+from memex_desktop.store.sql import CHUNK, IN_LIST, chunks, in_ids
 from memex_desktop.store.urls import normalize_url
 
 _ROW_COLUMNS = (
     "e.id, e.type, e.title, e.url, e.author, e.site, e.created_at, e.updated_at, e.status, "
     "e.deleted_upstream_at, e.snippet_source"
 )
-_CHUNK = 500
 # A query matching more documents than this is ranked by recency: bm25 over a term found
 # in most of a 100k library costs far more than a keystroke may.
 RANK_PROBE_LIMIT = 300
@@ -64,10 +64,6 @@ INTERRUPT_CHECK_STEPS = 2000
 
 class QueryInterrupted(StoreError):
     """A read was stopped by its caller (superseded by a newer search, or over its budget)."""
-
-
-def _marks(count: int) -> str:
-    return ",".join("?" * count)
 
 
 def _row(values: Sequence[Any]) -> EntityRow:
@@ -296,9 +292,9 @@ class CacheReader:
             found = [
                 row[0]
                 for row in self._query(
-                    f"SELECT e.id FROM entities e WHERE e.rowid IN ({_marks(len(rowids))})"
+                    f"SELECT e.id FROM entities e WHERE e.rowid IN {IN_LIST}"
                     f"{where} ORDER BY e.rowid DESC LIMIT ?",
-                    [*rowids, *params, needed],
+                    [in_ids(rowids), *params, needed],
                 )
             ]
             if len(found) >= needed or len(rowids) < RANK_PROBE_LIMIT:
@@ -335,8 +331,8 @@ class CacheReader:
         result list), without ranking the results before them again.
         """
         found: dict[str, str] = {}
-        for start in range(0, len(ids), _CHUNK):
-            found.update(self._snippets(query, ids[start : start + _CHUNK]))
+        for chunk in chunks(ids):
+            found.update(self._snippets(query, chunk))
         return found
 
     def _snippets(self, query: str, ids: Sequence[str]) -> dict[str, str]:
@@ -353,8 +349,8 @@ class CacheReader:
         pattern = snippet_pattern(words)
         for entity_id, raw in self._query(
             "SELECT e.id, r.raw FROM entities e JOIN entity_raw r "
-            f"ON r.rowid = e.rowid WHERE e.id IN ({_marks(len(ids))})",
-            ids,
+            f"ON r.rowid = e.rowid WHERE e.id IN {IN_LIST}",
+            [in_ids(ids)],
         ):
             data = json.loads(raw)
             if not isinstance(data, dict):
@@ -375,14 +371,14 @@ class CacheReader:
     def get_many(self, ids: Iterable[str]) -> dict[str, EntityRow]:
         """Display rows by id (missing ids are left out)."""
         id_list = list(dict.fromkeys(ids))
-        rows: dict[str, EntityRow] = {}
-        for start in range(0, len(id_list), _CHUNK):
-            chunk = id_list[start : start + _CHUNK]
+        if not id_list:
+            return {}
+        rows = {
+            values[0]: _row(values)
             for values in self._query(
-                f"SELECT {_ROW_COLUMNS} FROM entities e WHERE e.id IN ({_marks(len(chunk))})",
-                chunk,
-            ):
-                rows[values[0]] = _row(values)
+                f"SELECT {_ROW_COLUMNS} FROM entities e WHERE e.id IN {IN_LIST}", [in_ids(id_list)]
+            )
+        }
         missing = [entity_id for entity_id in id_list if entity_id not in rows]
         if missing:
             # Asked by another id of the item (its library row id): answer under that id.
@@ -395,16 +391,10 @@ class CacheReader:
 
     def canonical_ids(self, ids: Iterable[str]) -> dict[str, str]:
         """other id -> the item's one id, for those of ``ids`` that are other ids of an item."""
-        id_list = list(dict.fromkeys(ids))
-        found: dict[str, str] = {}
-        for start in range(0, len(id_list), _CHUNK):
-            chunk = id_list[start : start + _CHUNK]
-            for alias, entity_id in self._query(
-                f"SELECT alias, id FROM entity_aliases WHERE alias IN ({_marks(len(chunk))})",
-                chunk,
-            ):
-                found[alias] = entity_id
-        return found
+        found = self._query(
+            f"SELECT alias, id FROM entity_aliases WHERE alias IN {IN_LIST}", [in_ids(set(ids))]
+        )
+        return {alias: entity_id for alias, entity_id in found}
 
     def entity(self, entity_id: str) -> ContentEntityBase | None:
         """The full entity, re-parsed from its stored raw JSON."""
@@ -552,15 +542,13 @@ class CacheReader:
 
     def _text_of(self, ids: Sequence[str]) -> list[tuple[str, str]]:
         result: list[tuple[str, str]] = []
-        for start in range(0, len(ids), _CHUNK):
-            chunk = ids[start : start + _CHUNK]
-            for entity_id, raw in self._query(
-                "SELECT e.id, r.raw FROM entities e JOIN entity_raw r ON r.rowid = e.rowid "
-                f"WHERE e.id IN ({_marks(len(chunk))})",
-                chunk,
-            ):
-                data = json.loads(raw)
-                result.append((entity_id, body_text(data) if isinstance(data, dict) else ""))
+        for entity_id, raw in self._query(
+            "SELECT e.id, r.raw FROM entities e JOIN entity_raw r ON r.rowid = e.rowid "
+            f"WHERE e.id IN {IN_LIST}",
+            [in_ids(ids)],
+        ):
+            data = json.loads(raw)
+            result.append((entity_id, body_text(data) if isinstance(data, dict) else ""))
         return result
 
     def backlinks(self, entity_id: str) -> list[Backlink]:
@@ -593,8 +581,7 @@ class CacheReader:
         for _hop in range(max(0, hops)):
             next_frontier: list[str] = []
             cap = max_nodes * 2
-            for start in range(0, len(frontier), _CHUNK):
-                chunk = frontier[start : start + _CHUNK]
+            for chunk in chunks(frontier):
                 found, cut = self._adjacent(chunk, cap)
                 extra_omitted += cut
                 for source, target, kind in found:
@@ -618,42 +605,42 @@ class CacheReader:
 
     def _adjacent(self, ids: Sequence[str], cap: int) -> tuple[list[tuple[str, str, str]], int]:
         """Edges and tag links touching ``ids`` (at most ``cap`` per kind) and how many were cut."""
-        marks = _marks(len(ids))
+        params = [in_ids(ids)]
         queries = [
-            f"SELECT source, target, kind FROM edges WHERE source IN ({marks})",
-            f"SELECT source, target, kind FROM edges WHERE target IN ({marks})",
-            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE entity_id IN ({marks})",
-            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE tag_id IN ({marks})",
+            f"SELECT source, target, kind FROM edges WHERE source IN {IN_LIST}",
+            f"SELECT source, target, kind FROM edges WHERE target IN {IN_LIST}",
+            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE entity_id IN {IN_LIST}",
+            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE tag_id IN {IN_LIST}",
         ]
         found: list[tuple[str, str, str]] = []
         cut = 0
         for sql in queries:
-            rows = self._query(f"{sql} LIMIT ?", [*ids, cap + 1])
+            rows = self._query(f"{sql} LIMIT ?", [*params, cap + 1])
             if len(rows) > cap:
-                total = self._query(f"SELECT count(*) FROM ({sql})", list(ids))[0][0]
+                total = self._query(f"SELECT count(*) FROM ({sql})", params)[0][0]
                 cut += int(total) - cap
                 rows = rows[:cap]
             found += [(row[0], row[1], row[2]) for row in rows]
         return found, cut
 
     def _edges_among(self, ids: Sequence[str]) -> set[tuple[str, str, str]]:
-        if len(ids) > 2 * _CHUNK:
+        if len(ids) > 2 * CHUNK:
             return set()
-        marks = _marks(len(ids))
+        params = [in_ids(ids)]
         found = {
             (row[0], row[1], row[2])
             for row in self._query(
-                f"SELECT source, target, kind FROM edges WHERE source IN ({marks}) "
-                f"AND target IN ({marks})",
-                [*ids, *ids],
+                f"SELECT source, target, kind FROM edges WHERE source IN {IN_LIST} "
+                f"AND target IN {IN_LIST}",
+                [*params, *params],
             )
         }
         found |= {
             (row[0], row[1], "tag")
             for row in self._query(
-                f"SELECT entity_id, tag_id FROM entity_tags WHERE entity_id IN ({marks}) "
-                f"AND tag_id IN ({marks})",
-                [*ids, *ids],
+                f"SELECT entity_id, tag_id FROM entity_tags WHERE entity_id IN {IN_LIST} "
+                f"AND tag_id IN {IN_LIST}",
+                [*params, *params],
             )
         }
         return found
@@ -663,11 +650,10 @@ class CacheReader:
         tag_names: dict[str, str] = {}
         missing = [node_id for node_id in ids if node_id not in rows]
         if missing:
-            tag_names = dict(
-                self._query(
-                    f"SELECT id, name FROM tags WHERE id IN ({_marks(len(missing))})", missing
-                )
+            found = self._query(
+                f"SELECT id, name FROM tags WHERE id IN {IN_LIST}", [in_ids(missing)]
             )
+            tag_names = dict(found)
         nodes = []
         for node_id in ids:
             if node_id in rows:
