@@ -8,7 +8,6 @@ skipped, so ingesting the same page twice reports an empty ChangeSet.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import sqlite3
 import unicodedata
@@ -29,12 +28,13 @@ from memex_desktop.store.extract import (
     own_references,
     tag_ids_of,
 )
+from memex_desktop.store.recency import assign_keys
 from memex_desktop.store.rows import ChangeSet
-from memex_desktop.store.schema import FIRST_KEY, FTS_FINGERPRINT_KEY, KEY_STEP
+from memex_desktop.store.schema import FTS_FINGERPRINT_KEY
+from memex_desktop.store.sql import IN_LIST, in_ids, insert_rows, rows_at_once
 
 # referencesByResultId as plain data: source id -> ([(target, reference type)], tag ids).
 References = Mapping[str, tuple[Sequence[tuple[str, str | None]], Sequence[str]]]
-_CHUNK = 500  # ids per IN (...) list, well below SQLite's parameter limit
 # What the indexed texts depend on. The indexes are contentless: removing a row re-derives
 # its old terms with today's extraction, so raise EXTRACT_VERSION whenever store/extract.py or
 # api/content.py changes what they yield for the same JSON (tests/unit/store/
@@ -75,47 +75,6 @@ class PreparedPage:
     items: dict[str, _Item]
     tags: Sequence[JsonObject]
     references: References
-
-
-def _chunks(values: Sequence[Any]) -> Iterable[list[Any]]:
-    """Parameters for ``IN (...)`` lists: at most _CHUNK at a time, padded with NULLs (which
-    match nothing) to a power of two, so the statements take a few shapes that stay in the
-    connection's statement cache instead of being compiled again for every page."""
-    for start in range(0, len(values), _CHUNK):
-        chunk = list(values[start : start + _CHUNK])
-        yield chunk + [None] * ((1 << (len(chunk) - 1).bit_length()) - len(chunk))
-
-
-def _marks(count: int) -> str:
-    return ",".join("?" * count)
-
-
-# SQLite's smallest limit on a statement's parameters (raised from 999 in 3.32).
-_MAX_PARAMETERS = 999
-
-
-def _insert_rows(conn: sqlite3.Connection, statement: str, rows: Sequence[Sequence[Any]]) -> None:
-    """Run ``statement`` (``INSERT ... INTO t (cols)``) for many rows in a few statements.
-
-    Each statement step lets the sync's other threads take the GIL, and getting it back
-    can take a whole switch interval or one of their long C calls (decoding a page): with
-    ``executemany``'s step per row, a page's writes waited hundreds of times. Statements
-    take a power-of-two number of rows, so few distinct ones are compiled and cached.
-    """
-    if not rows:
-        return
-    width = len(rows[0])
-    group = f"({_marks(width)})"
-    most = 1 << (max(1, _MAX_PARAMETERS // width).bit_length() - 1)
-    start = 0
-    while start < len(rows):
-        count = min(most, 1 << ((len(rows) - start).bit_length() - 1))
-        chunk = rows[start : start + count]
-        conn.execute(
-            f"{statement} VALUES {','.join([group] * count)}",
-            [value for row in chunk for value in row],
-        )
-        start += count
 
 
 def _encoded(data: JsonObject) -> bytes:
@@ -168,44 +127,31 @@ def _collect(tops: Iterable[JsonObject], referenced: Iterable[JsonObject]) -> di
     return items
 
 
-def _rows_at_once(conn: sqlite3.Connection, values: str, rest: str, params: Any) -> list[Any]:
-    """``SELECT values rest`` as a list of rows, read in one step: one JSON array.
-
-    Each row read is a step that lets other threads take the GIL (see :func:`_insert_rows`).
-    Only for integers and text: JSON would round some floats.
-    """
-    (text,) = conn.execute(
-        f"SELECT json_group_array(json_array({values})) {rest}", params
-    ).fetchone()
-    rows: list[Any] = orjson.loads(text)
-    return rows
-
-
 def _existing(
     db: Database, ids: Sequence[str]
 ) -> dict[str, tuple[int, str, int | None, int, int | None]]:
     """id -> (rowid, raw_hash, updated_at, complete, deleted_upstream_at) of cached entities."""
     found: dict[str, tuple[int, str, int | None, int, int | None]] = {}
-    for chunk in _chunks(ids):
-        for row in _rows_at_once(
-            db.conn,
-            "id, rowid, raw_hash, updated_at, complete, deleted_upstream_at",
-            f"FROM entities WHERE id IN ({_marks(len(chunk))})",
-            chunk,
-        ):
-            found[row[0]] = (row[1], row[2], row[3], row[4], row[5])
+    for row in rows_at_once(
+        db.conn,
+        "id, rowid, raw_hash, updated_at, complete, deleted_upstream_at",
+        f"FROM entities WHERE id IN {IN_LIST}",
+        [in_ids(ids)],
+    ):
+        found[row[0]] = (row[1], row[2], row[3], row[4], row[5])
     return found
 
 
 def _types(db: Database, ids: Iterable[str], known: Mapping[str, str]) -> dict[str, str]:
     """Types of the given ids: from the page when there, else from the cache."""
     result = {entity_id: known[entity_id] for entity_id in ids if entity_id in known}
-    missing = sorted({entity_id for entity_id in ids if entity_id not in known})
-    for chunk in _chunks(missing):
-        for entity_id, kind in _rows_at_once(
-            db.conn, "id, type", f"FROM entities WHERE id IN ({_marks(len(chunk))})", chunk
-        ):
-            result[entity_id] = kind
+    missing = {entity_id for entity_id in ids if entity_id not in known}
+    if not missing:
+        return result
+    for entity_id, kind in rows_at_once(
+        db.conn, "id, type", f"FROM entities WHERE id IN {IN_LIST}", [in_ids(missing)]
+    ):
+        result[entity_id] = kind
     return result
 
 
@@ -266,27 +212,6 @@ def _derive_edges(
     return {source: out for source, out in edges.items() if out}
 
 
-def ingest_page(
-    db: Database,
-    *,
-    entities: Sequence[JsonObject],
-    referenced: Sequence[JsonObject] = (),
-    tags: Sequence[JsonObject] = (),
-    references: References | None = None,
-    now_ms: int,
-    memo: TextMemo | None = None,
-    written: list[int] | None = None,
-) -> ChangeSet:
-    """Upsert a page of entities (with nested ones), their text, edges and tags.
-
-    Written rows are queued in fts_pending (their rowids appended to ``written``); the
-    caller indexes them now or later with :func:`index_pending` / :func:`index_rows`,
-    which find the texts computed here in ``memo`` instead of re-reading the JSON.
-    """
-    page = prepare_page(entities, referenced=referenced, tags=tags, references=references)
-    return apply_page(db, page, now_ms=now_ms, memo=memo, written=written)
-
-
 def prepare_page(
     entities: Sequence[JsonObject],
     *,
@@ -320,7 +245,12 @@ def apply_page(
     memo: TextMemo | None = None,
     written: list[int] | None = None,
 ) -> ChangeSet:
-    """Write a prepared page in the current transaction (see :func:`ingest_page`)."""
+    """Write a prepared page in the current transaction.
+
+    Written rows are queued in fts_pending (their rowids appended to ``written``); the
+    caller indexes them now or later with :func:`index_pending` / :func:`index_rows`,
+    which find the texts computed here in ``memo`` instead of re-reading the JSON.
+    """
     items, tags, references = page.items, page.tags, page.references
     ids = list(items)
     existing = _existing(db, ids)
@@ -365,7 +295,7 @@ def apply_page(
     wrote_edges = _write_edges(db, edges, replace_sources)
     edges_changed = wrote_edges or edges_changed
     # Each statement is a chance for the sync's other threads to hold the GIL (see
-    # _insert_rows): the clean-up runs only when this page wrote edges.
+    # sql.insert_rows): the clean-up runs only when this page wrote edges.
     attached = (
         []
         if not wrote_edges
@@ -381,12 +311,11 @@ def apply_page(
     ]
     if new_notes:
         before = db.conn.total_changes
-        for chunk in _chunks(new_notes):
-            db.conn.execute(
-                "UPDATE OR REPLACE edges SET kind = 'reply' "
-                f"WHERE kind = 'annotates' AND target IN ({_marks(len(chunk))})",
-                list(chunk),
-            )
+        db.conn.execute(
+            "UPDATE OR REPLACE edges SET kind = 'reply' "
+            f"WHERE kind = 'annotates' AND target IN {IN_LIST}",
+            [in_ids(new_notes)],
+        )
         edges_changed = edges_changed or db.conn.total_changes > before
 
     tag_changes = _write_tags(db, tags)
@@ -415,17 +344,17 @@ def _without_parent_mentions(
         for target, kind in out:
             if kind in ("annotates", "reply"):
                 parents.setdefault(source, set()).add(target)
-    mentioning = sorted(
+    mentioning = [
         source
         for source, out in edges.items()
         if types.get(source) == "annotation" and any(kind == "references" for _, kind in out)
-    )
-    for chunk in _chunks(mentioning):
-        for source, target in _rows_at_once(
+    ]
+    if mentioning:
+        for source, target in rows_at_once(
             db.conn,
             "source, target",
-            f"FROM edges WHERE kind IN ('annotates', 'reply') AND source IN ({_marks(len(chunk))})",
-            chunk,
+            f"FROM edges WHERE kind IN ('annotates', 'reply') AND source IN {IN_LIST}",
+            [in_ids(mentioning)],
         ):
             parents.setdefault(source, set()).add(target)
     for source, targets in parents.items():
@@ -439,16 +368,17 @@ def _without_parent_mentions(
 def _drop_mentions_of_parents(db: Database, sources: Sequence[str]) -> bool:
     """A note is attached to its parent, not also "referencing" it: pages that show the note
     in different places (nested, listed, with or without its links) must not leave both."""
+    if not sources:
+        return False
     conn = db.conn
     before = conn.total_changes
-    for chunk in _chunks(sources):
-        conn.execute(
-            "DELETE FROM edges WHERE kind = 'references' "
-            f"AND source IN ({_marks(len(chunk))}) AND EXISTS (SELECT 1 FROM edges p"
-            " WHERE p.source = edges.source AND p.target = edges.target"
-            " AND p.kind IN ('annotates', 'reply'))",
-            chunk,
-        )
+    conn.execute(
+        "DELETE FROM edges WHERE kind = 'references' "
+        f"AND source IN {IN_LIST} AND EXISTS (SELECT 1 FROM edges p"
+        " WHERE p.source = edges.source AND p.target = edges.target"
+        " AND p.kind IN ('annotates', 'reply'))",
+        [in_ids(sources)],
+    )
     return conn.total_changes > before
 
 
@@ -464,7 +394,7 @@ def _write_aliases(db: Database, aliases: Mapping[str, str]) -> bool:
     fresh = [(alias, target) for alias, target in aliases.items() if known.get(alias) != target]
     if not fresh:
         return False
-    _insert_rows(conn, "INSERT OR REPLACE INTO entity_aliases (alias, id)", fresh)
+    insert_rows(conn, "INSERT OR REPLACE INTO entity_aliases (alias, id)", fresh)
     before = conn.total_changes
     for alias, target in fresh:
         for column in ("source", "target"):
@@ -477,14 +407,13 @@ def _write_aliases(db: Database, aliases: Mapping[str, str]) -> bool:
 def _aliases_of(db: Database, ids: Sequence[str]) -> dict[str, str]:
     """alias -> canonical id for those of ``ids`` that are other ids of a cached item."""
     found: dict[str, str] = {}
-    for chunk in _chunks(ids):
-        for alias, entity_id in _rows_at_once(
-            db.conn,
-            "alias, id",
-            f"FROM entity_aliases WHERE alias IN ({_marks(len(chunk))})",
-            chunk,
-        ):
-            found[alias] = entity_id
+    for alias, entity_id in rows_at_once(
+        db.conn,
+        "alias, id",
+        f"FROM entity_aliases WHERE alias IN {IN_LIST}",
+        [in_ids(ids)],
+    ):
+        found[alias] = entity_id
     return found
 
 
@@ -560,216 +489,6 @@ def texts_of_raw(raw: str) -> Texts:
     return _texts(columns(data if isinstance(data, dict) else {}))
 
 
-def _one(db: Database, sql: str, params: Sequence[Any] = ()) -> int | None:
-    row = db.conn.execute(sql, params).fetchone()
-    return None if row is None or row[0] is None else int(row[0])
-
-
-def _gap(db: Database, created_at: int | None) -> tuple[int | None, int | None]:
-    """Keys of the cached neighbours (older, newer) an item created at ``created_at`` goes
-    between; items without a date go below everything."""
-    if created_at is None:
-        return None, _one(db, "SELECT min(rowid) FROM entities")
-    before = _one(
-        db,
-        "SELECT rowid FROM entities WHERE created_at <= ? ORDER BY created_at DESC, rowid DESC "
-        "LIMIT 1",
-        (created_at,),
-    )
-    after = _one(
-        db,
-        "SELECT rowid FROM entities WHERE created_at > ? ORDER BY created_at, rowid LIMIT 1",
-        (created_at,),
-    )
-    if before is None and after is None:
-        return _one(db, "SELECT max(rowid) FROM entities"), None  # only undated rows so far
-    return before, after
-
-
-class _Neighbours:
-    """The gaps of a batch, looked up once per distinct date.
-
-    A sync reads newest first, so nearly every item of a page is older than everything
-    cached (and new saves newer): those share the gap below (above) the cached range,
-    found with two index probes instead of two per item.
-    """
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
-        conn = db.conn
-        self.oldest = conn.execute(
-            "SELECT created_at, rowid FROM entities WHERE created_at IS NOT NULL "
-            "ORDER BY created_at, rowid LIMIT 1"
-        ).fetchone()
-        self.newest = conn.execute(
-            "SELECT created_at, rowid FROM entities WHERE created_at IS NOT NULL "
-            "ORDER BY created_at DESC, rowid DESC LIMIT 1"
-        ).fetchone()
-        # Separate queries: SQLite reads min() or max() alone off the b-tree's edge, but
-        # scans the whole table for both in one statement.
-        self.low = _one(db, "SELECT min(rowid) FROM entities")
-        self.high = _one(db, "SELECT max(rowid) FROM entities")
-        self.oldest_key = self.oldest[1] if self.oldest is not None else None
-        self.newest_key = self.newest[1] if self.newest is not None else None
-        self._known: dict[int | None, tuple[int | None, int | None]] = {}
-
-    def gap(self, created_at: int | None) -> tuple[int | None, int | None]:
-        """What :func:`_gap` answers, from the cached ends when the date lies beyond them."""
-        found = self._known.get(created_at)
-        if found is not None:
-            return found
-        if created_at is None:
-            found = (None, self.low)
-        elif self.oldest is None:
-            found = (self.high, None)  # only undated rows (or none at all) so far
-        elif created_at < self.oldest[0]:
-            found = (None, self.oldest[1])
-        elif created_at >= self.newest[0]:
-            found = (self.newest[1], None)
-        else:
-            found = _gap(self.db, created_at)
-        self._known[created_at] = found
-        return found
-
-    def look_up(self, dates: Iterable[int | None]) -> None:
-        """Find the gaps of every date strictly inside the cached range at once.
-
-        One statement for all of them: each statement step lets other threads take the
-        GIL (see :func:`_insert_rows`), and two probes per date were most of a page's steps.
-        """
-        if self.oldest is None:
-            return
-        low, high = self.oldest[0], self.newest[0]
-        inside = sorted(
-            {d for d in dates if d is not None and low <= d < high and d not in self._known}
-        )
-        for chunk in _chunks(inside):
-            row = self.db.conn.execute(
-                f"WITH dates(t) AS (VALUES {','.join(['(?)'] * len(chunk))}) "
-                "SELECT group_concat(t || ':' || ifnull(before, '') || ':' || ifnull(after, ''),"
-                " ' ') FROM (SELECT t,"
-                " (SELECT rowid FROM entities WHERE created_at <= t"
-                "  ORDER BY created_at DESC, rowid DESC LIMIT 1) AS before,"
-                " (SELECT rowid FROM entities WHERE created_at > t"
-                "  ORDER BY created_at, rowid LIMIT 1) AS after FROM dates)",
-                list(chunk),
-            ).fetchone()
-            for entry in (row[0] or "").split():
-                date, before, after = entry.split(":")
-                self._known[int(date)] = (
-                    int(before) if before else None,
-                    int(after) if after else None,
-                )
-
-    def taken(self, keys: Sequence[int]) -> set[int]:
-        """Which of ``keys`` are cached rowids (only keys within the cached range can be)."""
-        low, high = self.low, self.high
-        if low is None or high is None:
-            return set()
-        inside = sorted(key for key in keys if low <= key <= high)
-        found: set[int] = set()
-        for chunk in _chunks(inside):
-            found.update(
-                row[0]
-                for row in self.db.conn.execute(
-                    f"SELECT rowid FROM entities WHERE rowid IN ({_marks(len(chunk))})",
-                    list(chunk),
-                )
-            )
-        return found
-
-
-# Most keys one item may be placed from its neighbour: room for that many later arrivals.
-_MAX_KEY_JUMP = KEY_STEP * 1024
-
-
-def _keys_per_ms(created: Sequence[int | None]) -> float:
-    """Key distance per millisecond that leaves one KEY_STEP per expected item.
-
-    The expectation is the batch's typical spacing (the median gap between its dates): a
-    sync page is a run of consecutive items plus older ones they point at, and the items
-    between those will arrive later and need room between their keys.
-    """
-    dates = sorted({value for value in created if value is not None})
-    gaps = sorted(b - a for a, b in itertools.pairwise(dates))
-    return KEY_STEP / max(1, gaps[len(gaps) // 2]) if gaps else 0.0
-
-
-def _spread(
-    times: Sequence[int | None], edge_key: int, edge_time: int | None, sign: int, slope: float
-) -> list[int]:
-    """Keys going away from ``edge_key`` (down for ``sign`` -1, up for +1), one per time in
-    the order given (moving away from the edge), spaced by the time between neighbours."""
-    keys: list[int] = []
-    key, previous = edge_key, edge_time
-    for moment in times:
-        distance = 0 if moment is None or previous is None else abs(moment - previous)
-        key += sign * min(_MAX_KEY_JUMP, max(KEY_STEP, round(distance * slope)))
-        keys.append(key)
-        previous = moment if moment is not None else previous
-    return keys
-
-
-def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
-    """Free recency keys (rowids) for new items, in the order of ``created``.
-
-    A full sync, newest first, extends the key range downwards, new saves extend it
-    upwards, with room left between keys in proportion to the time between items, so the
-    items that arrive later from between them (a later page, an older item a note pointed
-    at) fit without renumbering. The items falling between the same two cached neighbours
-    share that gap evenly. Should a gap be too narrow, the item goes above every key:
-    search then sees it as newer than it is, nothing worse (date order uses created_at).
-    """
-    order = sorted(range(len(created)), key=lambda i: (created[i] is not None, created[i] or 0))
-    neighbours = _Neighbours(db)
-    neighbours.look_up(created)
-    slope = _keys_per_ms(created)
-    groups: dict[tuple[int | None, int | None], list[int]] = {}
-    for index in order:
-        groups.setdefault(neighbours.gap(created[index]), []).append(index)
-    keys: dict[int, int] = {}
-    misplaced: list[int] = []
-    for (before, after), members in groups.items():
-        count = len(members)
-        times = [created[index] for index in members]
-        if before is None and after is None:
-            starts = [FIRST_KEY, *_spread(times[1:], FIRST_KEY, times[0], 1, slope)]
-        elif after is None:
-            assert before is not None
-            edge = neighbours.newest[0] if neighbours.newest is not None else None
-            starts = _spread(times, before, edge if before == neighbours.newest_key else None,
-                             1, slope)  # fmt: skip
-        elif before is None:
-            edge = neighbours.oldest[0] if neighbours.oldest is not None else None
-            downwards = _spread(times[::-1], after, edge if after == neighbours.oldest_key
-                                else None, -1, slope)  # fmt: skip
-            starts = downwards[::-1]
-        else:
-            step = (after - before) // (count + 1)
-            starts = [before + step * (j + 1) for j in range(count)] if step > 0 else []
-        if len(starts) < count:
-            misplaced += members
-            continue
-        for index, key in zip(members, starts, strict=True):
-            keys[index] = key
-    # Keys no longer follow created_at once an item was misplaced: gaps can overlap, so
-    # every key is checked against the cache and against the rest of the batch.
-    cached = neighbours.taken(list(keys.values()))
-    taken: set[int] = set()
-    for index, key in list(keys.items()):
-        if key in taken or key in cached:
-            del keys[index]
-            misplaced.append(index)
-        else:
-            taken.add(key)
-    if misplaced:
-        top = max([neighbours.high or FIRST_KEY, *taken])
-        position = {index: rank for rank, index in enumerate(order)}
-        for offset, index in enumerate(sorted(misplaced, key=position.__getitem__), start=1):
-            keys[index] = top + KEY_STEP * offset
-    return [keys[index] for index in range(len(created))]
-
-
 def _write_entities(
     db: Database,
     inserts: Sequence[tuple[str, _Item, str, str]],
@@ -802,7 +521,7 @@ def _write_entities(
         conn.executemany(f"UPDATE entities SET {_ENTITY_ASSIGNMENTS} WHERE id = ?", in_place)
     if rows:
         keys = assign_keys(db, [row[8] for row in rows])  # created_at
-        _insert_rows(
+        insert_rows(
             conn,
             f"INSERT INTO entities (rowid, id, {_ENTITY_COLUMNS})",
             [(key, *row) for key, row in zip(keys, rows, strict=True)],
@@ -811,8 +530,8 @@ def _write_entities(
         raws += [
             (new_raws[entity_id], raw) for entity_id, _i, raw, _h, old in pending if old is None
         ]
-    _insert_rows(conn, "INSERT OR REPLACE INTO entity_raw (rowid, raw)", raws)
-    _insert_rows(conn, "INSERT OR IGNORE INTO fts_pending (rowid)", [(r,) for r, _ in raws])
+    insert_rows(conn, "INSERT OR REPLACE INTO entity_raw (rowid, raw)", raws)
+    insert_rows(conn, "INSERT OR IGNORE INTO fts_pending (rowid)", [(r,) for r, _ in raws])
     return [rowid for rowid, _raw in raws]
 
 
@@ -822,35 +541,33 @@ def _unindex(db: Database, rowids: Sequence[int]) -> None:
     The indexes are contentless: the old texts are re-derived from the old JSON, which
     gives exactly what was indexed (the extraction fingerprint guarantees the same code).
     """
-    for chunk in _chunks(rowids):
-        old = db.conn.execute(
-            f"SELECT rowid, raw FROM entity_raw WHERE rowid IN ({_marks(len(chunk))}) "
-            "AND rowid NOT IN (SELECT rowid FROM fts_pending)",
-            list(chunk),
-        ).fetchall()
-        if old:
-            texts = [(rowid, *texts_of_raw(raw)) for rowid, raw in old]
-            db.conn.executemany(
-                "INSERT INTO body_fts (body_fts, rowid, title, author, summary, body) "
-                "VALUES ('delete', ?, ?, ?, ?, ?)",
-                texts,
-            )
-            db.conn.executemany(
-                "INSERT INTO title_fts (title_fts, rowid, title, author) "
-                "VALUES ('delete', ?, ?, ?)",
-                [row[:3] for row in texts],
-            )
+    if not rowids:
+        return
+    old = db.conn.execute(
+        f"SELECT rowid, raw FROM entity_raw WHERE rowid IN {IN_LIST} "
+        "AND rowid NOT IN (SELECT rowid FROM fts_pending)",
+        [in_ids(rowids)],
+    ).fetchall()
+    if old:
+        texts = [(rowid, *texts_of_raw(raw)) for rowid, raw in old]
+        db.conn.executemany(
+            "INSERT INTO body_fts (body_fts, rowid, title, author, summary, body) "
+            "VALUES ('delete', ?, ?, ?, ?, ?)",
+            texts,
+        )
+        db.conn.executemany(
+            "INSERT INTO title_fts (title_fts, rowid, title, author) VALUES ('delete', ?, ?, ?)",
+            [row[:3] for row in texts],
+        )
 
 
 def index_rows(db: Database, rowids: Sequence[int], memo: TextMemo) -> int:
     """Index the given queued rows now (texts from ``memo`` when there); returns how many."""
-    found: list[tuple[int, str]] = []
-    for chunk in _chunks(rowids):
-        found += db.conn.execute(
-            "SELECT p.rowid, e.raw_hash FROM fts_pending p JOIN entities e ON e.rowid = p.rowid "
-            f"WHERE p.rowid IN ({_marks(len(chunk))})",
-            list(chunk),
-        ).fetchall()
+    found: list[tuple[int, str]] = db.conn.execute(
+        "SELECT p.rowid, e.raw_hash FROM fts_pending p JOIN entities e ON e.rowid = p.rowid "
+        f"WHERE p.rowid IN {IN_LIST}",
+        [in_ids(rowids)],
+    ).fetchall()
     _index(db, found, memo)
     return len(found)
 
@@ -877,27 +594,27 @@ def _index(db: Database, found: Sequence[tuple[int, str | None]], memo: TextMemo
             texts[rowid] = known
         elif raw_hash is not None:
             missing.append(rowid)
-    for chunk in _chunks(missing):
+    if missing:
         for rowid, raw in conn.execute(
-            f"SELECT rowid, raw FROM entity_raw WHERE rowid IN ({_marks(len(chunk))})",
-            list(chunk),
+            f"SELECT rowid, raw FROM entity_raw WHERE rowid IN {IN_LIST}", [in_ids(missing)]
         ):
             texts[rowid] = texts_of_raw(raw)
     # Ascending rowids: FTS5 flushes its pending terms to a new segment whenever a rowid is
     # not larger than the previous one in the transaction, one segment per row otherwise.
     ordered = sorted(texts.items())
-    _insert_rows(
+    insert_rows(
         conn,
         "INSERT INTO body_fts (rowid, title, author, summary, body)",
         [(rowid, *values) for rowid, values in ordered],
     )
-    _insert_rows(
+    insert_rows(
         conn,
         "INSERT INTO title_fts (rowid, title, author)",
         [(rowid, values[0], values[1]) for rowid, values in ordered],
     )
-    for chunk in _chunks([row[0] for row in found]):
-        conn.execute(f"DELETE FROM fts_pending WHERE rowid IN ({_marks(len(chunk))})", chunk)
+    if found:
+        dequeued = in_ids(row[0] for row in found)
+        conn.execute(f"DELETE FROM fts_pending WHERE rowid IN {IN_LIST}", [dequeued])
 
 
 def rebuild_index_if_stale(db: Database) -> bool:
@@ -927,13 +644,11 @@ def _write_edges(
     before = conn.total_changes
     replace = sorted(replace_sources)
     old: dict[str, dict[tuple[str, str], float | None]] = {}
-    for chunk in _chunks(replace):
-        for source, target, kind, seconds in conn.execute(
-            "SELECT source, target, kind, timestamp_s FROM edges "
-            f"WHERE source IN ({_marks(len(chunk))})",
-            list(chunk),
-        ):
-            old.setdefault(source, {})[(target, kind)] = seconds
+    for source, target, kind, seconds in conn.execute(
+        f"SELECT source, target, kind, timestamp_s FROM edges WHERE source IN {IN_LIST}",
+        [in_ids(replace)],
+    ):
+        old.setdefault(source, {})[(target, kind)] = seconds
     removals: list[tuple[str, str, str]] = []
     upserts: list[tuple[str, str, str, float | None]] = []
     additions: list[tuple[str, str, str, float | None]] = []
@@ -951,8 +666,8 @@ def _write_edges(
             additions += [(source, t, k, s) for (t, k), s in new.items()]
     if removals:
         conn.executemany("DELETE FROM edges WHERE source = ? AND target = ? AND kind = ?", removals)
-    _insert_rows(conn, "INSERT OR REPLACE INTO edges", upserts)
-    _insert_rows(conn, "INSERT OR IGNORE INTO edges", additions)
+    insert_rows(conn, "INSERT OR REPLACE INTO edges", upserts)
+    insert_rows(conn, "INSERT OR IGNORE INTO edges", additions)
     return conn.total_changes > before
 
 
@@ -965,10 +680,7 @@ def _write_tags(db: Database, tags: Sequence[JsonObject]) -> set[str]:
         return set()
     current: dict[str, str] = {}
     ids = sorted(wanted)
-    for chunk in _chunks(ids):
-        current.update(
-            db.execute(f"SELECT id, raw FROM tags WHERE id IN ({_marks(len(chunk))})", list(chunk))
-        )
+    current.update(db.execute(f"SELECT id, raw FROM tags WHERE id IN {IN_LIST}", [in_ids(ids)]))
     rows = []
     for tag_id in ids:
         tag = wanted[tag_id]
@@ -997,14 +709,13 @@ def _write_entity_tags(
     """
     conn = db.conn
     old: dict[str, set[str]] = {}
-    for chunk in _chunks(sorted(set(entity_tags) | replace_sources)):
-        for entity_id, tag_id in _rows_at_once(
-            conn,
-            "entity_id, tag_id",
-            f"FROM entity_tags WHERE entity_id IN ({_marks(len(chunk))})",
-            chunk,
-        ):
-            old.setdefault(entity_id, set()).add(tag_id)
+    for entity_id, tag_id in rows_at_once(
+        conn,
+        "entity_id, tag_id",
+        f"FROM entity_tags WHERE entity_id IN {IN_LIST}",
+        [in_ids(set(entity_tags) | replace_sources)],
+    ):
+        old.setdefault(entity_id, set()).add(tag_id)
     removals = [
         (entity_id, tag_id)
         for entity_id in sorted(replace_sources)
@@ -1017,22 +728,19 @@ def _write_entity_tags(
         for entity_id, tag_set in entity_tags.items()
         for tag_id in sorted(tag_set - old.get(entity_id, set()))
     ]
-    _insert_rows(conn, "INSERT OR IGNORE INTO entity_tags (entity_id, tag_id)", additions)
+    insert_rows(conn, "INSERT OR IGNORE INTO entity_tags (entity_id, tag_id)", additions)
     return {tag_id for _entity, tag_id in removals + additions}
 
 
 def mark_deleted_upstream(db: Database, ids: Sequence[str], now_ms: int) -> ChangeSet:
     """Flag entities the server no longer returns; they stay readable, never erased."""
-    marked: set[str] = set()
-    for chunk in _chunks(sorted(set(ids))):
-        marked.update(
-            row[0]
-            for row in db.execute(
-                f"SELECT id FROM entities WHERE id IN ({_marks(len(chunk))}) "
-                "AND deleted_upstream_at IS NULL",
-                list(chunk),
-            )
+    marked = {
+        row[0]
+        for row in db.execute(
+            f"SELECT id FROM entities WHERE id IN {IN_LIST} AND deleted_upstream_at IS NULL",
+            [in_ids(set(ids))],
         )
+    }
     db.conn.executemany(
         "UPDATE entities SET deleted_upstream_at = ? WHERE id = ?",
         [(now_ms, entity_id) for entity_id in sorted(marked)],

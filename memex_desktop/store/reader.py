@@ -43,6 +43,7 @@ from memex_desktop.store.rows import (
     ViewRow,
 )
 from memex_desktop.store.schema import SCHEMA_VERSION, check_not_too_new, connect, open_cache
+from memex_desktop.store.sql import IN_LIST, chunks, in_ids
 from memex_desktop.store.state_keys import STATE_LAST_SYNC_MS
 from memex_desktop.store.urls import normalize_url
 
@@ -50,7 +51,6 @@ _ROW_COLUMNS = (
     "e.id, e.type, e.title, e.url, e.author, e.site, e.created_at, e.updated_at, e.status, "
     "e.deleted_upstream_at, e.snippet_source"
 )
-_CHUNK = 500
 # A query matching more documents than this is ranked by recency: bm25 over a term found
 # in most of a 100k library costs far more than a keystroke may.
 RANK_PROBE_LIMIT = 300
@@ -65,10 +65,6 @@ INTERRUPT_CHECK_STEPS = 2000
 
 class QueryInterrupted(StoreError):
     """A read was stopped by its caller (superseded by a newer search, or over its budget)."""
-
-
-def _marks(count: int) -> str:
-    return ",".join("?" * count)
 
 
 def _row(values: Sequence[Any]) -> EntityRow:
@@ -297,9 +293,9 @@ class CacheReader:
             found = [
                 row[0]
                 for row in self._query(
-                    f"SELECT e.id FROM entities e WHERE e.rowid IN ({_marks(len(rowids))})"
+                    f"SELECT e.id FROM entities e WHERE e.rowid IN {IN_LIST}"
                     f"{where} ORDER BY e.rowid DESC LIMIT ?",
-                    [*rowids, *params, needed],
+                    [in_ids(rowids), *params, needed],
                 )
             ]
             if len(found) >= needed or len(rowids) < RANK_PROBE_LIMIT:
@@ -336,8 +332,8 @@ class CacheReader:
         result list), without ranking the results before them again.
         """
         found: dict[str, str] = {}
-        for start in range(0, len(ids), _CHUNK):
-            found.update(self._snippets(query, ids[start : start + _CHUNK]))
+        for chunk in chunks(ids):
+            found.update(self._snippets(query, chunk))
         return found
 
     def _snippets(self, query: str, ids: Sequence[str]) -> dict[str, str]:
@@ -354,8 +350,8 @@ class CacheReader:
         pattern = snippet_pattern(words)
         for entity_id, raw in self._query(
             "SELECT e.id, r.raw FROM entities e JOIN entity_raw r "
-            f"ON r.rowid = e.rowid WHERE e.id IN ({_marks(len(ids))})",
-            ids,
+            f"ON r.rowid = e.rowid WHERE e.id IN {IN_LIST}",
+            [in_ids(ids)],
         ):
             data = json.loads(raw)
             if not isinstance(data, dict):
@@ -376,14 +372,14 @@ class CacheReader:
     def get_many(self, ids: Iterable[str]) -> dict[str, EntityRow]:
         """Display rows by id (missing ids are left out)."""
         id_list = list(dict.fromkeys(ids))
-        rows: dict[str, EntityRow] = {}
-        for start in range(0, len(id_list), _CHUNK):
-            chunk = id_list[start : start + _CHUNK]
+        if not id_list:
+            return {}
+        rows = {
+            values[0]: _row(values)
             for values in self._query(
-                f"SELECT {_ROW_COLUMNS} FROM entities e WHERE e.id IN ({_marks(len(chunk))})",
-                chunk,
-            ):
-                rows[values[0]] = _row(values)
+                f"SELECT {_ROW_COLUMNS} FROM entities e WHERE e.id IN {IN_LIST}", [in_ids(id_list)]
+            )
+        }
         missing = [entity_id for entity_id in id_list if entity_id not in rows]
         if missing:
             # Asked by another id of the item (its library row id): answer under that id.
@@ -396,16 +392,10 @@ class CacheReader:
 
     def canonical_ids(self, ids: Iterable[str]) -> dict[str, str]:
         """other id -> the item's one id, for those of ``ids`` that are other ids of an item."""
-        id_list = list(dict.fromkeys(ids))
-        found: dict[str, str] = {}
-        for start in range(0, len(id_list), _CHUNK):
-            chunk = id_list[start : start + _CHUNK]
-            for alias, entity_id in self._query(
-                f"SELECT alias, id FROM entity_aliases WHERE alias IN ({_marks(len(chunk))})",
-                chunk,
-            ):
-                found[alias] = entity_id
-        return found
+        found = self._query(
+            f"SELECT alias, id FROM entity_aliases WHERE alias IN {IN_LIST}", [in_ids(set(ids))]
+        )
+        return {alias: entity_id for alias, entity_id in found}
 
     def entity(self, entity_id: str) -> ContentEntityBase | None:
         """The full entity, re-parsed from its stored raw JSON."""
@@ -586,15 +576,13 @@ class CacheReader:
 
     def _text_of(self, ids: Sequence[str]) -> list[tuple[str, str]]:
         result: list[tuple[str, str]] = []
-        for start in range(0, len(ids), _CHUNK):
-            chunk = ids[start : start + _CHUNK]
-            for entity_id, raw in self._query(
-                "SELECT e.id, r.raw FROM entities e JOIN entity_raw r ON r.rowid = e.rowid "
-                f"WHERE e.id IN ({_marks(len(chunk))})",
-                chunk,
-            ):
-                data = json.loads(raw)
-                result.append((entity_id, body_text(data) if isinstance(data, dict) else ""))
+        for entity_id, raw in self._query(
+            "SELECT e.id, r.raw FROM entities e JOIN entity_raw r ON r.rowid = e.rowid "
+            f"WHERE e.id IN {IN_LIST}",
+            [in_ids(ids)],
+        ):
+            data = json.loads(raw)
+            result.append((entity_id, body_text(data) if isinstance(data, dict) else ""))
         return result
 
     def backlinks(self, entity_id: str) -> list[Backlink]:
@@ -626,27 +614,27 @@ class CacheReader:
         """Edges and tag links touching ``ids`` (at most ``cap`` per kind) and how many were cut."""
         found: list[Edge] = []
         cut = 0
-        for start in range(0, len(ids), _CHUNK):
-            chunk_found, chunk_cut = self._adjacent_chunk(ids[start : start + _CHUNK], cap)
+        for chunk in chunks(ids):
+            chunk_found, chunk_cut = self._adjacent_chunk(chunk, cap)
             found += chunk_found
             cut += chunk_cut
         return found, cut
 
     def _adjacent_chunk(self, ids: Sequence[str], cap: int) -> tuple[list[Edge], int]:
-        """:meth:`_adjacent` of at most ``_CHUNK`` ids (one IN list per query)."""
-        marks = _marks(len(ids))
+        """:meth:`_adjacent` of at most ``CHUNK`` ids (at most ``cap`` per kind)."""
+        params = [in_ids(ids)]
         queries = [
-            f"SELECT source, target, kind FROM edges WHERE source IN ({marks})",
-            f"SELECT source, target, kind FROM edges WHERE target IN ({marks})",
-            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE entity_id IN ({marks})",
-            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE tag_id IN ({marks})",
+            f"SELECT source, target, kind FROM edges WHERE source IN {IN_LIST}",
+            f"SELECT source, target, kind FROM edges WHERE target IN {IN_LIST}",
+            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE entity_id IN {IN_LIST}",
+            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE tag_id IN {IN_LIST}",
         ]
-        found: list[tuple[str, str, str]] = []
+        found: list[Edge] = []
         cut = 0
         for sql in queries:
-            rows = self._query(f"{sql} LIMIT ?", [*ids, cap + 1])
+            rows = self._query(f"{sql} LIMIT ?", [*params, cap + 1])
             if len(rows) > cap:
-                total = self._query(f"SELECT count(*) FROM ({sql})", list(ids))[0][0]
+                total = self._query(f"SELECT count(*) FROM ({sql})", params)[0][0]
                 cut += int(total) - cap
                 rows = rows[:cap]
             found += [(row[0], row[1], row[2]) for row in rows]
@@ -654,21 +642,21 @@ class CacheReader:
 
     def _edges_among(self, ids: Sequence[str]) -> set[Edge]:
         """Edges and tag links with both ends in ``ids``."""
-        marks = _marks(len(ids))
+        params = [in_ids(ids)]
         found = {
             (row[0], row[1], row[2])
             for row in self._query(
-                f"SELECT source, target, kind FROM edges WHERE source IN ({marks}) "
-                f"AND target IN ({marks})",
-                [*ids, *ids],
+                f"SELECT source, target, kind FROM edges WHERE source IN {IN_LIST} "
+                f"AND target IN {IN_LIST}",
+                [*params, *params],
             )
         }
         found |= {
             (row[0], row[1], "tag")
             for row in self._query(
-                f"SELECT entity_id, tag_id FROM entity_tags WHERE entity_id IN ({marks}) "
-                f"AND tag_id IN ({marks})",
-                [*ids, *ids],
+                f"SELECT entity_id, tag_id FROM entity_tags WHERE entity_id IN {IN_LIST} "
+                f"AND tag_id IN {IN_LIST}",
+                [*params, *params],
             )
         }
         return found
@@ -676,9 +664,7 @@ class CacheReader:
     def _link_counts(self, ids: Sequence[str]) -> dict[str, int]:
         """Edges and tag links of each of ``ids``, counted over the whole cache."""
         counts: dict[str, int] = {}
-        for start in range(0, len(ids), _CHUNK):
-            chunk = ids[start : start + _CHUNK]
-            marks = _marks(len(chunk))
+        for chunk in chunks(ids):
             for column, table in (
                 ("source", "edges"),
                 ("target", "edges"),
@@ -686,9 +672,9 @@ class CacheReader:
                 ("tag_id", "entity_tags"),
             ):
                 for node_id, count in self._query(
-                    f"SELECT {column}, count(*) FROM {table} WHERE {column} IN ({marks}) "
+                    f"SELECT {column}, count(*) FROM {table} WHERE {column} IN {IN_LIST} "
                     f"GROUP BY {column}",
-                    chunk,
+                    [in_ids(chunk)],
                 ):
                     counts[node_id] = counts.get(node_id, 0) + int(count)
         return counts
@@ -699,11 +685,10 @@ class CacheReader:
         tag_names: dict[str, str] = {}
         missing = [node_id for node_id in ids if node_id not in rows]
         if missing:
-            tag_names = dict(
-                self._query(
-                    f"SELECT id, name FROM tags WHERE id IN ({_marks(len(missing))})", missing
-                )
+            found = self._query(
+                f"SELECT id, name FROM tags WHERE id IN {IN_LIST}", [in_ids(missing)]
             )
+            tag_names = dict(found)
         nodes = []
         for node_id in ids:
             if node_id in rows:

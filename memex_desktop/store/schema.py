@@ -281,8 +281,7 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
         return sqlite3.connect(
             f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S
         )
-    # The writer runs a few hundred distinct statements (see ingest._chunks): keep them all.
-    return sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, cached_statements=512)
+    return sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S)
 
 
 def open_cache(path: Path) -> Database:

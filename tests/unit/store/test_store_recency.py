@@ -134,7 +134,7 @@ def test_sync_order_with_older_items_arriving_early_keeps_recency(
 
 
 def test_gaps_looked_up_at_once_match_one_probe_each(tmp_path: Path) -> None:
-    from memex_desktop.store.ingest import _gap, _Neighbours
+    from memex_desktop.store.recency import _gap, _Neighbours
 
     db = open_cache(tmp_path / "cache.db")
     # Dates with repeats and a hole, so probes land on equal dates and between rows.

@@ -1,0 +1,219 @@
+"""Recency keys: the rowids of new entities, chosen so that rowid order follows creation.
+
+The search indexes return matches in rowid order, so a search reads the newest items first
+and stops early. Keys are spaced so that items arriving later from between two cached ones
+(an older page, an item a note pointed at) fit without renumbering the library.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlite_utils import Database
+
+from memex_desktop.store.schema import FIRST_KEY, KEY_STEP
+from memex_desktop.store.sql import IN_LIST, in_ids, rows_at_once
+
+
+def _one(db: Database, sql: str, params: Sequence[Any] = ()) -> int | None:
+    row = db.conn.execute(sql, params).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def _gap(db: Database, created_at: int | None) -> tuple[int | None, int | None]:
+    """Keys of the cached neighbours (older, newer) an item created at ``created_at`` goes
+    between; items without a date go below everything."""
+    if created_at is None:
+        return None, _one(db, "SELECT min(rowid) FROM entities")
+    before = _one(
+        db,
+        "SELECT rowid FROM entities WHERE created_at <= ? ORDER BY created_at DESC, rowid DESC "
+        "LIMIT 1",
+        (created_at,),
+    )
+    after = _one(
+        db,
+        "SELECT rowid FROM entities WHERE created_at > ? ORDER BY created_at, rowid LIMIT 1",
+        (created_at,),
+    )
+    if before is None and after is None:
+        return _one(db, "SELECT max(rowid) FROM entities"), None  # only undated rows so far
+    return before, after
+
+
+class _Neighbours:
+    """The gaps of a batch, looked up once per distinct date.
+
+    A sync reads newest first, so nearly every item of a page is older than everything
+    cached (and new saves newer): those share the gap below (above) the cached range,
+    found with two index probes instead of two per item.
+    """
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        conn = db.conn
+        self.oldest = conn.execute(
+            "SELECT created_at, rowid FROM entities WHERE created_at IS NOT NULL "
+            "ORDER BY created_at, rowid LIMIT 1"
+        ).fetchone()
+        self.newest = conn.execute(
+            "SELECT created_at, rowid FROM entities WHERE created_at IS NOT NULL "
+            "ORDER BY created_at DESC, rowid DESC LIMIT 1"
+        ).fetchone()
+        # Separate queries: SQLite reads min() or max() alone off the b-tree's edge, but
+        # scans the whole table for both in one statement.
+        self.low = _one(db, "SELECT min(rowid) FROM entities")
+        self.high = _one(db, "SELECT max(rowid) FROM entities")
+        self.oldest_key = self.oldest[1] if self.oldest is not None else None
+        self.newest_key = self.newest[1] if self.newest is not None else None
+        self._known: dict[int | None, tuple[int | None, int | None]] = {}
+
+    def gap(self, created_at: int | None) -> tuple[int | None, int | None]:
+        """What :func:`_gap` answers, from the cached ends when the date lies beyond them."""
+        found = self._known.get(created_at)
+        if found is not None:
+            return found
+        if created_at is None:
+            found = (None, self.low)
+        elif self.oldest is None:
+            found = (self.high, None)  # only undated rows (or none at all) so far
+        elif created_at < self.oldest[0]:
+            found = (None, self.oldest[1])
+        elif created_at >= self.newest[0]:
+            found = (self.newest[1], None)
+        else:
+            found = _gap(self.db, created_at)
+        self._known[created_at] = found
+        return found
+
+    def look_up(self, dates: Iterable[int | None]) -> None:
+        """Find the gaps of every date strictly inside the cached range at once.
+
+        One statement for all of them: each statement step lets other threads take the GIL
+        (see :func:`.sql.insert_rows`), and two probes per date were most of a page's steps.
+        """
+        if self.oldest is None:
+            return
+        low, high = self.oldest[0], self.newest[0]
+        inside = {d for d in dates if d is not None and low <= d < high and d not in self._known}
+        if not inside:
+            return
+        for date, before, after in rows_at_once(
+            self.db.conn,
+            "value, before, after",
+            "FROM (SELECT value,"
+            " (SELECT rowid FROM entities WHERE created_at <= value"
+            "  ORDER BY created_at DESC, rowid DESC LIMIT 1) AS before,"
+            " (SELECT rowid FROM entities WHERE created_at > value"
+            "  ORDER BY created_at, rowid LIMIT 1) AS after FROM json_each(?))",
+            [in_ids(inside)],
+        ):
+            self._known[date] = (before, after)
+
+    def taken(self, keys: Sequence[int]) -> set[int]:
+        """Which of ``keys`` are cached rowids (only keys within the cached range can be)."""
+        low, high = self.low, self.high
+        if low is None or high is None:
+            return set()
+        inside = [key for key in keys if low <= key <= high]
+        if not inside:
+            return set()
+        return {
+            row[0]
+            for row in self.db.conn.execute(
+                f"SELECT rowid FROM entities WHERE rowid IN {IN_LIST}", [in_ids(inside)]
+            )
+        }
+
+
+# Most keys one item may be placed from its neighbour: room for that many later arrivals.
+_MAX_KEY_JUMP = KEY_STEP * 1024
+
+
+def _keys_per_ms(created: Sequence[int | None]) -> float:
+    """Key distance per millisecond that leaves one KEY_STEP per expected item.
+
+    The expectation is the batch's typical spacing (the median gap between its dates): a
+    sync page is a run of consecutive items plus older ones they point at, and the items
+    between those will arrive later and need room between their keys.
+    """
+    dates = sorted({value for value in created if value is not None})
+    gaps = sorted(b - a for a, b in itertools.pairwise(dates))
+    return KEY_STEP / max(1, gaps[len(gaps) // 2]) if gaps else 0.0
+
+
+def _spread(
+    times: Sequence[int | None], edge_key: int, edge_time: int | None, sign: int, slope: float
+) -> list[int]:
+    """Keys going away from ``edge_key`` (down for ``sign`` -1, up for +1), one per time in
+    the order given (moving away from the edge), spaced by the time between neighbours."""
+    keys: list[int] = []
+    key, previous = edge_key, edge_time
+    for moment in times:
+        distance = 0 if moment is None or previous is None else abs(moment - previous)
+        key += sign * min(_MAX_KEY_JUMP, max(KEY_STEP, round(distance * slope)))
+        keys.append(key)
+        previous = moment if moment is not None else previous
+    return keys
+
+
+def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
+    """Free recency keys (rowids) for new items, in the order of ``created``.
+
+    A full sync, newest first, extends the key range downwards, new saves extend it
+    upwards, with room left between keys in proportion to the time between items, so the
+    items that arrive later from between them (a later page, an older item a note pointed
+    at) fit without renumbering. The items falling between the same two cached neighbours
+    share that gap evenly. Should a gap be too narrow, the item goes above every key:
+    search then sees it as newer than it is, nothing worse (date order uses created_at).
+    """
+    order = sorted(range(len(created)), key=lambda i: (created[i] is not None, created[i] or 0))
+    neighbours = _Neighbours(db)
+    neighbours.look_up(created)
+    slope = _keys_per_ms(created)
+    groups: dict[tuple[int | None, int | None], list[int]] = {}
+    for index in order:
+        groups.setdefault(neighbours.gap(created[index]), []).append(index)
+    keys: dict[int, int] = {}
+    misplaced: list[int] = []
+    for (before, after), members in groups.items():
+        count = len(members)
+        times = [created[index] for index in members]
+        if before is None and after is None:
+            starts = [FIRST_KEY, *_spread(times[1:], FIRST_KEY, times[0], 1, slope)]
+        elif after is None:
+            assert before is not None
+            edge = neighbours.newest[0] if neighbours.newest is not None else None
+            starts = _spread(times, before, edge if before == neighbours.newest_key else None,
+                             1, slope)  # fmt: skip
+        elif before is None:
+            edge = neighbours.oldest[0] if neighbours.oldest is not None else None
+            downwards = _spread(times[::-1], after, edge if after == neighbours.oldest_key
+                                else None, -1, slope)  # fmt: skip
+            starts = downwards[::-1]
+        else:
+            step = (after - before) // (count + 1)
+            starts = [before + step * (j + 1) for j in range(count)] if step > 0 else []
+        if len(starts) < count:
+            misplaced += members
+            continue
+        for index, key in zip(members, starts, strict=True):
+            keys[index] = key
+    # Keys no longer follow created_at once an item was misplaced: gaps can overlap, so
+    # every key is checked against the cache and against the rest of the batch.
+    cached = neighbours.taken(list(keys.values()))
+    taken: set[int] = set()
+    for index, key in list(keys.items()):
+        if key in taken or key in cached:
+            del keys[index]
+            misplaced.append(index)
+        else:
+            taken.add(key)
+    if misplaced:
+        top = max([neighbours.high or FIRST_KEY, *taken])
+        position = {index: rank for rank, index in enumerate(order)}
+        for offset, index in enumerate(sorted(misplaced, key=position.__getitem__), start=1):
+            keys[index] = top + KEY_STEP * offset
+    return [keys[index] for index in range(len(created))]
