@@ -200,14 +200,18 @@ class CacheReader:
         body_expression = match_expression(query, MIN_BODY_PREFIX_CHARS)
         if title_expression is None or body_expression is None:
             return list(ordered)[:needed]
-        for step in range(3):
+        # The words as typed come before their completions: while "uniq5" is typed, the item
+        # holding that very word must not sink below hundreds of newer "uniq50..." ones.
+        whole_words = match_expression(query, min_prefix=len(query) + 1)
+        steps = [("title_fts", title_expression), ("body_fts", body_expression)]
+        if whole_words is not None and "*" in title_expression + body_expression:
+            steps[:0] = [("title_fts", whole_words), ("body_fts", whole_words)]
+        for table, expression in [*steps, ("", "")]:
             if len(ordered) >= needed:
                 break
             more = needed + len(ordered)
-            if step == 0:
-                found = self._fts_ids("title_fts", title_expression, where, params, more)
-            elif step == 1:
-                found = self._fts_ids("body_fts", body_expression, where, params, more)
+            if table:
+                found = self._fts_ids(table, expression, where, params, more)
             else:
                 found = self._backlog_ids(query, where, params, more)
             ordered.update(dict.fromkeys(found))

@@ -39,6 +39,23 @@ def test_exact_url_first_then_title_over_body(filled: CacheReader) -> None:
     assert filled.search_ids("zephyr") == ["titled", "body"]
 
 
+@pytest.mark.parametrize("where", ["title", "full_text"])
+def test_a_typed_word_itself_comes_before_its_many_completions(
+    writer: StoreWriter, reader: CacheReader, where: str
+) -> None:
+    """``uniq5`` while typing: the item with that very word, old as it is, is first."""
+    items = [
+        {"id": f"k-{n:05d}", "type": "web", "title": f"Item {n}", "full_text": "filler",
+         "url": f"https://k.example/{n}", "created_at": T + n, where: f"marker uniq{n}"}
+        for n in range(1, 6000)
+    ]  # fmt: skip
+    writer.ingest_json(items).result()
+    writer.flush_index().result()
+    assert reader.search_ids("uniq5", limit=20)[0] == "k-00005"
+    assert reader.search_ids("uniq5 ", limit=20) == ["k-00005"]
+    assert reader.search_ids("uniq59", limit=20)[0] == "k-00059"
+
+
 def test_words_from_transcript_note_chat_and_html(filled: CacheReader) -> None:
     assert filled.search_ids("quixotic") == ["video"]
     assert filled.search_ids("xylophones") == ["note"]
