@@ -320,9 +320,9 @@ class SearchController(QObject):
         )
 
     @Slot(int, object)
-    def _on_sync_remote_failed(self, request: int, message: UserMessage | None) -> None:
+    def _on_sync_remote_failed(self, request: int, message: UserMessage) -> None:
         """The remote search failed; local results stay, the message says why."""
-        if request == self._remote_request and message is not None:
+        if request == self._remote_request:
             self._messages.show(message)
 
     # -- saved views and feeds -----------------------------------------------------------------
