@@ -246,6 +246,19 @@ def registrable_domain(ascii_host: str) -> str:
     return ".".join(labels[-2:])
 
 
+def hidden_characters(text: str) -> str:
+    """The characters of ``text`` that reorder, hide or break how it reads ('' when none).
+
+    Direction controls, control characters, line separators, lone surrogates, and format
+    characters (zero-width spaces, soft hyphens); a name showing any of them is not shown.
+    """
+    if text.isascii() and text.isprintable():
+        return ""
+    return "".join(
+        char for char in text if _HIDDEN_ANYWHERE.match(char) or unicodedata.category(char) == "Cf"
+    )
+
+
 def character_names(characters: str) -> tuple[str, ...]:
     """``U+202E RIGHT-TO-LEFT OVERRIDE`` for each distinct character, in the order met."""
     return tuple(f"U+{ord(char):04X} {_character_name(char)}" for char in dict.fromkeys(characters))

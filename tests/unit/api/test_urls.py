@@ -7,10 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memex_desktop.api.content import host_of
 from memex_desktop.api.urls import (
     MAX_URL_CHARS,
     ParsedUrl,
     UrlProblem,
+    hidden_characters,
     parse_url,
     parse_web_url,
     registrable_domain,
@@ -220,3 +222,23 @@ def test_parsing_never_raises_and_what_it_accepts_nh3_accepts(text: str) -> None
     # nh3 raises ValueError on a base URL it cannot parse; every accepted one must pass.
     nh3.Cleaner(url_relative=("rewrite_with_base", rebuilt)).clean('<a href="/x">x</a>')
     nh3.Cleaner(url_relative=("rewrite_with_base", text.strip(" \t\n\r\f"))).clean("x")
+
+
+@pytest.mark.parametrize(
+    ("text", "hidden"),
+    [
+        ("example.com", ""),
+        ("bücher.example", ""),
+        ("a\u202eb.com", "\u202e"),
+        ("a\u200bb\u00adc", "\u200b\u00ad"),
+        ("a\x00b\u2028", "\x00\u2028"),
+    ],
+)
+def test_hidden_characters(text: str, hidden: str) -> None:
+    assert hidden_characters(text) == hidden
+
+
+def test_a_site_name_with_hidden_characters_is_not_shown() -> None:
+    assert host_of("https://a\u202eb.com/") == ""
+    assert host_of("https://www.a\u200bb.com/") == ""
+    assert host_of("https://www.bücher.example/") == "bücher.example"
