@@ -194,6 +194,37 @@ def pane(qtbot: Any, tmp_path: Path) -> Iterator[ReaderPane]:
     assert runner.shutdown(10_000)
 
 
+MALFORMED_PAGES = {
+    "port": "https://x.com:99999/p",
+    "ipv4": "http://1.2.3.4.5/",
+    "ipv6": "https://[::1/x",
+    "bidi": "https://a\u202eb.com/",
+    "separator": "https://a\u2028b.com/",
+    "nul": "https://a\x00b.com/",
+}
+
+
+def test_the_reader_shows_items_whose_page_url_is_malformed(qtbot: Any, tmp_path: Path) -> None:
+    html = '<p>Before <a href="/relative">a link</a> after.</p>'
+    library = {
+        "results": [
+            {"id": f"bad-{name}", "type": "web", "url": url, "title": name, "html": html}
+            for name, url in MALFORMED_PAGES.items()
+        ]
+    }
+    runner = TaskRunner(max_threads=1)
+    reader_pane = ReaderPane(seeded_cache(tmp_path / "cache.db", library), runner)
+    qtbot.addWidget(reader_pane)
+    for name in MALFORMED_PAGES:
+        shown = Emitted(reader_pane.entity_shown)
+        reader_pane.show_entity(f"bad-{name}")
+        shown.wait(qtbot, 10_000)
+        text = reader_pane.browser.toPlainText()
+        assert "could not be displayed" not in text, name
+        assert "Before a link after." in text, name
+    assert runner.shutdown(10_000)
+
+
 def test_a_direction_override_is_refused_before_any_dialog(
     qtbot: Any, pane: ReaderPane, monkeypatch: pytest.MonkeyPatch
 ) -> None:
