@@ -90,9 +90,13 @@ _BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e") |
 _CONTROL_NAMES = {"\x00": "NULL", "\t": "TAB", "\n": "LINE FEED", "\r": "CARRIAGE RETURN"}
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _ASCII_LABEL = re.compile(r"[a-z0-9_\-]{1,63}")
+# Most hosts: ASCII labels whose last one starts with a letter (so it is no IPv4 address).
+_PLAIN_HOST = re.compile(r"(?:[a-z0-9_\-]{1,63}\.)*[a-z][a-z0-9_\-]{0,62}\.?")
 # The url crate reads a host whose last label looks like a number as an IPv4 address.
 _NUMERIC_LABEL = re.compile(r"[0-9]+|0[xX][0-9A-Fa-f]*")
 _IPV4_PART = re.compile(r"0|[1-9][0-9]{0,2}")
+_AUTHORITY_END = re.compile(r"[/?#]")
+_WEB_AUTHORITY_END = re.compile(r"[/?#\\]")
 _STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _PATH_SAFE = "/:@!$&'()*+,;=-._~%"
 _QUERY_SAFE = _PATH_SAFE + "?"
@@ -337,8 +341,8 @@ def _hidden_problem(hidden: str) -> UrlProblem:
 
 def _authority_end(rest: str, web: bool) -> int:
     """Where the authority of ``rest`` ends: at ``/ ? #`` (and ``\\`` for web schemes)."""
-    stops = "/?#\\" if web else "/?#"
-    return next((index for index, char in enumerate(rest) if char in stops), len(rest))
+    stop = (_WEB_AUTHORITY_END if web else _AUTHORITY_END).search(rest)
+    return stop.start() if stop is not None else len(rest)
 
 
 def _split_tail(tail: str) -> tuple[str, str, str]:
@@ -376,7 +380,7 @@ def _parse_host(text: str) -> _Host | UrlProblem:
     """Check a non-empty host and spell it both ways."""
     if text.startswith("["):
         return _ipv6_host(text[1:-1])
-    odd = [char for char in text if char in " %" or _invisible(char)]
+    odd = [char for char in text if char in " %" or _invisible(char)] if _odd_host(text) else []
     if odd:
         if "%" in odd:
             return UrlProblem("The site's name is percent-encoded, which hides what it says.")
@@ -387,6 +391,8 @@ def _parse_host(text: str) -> _Host | UrlProblem:
         )
     if text.isascii():
         mapped = text.lower()
+        if _PLAIN_HOST.fullmatch(mapped) and "xn--" not in mapped and len(mapped) <= MAX_HOST_CHARS:
+            return _Host(mapped, mapped, "domain", False, False, ("Latin",))
     else:
         try:
             mapped = idna.uts46_remap(text, std3_rules=False, transitional=False)
@@ -399,6 +405,11 @@ def _parse_host(text: str) -> _Host | UrlProblem:
     if _NUMERIC_LABEL.fullmatch(labels[-1]):
         return _ipv4_host(labels)
     return _domain_host(labels, trailing_dot=name != mapped)
+
+
+def _odd_host(text: str) -> bool:
+    """Whether a host may hold a space, a percent sign or an invisible character (quickly)."""
+    return not text.isascii() or " " in text or "%" in text
 
 
 def _invisible(char: str) -> bool:
@@ -480,6 +491,8 @@ def _label_spellings(label: str) -> tuple[str, str] | UrlProblem:
 
 def _scripts(label: str) -> tuple[str, ...]:
     """The scripts of a label's letters and digits, in the order met."""
+    if label.isascii():
+        return ("Latin",) if any(char.isalpha() for char in label) else ()
     return tuple(dict.fromkeys(script for char in label if (script := _script_of(char))))
 
 
