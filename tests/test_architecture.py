@@ -40,11 +40,13 @@ EVERYTHING = (PACKAGE_NAME,)
 # Entity JSON is read by one module of api/, which the store, the renderer, the sync and the
 # emulator share (the emulator models the server, so it reuses no other client code).
 CONTENT = _project("api.content")
+# The one URL parser (api.urls) decides for the cache, the renderer and the link policy alike.
+URLS = _project("api.urls")
 LAYERS: dict[str, Layer] = {
     "api": Layer(),
     # api.identity: the one reading of an item's ids, which the cache indexes.
-    "store": Layer(_project("api.models", "api.identity") + CONTENT),
-    "render": Layer(_project("api.models") + CONTENT),
+    "store": Layer(_project("api.models", "api.identity") + CONTENT + URLS),
+    "render": Layer(_project("api.models") + CONTENT + URLS),
     "graph": Layer(),
     "emulator": Layer(_project("api.models") + CONTENT),
     "sync": Layer(_project("api", "store", "render", "errors", "paths")),
@@ -162,6 +164,8 @@ def test_the_design_layers_are_all_ruled() -> None:
         ("api/models.py", "from memex_desktop import errors"),
         ("emulator/library.py", "from memex_desktop.api.identity import canonical_id"),
         ("render/entities.py", "from memex_desktop.store import CacheReader"),
+        ("render/sanitize.py", "from memex_desktop.api.client import MemexClient"),
+        ("graph/layout.py", "from memex_desktop.api.urls import parse_url"),
         ("graph/layout.py", "from PySide6.QtCore import QObject"),
         ("graph/layout.py", "from memex_desktop.store.neighbourhood import hop_distances"),
         ("sync/engine.py", "from memex_desktop.ui.tasks import Task"),
@@ -187,6 +191,8 @@ def test_a_forbidden_import_is_caught(relative: str, source: str) -> None:
     [
         ("store/reader.py", "from memex_desktop.api.identity import canonical_id"),
         ("store/reader.py", "from memex_desktop.api.content import message_text"),
+        ("store/urls.py", "from memex_desktop.api.urls import parse_url"),
+        ("render/sanitize.py", "from memex_desktop.api.urls import parse_web_url"),
         ("store/reader.py", "from . import rows\nfrom .rows import EntityRow"),
         ("store/__init__.py", "from .reader import CacheReader"),
         ("emulator/library.py", "from memex_desktop.api.models import Entity"),

@@ -18,6 +18,8 @@ from html import unescape
 from typing import Any
 from urllib.parse import urlsplit
 
+from memex_desktop.api.urls import hidden_characters
+
 JsonObject = dict[str, Any]
 
 # ----------------------------------------------------------------------------- scalars
@@ -413,6 +415,8 @@ def host_of(url: Any) -> str:
         host = urlsplit(url.strip()).hostname or ""
     except ValueError:
         return ""
+    if hidden_characters(host):
+        return ""  # a direction override would make the site read as another
     return host.removeprefix("www.")
 
 

@@ -26,6 +26,8 @@ from typing import Literal
 
 import nh3
 
+from memex_desktop.api.urls import UrlProblem, parse_web_url
+
 URL_SCHEMES = frozenset({"http", "https", "mailto", "memex"})
 
 ALLOWED_TAGS = frozenset(
@@ -175,15 +177,19 @@ _DEFAULT_CLEANER = _cleaner(None)
 
 
 def usable_base_url(url: str | None) -> str | None:
-    """``url`` when it can serve as a base for relative links (absolute http/https), else None."""
+    """The base for relative links: ``url`` rebuilt in ASCII when it is a valid web address.
+
+    Anything :func:`~memex_desktop.api.urls.parse_web_url` refuses (a port out of range, a
+    number that is not an IPv4 address, broken brackets, hidden characters) is dropped, never
+    handed to nh3, which raises on it. The user name is left out, so no resolved link carries
+    one.
+    """
     if not url:
         return None
-    candidate = url.strip()
-    if not candidate.lower().startswith(_REMOTE_PREFIXES) or any(c in candidate for c in " \n\t"):
+    parsed = parse_web_url(url)
+    if isinstance(parsed, UrlProblem):
         return None
-    if len(candidate) <= len("https://") or candidate.endswith(("://", ":///")):
-        return None
-    return candidate
+    return parsed.ascii_url(fragment=False)
 
 
 def escape_text(text: str) -> str:

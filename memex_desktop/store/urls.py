@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlunsplit
+
+from memex_desktop.api.urls import MAX_HOST_CHARS, UrlProblem, parse_url
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _PATH_SAFE = "/:@!$&'()*+,;=-._~"
@@ -26,7 +28,8 @@ def normalize_url(url: str) -> str:
     same way every time, so ``normalize_url(normalize_url(u)) == normalize_url(u)``.
 
     Raises:
-        ValueError: when ``url`` is not an absolute http or https URL with a host.
+        ValueError: when ``url`` is not an absolute http or https URL with a host that
+            :func:`memex_desktop.api.urls.parse_url` accepts (the message says why).
     """
     if not isinstance(url, str):
         raise ValueError(f"a URL must be text, not {type(url).__name__}")
@@ -42,46 +45,35 @@ def parse_and_normalize(url: str) -> str:
         raise ValueError("the URL is empty")
     if any(ord(char) < 0x20 or char in " \x7f" for char in text):
         raise ValueError(f"the URL contains spaces or control characters: {text[:200]!r}")
-    try:
-        parts = urlsplit(text)
-        port = parts.port
-    except ValueError as exc:
-        raise ValueError(f"not a valid URL: {text[:200]!r} ({exc})") from exc
-    scheme = parts.scheme.lower()
-    if scheme not in _DEFAULT_PORTS:
+    parsed = parse_url(text)
+    if isinstance(parsed, UrlProblem):
+        reason = parsed.reason[:1].lower() + parsed.reason[1:]
+        raise ValueError(f"not a valid URL: {text[:200]!r} ({reason.rstrip('.')})")
+    if parsed.scheme not in _DEFAULT_PORTS:
         raise ValueError(f"only http and https URLs can be saved, not {text[:200]!r}")
-    host = _normalize_host(parts.hostname or "", text)
-    netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
-    path = quote(unquote(parts.path), safe=_PATH_SAFE).rstrip("/")
-    query = _normalize_query(parts.query)
-    return urlunsplit((scheme, netloc, path, query, ""))
+    host = parsed.ascii_host.removesuffix(".")
+    port = parsed.port
+    netloc = host if port in (None, _DEFAULT_PORTS[parsed.scheme]) else f"{host}:{port}"
+    path = quote(unquote(parsed.path.replace("\\", "/")), safe=_PATH_SAFE).rstrip("/")
+    query = _normalize_query(parsed.query)
+    return urlunsplit((parsed.scheme, netloc, path, query, ""))
 
 
 def _is_canonical(url: str) -> bool:
     """Whether ``url`` is already its own normal form (checked without parsing it)."""
     if _CANONICAL.fullmatch(url) is None or url.endswith("/"):
         return False
+    host_start = url.index("//") + 2
+    host_end = next((i for i in range(host_start, len(url)) if url[i] in "/?"), len(url))
+    host = url[host_start:host_end]
+    # Numeric hosts must be valid IPv4 and xn-- labels valid punycode: the parser checks.
+    if len(host) > MAX_HOST_CHARS or "xn--" in host or host.rsplit(".", 1)[-1].isdigit():
+        return False
     query = url.find("?")
     if query >= 0 and ("?utm_" in url.lower() or "&utm_" in url.lower()):
         return False
     path_end = query if query >= 0 else len(url)
     return not url[:path_end].endswith("/")
-
-
-def _normalize_host(host: str, original: str) -> str:
-    """The lowercase ASCII host; IDN labels become punycode."""
-    host = host.rstrip(".").lower()
-    if not host:
-        raise ValueError(f"the URL has no host: {original[:200]!r}")
-    if ":" in host:
-        return f"[{host}]"
-    try:
-        ascii_host = host.encode("idna").decode("ascii")
-    except UnicodeError as exc:
-        raise ValueError(f"the URL has an invalid host name: {original[:200]!r}") from exc
-    if any(not (char.isalnum() or char in "-._:[]") for char in ascii_host):
-        raise ValueError(f"the URL has an invalid host name: {original[:200]!r}")
-    return ascii_host.lower()
 
 
 def _normalize_query(query: str) -> str:

@@ -22,6 +22,7 @@ from memex_desktop.api.models import (
     SearchRawResponse,
     View,
 )
+from memex_desktop.api.urls import UrlProblem, parse_web_url
 from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.store import CacheReader, StoreWriter, ThreadNode
 
@@ -198,6 +199,15 @@ def _annotation_parent(entity: ContentEntityBase) -> str | None:
     return targets[0] if targets else None
 
 
+def _url_lines(url: str) -> list[str]:
+    """The front-matter lines of an item's address: its ASCII form, or the saved text and why."""
+    parsed = parse_web_url(url)
+    if isinstance(parsed, UrlProblem):
+        # Under another key than url, so no Markdown app offers it as a link.
+        return [f"saved_url: {json.dumps(url)}", f"url_problem: {json.dumps(parsed.reason)}"]
+    return [f"url: {json.dumps(parsed.ascii_url())}"]
+
+
 def export_markdown(reader: CacheReader, directory: Path) -> Path:
     """Write one Markdown file per item (notes as threads under their item) and an index."""
     folder = directory / MARKDOWN_DIR_NAME
@@ -221,7 +231,7 @@ def export_markdown(reader: CacheReader, directory: Path) -> Path:
             f"title: {json.dumps(row.title)}",
         ]
         if row.url:
-            lines.append(f"url: {json.dumps(row.url)}")
+            lines += _url_lines(row.url)
         lines.append(f"created_at: {json.dumps(_iso(row.created_at))}")
         tags = [tag_names.get(tag_id, tag_id) for tag_id in entity.tag_ids or []]
         lines.append(f"tags: {json.dumps(tags, ensure_ascii=False)}")

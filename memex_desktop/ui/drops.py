@@ -19,6 +19,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 from xml.parsers.expat import ExpatError
 
+from memex_desktop.api.urls import WEB_SCHEMES, UrlProblem, parse_url
+from memex_desktop.store.urls import normalize_url
+
 MAX_URLS_PER_DROP = 200
 MAX_SHORTCUT_BYTES = 64 * 1024
 MAX_URL_LENGTH = 8 * 1024
@@ -99,7 +102,10 @@ def parse_shortcut_file(name: str, content: bytes) -> str | None:
 
 def local_path_of(url: str) -> Path | None:
     """The local path of a ``file:`` URL (``file:///x`` or ``file://localhost/x``), or None."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # unbalanced IPv6 brackets
+        return None
     if parts.scheme.lower() != "file" or parts.netloc not in ("", "localhost"):
         return None
     return Path(unquote(parts.path)) if parts.path else None
@@ -144,19 +150,24 @@ def urls_from_mime(
 
 
 def judge_url(url: str) -> DropVerdict:
-    """Whether a dropped link may be saved: only http(s) with a host."""
+    """Whether a dropped link may be saved: only an http(s) address the outbox accepts."""
     if len(url) > MAX_URL_LENGTH:
         return DropVerdict(url[:80] + "…", False, "The link is too long to be a web address.")
-    parts = urlsplit(url.strip())
-    scheme = parts.scheme.lower()
-    if scheme in ("http", "https"):
-        if not parts.hostname:
-            return DropVerdict(url, False, "The link has no web site in it.")
-        return DropVerdict(url.strip(), True)
-    shown = f"{scheme}:" if scheme else "this kind of"
-    return DropVerdict(
-        url, False, f"Only web links (http and https) can be saved; {shown} links are refused."
-    )
+    text = url.strip()
+    parsed = parse_url(text)
+    if isinstance(parsed, UrlProblem):
+        return DropVerdict(url, False, parsed.reason)
+    if parsed.scheme not in WEB_SCHEMES:
+        return DropVerdict(
+            url,
+            False,
+            f"Only web links (http and https) can be saved; {parsed.scheme}: links are refused.",
+        )
+    try:
+        normalize_url(text)
+    except ValueError as exc:
+        return DropVerdict(url, False, f"The link cannot be saved: {exc}.")
+    return DropVerdict(text, True)
 
 
 def judge_drop(

@@ -1,10 +1,16 @@
-"""The reader's link policy (pure): where a clicked link may lead.
+"""The reader's link policy (pure): where a clicked link may lead, and what is said first.
 
 Saved content is hostile input, so links are allow-listed: ``memex://entity/ID`` (optionally
 ``?t=SECONDS`` for a moment of a transcript, or ``#anchor``) navigates inside the app, ``#anchor``
 scrolls the current document, ``http``/``https`` may open in the browser after the person has
-seen the full address, and everything else (``file:``, ``javascript:``, ``data:``, ``smb:``,
-custom schemes) is refused.
+seen where the link goes, and everything else (``file:``, ``javascript:``, ``data:``, ``smb:``,
+custom schemes, and any address :func:`~memex_desktop.api.urls.parse_url` refuses, such as one
+with direction-reversing characters) is refused.
+
+:func:`link_confirmation` is what the "open in your browser?" dialog shows: the registrable
+domain first, in its ASCII (``xn--``) spelling, since an international name can be written to
+look like another; a warning when text before ``@`` poses as the site; the address elided in
+the middle when it is long, and exactly the address that will be opened.
 """
 
 from __future__ import annotations
@@ -12,11 +18,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote
+
+from memex_desktop.api.urls import WEB_SCHEMES, ParsedUrl, UrlProblem, parse_url
 
 LinkKind = Literal["entity", "anchor", "external", "refused"]
 
 _ID_RE = re.compile(r"^[A-Za-z0-9_.:\-]{1,200}$")
+# About one line of the dialog; the whole address is shown apart, selectable.
+MAX_SHOWN_URL_CHARS = 96
+MAX_SHOWN_USERINFO_CHARS = 60
 
 
 @dataclass(frozen=True)
@@ -28,6 +39,28 @@ class LinkTarget:
     entity_id: str | None = None
     anchor: str | None = None
     reason: str = ""
+    address: ParsedUrl | None = None
+
+
+@dataclass(frozen=True)
+class LinkConfirmation:
+    """What the "open in your browser?" dialog says about one web link.
+
+    ``site`` (the registrable domain, in ASCII) comes first and largest; ``host`` is the whole
+    host the browser contacts, with its port; ``open_url`` is exactly what the browser is
+    given, ``shown_url`` the same elided in the middle when long.
+    """
+
+    site: str
+    host: str
+    warnings: tuple[str, ...]
+    shown_url: str
+    open_url: str
+
+    @property
+    def elided(self) -> bool:
+        """Whether the address is too long to show whole on one line."""
+        return self.shown_url != self.open_url
 
 
 def transcript_anchor(seconds: float) -> str:
@@ -69,19 +102,75 @@ def classify_link(url: str) -> LinkTarget:
     text = url.strip()
     if text.startswith("#"):
         return LinkTarget("anchor", text, anchor=unquote(text[1:]) or None)
-    parts = urlsplit(text)
-    scheme = parts.scheme.lower()
-    if scheme == "memex":
-        if parts.netloc.lower() == "entity":
-            return _entity_target(text, parts.path, parts.query, parts.fragment)
-        # Some writers put the host in the path: memex:entity/ID.
-        if parts.path.startswith("entity/"):
-            return _entity_target(text, parts.path[len("entity/") :], parts.query, parts.fragment)
-        return LinkTarget("refused", text, reason="This Memex link does not name an item.")
-    if scheme in ("http", "https"):
-        if not parts.hostname:
-            return LinkTarget("refused", text, reason="The link has no web site in it.")
-        return LinkTarget("external", text)
-    if not scheme and parts.fragment and not parts.path and not parts.netloc:
-        return LinkTarget("anchor", text, anchor=parts.fragment)
-    return _refuse(text, scheme)
+    parsed = parse_url(text)
+    if isinstance(parsed, UrlProblem):
+        return LinkTarget("refused", text, reason=f"This link is not opened. {parsed.reason}")
+    if parsed.scheme == "memex":
+        return _memex_target(text, parsed)
+    if parsed.scheme in WEB_SCHEMES:
+        return LinkTarget("external", text, address=parsed)
+    return _refuse(text, parsed.scheme)
+
+
+def _memex_target(text: str, parsed: ParsedUrl) -> LinkTarget:
+    """The target of a ``memex:`` link: an item (and a place in it), or a refusal."""
+    plain = not parsed.userinfo and parsed.port is None
+    if plain and parsed.host == "entity":
+        return _entity_target(text, parsed.path, parsed.query, parsed.fragment)
+    # Some writers put the host in the path: memex:entity/ID.
+    if parsed.host_kind == "none" and parsed.path.startswith("entity/"):
+        path = parsed.path[len("entity/") :]
+        return _entity_target(text, path, parsed.query, parsed.fragment)
+    return LinkTarget("refused", text, reason="This Memex link does not name an item.")
+
+
+def link_confirmation(address: ParsedUrl) -> LinkConfirmation:
+    """What to show before opening a web address in the browser."""
+    open_url = address.ascii_url()
+    host = address.ascii_host if address.port is None else f"{address.ascii_host}:{address.port}"
+    return LinkConfirmation(
+        site=address.registrable_domain,
+        host=host,
+        warnings=_warnings(address),
+        shown_url=elide_middle(open_url, MAX_SHOWN_URL_CHARS),
+        open_url=open_url,
+    )
+
+
+def _warnings(address: ParsedUrl) -> tuple[str, ...]:
+    """Why the address may not be what it seems, most important first."""
+    site = address.registrable_domain
+    found: list[str] = []
+    if address.hides_address:
+        shown = elide_middle(address.userinfo, MAX_SHOWN_USERINFO_CHARS)
+        found.append(
+            f"This link hides its real address: {site}. The text before “@” ({shown}) only "
+            "poses as the site, and is left out."
+        )
+    if address.mixed_scripts:
+        found.append(
+            f"The name {site} mixes {_and(address.scripts)} letters, a way to look like "
+            "another, familiar name. It is shown as the browser looks it up."
+        )
+    elif address.is_idn:
+        found.append(
+            f"{site} is an international name, shown as the browser looks it up: its letters "
+            "may look like those of another name."
+        )
+    if address.host_kind in ("ipv4", "ipv6"):
+        found.append("The address is a bare number (an IP address), not a site's name.")
+    return tuple(found)
+
+
+def _and(words: tuple[str, ...]) -> str:
+    """``Cyrillic and Latin``; ``Greek, Cyrillic and Latin``."""
+    return " and ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1 else "".join(words)
+
+
+def elide_middle(text: str, limit: int) -> str:
+    """``text`` shortened to ``limit`` characters by an ellipsis in its middle."""
+    if len(text) <= limit:
+        return text
+    kept = limit - 1
+    head = kept * 2 // 3
+    return f"{text[:head]}…{text[len(text) - (kept - head) :]}"

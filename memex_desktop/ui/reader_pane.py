@@ -3,9 +3,9 @@
 Rendering (parse, markdown, sanitising) and building the QTextDocument run on a worker thread;
 the GUI thread only swaps the finished document in. Links never navigate by themselves
 (``setOpenLinks(False)``): ``memex://entity/ID`` opens inside the app, ``http(s)`` opens in the
-browser only after the person saw the full address, everything else is refused. Resources are
-never read from disk, and remote images are fetched (by the app, off the GUI thread) only after
-the person asked for them for this item.
+browser only after the person saw where it really goes (ui/link_dialog.py), everything else is
+refused. Resources are never read from disk, and remote images are fetched (by the app, off the
+GUI thread) only after the person asked for them for this item.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
-    QMessageBox,
     QTextBrowser,
     QToolButton,
     QVBoxLayout,
@@ -42,7 +41,8 @@ from memex_desktop import paths
 from memex_desktop.errors import user_message
 from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.store import Backlink, ChangeSet
-from memex_desktop.ui.links import LinkTarget, classify_link, entity_link
+from memex_desktop.ui.link_dialog import confirm_link
+from memex_desktop.ui.links import LinkTarget, classify_link, entity_link, link_confirmation
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.progressive_document import DocumentFeeder, build_documents
 from memex_desktop.ui.readers import thread_reader
@@ -457,16 +457,11 @@ class ReaderPane(QWidget):
             self._render(entity_id, None)
 
     def confirm_external(self, url: str) -> bool:
-        """Ask before leaving the app: the full address is shown (tests replace this)."""
-        box = QMessageBox(self)
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle("Open in your browser?")
-        box.setText("This link leads outside memex-desktop:")
-        box.setInformativeText(url)
-        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        box.setStandardButtons(QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        return box.exec() == QMessageBox.StandardButton.Open
+        """Ask before leaving the app, showing where ``url`` really goes (tests replace this)."""
+        target = classify_link(url)
+        if target.address is None:
+            return False
+        return confirm_link(link_confirmation(target.address), self)
 
     def scroll_to(self, anchor: str) -> None:
         """Scroll to a named anchor, or for ``t-SECONDS`` to the transcript line at that time."""
@@ -640,9 +635,20 @@ class ReaderPane(QWidget):
         return target
 
     def open_external(self, url: str) -> None:
-        """Open an http(s) address in the browser after the person confirmed it."""
-        if classify_link(url).kind != "external":
-            self.link_refused.emit(classify_link(url).reason)
+        """Open an http(s) address in the browser after the person confirmed where it goes.
+
+        The browser gets the address rebuilt from its parsed parts (what the dialog showed),
+        never the raw text, and nothing at all when Qt cannot read that address.
+        """
+        target = classify_link(url)
+        if target.kind != "external" or target.address is None:
+            self.link_refused.emit(target.reason)
             return
-        if self.confirm_external(url):
-            QDesktopServices.openUrl(QUrl(url, QUrl.ParsingMode.StrictMode))
+        address = link_confirmation(target.address).open_url
+        if not self.confirm_external(address):
+            return
+        qurl = QUrl(address, QUrl.ParsingMode.StrictMode)
+        if not qurl.isValid() or qurl.isEmpty():
+            self.link_refused.emit(f"This link is not opened: {qurl.errorString()}")
+            return
+        QDesktopServices.openUrl(qurl)
