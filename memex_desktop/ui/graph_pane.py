@@ -24,6 +24,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     QPoint,
     QPointF,
+    QSize,
     Qt,
     Signal,
     Slot,
@@ -51,6 +52,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QTabWidget,
     QTreeView,
     QVBoxLayout,
@@ -297,16 +299,42 @@ class EdgeLegend(QWidget):
         )
         metrics = QFontMetrics(self.font())
         self._entry_width = 34 + max(metrics.horizontalAdvance(k) for k in EDGE_STYLES) + 12
-        self.setMinimumHeight(metrics.height() + 6)
-        self.setMinimumWidth(self._entry_width * len(EDGE_STYLES))
+        self._row_height = metrics.height() + 6
+        # Entries flow onto more rows when the pane is narrow: the legend never widens it.
+        self.setMinimumWidth(self._entry_width)
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def _columns(self, width: int) -> int:
+        """How many entries fit side by side in ``width``."""
+        return max(1, min(len(EDGE_STYLES), width // self._entry_width))
+
+    def hasHeightForWidth(self) -> bool:
+        """The height depends on how many rows the entries need."""
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        """One row per ``_columns`` entries."""
+        rows = -(-len(EDGE_STYLES) // self._columns(width))
+        return rows * self._row_height
+
+    def sizeHint(self) -> QSize:
+        """Every entry on one row."""
+        return QSize(self._entry_width * len(EDGE_STYLES), self._row_height)
+
+    def minimumSizeHint(self) -> QSize:
+        """One entry a row."""
+        return QSize(self._entry_width, self._row_height)
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        """One short sample line and name per edge kind."""
+        """One short sample line and name per edge kind, in as many rows as needed."""
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        middle = self.height() / 2
+        columns = self._columns(self.width())
         for index, kind in enumerate(EDGE_STYLES):
-            x = index * self._entry_width
+            x = (index % columns) * self._entry_width
+            middle = (index // columns) * self._row_height + self._row_height / 2
             pen = _edge_pen(kind)
             pen.setWidthF(max(pen.widthF(), 1.5))
             painter.setPen(pen)
@@ -483,17 +511,25 @@ class GraphPane(QWidget):
         fit.setAccessibleName("Fit the graph in view")
         fit.setToolTip("Fit (Ctrl+0)")
         fit.clicked.connect(self.fit)
-        for button in (zoom_in, zoom_out):
-            button.setFixedWidth(28)
+        for button in (zoom_in, zoom_out, fit):
+            # As wide as the style needs for the sign with its padding, never a fixed width
+            # that cuts it off.
+            button.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
 
+        # The controls on one row, what the graph is doing on the next (wrapped): the pane
+        # stays as narrow as its controls, whatever the status says.
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(self._hops)
         bar.addWidget(zoom_in)
         bar.addWidget(zoom_out)
         bar.addWidget(fit)
-        bar.addWidget(self._status, 1)
-        bar.addWidget(self._stop)
+        bar.addStretch(1)
+        self._status.setWordWrap(True)
+        status_row = QHBoxLayout()
+        status_row.setContentsMargins(0, 0, 0, 0)
+        status_row.addWidget(self._status, 1)
+        status_row.addWidget(self._stop)
 
         self._scene = QGraphicsScene(self)
         self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
@@ -524,6 +560,7 @@ class GraphPane(QWidget):
         layout_ = QVBoxLayout(self)
         layout_.setContentsMargins(2, 2, 2, 2)
         layout_.addLayout(bar)
+        layout_.addLayout(status_row)
         layout_.addWidget(self.tabs, 1)
 
         context = Qt.ShortcutContext.WidgetWithChildrenShortcut
