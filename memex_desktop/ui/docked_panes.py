@@ -149,7 +149,10 @@ class DockedPanes(QObject):
         self.tabbed_for_width = False
         if not self._tabbed() or not self._side_docks_share_a_column():
             return
-        self._window.splitDockWidget(self.thread_dock, self.graph_dock, Qt.Orientation.Vertical)
+        # Docking the graph again (splitDockWidget keeps a tab a tab) puts it below the notes.
+        area = self._window.dockWidgetArea(self.thread_dock)
+        self._window.addDockWidget(area, self.graph_dock, Qt.Orientation.Vertical)
+        self.graph_dock.show()
         height = max(1, self.thread_dock.height() + self.graph_dock.height())
         notes = round(height * 0.55)
         docks = [self.thread_dock, self.graph_dock]

@@ -54,6 +54,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QTabWidget,
+    QToolButton,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -499,22 +500,25 @@ class GraphPane(QWidget):
         self._stop.setAccessibleName("Stop laying out the graph")
         self._stop.setVisible(False)
         self._stop.clicked.connect(self._on_stop_clicked)
-        zoom_in = QPushButton("+")
+        zoom_in = QToolButton()
+        zoom_in.setText("+")
         zoom_in.setAccessibleName("Zoom in")
         zoom_in.setToolTip("Zoom in (Ctrl++)")
         zoom_in.clicked.connect(self.zoom_in)
-        zoom_out = QPushButton("−")
+        zoom_out = QToolButton()
+        zoom_out.setText("−")
         zoom_out.setAccessibleName("Zoom out")
         zoom_out.setToolTip("Zoom out (Ctrl+-)")
         zoom_out.clicked.connect(self.zoom_out)
-        fit = QPushButton("Fit")
+        fit = QToolButton()
+        fit.setText("Fit")
         fit.setAccessibleName("Fit the graph in view")
         fit.setToolTip("Fit (Ctrl+0)")
         fit.clicked.connect(self.fit)
         for button in (zoom_in, zoom_out, fit):
-            # As wide as the style needs for the sign with its padding, never a fixed width
-            # that cuts it off.
-            button.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+            # Tool buttons: as wide as the sign and the style's padding, without a push
+            # button's wide minimum (a fixed width narrower than the style's cut them off).
+            button.setMinimumWidth(button.sizeHint().height())
 
         # The controls on one row, what the graph is doing on the next (wrapped): the pane
         # stays as narrow as its controls, whatever the status says.

@@ -62,8 +62,8 @@ PRICING_URL = "https://memex.garden/pricing"
 # The first-run window: this size, or the screen's free area when that is smaller.
 FIRST_RUN_SIZE = (1440, 900)
 # First-run shares of the central area's width (the reader takes the rest), with bounds.
-SIDEBAR_SHARE, SIDEBAR_BOUNDS = 0.14, (150, 230)
-RESULTS_SHARE, RESULTS_BOUNDS = 0.28, (250, 440)
+SIDEBAR_SHARE, SIDEBAR_BOUNDS = 0.16, (150, 230)
+RESULTS_SHARE, RESULTS_BOUNDS = 0.32, (250, 440)
 
 
 class MainWindow(QMainWindow):
@@ -222,12 +222,17 @@ class MainWindow(QMainWindow):
             free = screen.availableGeometry()
             width, height = min(width, free.width()), min(height, free.height())
         self.resize(width, height)
+        self.arrange_default_panes(width, height)
+
+    def arrange_default_panes(self, width: int, height: int) -> None:
+        """The first-run pane sizes for a window of this size (the reader gets the most)."""
         side = self.docks.apply_default_sizes(width, height)
         self.docks.fit_width(width)
-        self.apply_default_splitter_sizes(width - side)
+        central = width - side
+        sidebar = _share(central, SIDEBAR_SHARE, SIDEBAR_BOUNDS)
+        results = _share(central, RESULTS_SHARE, RESULTS_BOUNDS)
+        self.splitter.setSizes([sidebar, results, max(0, central - sidebar - results)])
 
-    def apply_default_splitter_sizes(self, central: int) -> None:
-        """Share the central area: a sidebar and a list of their shares, the reader the rest."""
         sidebar = _share(central, SIDEBAR_SHARE, SIDEBAR_BOUNDS)
         results = _share(central, RESULTS_SHARE, RESULTS_BOUNDS)
         self.splitter.setSizes([sidebar, results, max(0, central - sidebar - results)])

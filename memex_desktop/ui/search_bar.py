@@ -71,9 +71,15 @@ class FilterCombo(QComboBox):
         self.setMinimumContentsLength(FILTER_MIN_CHARS)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
 
+        self.currentIndexChanged.connect(self._on_current_index_changed)
         # A new choice may be the longest: the layout asks again.
         self.model().rowsInserted.connect(self.updateGeometry)
         self.model().rowsRemoved.connect(self.updateGeometry)
+
+    @Slot(int)
+    def _on_current_index_changed(self, _index: int) -> None:
+        """The tooltip names the whole choice (the menu may show it elided)."""
+        self.setToolTip(f"{self.accessibleName()}: {self.currentText()}")
 
     def sizeHint(self) -> QSize:
         """Wide enough for the longest choice (up to FILTER_MAX_HINT).
@@ -99,14 +105,17 @@ class FilterCombo(QComboBox):
         )
         return field.width() - 2  # the style draws the label 1 px inside each edge
 
+    def shown_text(self) -> str:
+        """The current choice as drawn: whole, or elided to the room."""
+        elide = Qt.TextElideMode.ElideRight
+        return self.fontMetrics().elidedText(self.currentText(), elide, self.text_room())
+
     def paintEvent(self, _event: QPaintEvent) -> None:
         """The frame and arrow as the style draws them; the choice elided to the room."""
         painter = QStylePainter(self)
         option = QStyleOptionComboBox()
         self.initStyleOption(option)
-        option.currentText = self.fontMetrics().elidedText(
-            option.currentText, Qt.TextElideMode.ElideRight, self.text_room()
-        )
+        option.currentText = self.shown_text()
         painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
         painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
 
@@ -185,7 +194,7 @@ class SearchBar(QWidget):
         for label, days in DATE_CHOICES:
             self.dates.addItem(label, days)
         for combo in (self.types, self.tags, self.dates):
-            combo.setToolTip(combo.accessibleName())
+            combo.setToolTip(f"{combo.accessibleName()}: {combo.currentText()}")
         query_row = QHBoxLayout()
         query_row.setSpacing(6)
         query_row.addWidget(self.field, 1)

@@ -1,0 +1,291 @@
+"""The window fits a laptop: it takes 960×600 and 1366×768, nothing in it is cut off.
+
+The real window on the demo library: each visible pane's minimum fits the window, the reader
+is the widest part at 1366×768, the filter menus, the search hint and the sidebar's last entry
+show whole (or end with "…" where the column is too narrow), and the pane layout, hidden
+panes included, comes back as it was saved whatever the size.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QDockWidget, QToolButton, QWidget
+from support.window import WindowFactory
+
+from memex_desktop import paths
+from memex_desktop.app import AppContext
+from memex_desktop.ui.dialogs import ShortcutsDialog
+from memex_desktop.ui.docked_panes import COMPACT_WIDTH
+from memex_desktop.ui.main_window import MainWindow
+from memex_desktop.ui.search_bar import PLACEHOLDERS, FilterCombo
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
+
+LAPTOP = QSize(1366, 768)
+SMALLEST = QSize(960, 600)
+# A screen larger than both sizes, for restarts: Qt fits a restored window into the screen,
+# and the default offscreen screen (800×800) is smaller than either.
+BIG_SCREEN = Path(__file__).resolve().parents[1] / "fixtures" / "laptop-screen.json"
+
+
+@pytest.fixture(autouse=True)
+def _app_style(qapp: Any) -> Iterator[None]:
+    """The app's own style sheet, as ``create_application`` sets it: paddings change sizes."""
+    qapp.setStyleSheet(paths.resource_path("style.qss").read_text(encoding="utf-8"))
+    yield
+    qapp.setStyleSheet("")
+
+
+@pytest.fixture(scope="module")
+def library() -> dict[str, Any]:
+    """The demo library: real titles, tags (such as "local-first"), views and feeds."""
+    text = paths.resource_path("demo", "library.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def _sized(qtbot: Any, window: MainWindow, size: QSize) -> None:
+    """Resize the shown window and wait until its layout has taken the size."""
+    window.resize(size)
+    qtbot.waitUntil(lambda: window.size() == size, timeout=5_000)
+    qtbot.waitUntil(lambda: window.centralWidget().width() > 0, timeout=5_000)
+
+
+def _pick_longest(combo: FilterCombo) -> str:
+    """Choose the combo's longest entry; its text."""
+    metrics = combo.fontMetrics()
+    longest = max(range(combo.count()), key=lambda i: metrics.horizontalAdvance(combo.itemText(i)))
+    combo.setCurrentIndex(longest)
+    return combo.itemText(longest)
+
+
+def _visible_panes(window: MainWindow) -> list[QWidget]:
+    """The splitter's parts, the status bar and every docked dock that is shown."""
+    panes: list[QWidget] = [window.splitter.widget(i) for i in range(window.splitter.count())]
+    panes.append(window.status)
+    panes += [
+        dock
+        for dock in window.findChildren(QDockWidget)
+        if dock.isVisible() and not dock.isFloating()
+    ]
+    return panes
+
+
+def _assert_fits(window: MainWindow, size: QSize) -> None:
+    """The window took ``size`` and each visible pane's minimum fits inside it."""
+    assert window.size() == size
+    hint = window.minimumSizeHint()
+    assert hint.width() <= size.width(), f"the window needs {hint.width()} px"
+    assert hint.height() <= size.height(), f"the window needs {hint.height()} px of height"
+    for pane in _visible_panes(window):
+        least = pane.minimumSizeHint().expandedTo(pane.minimumSize())
+        assert least.width() <= pane.width(), f"{pane.objectName()} is squashed"
+        assert least.height() <= pane.height(), f"{pane.objectName()} is squashed"
+        assert pane.width() <= size.width()
+    side = [window.thread_dock, window.graph_dock]
+    if size.width() < COMPACT_WIDTH and all(dock.isVisible() for dock in side):
+        # Notes and graph share one column as tabs.
+        assert window.graph_dock in window.tabifiedDockWidgets(window.thread_dock)
+    share = sum(dock.width() for dock in side if dock.isVisible())
+    assert share < size.width() / 2
+
+
+def _assert_filter_shows_whole_or_elided(combo: FilterCombo) -> None:
+    """The choice fits its room; where it cannot, the menu is at its narrowest and elides."""
+    metrics = combo.fontMetrics()
+    assert metrics.horizontalAdvance(combo.shown_text()) <= combo.text_room()
+    if metrics.horizontalAdvance(combo.currentText()) > combo.text_room():
+        assert combo.width() < combo.sizeHint().width()  # narrower than it asked for
+        assert combo.shown_text().endswith("…")
+        assert combo.currentText() in combo.toolTip()
+    else:
+        assert combo.shown_text() == combo.currentText()
+
+
+@pytest.mark.parametrize("size", [SMALLEST, LAPTOP], ids=["960x600", "1366x768"])
+def test_the_window_takes_a_laptops_size_and_every_pane_fits(
+    window_factory: WindowFactory, library: dict[str, Any], qtbot: Any, size: QSize
+) -> None:
+    context = window_factory(library=library)
+    window = context.window
+    _sized(qtbot, window, size)
+    _assert_fits(window, size)
+    field = window.search_bar.field
+    assert field.fontMetrics().horizontalAdvance(field.placeholderText()) <= field.text_room()
+    assert field.placeholderText() in PLACEHOLDERS
+    bar = window.search_bar
+    for combo in (bar.types, bar.tags, bar.dates):
+        assert combo.count() > 1
+        _pick_longest(combo)
+        qtbot.waitUntil(lambda: window.results_model.rowCount() >= 0)
+        _assert_filter_shows_whole_or_elided(combo)
+        combo.setCurrentIndex(0)
+    sidebar = window.sidebar
+    model = sidebar.sidebar_model
+    last = model.index(model.rowCount() - 1, 0)
+    sidebar.scrollTo(last)
+    rect = sidebar.visualRect(last)
+    viewport = sidebar.viewport().rect()
+    assert viewport.contains(rect), f"the last entry {rect} is outside {viewport}"
+    text = last.data()
+    bold = model.itemFromIndex(last).font()
+    assert QFontMetrics(bold).horizontalAdvance(text) <= rect.width()
+    assert QFontMetrics(bold).height() <= rect.height()
+
+
+def test_at_a_laptops_size_the_reader_is_widest_and_the_filters_show_whole(
+    window_factory: WindowFactory, library: dict[str, Any], qtbot: Any
+) -> None:
+    context = window_factory(library=library)
+    window = context.window
+    _sized(qtbot, window, LAPTOP)
+    # What a first run on a laptop's screen lays out (the test screen is smaller).
+    window.arrange_default_panes(LAPTOP.width(), LAPTOP.height())
+    qtbot.waitUntil(lambda: window.splitter.sizes()[2] == window.reader_pane.width())
+    _assert_fits(window, LAPTOP)
+    widths = {
+        "sidebar": window.sidebar.width(),
+        "results": window.splitter.widget(1).width(),
+        "reader": window.reader_pane.width(),
+        "notes": window.thread_dock.width(),
+        "graph": window.graph_dock.width(),
+    }
+    assert max(widths, key=widths.__getitem__) == "reader", widths
+    bar = window.search_bar
+    for combo, wanted in ((bar.types, "Web page"), (bar.tags, "local-first")):
+        position = combo.findText(wanted)
+        assert position > 0, f"{wanted!r} is not offered"
+        combo.setCurrentIndex(position)
+        room, needed = combo.text_room(), combo.fontMetrics().horizontalAdvance(wanted)
+        assert needed <= room, f"{wanted!r} needs {needed} px, has {room}"
+    for combo in (bar.types, bar.tags, bar.dates):
+        _pick_longest(combo)
+        _assert_filter_shows_whole_or_elided(combo)
+    assert bar.dates.shown_text() == bar.dates.currentText()
+    for button in window.graph_pane.findChildren(QToolButton):
+        if button.isVisible():
+            needed = button.fontMetrics().horizontalAdvance(button.text())
+            assert needed < button.width() <= button.sizeHint().width() * 2, button.text()
+
+
+def _screen_holds(qtbot: Any, size: QSize) -> bool:
+    """Whether the screen's free area holds a window of ``size`` (with its frame)."""
+    from PySide6.QtWidgets import QApplication
+
+    free = QApplication.primaryScreen().availableGeometry()
+    return free.width() >= size.width() + 40 and free.height() >= size.height() + 40
+
+
+def _run_on_a_big_screen(nodeid: str) -> None:
+    """Run one test of this module in a process whose offscreen screen is BIG_SCREEN."""
+    platform = f"offscreen:configfile={BIG_SCREEN}"
+    env = {**os.environ, "QT_QPA_PLATFORM": platform}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", nodeid],
+        cwd=Path(__file__).resolve().parents[2],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "1 passed" in done.stdout, done.stdout[-2000:]
+
+
+def _restart(window_factory: WindowFactory, library: dict[str, Any]) -> AppContext:
+    """Close the window (it saves its layout) and open a new one on the same settings."""
+    window_factory.built[-1].window.close()
+    return window_factory(library=library)
+
+
+@pytest.mark.parametrize(
+    ("saved", "later"), [(LAPTOP, SMALLEST), (SMALLEST, LAPTOP), (LAPTOP, LAPTOP)]
+)
+def test_hidden_panes_stay_hidden_and_sizes_come_back_after_a_restart(
+    window_factory: WindowFactory,
+    library: dict[str, Any],
+    qtbot: Any,
+    request: pytest.FixtureRequest,
+    saved: QSize,
+    later: QSize,
+) -> None:
+    if not _screen_holds(qtbot, LAPTOP):
+        _run_on_a_big_screen(request.node.nodeid)
+        return
+    window = window_factory(library=library).window
+    _sized(qtbot, window, saved)
+    window.docks.toggle_graph()
+    assert not window.graph_dock.isVisible()
+    notes_width = window.thread_dock.minimumSizeHint().width() + 30
+    window.resizeDocks([window.thread_dock], [notes_width], Qt.Orientation.Horizontal)
+    qtbot.waitUntil(lambda: window.thread_dock.width() == notes_width)
+    before = window.splitter.sizes()
+    moved = [before[0] + 7, before[1] - 7 + 13, before[2] - 13]  # a drag of each handle
+    window.splitter.setSizes(moved)
+    sizes = window.splitter.sizes()
+    assert sizes == moved
+    notes = window.thread_dock.width()
+    window = _restart(window_factory, library).window
+    qtbot.waitUntil(lambda: window.size() == saved, timeout=5_000)
+    assert not window.graph_dock.isVisible()
+    assert window.thread_dock.isVisible()
+    assert window.splitter.sizes() == sizes
+    assert window.thread_dock.width() == notes
+    _sized(qtbot, window, later)
+    assert not window.graph_dock.isVisible()
+    _assert_fits(window, later)
+    window = _restart(window_factory, library).window
+    qtbot.waitUntil(lambda: window.size() == later, timeout=5_000)
+    assert not window.graph_dock.isVisible()
+    assert window.thread_dock.isVisible()
+
+
+def test_narrowing_tabs_the_side_panes_and_widening_splits_them_again(
+    window_factory: WindowFactory, library: dict[str, Any], qtbot: Any
+) -> None:
+    window = window_factory(library=library).window
+    _sized(qtbot, window, LAPTOP)
+    tabbed = lambda: window.graph_dock in window.tabifiedDockWidgets(window.thread_dock)  # noqa: E731
+    assert not tabbed()
+    _sized(qtbot, window, SMALLEST)
+    assert tabbed()
+    assert window.thread_dock.isVisible()
+    _sized(qtbot, window, LAPTOP)
+    assert not tabbed()
+    assert window.thread_dock.isVisible()
+    assert window.graph_dock.isVisible()
+    # The notes above the graph again, each with a share of the height.
+    thread, graph = window.thread_dock, window.graph_dock
+    qtbot.waitUntil(lambda: graph.y() >= thread.y() + thread.height(), timeout=5_000)
+    assert thread.x() == graph.x()
+    assert min(thread.height(), graph.height()) > LAPTOP.height() / 4
+
+
+def test_the_shortcuts_dialog_shows_every_row_whole(qtbot: Any) -> None:
+    dialog = ShortcutsDialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    table = dialog.table
+    header = table.horizontalHeader()
+    assert header.length() <= table.viewport().width()
+    for row in range(table.rowCount()):
+        for column in range(2):
+            item = table.item(row, column)
+            needed = table.fontMetrics().horizontalAdvance(item.text())
+            assert needed <= header.sectionSize(column), item.text()
+        description = table.item(row, 2).text()
+        lines = table.fontMetrics().boundingRect(
+            0, 0, header.sectionSize(2) - 8, 10_000, 0x1000, description
+        )
+        assert lines.height() <= table.rowHeight(row), description
