@@ -5,9 +5,10 @@ later, so showing a large document and reading the graph's neighbourhood are two
 GUI-thread steps instead of one long one. Each dock has a stable objectName: the window saves
 and restores the dock layout by name.
 
-In a narrow window the notes and the graph share one column as tabs, and go back above one
-another when the window is wide again (unless the person arranged them so). Only where a
-dock is changes: a hidden dock stays hidden.
+The side column fits the window's width: wide, the notes sit above the graph; narrower, they
+share the column as tabs; narrowest, the column folds away so the list and the reader keep
+their room. Widening undoes only what narrowing did: a dock the person hid stays hidden, one
+the person showed or arranged stays as it is.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from memex_desktop.ui.outbox_pane import OutboxPane
 from memex_desktop.ui.tasks import TaskRunner
 from memex_desktop.ui.thread_pane import ThreadPane
 
-# Below this window width the notes and the graph are tabs of one column; they are split
-# again above it plus a margin, so a width near the limit does not flip them back and forth.
+# Below this window width the notes and the graph are tabs of one column...
 COMPACT_WIDTH = 1200
-SPLIT_AGAIN_WIDTH = COMPACT_WIDTH + 80
+# ...and below this one the column folds away (View shows either pane again).
+FOLDED_WIDTH = 1040
 # The side column's share of the window on first run, and its bounds in pixels.
 DOCK_SHARE = 0.22
 DOCK_WIDTH_BOUNDS = (220, 380)
@@ -84,7 +85,8 @@ class DockedPanes(QObject):
         for pane in (self.thread_pane, self.graph_pane, self.outbox_pane):
             pane.entity_activated.connect(self.entity_activated)
         self.tabbed_for_width = False  # the docks were tabbed because the window was narrow
-        self._narrow: bool | None = None
+        self.folded_for_width: set[str] = set()  # the docks hidden because it was narrower
+        self._mode: str | None = None  # "wide", "tabbed" or "folded"
         self._graph_due: str | None = None
         self._graph_timer = QTimer(self)  # a child timer: shutdown stops it with the others
         self._graph_timer.setSingleShot(True)
@@ -105,21 +107,42 @@ class DockedPanes(QObject):
         return width
 
     def fit_width(self, window_width: int, *, rearrange: bool = True) -> None:
-        """Tab the notes and the graph together when the window becomes narrow; split them
-        again when it becomes wide, if they were tabbed for that reason.
+        """Arrange the side column for a window this wide, undoing what a narrower one did.
 
         ``rearrange=False`` only notes the width: a restored layout stays as it was saved.
         """
-        narrow = window_width < COMPACT_WIDTH
-        wide = window_width >= SPLIT_AGAIN_WIDTH
-        if narrow and self._narrow is not True:
-            self._narrow = True
-            if rearrange:
-                self._tab_side_docks()
-        elif wide and self._narrow is not False:
-            self._narrow = False
-            if rearrange:
-                self._split_side_docks()
+        if window_width < FOLDED_WIDTH:
+            mode = "folded"
+        elif window_width < COMPACT_WIDTH:
+            mode = "tabbed"
+        else:
+            mode = "wide"
+        previous, self._mode = self._mode, mode
+        if not rearrange or mode == previous:
+            return
+        if mode != "folded":
+            self._unfold_side_docks()
+        if mode == "wide":
+            self._split_side_docks()
+        else:
+            self._tab_side_docks()
+        if mode == "folded":
+            self._fold_side_docks()
+
+    def _fold_side_docks(self) -> None:
+        """Hide the docked notes and graph (remembered, to show them again when wider)."""
+        for dock in (self.thread_dock, self.graph_dock):
+            if not dock.isHidden() and not dock.isFloating():
+                self.folded_for_width.add(dock.objectName())
+                dock.hide()
+
+    def _unfold_side_docks(self) -> None:
+        """Show again the docks that folding hid."""
+        for dock in (self.thread_dock, self.graph_dock):
+            if dock.objectName() in self.folded_for_width:
+                dock.show()
+        self.folded_for_width.clear()
+        self.thread_dock.raise_()
 
     def _side_docks_share_a_column(self) -> bool:
         """Whether the notes and the graph are both docked, in the same dock area."""
@@ -207,10 +230,14 @@ class DockedPanes(QObject):
             self.outbox_shown.emit()
 
     def _toggle(self, dock: QDockWidget) -> None:
-        """Show (in front) or hide a dock; shown in a narrow window, notes and graph share."""
+        """Show (in front) or hide a dock; shown in a narrow window, notes and graph share.
+
+        Either way the dock is now where the person put it: widening does not change it.
+        """
+        self.folded_for_width.discard(dock.objectName())
         dock.setVisible(not dock.isVisible())
         if dock.isVisible():
-            if self._narrow and dock in (self.thread_dock, self.graph_dock):
+            if self._mode in ("tabbed", "folded") and dock in (self.thread_dock, self.graph_dock):
                 self._tab_side_docks()
             dock.raise_()
             if dock is self.outbox_dock:

@@ -39,6 +39,7 @@ from PySide6.QtGui import (
     QPainterPath,
     QPaintEvent,
     QPen,
+    QResizeEvent,
     QShortcut,
     QWheelEvent,
 )
@@ -52,7 +53,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QSizePolicy,
     QTabWidget,
     QToolButton,
     QTreeView,
@@ -303,22 +303,21 @@ class EdgeLegend(QWidget):
         self._row_height = metrics.height() + 6
         # Entries flow onto more rows when the pane is narrow: the legend never widens it.
         self.setMinimumWidth(self._entry_width)
-        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-        policy.setHeightForWidth(True)
-        self.setSizePolicy(policy)
+        self.setFixedHeight(self._row_height)
 
     def _columns(self, width: int) -> int:
         """How many entries fit side by side in ``width``."""
         return max(1, min(len(EDGE_STYLES), width // self._entry_width))
 
-    def hasHeightForWidth(self) -> bool:
-        """The height depends on how many rows the entries need."""
-        return True
-
     def heightForWidth(self, width: int) -> int:
         """One row per ``_columns`` entries."""
         rows = -(-len(EDGE_STYLES) // self._columns(width))
         return rows * self._row_height
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """As tall as the rows the new width needs (a tab page does not ask for it)."""
+        super().resizeEvent(event)
+        self.setFixedHeight(self.heightForWidth(event.size().width()))
 
     def sizeHint(self) -> QSize:
         """Every entry on one row."""

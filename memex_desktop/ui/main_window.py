@@ -62,7 +62,7 @@ PRICING_URL = "https://memex.garden/pricing"
 # The first-run window: this size, or the screen's free area when that is smaller.
 FIRST_RUN_SIZE = (1440, 900)
 # First-run shares of the central area's width (the reader takes the rest), with bounds.
-SIDEBAR_SHARE, SIDEBAR_BOUNDS = 0.16, (150, 230)
+SIDEBAR_SHARE, SIDEBAR_BOUNDS = 0.18, (150, 230)
 RESULTS_SHARE, RESULTS_BOUNDS = 0.32, (250, 440)
 
 
@@ -228,11 +228,9 @@ class MainWindow(QMainWindow):
         """The first-run pane sizes for a window of this size (the reader gets the most)."""
         side = self.docks.apply_default_sizes(width, height)
         self.docks.fit_width(width)
+        if self.docks.thread_dock.isHidden() and self.docks.graph_dock.isHidden():
+            side = 0  # folded away: the central area has the whole width
         central = width - side
-        sidebar = _share(central, SIDEBAR_SHARE, SIDEBAR_BOUNDS)
-        results = _share(central, RESULTS_SHARE, RESULTS_BOUNDS)
-        self.splitter.setSizes([sidebar, results, max(0, central - sidebar - results)])
-
         sidebar = _share(central, SIDEBAR_SHARE, SIDEBAR_BOUNDS)
         results = _share(central, RESULTS_SHARE, RESULTS_BOUNDS)
         self.splitter.setSizes([sidebar, results, max(0, central - sidebar - results)])
@@ -321,6 +319,9 @@ class MainWindow(QMainWindow):
         if restored:
             tabbed = self._qsettings.value("window/tabbed_for_width", False)
             self.docks.tabbed_for_width = tabbed in (True, "true")
+            folded = self._qsettings.value("window/folded_for_width", "")
+            names = [folded] if isinstance(folded, str) else list(folded or [])
+            self.docks.folded_for_width = {str(name) for name in names if name}
             # The saved arrangement is the person's: only a later change of width rearranges.
             self.docks.fit_width(self.width(), rearrange=False)
 
@@ -332,10 +333,11 @@ class MainWindow(QMainWindow):
         self._qsettings.setValue("window/state", self.saveState())
         self._qsettings.setValue("window/splitter", self.splitter.saveState())
         self._qsettings.setValue("window/tabbed_for_width", self.docks.tabbed_for_width)
+        self._qsettings.setValue("window/folded_for_width", sorted(self.docks.folded_for_width))
         self._qsettings.sync()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        """A narrow window tabs the side panes together; a wide one splits them again."""
+        """A narrow window tabs the side panes together or folds them; a wider one undoes it."""
         super().resizeEvent(event)
         self.docks.fit_width(event.size().width())
 

@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QDockWidget, QToolButton, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QToolButton, QWidget
 from support.window import WindowFactory
 
 from memex_desktop import paths
 from memex_desktop.app import AppContext
 from memex_desktop.ui.dialogs import ShortcutsDialog
-from memex_desktop.ui.docked_panes import COMPACT_WIDTH
+from memex_desktop.ui.docked_panes import COMPACT_WIDTH, FOLDED_WIDTH
 from memex_desktop.ui.main_window import MainWindow
 from memex_desktop.ui.search_bar import PLACEHOLDERS, FilterCombo
 
@@ -33,6 +33,7 @@ pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 LAPTOP = QSize(1366, 768)
 SMALLEST = QSize(960, 600)
+BETWEEN = QSize(1100, 700)  # narrow enough for the side panes to share a column
 # A screen larger than both sizes, for restarts: Qt fits a restored window into the screen,
 # and the default offscreen screen (800×800) is smaller than either.
 BIG_SCREEN = Path(__file__).resolve().parents[1] / "fixtures" / "laptop-screen.json"
@@ -58,7 +59,17 @@ def _sized(qtbot: Any, window: MainWindow, size: QSize) -> None:
     """Resize the shown window and wait until its layout has taken the size."""
     window.resize(size)
     qtbot.waitUntil(lambda: window.size() == size, timeout=5_000)
-    qtbot.waitUntil(lambda: window.centralWidget().width() > 0, timeout=5_000)
+    qtbot.waitUntil(lambda: _laid_out(window), timeout=5_000)
+
+
+def _laid_out(window: MainWindow) -> bool:
+    """Whether the central area and the shown side docks span the window's width."""
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    right = window.centralWidget().geometry().right()
+    for dock in window.findChildren(QDockWidget):
+        if dock.isVisible() and not dock.isFloating():
+            right = max(right, dock.geometry().right())
+    return right >= window.width() - 1
 
 
 def _pick_longest(combo: FilterCombo) -> str:
@@ -76,8 +87,8 @@ def _visible_panes(window: MainWindow) -> list[QWidget]:
     panes += [
         dock
         for dock in window.findChildren(QDockWidget)
-        if dock.isVisible() and not dock.isFloating()
-    ]
+        if dock.isVisible() and not dock.isFloating() and not dock.visibleRegion().isEmpty()
+    ]  # a tab behind another is not on screen
     return panes
 
 
@@ -95,9 +106,14 @@ def _assert_fits(window: MainWindow, size: QSize) -> None:
     side = [window.thread_dock, window.graph_dock]
     if size.width() < COMPACT_WIDTH and all(dock.isVisible() for dock in side):
         # Notes and graph share one column as tabs.
-        assert window.graph_dock in window.tabifiedDockWidgets(window.thread_dock)
+        assert _tabbed(window)
     share = sum(dock.width() for dock in side if dock.isVisible())
     assert share < size.width() / 2
+
+
+def _tabbed(window: MainWindow) -> bool:
+    """Whether the notes and the graph are tabs of one place."""
+    return window.graph_dock in window.tabifiedDockWidgets(window.thread_dock)
 
 
 def _assert_filter_shows_whole_or_elided(combo: FilterCombo) -> None:
@@ -112,7 +128,9 @@ def _assert_filter_shows_whole_or_elided(combo: FilterCombo) -> None:
         assert combo.shown_text() == combo.currentText()
 
 
-@pytest.mark.parametrize("size", [SMALLEST, LAPTOP], ids=["960x600", "1366x768"])
+@pytest.mark.parametrize(
+    "size", [SMALLEST, BETWEEN, LAPTOP], ids=["960x600", "1100x700", "1366x768"]
+)
 def test_the_window_takes_a_laptops_size_and_every_pane_fits(
     window_factory: WindowFactory, library: dict[str, Any], qtbot: Any, size: QSize
 ) -> None:
@@ -120,6 +138,12 @@ def test_the_window_takes_a_laptops_size_and_every_pane_fits(
     window = context.window
     _sized(qtbot, window, size)
     _assert_fits(window, size)
+    side = (window.thread_dock, window.graph_dock)
+    if size.width() < FOLDED_WIDTH:
+        assert not any(dock.isVisible() for dock in side)  # folded away for the reader
+    else:
+        assert all(dock.isVisible() for dock in side)
+        assert _tabbed(window) is (size.width() < COMPACT_WIDTH)
     field = window.search_bar.field
     assert field.fontMetrics().horizontalAdvance(field.placeholderText()) <= field.text_room()
     assert field.placeholderText() in PLACEHOLDERS
@@ -178,10 +202,8 @@ def test_at_a_laptops_size_the_reader_is_widest_and_the_filters_show_whole(
             assert needed < button.width() <= button.sizeHint().width() * 2, button.text()
 
 
-def _screen_holds(qtbot: Any, size: QSize) -> bool:
+def _screen_holds(size: QSize) -> bool:
     """Whether the screen's free area holds a window of ``size`` (with its frame)."""
-    from PySide6.QtWidgets import QApplication
-
     free = QApplication.primaryScreen().availableGeometry()
     return free.width() >= size.width() + 40 and free.height() >= size.height() + 40
 
@@ -209,7 +231,9 @@ def _restart(window_factory: WindowFactory, library: dict[str, Any]) -> AppConte
 
 
 @pytest.mark.parametrize(
-    ("saved", "later"), [(LAPTOP, SMALLEST), (SMALLEST, LAPTOP), (LAPTOP, LAPTOP)]
+    ("saved", "later"),
+    [(LAPTOP, SMALLEST), (SMALLEST, LAPTOP), (LAPTOP, LAPTOP), (BETWEEN, SMALLEST)],
+    ids=["1366-then-960", "960-then-1366", "1366", "1100-then-960"],
 )
 def test_hidden_panes_stay_hidden_and_sizes_come_back_after_a_restart(
     window_factory: WindowFactory,
@@ -219,56 +243,77 @@ def test_hidden_panes_stay_hidden_and_sizes_come_back_after_a_restart(
     saved: QSize,
     later: QSize,
 ) -> None:
-    if not _screen_holds(qtbot, LAPTOP):
+    if not _screen_holds(LAPTOP):
         _run_on_a_big_screen(request.node.nodeid)
         return
     window = window_factory(library=library).window
-    _sized(qtbot, window, saved)
-    window.docks.toggle_graph()
+    _sized(qtbot, window, LAPTOP)
+    window.docks.toggle_graph()  # the person hides the graph
     assert not window.graph_dock.isVisible()
-    notes_width = window.thread_dock.minimumSizeHint().width() + 30
-    window.resizeDocks([window.thread_dock], [notes_width], Qt.Orientation.Horizontal)
-    qtbot.waitUntil(lambda: window.thread_dock.width() == notes_width)
+    _sized(qtbot, window, saved)
+    notes_shown = saved.width() >= FOLDED_WIDTH
+    assert window.thread_dock.isVisible() is notes_shown
+    if notes_shown:  # the person narrows the notes
+        notes_width = window.thread_dock.minimumSizeHint().width() + 30
+        window.resizeDocks([window.thread_dock], [notes_width], Qt.Orientation.Horizontal)
+        qtbot.waitUntil(lambda: window.thread_dock.width() == notes_width)
     before = window.splitter.sizes()
     moved = [before[0] + 7, before[1] - 7 + 13, before[2] - 13]  # a drag of each handle
     window.splitter.setSizes(moved)
-    sizes = window.splitter.sizes()
-    assert sizes == moved
+    assert window.splitter.sizes() == moved
     notes = window.thread_dock.width()
+
     window = _restart(window_factory, library).window
     qtbot.waitUntil(lambda: window.size() == saved, timeout=5_000)
     assert not window.graph_dock.isVisible()
-    assert window.thread_dock.isVisible()
-    assert window.splitter.sizes() == sizes
-    assert window.thread_dock.width() == notes
+    assert window.thread_dock.isVisible() is notes_shown
+    assert window.splitter.sizes() == moved
+    if notes_shown:
+        assert window.thread_dock.width() == notes
     _sized(qtbot, window, later)
     assert not window.graph_dock.isVisible()
+    assert window.thread_dock.isVisible() is (later.width() >= FOLDED_WIDTH)
     _assert_fits(window, later)
+
     window = _restart(window_factory, library).window
     qtbot.waitUntil(lambda: window.size() == later, timeout=5_000)
     assert not window.graph_dock.isVisible()
-    assert window.thread_dock.isVisible()
+    assert window.thread_dock.isVisible() is (later.width() >= FOLDED_WIDTH)
+    _sized(qtbot, window, LAPTOP)
+    assert not window.graph_dock.isVisible()  # hidden by the person: it stays hidden
+    assert window.thread_dock.isVisible()  # folded for a narrow window: it comes back
 
 
-def test_narrowing_tabs_the_side_panes_and_widening_splits_them_again(
+def test_narrowing_tabs_then_folds_the_side_panes_and_widening_undoes_it(
     window_factory: WindowFactory, library: dict[str, Any], qtbot: Any
 ) -> None:
     window = window_factory(library=library).window
-    _sized(qtbot, window, LAPTOP)
-    tabbed = lambda: window.graph_dock in window.tabifiedDockWidgets(window.thread_dock)  # noqa: E731
-    assert not tabbed()
-    _sized(qtbot, window, SMALLEST)
-    assert tabbed()
-    assert window.thread_dock.isVisible()
-    _sized(qtbot, window, LAPTOP)
-    assert not tabbed()
-    assert window.thread_dock.isVisible()
-    assert window.graph_dock.isVisible()
-    # The notes above the graph again, each with a share of the height.
     thread, graph = window.thread_dock, window.graph_dock
+    _sized(qtbot, window, LAPTOP)
+    assert not _tabbed(window)
+    _sized(qtbot, window, BETWEEN)
+    assert _tabbed(window)
+    assert thread.isVisible()
+    _sized(qtbot, window, SMALLEST)
+    assert not thread.isVisible()
+    assert not graph.isVisible()
+    window.docks.toggle_threads()  # the person asks for the notes in the narrow window
+    assert thread.isVisible()
+    _assert_fits(window, SMALLEST)
+    _sized(qtbot, window, LAPTOP)
+    assert not _tabbed(window)
+    assert thread.isVisible()
+    assert graph.isVisible()
+    # The notes above the graph again, each with a share of the height.
     qtbot.waitUntil(lambda: graph.y() >= thread.y() + thread.height(), timeout=5_000)
     assert thread.x() == graph.x()
     assert min(thread.height(), graph.height()) > LAPTOP.height() / 4
+    _sized(qtbot, window, SMALLEST)
+    window.docks.toggle_graph()  # shown by the person while folded: no longer ours to undo
+    window.docks.toggle_graph()
+    _sized(qtbot, window, LAPTOP)
+    assert thread.isVisible()
+    assert not graph.isVisible()
 
 
 def test_the_shortcuts_dialog_shows_every_row_whole(qtbot: Any) -> None:
