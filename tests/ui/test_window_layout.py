@@ -24,10 +24,14 @@ from support.window import WindowFactory
 
 from memex_desktop import paths
 from memex_desktop.app import AppContext
+from memex_desktop.errors import ConnectionState
+from memex_desktop.store import OutboxOp
 from memex_desktop.ui.dialogs import ShortcutsDialog
 from memex_desktop.ui.docked_panes import COMPACT_WIDTH, FOLDED_WIDTH
 from memex_desktop.ui.main_window import MainWindow
+from memex_desktop.ui.outbox_pane import OutboxPane
 from memex_desktop.ui.search_bar import PLACEHOLDERS, FilterCombo
+from memex_desktop.ui.status_bar import StatusBar
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -336,3 +340,64 @@ def test_the_shortcuts_dialog_shows_every_row_whole(qtbot: Any) -> None:
             0, 0, header.sectionSize(2) - 8, 10_000, 0x1000, description
         )
         assert lines.height() <= table.rowHeight(row), description
+
+
+def _op(op_id: int, url: str, state: str) -> OutboxOp:
+    """A queued save of ``url``."""
+    return OutboxOp(
+        id=op_id,
+        kind="save_url",
+        url=url,
+        normalized_url=url,
+        external_id=None,
+        payload=None,
+        state=state,
+        attempts=6 if state == "needs_attention" else 0,
+        reason="HTTP 503",
+        entity_id=None,
+        created_at=1_764_600_000_000,
+        updated_at=1_764_600_000_000,
+        next_attempt_at=None,
+        error_kind="server_error" if state == "needs_attention" else None,
+    )
+
+
+def test_the_outbox_shows_each_time_whole_and_ends_long_texts_with_an_ellipsis(
+    qtbot: Any,
+) -> None:
+    pane = OutboxPane()
+    qtbot.addWidget(pane)
+    pane.resize(420, 240)
+    pane.show()
+    qtbot.waitExposed(pane)
+    long_url = "https://clip.example.com/articles/" + "a-very-long-slug-" * 6
+    pane.model.set_ops(
+        [_op(1, long_url, "needs_attention"), _op(2, "https://a.example/", "queued")]
+    )
+    table = pane.table
+    metrics = table.fontMetrics()
+    for row in range(pane.model.rowCount()):
+        queued_at = pane.model.index(row, 2).data()
+        assert queued_at
+        assert metrics.horizontalAdvance(queued_at) < table.columnWidth(2)
+    assert table.textElideMode() == Qt.TextElideMode.ElideRight
+    assert table.horizontalHeader().length() <= table.viewport().width()
+    tips = [pane.model.index(r, 0).data(Qt.ItemDataRole.ToolTipRole) for r in (0, 1)]
+    assert long_url in tips  # the whole address, where the cell ends it with "…"
+
+
+def test_a_long_connection_state_never_widens_the_status_bar(qtbot: Any) -> None:
+    status = StatusBar()
+    qtbot.addWidget(status)
+    status.resize(300, 30)
+    status.show()
+    qtbot.waitExposed(status)
+    status.set_state(ConnectionState.AUTH_REJECTED, None)
+    label = status.state_label
+    long_text = label.text() + " — " + label.toolTip()
+    label.setText(long_text)
+    assert status.minimumSizeHint().width() <= 300
+    shown = label.shown_text()
+    assert label.fontMetrics().horizontalAdvance(shown) <= label.contentsRect().width()
+    assert shown != long_text
+    assert shown.endswith("…")
