@@ -97,6 +97,12 @@ def _wait(app: Any, condition: Any, timeout_s: float) -> None:
         time.sleep(0.01)
 
 
+def _settle(app: Any, seconds: float) -> None:
+    """Process events for ``seconds`` (late layouts and repaints land)."""
+    until = time.monotonic() + seconds
+    _wait(app, lambda: time.monotonic() > until, seconds + 5)
+
+
 def _scale_suffix() -> str:
     """``@1.5x`` under QT_SCALE_FACTOR=1.5, nothing at 100 %."""
     factor = os.environ.get("QT_SCALE_FACTOR", "").strip()
@@ -157,14 +163,12 @@ def take(out_dir: Path) -> None:
             window.arrange_default_panes(width, height)
             if graph is not None:
                 graph.fit()
-            settle = time.monotonic() + 1.0
-            _wait(app, lambda: time.monotonic() > settle, 5)
+            _settle(app, 1.0)
             _save(window.grab(), out_dir / f"main-window-{width}x{height}{suffix}.png")
         window.show_shortcuts()
         dialogs = [d for d in window.findChildren(QDialog) if d.objectName() == "shortcutsdialog"]
         if dialogs:
-            settle = time.monotonic() + 0.5
-            _wait(app, lambda: time.monotonic() > settle, 5)
+            _settle(app, 0.5)
             _save(dialogs[0].grab(), out_dir / f"shortcuts-dialog{suffix}.png")
             dialogs[0].close()
         context.shutdown()
