@@ -320,8 +320,10 @@ class MainWindow(QMainWindow):
             tabbed = self._qsettings.value("window/tabbed_for_width", False)
             self.docks.tabbed_for_width = tabbed in (True, "true")
             folded = self._qsettings.value("window/folded_for_width", "")
-            names = [folded] if isinstance(folded, str) else list(folded or [])
-            self.docks.folded_for_width = {str(name) for name in names if name}
+            # QSettings gives one name as a string, several as a list.
+            names = [folded] if isinstance(folded, str) else folded
+            if isinstance(names, list):
+                self.docks.folded_for_width = {str(name) for name in names if name}
             # The saved arrangement is the person's: only a later change of width rearranges.
             self.docks.fit_width(self.width(), rearrange=False)
 

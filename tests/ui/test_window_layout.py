@@ -229,7 +229,7 @@ def test_restarts_on_a_laptop_screen(request: pytest.FixtureRequest) -> None:
         timeout=600,
     )
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
-    assert "4 passed" in done.stdout, done.stdout[-2000:]
+    assert "5 passed" in done.stdout, done.stdout[-2000:]
 
 
 def _restart(window_factory: WindowFactory, library: dict[str, Any]) -> AppContext:
@@ -288,6 +288,25 @@ def test_hidden_panes_stay_hidden_and_sizes_come_back_after_a_restart(
     _sized(qtbot, window, LAPTOP)
     assert not window.graph_dock.isVisible()  # hidden by the person: it stays hidden
     assert window.thread_dock.isVisible()  # folded for a narrow window: it comes back
+
+
+def test_hidden_panes_stay_hidden_and_sizes_come_back_after_a_restart_when_both_folded(
+    window_factory: WindowFactory, library: dict[str, Any], qtbot: Any
+) -> None:
+    if not _screen_holds(LAPTOP):
+        pytest.skip("needs a laptop-sized screen: test_restarts_on_a_laptop_screen runs it")
+    window = window_factory(library=library).window
+    _sized(qtbot, window, SMALLEST)
+    assert not window.thread_dock.isVisible()
+    assert not window.graph_dock.isVisible()
+    window = _restart(window_factory, library).window
+    qtbot.waitUntil(lambda: window.size() == SMALLEST, timeout=5_000)
+    assert not window.thread_dock.isVisible()
+    assert not window.graph_dock.isVisible()
+    _sized(qtbot, window, LAPTOP)
+    assert window.thread_dock.isVisible()  # both folded for the narrow window: both return
+    assert window.graph_dock.isVisible()
+    assert not _tabbed(window)
 
 
 def test_narrowing_tabs_then_folds_the_side_panes_and_widening_undoes_it(
