@@ -70,7 +70,6 @@ class FilterCombo(QComboBox):
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(FILTER_MIN_CHARS)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-
         self.currentIndexChanged.connect(self._on_current_index_changed)
         # A new choice may be the longest: the layout asks again.
         self.model().rowsInserted.connect(self.updateGeometry)
@@ -78,6 +77,10 @@ class FilterCombo(QComboBox):
 
     @Slot(int)
     def _on_current_index_changed(self, _index: int) -> None:
+        """A new choice: the tooltip names it."""
+        self.name_choice_in_tooltip()
+
+    def name_choice_in_tooltip(self) -> None:
         """The tooltip names the whole choice (the menu may show it elided)."""
         self.setToolTip(f"{self.accessibleName()}: {self.currentText()}")
 
@@ -170,7 +173,6 @@ class SearchBar(QWidget):
         self.field.setPlaceholderText(PLACEHOLDERS[0])
         self.field.setToolTip("Ctrl+K; results update as you type, Enter adds cloud results")
         self.field.setClearButtonEnabled(True)
-        self.field.setMinimumWidth(0)
         self.field.setAccessibleName("Search")
         self.field.setAccessibleDescription("Results update as you type; Enter asks the server too")
         self.field.installEventFilter(self)
@@ -194,7 +196,7 @@ class SearchBar(QWidget):
         for label, days in DATE_CHOICES:
             self.dates.addItem(label, days)
         for combo in (self.types, self.tags, self.dates):
-            combo.setToolTip(f"{combo.accessibleName()}: {combo.currentText()}")
+            combo.name_choice_in_tooltip()
         query_row = QHBoxLayout()
         query_row.setSpacing(6)
         query_row.addWidget(self.field, 1)
@@ -238,7 +240,7 @@ class SearchBar(QWidget):
         """Offer these (name, id) tags in the tag filter (keeps the current choice)."""
         self._refill(self.tags, "Any tag", tags)
 
-    def _refill(self, combo: QComboBox, first: str, items: list[tuple[str, str]]) -> None:
+    def _refill(self, combo: FilterCombo, first: str, items: list[tuple[str, str]]) -> None:
         """Replace a combo's entries without announcing a change when the choice survives."""
         current = combo.currentData()
         wanted = [(first, None), *items]
@@ -251,6 +253,7 @@ class SearchBar(QWidget):
         position = combo.findData(current) if current is not None else 0
         combo.setCurrentIndex(max(0, position))
         combo.blockSignals(False)
+        combo.name_choice_in_tooltip()
         if current is not None and position < 0:
             self._on_filter_changed()
 
