@@ -43,8 +43,10 @@ bundle: $(VENV)/.installed-app
 	$(BIN)/python -m pip install --quiet -e '.[bundle]'
 	$(BIN)/pyinstaller --noconfirm --clean --distpath dist --workpath build packaging/memex-desktop.spec
 
+# The README's screenshots at 100 %, and the same at 150 % (QT_SCALE_FACTOR) to look at.
 screenshot: $(VENV)/.installed-test
-	$(BIN)/python tests/tools/screenshot.py resources/screenshots/main-window.png
+	QT_SCALE_FACTOR= $(BIN)/python tests/tools/screenshot.py resources/screenshots
+	QT_SCALE_FACTOR=1.5 $(BIN)/python tests/tools/screenshot.py build/screenshots
 
 clean:
 	rm -rf $(VENV) build dist

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QObject, QSize, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QDialog,
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -446,14 +447,35 @@ class ShortcutsDialog(QDialog):
         for row, values in enumerate(rows):
             for column, value in enumerate(values):
                 table.setItem(row, column, QTableWidgetItem(value))
-        table.resizeColumnsToContents()
-        table.horizontalHeader().setStretchLastSection(True)
+        # Keys and names show whole; the descriptions take the rest and wrap onto more lines
+        # rather than run past the edge.
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        table.setWordWrap(True)
+        table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table = table
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(table)
         layout.addWidget(buttons)
-        self.resize(680, 560)
+        self.resize(self._fitting_size(table))
+
+    def _fitting_size(self, table: QTableWidget) -> QSize:
+        """Wide enough for every description on one line, within the screen's free area."""
+        header = table.horizontalHeader()
+        columns = sum(max(table.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in range(3))
+        scrollbar = table.verticalScrollBar().sizeHint().width()
+        wanted = columns + scrollbar + 2 * table.frameWidth() + 2 * 12  # the dialog's margins
+        width, height = max(wanted, 520), 560
+        screen = self.screen()
+        if screen is not None:
+            free = screen.availableGeometry()
+            width, height = min(width, free.width() - 40), min(height, free.height() - 40)
+        return QSize(width, height)
 
 
 class ErrorDialog(QDialog):

@@ -4,6 +4,11 @@ The notes and graph panes follow what the reader shows; the graph a turn of the 
 later, so showing a large document and reading the graph's neighbourhood are two short
 GUI-thread steps instead of one long one. Each dock has a stable objectName: the window saves
 and restores the dock layout by name.
+
+The side column fits the window's width: wide, the notes sit above the graph; narrower, they
+share the column as tabs; narrowest, the column folds away so the list and the reader keep
+their room. Widening undoes only what narrowing did: a dock the person hid stays hidden, one
+the person showed or arranged stays as it is.
 """
 
 from __future__ import annotations
@@ -18,6 +23,14 @@ from memex_desktop.ui.graph_pane import GraphPane
 from memex_desktop.ui.outbox_pane import OutboxPane
 from memex_desktop.ui.tasks import TaskRunner
 from memex_desktop.ui.thread_pane import ThreadPane
+
+# Below this window width the notes and the graph are tabs of one column...
+COMPACT_WIDTH = 1200
+# ...and below this one the column folds away (View shows either pane again).
+FOLDED_WIDTH = 1040
+# The side column's share of the window on first run, and its bounds in pixels.
+DOCK_SHARE = 0.22
+DOCK_WIDTH_BOUNDS = (220, 380)
 
 
 def make_dock(window: QMainWindow, name: str, title: str, widget: QWidget) -> QDockWidget:
@@ -71,17 +84,102 @@ class DockedPanes(QObject):
             window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         for pane in (self.thread_pane, self.graph_pane, self.outbox_pane):
             pane.entity_activated.connect(self.entity_activated)
+        self.tabbed_for_width = False  # the docks were tabbed because the window was narrow
+        self.folded_for_width: set[str] = set()  # the docks hidden because it was narrower
+        self._mode: str | None = None  # "wide", "tabbed" or "folded"
         self._graph_due: str | None = None
         self._graph_timer = QTimer(self)  # a child timer: shutdown stops it with the others
         self._graph_timer.setSingleShot(True)
         self._graph_timer.setInterval(0)
         self._graph_timer.timeout.connect(self._on_graph_timer_timeout)
 
-    def apply_default_sizes(self) -> None:
-        """First-run proportions: notes above the graph, beside the reader."""
+    def apply_default_sizes(self, window_width: int, window_height: int) -> int:
+        """First-run proportions: notes above the graph, beside the reader, a fifth wide.
+
+        Returns the side column's width.
+        """
+        low, high = DOCK_WIDTH_BOUNDS
+        width = max(low, min(high, round(window_width * DOCK_SHARE)))
         docks = [self.thread_dock, self.graph_dock]
-        self._window.resizeDocks(docks, [360, 360], Qt.Orientation.Horizontal)
-        self._window.resizeDocks(docks, [480, 340], Qt.Orientation.Vertical)
+        self._window.resizeDocks(docks, [width, width], Qt.Orientation.Horizontal)
+        notes = round(window_height * 0.55)
+        self._window.resizeDocks(docks, [notes, window_height - notes], Qt.Orientation.Vertical)
+        return width
+
+    def fit_width(self, window_width: int, *, rearrange: bool = True) -> None:
+        """Arrange the side column for a window this wide, undoing what a narrower one did.
+
+        ``rearrange=False`` only notes the width: a restored layout stays as it was saved.
+        """
+        if window_width < FOLDED_WIDTH:
+            mode = "folded"
+        elif window_width < COMPACT_WIDTH:
+            mode = "tabbed"
+        else:
+            mode = "wide"
+        previous, self._mode = self._mode, mode
+        if not rearrange or mode == previous:
+            return
+        if mode != "folded":
+            self._unfold_side_docks()
+        if mode == "wide":
+            self._split_side_docks()
+        else:
+            self._tab_side_docks()
+        if mode == "folded":
+            self._fold_side_docks()
+
+    def _fold_side_docks(self) -> None:
+        """Hide the docked notes and graph (remembered, to show them again when wider)."""
+        for dock in (self.thread_dock, self.graph_dock):
+            if not dock.isHidden() and not dock.isFloating():
+                self.folded_for_width.add(dock.objectName())
+                dock.hide()
+
+    def _unfold_side_docks(self) -> None:
+        """Show again the docks that folding hid."""
+        for dock in (self.thread_dock, self.graph_dock):
+            if dock.objectName() in self.folded_for_width:
+                dock.show()
+        self.folded_for_width.clear()
+        self.thread_dock.raise_()
+
+    def _side_docks_share_a_column(self) -> bool:
+        """Whether the notes and the graph are both docked, in the same dock area."""
+        window = self._window
+        thread, graph = self.thread_dock, self.graph_dock
+        if thread.isFloating() or graph.isFloating():
+            return False
+        return window.dockWidgetArea(thread) == window.dockWidgetArea(graph)
+
+    def _tabbed(self) -> bool:
+        """Whether the notes and the graph are tabs of one place."""
+        return self.graph_dock in self._window.tabifiedDockWidgets(self.thread_dock)
+
+    def _tab_side_docks(self) -> None:
+        """Make the graph a tab behind the notes (both shown and side by side only)."""
+        shown = not self.thread_dock.isHidden() and not self.graph_dock.isHidden()
+        if not shown or not self._side_docks_share_a_column() or self._tabbed():
+            return
+        self._window.tabifyDockWidget(self.thread_dock, self.graph_dock)
+        self.thread_dock.raise_()
+        self.tabbed_for_width = True
+
+    def _split_side_docks(self) -> None:
+        """Put the notes back above the graph, if they were tabbed for a narrow window."""
+        if not self.tabbed_for_width:
+            return
+        self.tabbed_for_width = False
+        if not self._tabbed() or not self._side_docks_share_a_column():
+            return
+        # Docking the graph again (splitDockWidget keeps a tab a tab) puts it below the notes.
+        area = self._window.dockWidgetArea(self.thread_dock)
+        self._window.addDockWidget(area, self.graph_dock, Qt.Orientation.Vertical)
+        self.graph_dock.show()
+        height = max(1, self.thread_dock.height() + self.graph_dock.height())
+        notes = round(height * 0.55)
+        docks = [self.thread_dock, self.graph_dock]
+        self._window.resizeDocks(docks, [notes, height - notes], Qt.Orientation.Vertical)
 
     @Slot(str)
     def follow(self, entity_id: str) -> None:
@@ -132,9 +230,15 @@ class DockedPanes(QObject):
             self.outbox_shown.emit()
 
     def _toggle(self, dock: QDockWidget) -> None:
-        """Show (in front) or hide a dock."""
+        """Show (in front) or hide a dock; shown in a narrow window, notes and graph share.
+
+        Either way the dock is now where the person put it: widening does not change it.
+        """
+        self.folded_for_width.discard(dock.objectName())
         dock.setVisible(not dock.isVisible())
         if dock.isVisible():
+            if self._mode in ("tabbed", "folded") and dock in (self.thread_dock, self.graph_dock):
+                self._tab_side_docks()
             dock.raise_()
             if dock is self.outbox_dock:
                 self.outbox_shown.emit()

@@ -24,6 +24,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     QPoint,
     QPointF,
+    QSize,
     Qt,
     Signal,
     Slot,
@@ -38,6 +39,7 @@ from PySide6.QtGui import (
     QPainterPath,
     QPaintEvent,
     QPen,
+    QResizeEvent,
     QShortcut,
     QWheelEvent,
 )
@@ -52,6 +54,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QTabWidget,
+    QToolButton,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -297,16 +300,41 @@ class EdgeLegend(QWidget):
         )
         metrics = QFontMetrics(self.font())
         self._entry_width = 34 + max(metrics.horizontalAdvance(k) for k in EDGE_STYLES) + 12
-        self.setMinimumHeight(metrics.height() + 6)
-        self.setMinimumWidth(self._entry_width * len(EDGE_STYLES))
+        self._row_height = metrics.height() + 6
+        # Entries flow onto more rows when the pane is narrow: the legend never widens it.
+        self.setMinimumWidth(self._entry_width)
+        self.setFixedHeight(self._row_height)
+
+    def _columns(self, width: int) -> int:
+        """How many entries fit side by side in ``width``."""
+        return max(1, min(len(EDGE_STYLES), width // self._entry_width))
+
+    def heightForWidth(self, width: int) -> int:
+        """One row per ``_columns`` entries."""
+        rows = -(-len(EDGE_STYLES) // self._columns(width))
+        return rows * self._row_height
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """As tall as the rows the new width needs (a tab page does not ask for it)."""
+        super().resizeEvent(event)
+        self.setFixedHeight(self.heightForWidth(event.size().width()))
+
+    def sizeHint(self) -> QSize:
+        """Every entry on one row."""
+        return QSize(self._entry_width * len(EDGE_STYLES), self._row_height)
+
+    def minimumSizeHint(self) -> QSize:
+        """One entry a row."""
+        return QSize(self._entry_width, self._row_height)
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        """One short sample line and name per edge kind."""
+        """One short sample line and name per edge kind, in as many rows as needed."""
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        middle = self.height() / 2
+        columns = self._columns(self.width())
         for index, kind in enumerate(EDGE_STYLES):
-            x = index * self._entry_width
+            x = (index % columns) * self._entry_width
+            middle = (index // columns) * self._row_height + self._row_height / 2
             pen = _edge_pen(kind)
             pen.setWidthF(max(pen.widthF(), 1.5))
             painter.setPen(pen)
@@ -471,29 +499,40 @@ class GraphPane(QWidget):
         self._stop.setAccessibleName("Stop laying out the graph")
         self._stop.setVisible(False)
         self._stop.clicked.connect(self._on_stop_clicked)
-        zoom_in = QPushButton("+")
+        zoom_in = QToolButton()
+        zoom_in.setText("+")
         zoom_in.setAccessibleName("Zoom in")
         zoom_in.setToolTip("Zoom in (Ctrl++)")
         zoom_in.clicked.connect(self.zoom_in)
-        zoom_out = QPushButton("−")
+        zoom_out = QToolButton()
+        zoom_out.setText("−")
         zoom_out.setAccessibleName("Zoom out")
         zoom_out.setToolTip("Zoom out (Ctrl+-)")
         zoom_out.clicked.connect(self.zoom_out)
-        fit = QPushButton("Fit")
+        fit = QToolButton()
+        fit.setText("Fit")
         fit.setAccessibleName("Fit the graph in view")
         fit.setToolTip("Fit (Ctrl+0)")
         fit.clicked.connect(self.fit)
-        for button in (zoom_in, zoom_out):
-            button.setFixedWidth(28)
+        for button in (zoom_in, zoom_out, fit):
+            # Tool buttons: as wide as the sign and the style's padding, without a push
+            # button's wide minimum (a fixed width narrower than the style's cut them off).
+            button.setMinimumWidth(button.sizeHint().height())
 
+        # The controls on one row, what the graph is doing on the next (wrapped): the pane
+        # stays as narrow as its controls, whatever the status says.
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(self._hops)
         bar.addWidget(zoom_in)
         bar.addWidget(zoom_out)
         bar.addWidget(fit)
-        bar.addWidget(self._status, 1)
-        bar.addWidget(self._stop)
+        bar.addStretch(1)
+        self._status.setWordWrap(True)
+        status_row = QHBoxLayout()
+        status_row.setContentsMargins(0, 0, 0, 0)
+        status_row.addWidget(self._status, 1)
+        status_row.addWidget(self._stop)
 
         self._scene = QGraphicsScene(self)
         self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
@@ -524,6 +563,7 @@ class GraphPane(QWidget):
         layout_ = QVBoxLayout(self)
         layout_.setContentsMargins(2, 2, 2, 2)
         layout_.addLayout(bar)
+        layout_.addLayout(status_row)
         layout_.addWidget(self.tabs, 1)
 
         context = Qt.ShortcutContext.WidgetWithChildrenShortcut

@@ -21,6 +21,7 @@ from PySide6.QtGui import (
     QDragEnterEvent,
     QDragMoveEvent,
     QDropEvent,
+    QResizeEvent,
 )
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -57,8 +58,12 @@ from memex_desktop.ui.toast import Toast
 
 log = logging.getLogger(__name__)
 
-SIDEBAR_MIN_WIDTH = 200
 PRICING_URL = "https://memex.garden/pricing"
+# The first-run window: this size, or the screen's free area when that is smaller.
+FIRST_RUN_SIZE = (1440, 900)
+# First-run shares of the central area's width (the reader takes the rest), with bounds.
+SIDEBAR_SHARE, SIDEBAR_BOUNDS = 0.18, (150, 230)
+RESULTS_SHARE, RESULTS_BOUNDS = 0.32, (250, 440)
 
 
 class MainWindow(QMainWindow):
@@ -203,19 +208,32 @@ class MainWindow(QMainWindow):
         self._apply_default_layout()
 
     def _apply_default_layout(self) -> None:
-        """First-run proportions: a readable sidebar, list and reader; notes above the graph.
+        """First-run proportions: the reader widest, then the list, the side panes, the sidebar.
 
-        Saved window state (QSettings) replaces these afterwards. Long titles and filter
-        choices must not widen the window past the screen, so they may shrink.
+        Saved window state (QSettings) replaces these afterwards. Long titles must not widen
+        the window past the screen, so the reader's title may shrink.
         """
-        self.sidebar.setMinimumWidth(SIDEBAR_MIN_WIDTH)
-        self.search_bar.field.setMinimumWidth(160)
         shrinkable = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.reader_pane.title_label.setSizePolicy(shrinkable)
         self.results_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.splitter.setSizes([SIDEBAR_MIN_WIDTH + 20, 460, 640])
-        self.resize(1440, 900)
-        self.docks.apply_default_sizes()
+        width, height = FIRST_RUN_SIZE
+        screen = self.screen()
+        if screen is not None:
+            free = screen.availableGeometry()
+            width, height = min(width, free.width()), min(height, free.height())
+        self.resize(width, height)
+        self.arrange_default_panes(width, height)
+
+    def arrange_default_panes(self, width: int, height: int) -> None:
+        """The first-run pane sizes for a window of this size (the reader gets the most)."""
+        side = self.docks.apply_default_sizes(width, height)
+        self.docks.fit_width(width)
+        if self.docks.thread_dock.isHidden() and self.docks.graph_dock.isHidden():
+            side = 0  # folded away: the central area has the whole width
+        central = width - side
+        sidebar = _share(central, SIDEBAR_SHARE, SIDEBAR_BOUNDS)
+        results = _share(central, RESULTS_SHARE, RESULTS_BOUNDS)
+        self.splitter.setSizes([sidebar, results, max(0, central - sidebar - results)])
 
     def _action_handlers(self) -> dict[str, Callable[[], object]]:
         """Which method runs each declared action."""
@@ -289,6 +307,7 @@ class MainWindow(QMainWindow):
         """Window geometry, dock layout and splitter sizes from QSettings."""
         if self._qsettings is None:
             return
+        restored = False
         for key, restore in (
             ("window/geometry", self.restoreGeometry),
             ("window/state", self.restoreState),
@@ -296,7 +315,17 @@ class MainWindow(QMainWindow):
         ):
             value = self._qsettings.value(key)
             if isinstance(value, QByteArray | bytes):
-                restore(QByteArray(value))
+                restored = bool(restore(QByteArray(value))) or restored
+        if restored:
+            tabbed = self._qsettings.value("window/tabbed_for_width", False)
+            self.docks.tabbed_for_width = tabbed in (True, "true")
+            folded = self._qsettings.value("window/folded_for_width", "")
+            # QSettings gives one name as a string, several as a list.
+            names = [folded] if isinstance(folded, str) else folded
+            if isinstance(names, list):
+                self.docks.folded_for_width = {str(name) for name in names if name}
+            # The saved arrangement is the person's: only a later change of width rearranges.
+            self.docks.fit_width(self.width(), rearrange=False)
 
     def save_state(self) -> None:
         """Remember window geometry, dock layout and splitter sizes."""
@@ -305,7 +334,14 @@ class MainWindow(QMainWindow):
         self._qsettings.setValue("window/geometry", self.saveGeometry())
         self._qsettings.setValue("window/state", self.saveState())
         self._qsettings.setValue("window/splitter", self.splitter.saveState())
+        self._qsettings.setValue("window/tabbed_for_width", self.docks.tabbed_for_width)
+        self._qsettings.setValue("window/folded_for_width", sorted(self.docks.folded_for_width))
         self._qsettings.sync()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A narrow window tabs the side panes together or folds them; a wider one undoes it."""
+        super().resizeEvent(event)
+        self.docks.fit_width(event.size().width())
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Save the layout before closing."""
@@ -490,3 +526,9 @@ class MainWindow(QMainWindow):
     def open_url_in_browser(self, url: str) -> None:
         """Open an http(s) address after confirmation (the reader's policy)."""
         self.reader_pane.open_external(QUrl(url).toString())
+
+
+def _share(total: int, share: float, bounds: tuple[int, int]) -> int:
+    """``share`` of ``total`` pixels, kept within ``bounds``."""
+    low, high = bounds
+    return max(low, min(high, round(total * share)))

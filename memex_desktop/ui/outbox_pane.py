@@ -162,7 +162,13 @@ class OutboxPane(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # The link and its state share the width (each ends with "…" when cut, the whole
+        # text is its tooltip); the time always shows whole.
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setMinimumSectionSize(header.fontMetrics().averageCharWidth() * 6)
         self.table.setShowGrid(False)
         self.table.doubleClicked.connect(self._on_table_double_clicked)
         self.retry_button = QPushButton("Retry", self)

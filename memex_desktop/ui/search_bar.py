@@ -1,13 +1,30 @@
-"""The search bar: query field (debounced), cloud toggle, and type / tag / date filters."""
+"""The search bar: query field (debounced), cloud toggle, and type / tag / date filters.
+
+The field and the cloud toggle share the first row, the filters the second, so the bar fits
+a narrow results column. Filters show their whole choice when there is room and end it with
+"…" when there is not, and the field's hint shortens to what fits: nothing is cut off.
+"""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QToolButton, QWidget
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QKeyEvent, QPaintEvent, QResizeEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLineEdit,
+    QSizePolicy,
+    QStyle,
+    QStyleOptionComboBox,
+    QStyleOptionFrame,
+    QStylePainter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from memex_desktop.ui.results_delegate import type_label
 from memex_desktop.ui.results_model import SearchFilters
@@ -20,6 +37,17 @@ DATE_CHOICES: tuple[tuple[str, int | None], ...] = (
     ("Past month", 31),
     ("Past year", 365),
 )
+# The field's hints, longest first: it shows the longest that fits its width.
+PLACEHOLDERS = (
+    "Search your library  (Ctrl+K; Enter adds cloud results)",
+    "Search your library  (Ctrl+K)",
+    "Search your library",
+    "Search",
+)
+# A filter may narrow to this many characters (its choice then ends with "…").
+FILTER_MIN_CHARS = 2
+# A filter never asks for more than this width, however long a tag name is.
+FILTER_MAX_HINT = 220
 
 
 @dataclass(frozen=True)
@@ -29,6 +57,99 @@ class SearchRequest:
     query: str = ""
     filters: SearchFilters = field(default_factory=SearchFilters)
     remote: bool = False
+
+
+class FilterCombo(QComboBox):
+    """A filter menu that asks for the width of its longest choice and may shrink below it.
+
+    When narrower than its choice it draws the choice elided ("…") instead of cut off.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.setMinimumContentsLength(FILTER_MIN_CHARS)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.currentIndexChanged.connect(self._on_current_index_changed)
+        # A new choice may be the longest: the layout asks again.
+        self.model().rowsInserted.connect(self.updateGeometry)
+        self.model().rowsRemoved.connect(self.updateGeometry)
+
+    @Slot(int)
+    def _on_current_index_changed(self, _index: int) -> None:
+        """A new choice: the tooltip names it."""
+        self.name_choice_in_tooltip()
+
+    def name_choice_in_tooltip(self) -> None:
+        """The tooltip names the whole choice (the menu may show it elided)."""
+        self.setToolTip(f"{self.accessibleName()}: {self.currentText()}")
+
+    def sizeHint(self) -> QSize:
+        """Wide enough for the longest choice (up to FILTER_MAX_HINT).
+
+        Qt's hint holds FILTER_MIN_CHARS average characters and the style's frame and
+        arrow; the longest choice replaces those characters.
+        """
+        base = super().sizeHint()
+        metrics = self.fontMetrics()
+        widest = max(
+            (metrics.horizontalAdvance(self.itemText(i)) for i in range(self.count())), default=0
+        )
+        counted = FILTER_MIN_CHARS * metrics.horizontalAdvance("X")
+        width = base.width() + max(0, widest - counted)
+        return QSize(min(width, max(FILTER_MAX_HINT, base.width())), base.height())
+
+    def text_room(self) -> int:
+        """The width the current choice's text may take (the style's edit field)."""
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        field = self.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, self
+        )
+        return field.width() - 2  # the style draws the label 1 px inside each edge
+
+    def shown_text(self) -> str:
+        """The current choice as drawn: whole, or elided to the room."""
+        elide = Qt.TextElideMode.ElideRight
+        return self.fontMetrics().elidedText(self.currentText(), elide, self.text_room())
+
+    def paintEvent(self, _event: QPaintEvent) -> None:
+        """The frame and arrow as the style draws them; the choice elided to the room."""
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        option.currentText = self.shown_text()
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
+
+
+class SearchField(QLineEdit):
+    """The query field: its hint is the longest of PLACEHOLDERS that fits its width."""
+
+    def text_room(self) -> int:
+        """The width text may take: the style's contents less margins and the clear button."""
+        option = QStyleOptionFrame()
+        self.initStyleOption(option)
+        contents = self.style().subElementRect(QStyle.SubElement.SE_LineEditContents, option, self)
+        margins = self.textMargins()
+        right = contents.right() - margins.right()
+        for button in self.findChildren(QToolButton):  # the clear button sits at the right end
+            right = min(right, button.geometry().left() - 1)
+        return right - (contents.left() + margins.left()) - 4  # Qt keeps 2 px at each side
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Choose the hint for the new width."""
+        super().resizeEvent(event)
+        self._fit_placeholder()
+
+    def _fit_placeholder(self) -> None:
+        """Show the longest hint that fits (the shortest when none does)."""
+        room = self.text_room()
+        metrics = self.fontMetrics()
+        fitting = [text for text in PLACEHOLDERS if metrics.horizontalAdvance(text) <= room]
+        hint = fitting[0] if fitting else PLACEHOLDERS[-1]
+        if self.placeholderText() != hint:
+            self.setPlaceholderText(hint)
 
 
 class SearchBar(QWidget):
@@ -47,12 +168,10 @@ class SearchBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("searchbar")
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(6)
-        self.field = QLineEdit(self)
+        self.field = SearchField(self)
         self.field.setObjectName("searchfield")
-        self.field.setPlaceholderText("Search your library  (Ctrl+K; Enter adds cloud results)")
+        self.field.setPlaceholderText(PLACEHOLDERS[0])
+        self.field.setToolTip("Ctrl+K; results update as you type, Enter adds cloud results")
         self.field.setClearButtonEnabled(True)
         self.field.setAccessibleName("Search")
         self.field.setAccessibleDescription("Results update as you type; Enter asks the server too")
@@ -63,25 +182,34 @@ class SearchBar(QWidget):
         self.cloud.setCheckable(True)
         self.cloud.setToolTip("Also search the Memex server as you type (Enter does it once)")
         self.cloud.setAccessibleName("Include results from the Memex server")
-        self.types = QComboBox(self)
+        self.types = FilterCombo(self)
         self.types.setObjectName("typefilter")
         self.types.setAccessibleName("Filter by type")
         self.types.addItem("All types", None)
-        self.tags = QComboBox(self)
+        self.tags = FilterCombo(self)
         self.tags.setObjectName("tagfilter")
         self.tags.setAccessibleName("Filter by tag")
         self.tags.addItem("Any tag", None)
-        self.tags.setMaximumWidth(180)
-        self.dates = QComboBox(self)
+        self.dates = FilterCombo(self)
         self.dates.setObjectName("datefilter")
         self.dates.setAccessibleName("Filter by date saved")
         for label, days in DATE_CHOICES:
             self.dates.addItem(label, days)
-        layout.addWidget(self.field, 1)
-        layout.addWidget(self.cloud)
-        layout.addWidget(self.types)
-        layout.addWidget(self.tags)
-        layout.addWidget(self.dates)
+        for combo in (self.types, self.tags, self.dates):
+            combo.name_choice_in_tooltip()
+        query_row = QHBoxLayout()
+        query_row.setSpacing(6)
+        query_row.addWidget(self.field, 1)
+        query_row.addWidget(self.cloud)
+        filter_row = QHBoxLayout()
+        filter_row.setSpacing(6)
+        for combo in (self.types, self.tags, self.dates):
+            filter_row.addWidget(combo, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        layout.addLayout(query_row)
+        layout.addLayout(filter_row)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
@@ -112,7 +240,7 @@ class SearchBar(QWidget):
         """Offer these (name, id) tags in the tag filter (keeps the current choice)."""
         self._refill(self.tags, "Any tag", tags)
 
-    def _refill(self, combo: QComboBox, first: str, items: list[tuple[str, str]]) -> None:
+    def _refill(self, combo: FilterCombo, first: str, items: list[tuple[str, str]]) -> None:
         """Replace a combo's entries without announcing a change when the choice survives."""
         current = combo.currentData()
         wanted = [(first, None), *items]
@@ -125,6 +253,7 @@ class SearchBar(QWidget):
         position = combo.findData(current) if current is not None else 0
         combo.setCurrentIndex(max(0, position))
         combo.blockSignals(False)
+        combo.name_choice_in_tooltip()
         if current is not None and position < 0:
             self._on_filter_changed()
 

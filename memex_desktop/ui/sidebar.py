@@ -12,8 +12,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QItemSelection, QModelIndex, Qt, Signal, Slot
-from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtCore import QItemSelection, QModelIndex, QSize, Qt, Signal, Slot
+from PySide6.QtGui import QFontMetrics, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QTreeView, QWidget
 
 from memex_desktop.store import ChangeSet
@@ -23,6 +23,8 @@ from memex_desktop.ui.results_delegate import type_label
 log = logging.getLogger(__name__)
 
 MAX_TAGS_SHOWN = 300
+# The item padding of the style sheet (#sidebar::item), both sides together.
+ITEM_PADDING = 12
 MAX_DELETED_COUNTED = 10_000
 VIEW_REMOTE_LIMIT = 100
 
@@ -235,9 +237,21 @@ class Sidebar(QTreeView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.refresh()
         self.expandAll()
         self.select_scope(ALL_ITEMS)
+
+    def minimumSizeHint(self) -> QSize:
+        """Wide enough for every section title; entries longer than that end with "…"."""
+        font = self.font()
+        font.setBold(True)
+        metrics = QFontMetrics(font)
+        widest = max(metrics.horizontalAdvance(title) for _key, title in SECTIONS)
+        scrollbar = self.verticalScrollBar().sizeHint().width()
+        width = widest + ITEM_PADDING + 2 * self.frameWidth() + scrollbar + 4
+        return QSize(width, super().minimumSizeHint().height())
 
     def current_scope(self) -> Scope:
         """The selected entry (All items when nothing is selected)."""

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import QSize, Qt, Signal, Slot
+from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWidget
 
 from memex_desktop.api.models import SearchMeta
@@ -37,6 +38,35 @@ def format_balance(meta: SearchMeta | None) -> str:
     return f"{credits:,.0f} credits left" if credits is not None else ""
 
 
+# A status text may narrow to this many average characters; past it, it ends with "…".
+STATE_MIN_CHARS = 8
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that asks for its whole text but may narrow, ending it with "…".
+
+    The whole text stays in the tooltip the status bar gives each state.
+    """
+
+    def minimumSizeHint(self) -> QSize:
+        """A few characters wide: a long state never widens the window."""
+        hint = super().minimumSizeHint()
+        return QSize(STATE_MIN_CHARS * self.fontMetrics().averageCharWidth(), hint.height())
+
+    def shown_text(self) -> str:
+        """The text as drawn at the current width."""
+        room = self.contentsRect().width()
+        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, room)
+
+    def paintEvent(self, _event: QPaintEvent) -> None:
+        """Draw the text elided to the width."""
+        painter = QPainter(self)
+        painter.setPen(self.palette().windowText().color())
+        alignment = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        painter.drawText(self.contentsRect(), alignment, self.shown_text())
+        painter.end()
+
+
 class StatusBar(QStatusBar):
     """Connection state, sync progress with cancel, pending saves and the usage balance.
 
@@ -56,7 +86,7 @@ class StatusBar(QStatusBar):
         self.setObjectName("statusbar")
         self.state = ConnectionState.ONLINE
         self.words = state_words(self.state)
-        self.state_label = QLabel(self)
+        self.state_label = ElidedLabel(self)
         self.state_label.setObjectName("connectionstate")
         self.state_label.setAccessibleName("Connection state")
         self.action_button = QToolButton(self)

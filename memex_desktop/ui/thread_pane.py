@@ -280,6 +280,7 @@ class NoteCard(QFrame):
         if entry.tags:
             meta_parts.append("tags: " + ", ".join(entry.tags))
         self.meta = QLabel(" · ".join(p for p in meta_parts if p))
+        self.meta.setWordWrap(True)  # a narrow pane wraps the line rather than cut off Reply
         self.badge = QLabel("Pending" if entry.pending else "")
         self.badge.setObjectName("pendingBadge")
         self.badge.setVisible(entry.pending)

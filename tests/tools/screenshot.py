@@ -1,8 +1,12 @@
-"""Take the README screenshot: the demo library in the main window, a note thread open.
+"""Take the screenshots: the demo library in the main window, a note thread open, at each size.
 
-Usage: ``python tests/tools/screenshot.py OUT.png`` (``make screenshot``). Runs under the X
-display in ``DISPLAY`` (for example ``Xvfb :99`` with ``DISPLAY=:99``, which has the system
-fonts), starting ``Xvfb :99`` itself when it is installed and no display is set, else offscreen.
+Usage: ``python tests/tools/screenshot.py OUT_DIR`` (``make screenshot``) writes
+``main-window-1366x768.png``, ``main-window-960x600.png`` and ``main-window-1920x1080.png``
+(each window laid out as a first run at that size would be) and ``shortcuts-dialog.png``;
+with ``QT_SCALE_FACTOR`` set (1.5: a 150 % display) the names end in ``@1.5x``. Runs under
+the X display in ``DISPLAY`` (for example ``Xvfb :99`` with ``DISPLAY=:99``, which has the
+system fonts), starting ``Xvfb :99`` itself when it is installed and no display is set, else
+offscreen.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-WIDTH, HEIGHT = 1600, 940
+# A laptop, the smallest window the layout is made for, and a desktop monitor.
+SIZES = ((1366, 768), (960, 600), (1920, 1080))
+SCREEN = (3000, 1700)  # holds the largest size at 150 %
 
 
 def _xcb_loads() -> bool:
@@ -39,7 +45,7 @@ def _display() -> subprocess.Popen[bytes] | None:
         return None
     if shutil.which("Xvfb") and not os.environ.get("DISPLAY"):
         server = subprocess.Popen(
-            ["Xvfb", ":99", "-screen", "0", f"{WIDTH + 80}x{HEIGHT + 80}x24", "-nolisten", "tcp"],
+            ["Xvfb", ":99", "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24", "-nolisten", "tcp"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -91,9 +97,31 @@ def _wait(app: Any, condition: Any, timeout_s: float) -> None:
         time.sleep(0.01)
 
 
-def take(out: Path) -> None:
-    """Start the demo, open an item with a note thread, grab the window into ``out``."""
+def _settle(app: Any, seconds: float) -> None:
+    """Process events for ``seconds`` (late layouts and repaints land)."""
+    until = time.monotonic() + seconds
+    _wait(app, lambda: time.monotonic() > until, seconds + 5)
+
+
+def _scale_suffix() -> str:
+    """``@1.5x`` under QT_SCALE_FACTOR=1.5, nothing at 100 %."""
+    factor = os.environ.get("QT_SCALE_FACTOR", "").strip()
+    if not factor or float(factor) == 1.0:
+        return ""
+    return f"@{float(factor):g}x"
+
+
+def _save(image: Any, out: Path) -> None:
+    """Write one PNG and say what it holds."""
+    if not image.save(str(out), "PNG"):
+        raise SystemExit(f"could not write {out}")
+    print(f"{out}: {image.width()}x{image.height()} device pixels")
+
+
+def take(out_dir: Path) -> None:
+    """Start the demo, open an item with a note thread, grab the window at every size."""
     from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QDialog
 
     from memex_desktop import paths
     from memex_desktop.app import build_main_window, create_application, start_demo
@@ -101,6 +129,8 @@ def take(out: Path) -> None:
     app = create_application()
     demo = start_demo()
     home = Path(tempfile.mkdtemp(prefix="memex-shot-"))
+    suffix = _scale_suffix()
+    out_dir.mkdir(parents=True, exist_ok=True)
     try:
         qsettings = QSettings(str(home / "window.ini"), QSettings.Format.IniFormat)
         context = build_main_window(
@@ -111,7 +141,7 @@ def take(out: Path) -> None:
         )
         window = context.window
         window.setWindowTitle("Memex (demo library)")
-        window.resize(WIDTH, HEIGHT)
+        window.resize(*SIZES[0])
         window.show()
         reports: list[Any] = []
         context.controller.sync_finished.connect(reports.append)
@@ -127,13 +157,20 @@ def take(out: Path) -> None:
         if graph is not None:
             _wait(app, lambda: graph.center == item and not graph.is_laying_out(), 30)
         _wait(app, lambda: context.runner.active_count() == 0, 30)
-        settle = time.monotonic() + 1.0
-        _wait(app, lambda: time.monotonic() > settle, 5)
-        image = window.grab()
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if not image.save(str(out), "PNG"):
-            raise SystemExit(f"could not write {out}")
-        print(f"{out}: {image.width()}x{image.height()}, item {item}")
+        for width, height in SIZES:
+            window.resize(width, height)
+            _wait(app, lambda w=width, h=height: (window.width(), window.height()) == (w, h), 10)
+            window.arrange_default_panes(width, height)
+            if graph is not None:
+                graph.fit()
+            _settle(app, 1.0)
+            _save(window.grab(), out_dir / f"main-window-{width}x{height}{suffix}.png")
+        window.show_shortcuts()
+        dialogs = [d for d in window.findChildren(QDialog) if d.objectName() == "shortcutsdialog"]
+        if dialogs:
+            _settle(app, 0.5)
+            _save(dialogs[0].grab(), out_dir / f"shortcuts-dialog{suffix}.png")
+            dialogs[0].close()
         context.shutdown()
     finally:
         demo.close()
@@ -141,9 +178,9 @@ def take(out: Path) -> None:
 
 
 def main() -> int:
-    """Take the screenshot into the path given on the command line."""
+    """Take the screenshots into the folder given on the command line."""
     if len(sys.argv) != 2:
-        print("usage: screenshot.py OUT.png", file=sys.stderr)
+        print("usage: screenshot.py OUT_DIR", file=sys.stderr)
         return 2
     server = _display()
     try:
