@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 from PySide6.QtCore import QCoreApplication, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QDesktopServices,
@@ -41,6 +40,7 @@ from PySide6.QtWidgets import (
 from memex_desktop import paths
 from memex_desktop.errors import user_message
 from memex_desktop.render import RenderContext, render_entity
+from memex_desktop.render.remote_images import fetch_images
 from memex_desktop.store import Backlink, ChangeSet
 from memex_desktop.ui.links import LinkTarget, classify_link, entity_link
 from memex_desktop.ui.messages import message_line
@@ -51,8 +51,6 @@ from memex_desktop.ui.tasks import Task, TaskRunner
 log = logging.getLogger(__name__)
 
 _TIME_HREF = re.compile(r"[?&]t=(\d+)")
-MAX_REMOTE_IMAGES = 24
-MAX_IMAGE_BYTES = 5 * 1024 * 1024
 MAX_BACKLINKS_SHOWN = 200
 BACKLINK_SNIPPET_CHARS = 140
 _LINKABLE_ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,200}$")
@@ -202,30 +200,15 @@ class RenderResult:
 
 
 def _fetch_images(urls: list[str], cancel: threading.Event) -> dict[str, QImage]:
-    """Fetch remote images the person allowed for one item (bounded count, size and time)."""
+    """The remote images the person allowed for one item, decoded (see render.remote_images)."""
+    fetched = fetch_images(urls, cancel)
+    for url, reason in fetched.refused.items():
+        log.info("remote image not loaded (%s): %s", reason, url[:200])
     images: dict[str, QImage] = {}
-    wanted = [u for u in dict.fromkeys(urls) if u.lower().startswith(("http://", "https://"))]
-    if not wanted:
-        return images
-    with httpx.Client(timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=True) as client:
-        for url in wanted[:MAX_REMOTE_IMAGES]:
-            if cancel.is_set():
-                break
-            try:
-                with client.stream("GET", url) as response:
-                    if response.status_code != 200:
-                        continue
-                    body = bytearray()
-                    for chunk in response.iter_bytes():
-                        body += chunk
-                        if len(body) > MAX_IMAGE_BYTES:
-                            break
-            except httpx.HTTPError as exc:
-                log.info("remote image not loaded (%s)", type(exc).__name__)
-                continue
-            image = QImage.fromData(bytes(body)) if len(body) <= MAX_IMAGE_BYTES else QImage()
-            if not image.isNull():
-                images[url] = image
+    for url, body in fetched.images.items():
+        image = QImage.fromData(body)
+        if not image.isNull():
+            images[url] = image
     return images
 
 
