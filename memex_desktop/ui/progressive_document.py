@@ -28,6 +28,7 @@ _VOID = frozenset(
 
 
 _END_TAGS = re.compile(r"</[a-z0-9]+\s*>", re.I)
+_NEWLINE = re.compile("\n")
 
 
 class _Splitter(HTMLParser):
@@ -37,10 +38,7 @@ class _Splitter(HTMLParser):
         super().__init__(convert_charrefs=False)
         self._text = text
         self._target = target
-        self._line_starts = [0]
-        for index, char in enumerate(text):
-            if char == "\n":
-                self._line_starts.append(index + 1)
+        self._line_starts = [0] + [found.end() for found in _NEWLINE.finditer(text)]
         self._stack: list[tuple[str, str]] = []
         self._piece_start = 0
         self._prefix = ""

@@ -13,8 +13,9 @@ from __future__ import annotations
 import html
 import logging
 import re
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ from memex_desktop import paths
 from memex_desktop.errors import user_message
 from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.render.remote_images import fetch_images
+from memex_desktop.settings import DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import Backlink, ChangeSet
 from memex_desktop.ui.links import LinkTarget, classify_link, entity_link
 from memex_desktop.ui.messages import message_line
@@ -52,6 +54,11 @@ log = logging.getLogger(__name__)
 
 _TIME_HREF = re.compile(r"[?&]t=(\d+)")
 MAX_BACKLINKS_SHOWN = 200
+# Items stored bigger than this show a first screen of PREVIEW_CHARS first, the rest after.
+PREVIEW_ABOVE_BYTES = 1_000_000
+PREVIEW_CHARS = 64_000
+REFERENCE_CHARS = 64_000
+MEGABYTE = 1_000_000
 BACKLINK_SNIPPET_CHARS = 140
 _LINKABLE_ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,200}$")
 _BACKLINK_KINDS = {"annotates": "note", "reply": "reply", "references": "mentions this"}
@@ -63,6 +70,11 @@ blockquote { margin-left: 12px; color: #555; }
 pre, code { font-family: monospace; background: #f4f5f7; }
 a { color: #2f6fdb; text-decoration: none; }
 """
+
+
+def _megabytes(size: int) -> str:
+    """A size for people: ``50 MB``, ``8 MB``, ``1.5 MB``."""
+    return f"{size / MEGABYTE:.3g} MB"
 
 
 def reader_css() -> str:
@@ -197,6 +209,11 @@ class RenderResult:
     backlinks: tuple[str, ...] = ()
     # Further pieces of a large document, appended after the first is on screen.
     more: list[QTextDocument] = field(default_factory=list)
+    # The size of the stored item, and whether what is shown stops short of its text.
+    stored_bytes: int = 0
+    truncated: bool = False
+    # A first screen of a large item, shown while the rest is rendered.
+    preview: bool = False
 
 
 def _fetch_images(urls: list[str], cancel: threading.Event) -> dict[str, QImage]:
@@ -212,45 +229,77 @@ def _fetch_images(urls: list[str], cancel: threading.Event) -> dict[str, QImage]
     return images
 
 
+def _documents(
+    result: RenderResult, html_text: str, title: str, images: dict[str, QImage], css: str
+) -> RenderResult:
+    """``result`` with the documents of ``html_text`` built and moved to the GUI thread."""
+    pieces = build_documents(html_text, lambda: SafeTextDocument(images), css)
+    pieces[0].setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, title)
+    app = QCoreApplication.instance()
+    if app is not None:
+        for piece in pieces:
+            piece.moveToThread(app.thread())
+    result.document = pieces[0]
+    result.more = pieces[1:]
+    return result
+
+
 def render_document(
     cache_path: Path,
     entity_id: str,
     allow_remote: bool,
     transcript_language: str | None,
     css: str,
+    text_budget: int | None,
     *,
     cancel: threading.Event,
+    progress: Callable[[RenderResult], None],
 ) -> RenderResult:
-    """Worker: load the entity, render it, build the document and hand it to the GUI thread."""
+    """Worker: load the entity (within ``text_budget`` characters of text; None: all of it),
+    render it, build the document and hand it to the GUI thread.
+
+    A large item first goes out as a preview (its first PREVIEW_CHARS of text, through
+    ``progress``) so its first screen shows at once; the full render follows.
+    """
     reader = thread_reader(cache_path)
-    entity = reader.entity(entity_id)
-    if entity is None:
+    bounded = reader.entity_within(entity_id, sys.maxsize if text_budget is None else text_budget)
+    if bounded is None:
         return RenderResult(entity_id, None)
+
+    def lookup(reference_id: str) -> Any:
+        # A card shows a title and a few lines: a huge referenced item is read cut short.
+        found = reader.entity_within(reference_id, REFERENCE_CHARS)
+        return found.entity() if found is not None else None
+
     context = RenderContext(
-        allow_remote=allow_remote, transcript_language=transcript_language, lookup=reader.entity
+        allow_remote=allow_remote, transcript_language=transcript_language, lookup=lookup
     )
-    rendered = render_entity(entity, context)
     links = reader.backlinks(entity_id)
-    images = _fetch_images(rendered.remote_resources, cancel) if allow_remote else {}
-    pieces = build_documents(
-        rendered.html + backlinks_html(links, entity_id), lambda: SafeTextDocument(images), css
-    )
-    document = pieces[0]
-    document.setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, rendered.title)
-    app = QCoreApplication.instance()
-    if app is not None:
-        for piece in pieces:
-            piece.moveToThread(app.thread())
-    return RenderResult(
-        entity_id,
-        document,
-        rendered.title,
-        getattr(entity, "url", None),
-        list(rendered.remote_resources),
-        len(rendered.text),
-        _signature(links),
-        pieces[1:],
-    )
+    backlinks = backlinks_html(links, entity_id)
+
+    def result_for(entity: Any, preview: bool) -> RenderResult:
+        rendered = render_entity(entity, context)
+        result = RenderResult(
+            entity_id,
+            None,
+            rendered.title,
+            getattr(entity, "url", None),
+            list(rendered.remote_resources),
+            len(rendered.text),
+            _signature(links),
+            stored_bytes=bounded.stored_bytes,
+            truncated=bounded.truncated,
+            preview=preview,
+        )
+        fetch = allow_remote and not preview
+        images = _fetch_images(rendered.remote_resources, cancel) if fetch else {}
+        return _documents(result, rendered.html + backlinks, rendered.title, images, css)
+
+    if bounded.stored_bytes > PREVIEW_ABOVE_BYTES:
+        progress(result_for(bounded.entity(PREVIEW_CHARS), preview=True))
+        if cancel.is_set():
+            return RenderResult(entity_id, None)
+    return result_for(bounded.entity(), preview=False)
 
 
 class ReaderPane(QWidget):
@@ -273,10 +322,13 @@ class ReaderPane(QWidget):
         *,
         transcript_language: str | None = None,
         allow_all_remote_images: bool = False,
+        item_text_mb: float = DEFAULT_READER_ITEM_TEXT_MB,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("readerpane")
+        self._text_budget = max(1, int(item_text_mb * MEGABYTE))
+        self._whole_allowed: set[str] = set()
         self._cache_path = cache_path
         self._runner = runner
         self._transcript_language = transcript_language
@@ -290,6 +342,7 @@ class ReaderPane(QWidget):
         self._current: RenderResult | None = None
         self._feeder: DocumentFeeder | None = None
         self._feed_then: tuple[str | None, int | None] = (None, None)
+        self._preview_shown = False
         self._build()
 
     def _build(self) -> None:
@@ -318,6 +371,7 @@ class ReaderPane(QWidget):
         row.addWidget(self.images_button)
         row.addWidget(self.browser_button)
         layout.addWidget(bar)
+        layout.addWidget(self._build_truncation_bar())
         self.browser = ReaderBrowser(self)
         self.browser.setObjectName("readerbrowser")
         self.browser.setAccessibleName("Reader")
@@ -328,6 +382,27 @@ class ReaderPane(QWidget):
         self.images_button.clicked.connect(self.load_remote_images)
         self.browser_button.clicked.connect(self.open_original)
         self._show_placeholder("Pick an item on the left to read it here.")
+
+    def _build_truncation_bar(self) -> QWidget:
+        """The notice above a cut-short item, with the action that shows all of it."""
+        self.truncation_bar = QWidget(self)
+        self.truncation_bar.setObjectName("readertruncation")
+        row = QHBoxLayout(self.truncation_bar)
+        row.setContentsMargins(8, 4, 8, 4)
+        self.truncation_label = QLabel("", self.truncation_bar)
+        self.truncation_label.setObjectName("readertruncationtext")
+        self.truncation_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.truncation_label.setWordWrap(True)
+        self.whole_button = self._tool_button(
+            "Show the whole item",
+            "Render all of this item's text (slow for very large items)",
+            "Show the whole item",
+        )
+        self.whole_button.clicked.connect(self.show_whole_item)
+        row.addWidget(self.truncation_label, 1)
+        row.addWidget(self.whole_button)
+        self.truncation_bar.setVisible(False)
+        return self.truncation_bar
 
     def _tool_button(self, text: str, tip: str, name: str) -> QToolButton:
         """A flat toolbar button with a tooltip and an accessible name."""
@@ -400,6 +475,21 @@ class ReaderPane(QWidget):
         self._remote_allowed.add(entity_id)
         self.message.emit("Loading this item's pictures from the web…")
         self._render(entity_id, None)
+
+    @Slot()
+    def show_whole_item(self) -> None:
+        """Render all of the current item's text, past the size budget."""
+        entity_id = self.current_entity_id
+        if entity_id is None:
+            return
+        self._whole_allowed.add(entity_id)
+        self.message.emit("Showing the whole item; a very large one takes a while…")
+        self._render(entity_id, None)
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the item on screen is shown cut short of its text."""
+        return self._current is not None and self._current.truncated
 
     @Slot()
     def open_original(self) -> None:
@@ -496,6 +586,8 @@ class ReaderPane(QWidget):
             self._task.cancel()
         self._pending = (entity_id, anchor)
         allow = self._allow_all_remote or entity_id in self._remote_allowed
+        budget = None if entity_id in self._whole_allowed else self._text_budget
+        self._preview_shown = False
         self._task = (
             self._runner.run(
                 render_document,
@@ -504,19 +596,38 @@ class ReaderPane(QWidget):
                 allow,
                 self._transcript_language,
                 self._css,
+                budget,
                 cancel=True,
+                progress=True,
             )
+            .on_progress(self._on_render_progress)
             .on_success(self._on_render_finished)
             .on_failure(self._on_render_failed)
         )
         self._update_buttons()
 
+    def _is_awaited(self, result: RenderResult) -> bool:
+        """Whether ``result`` is of the render asked for last (else it is dropped)."""
+        if self._pending is not None and result.entity_id == self._pending[0]:
+            return True
+        for document in (result.document, *result.more):
+            if document is not None:
+                document.deleteLater()
+        return False
+
+    @Slot(object)
+    def _on_render_progress(self, result: RenderResult) -> None:
+        """Show the first screen of a large item while the rest is rendered."""
+        if not self._is_awaited(result) or result.document is None:
+            return
+        self._display(result, None)
+        self._preview_shown = True
+        self.entity_shown.emit(result.entity_id)
+
     @Slot(object)
     def _on_render_finished(self, result: RenderResult) -> None:
         """Show a finished render, unless a newer one was asked for meanwhile."""
-        if self._pending is None or result.entity_id != self._pending[0]:
-            if result.document is not None:
-                result.document.deleteLater()
+        if not self._is_awaited(result) or self._pending is None:
             return
         anchor = self._pending[1]
         self._pending = None
@@ -527,6 +638,14 @@ class ReaderPane(QWidget):
             self.title_label.setText("")
             self._update_buttons()
             return
+        self._display(result, anchor)
+        if not self._preview_shown:
+            self.entity_shown.emit(result.entity_id)
+        self._preview_shown = False
+
+    def _display(self, result: RenderResult, anchor: str | None) -> None:
+        """Swap ``result``'s document in (a refresh of the same item keeps its position)."""
+        assert result.document is not None
         previous = self._current.document if self._current else None
         same_item = self._current is not None and self._current.entity_id == result.entity_id
         scrolled = self.browser.verticalScrollBar().value()
@@ -540,6 +659,7 @@ class ReaderPane(QWidget):
             # A refresh of the item being read keeps the reading position.
             self.browser.verticalScrollBar().setValue(scrolled)
         self.title_label.setText(result.title)
+        self._show_truncation(result)
         if result.more:
             # A large document: the rest follows piece by piece; jumps wait for the whole text.
             self._feed_then = (anchor, scrolled if same_item and not anchor else None)
@@ -549,7 +669,15 @@ class ReaderPane(QWidget):
         elif anchor:
             self.scroll_to(anchor)
         self._update_buttons()
-        self.entity_shown.emit(result.entity_id)
+
+    def _show_truncation(self, result: RenderResult) -> None:
+        """Say so above the text when the item is shown cut short."""
+        self.truncation_bar.setVisible(result.truncated)
+        if result.truncated:
+            self.truncation_label.setText(
+                f"This item is {_megabytes(result.stored_bytes)}; showing the first "
+                f"{_megabytes(self._text_budget)}."
+            )
 
     @Slot(object)
     def _on_render_failed(self, exc: Exception) -> None:
@@ -573,6 +701,11 @@ class ReaderPane(QWidget):
             self.browser.verticalScrollBar().setValue(scrolled)
 
     @property
+    def rendering(self) -> bool:
+        """Whether a render of the current item is still running."""
+        return self._pending is not None
+
+    @property
     def loading_more(self) -> bool:
         """Whether pieces of a large document are still being appended."""
         return self._feeder is not None and not self._feeder.done
@@ -588,6 +721,7 @@ class ReaderPane(QWidget):
     def _show_placeholder(self, text: str) -> None:
         """A calm message in place of a document."""
         self._stop_feeder()
+        self.truncation_bar.setVisible(False)
         document = SafeTextDocument()
         document.setDefaultStyleSheet(self._css)
         document.setPlainText(text)
@@ -601,6 +735,7 @@ class ReaderPane(QWidget):
         current = self._current
         self.images_button.setEnabled(bool(current and current.remote_resources))
         self.browser_button.setEnabled(bool(current and current.url))
+        self.whole_button.setEnabled(bool(current and current.truncated))
 
     # -- links -----------------------------------------------------------------------------
 
