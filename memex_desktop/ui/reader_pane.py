@@ -58,6 +58,10 @@ MAX_BACKLINKS_SHOWN = 200
 PREVIEW_ABOVE_BYTES = 1_000_000
 PREVIEW_CHARS = 64_000
 REFERENCE_CHARS = 64_000
+# A document of this many pieces (about 2 MB of HTML) is appended as the reader scrolls
+# towards its end, LOOKAHEAD_SCREENS ahead, rather than all at once.
+LAZY_ABOVE_PIECES = 128
+LOOKAHEAD_SCREENS = 3
 MEGABYTE = 1_000_000
 BACKLINK_SNIPPET_CHARS = 140
 _LINKABLE_ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,200}$")
@@ -376,6 +380,9 @@ class ReaderPane(QWidget):
         self.browser.setObjectName("readerbrowser")
         self.browser.setAccessibleName("Reader")
         self.browser.anchorClicked.connect(self._on_browser_anchor_clicked)
+        bar = self.browser.verticalScrollBar()
+        bar.valueChanged.connect(self._on_scroll_changed)
+        bar.rangeChanged.connect(self._on_scroll_changed)
         layout.addWidget(self.browser, 1)
         self.back_button.clicked.connect(self.go_back)
         self.forward_button.clicked.connect(self.go_forward)
@@ -663,9 +670,13 @@ class ReaderPane(QWidget):
         if result.more:
             # A large document: the rest follows piece by piece; jumps wait for the whole text.
             self._feed_then = (anchor, scrolled if same_item and not anchor else None)
-            self._feeder = DocumentFeeder(result.document, result.more, self)
+            lazy = len(result.more) >= LAZY_ABOVE_PIECES
+            wanted = self._wants_more_text if lazy else None
+            self._feeder = DocumentFeeder(result.document, result.more, self, wanted=wanted)
             self._feeder.finished.connect(self._on_feeder_finished)
             self._feeder.start()
+            if lazy and anchor:
+                self.scroll_to(anchor)
         elif anchor:
             self.scroll_to(anchor)
         self._update_buttons()
@@ -705,10 +716,32 @@ class ReaderPane(QWidget):
         """Whether a render of the current item is still running."""
         return self._pending is not None
 
+    def _wants_more_text(self) -> bool:
+        """Whether the reader is near the end of what is laid out (or a kept reading position
+        lies past it), so the next piece of a huge document should go in."""
+        bar = self.browser.verticalScrollBar()
+        anchor, scrolled = self._feed_then
+        if scrolled is not None:
+            if bar.maximum() < scrolled:
+                return True
+            bar.setValue(scrolled)
+            self._feed_then = (anchor, None)
+        ahead = LOOKAHEAD_SCREENS * max(1, self.browser.viewport().height())
+        return bar.maximum() - bar.value() < ahead
+
+    @Slot()
+    def _on_scroll_changed(self) -> None:
+        """The reader moved (or the text grew): append more of a huge document if wanted."""
+        if self._feeder is not None and self._feeder.waiting and self._wants_more_text():
+            self._feeder.resume()
+
     @property
     def loading_more(self) -> bool:
-        """Whether pieces of a large document are still being appended."""
-        return self._feeder is not None and not self._feeder.done
+        """Whether more of the item is on its way: the rest of a first screen being rendered,
+        or pieces being appended (a huge document waiting for the reader to scroll is not)."""
+        if self._preview_shown and self._pending is not None:
+            return True
+        return self._feeder is not None and not self._feeder.done and not self._feeder.waiting
 
     def _stop_feeder(self) -> None:
         """Stop appending pieces of the document being replaced."""

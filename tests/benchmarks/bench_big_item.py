@@ -25,10 +25,30 @@ MAX_ITEM_BYTES = 50_000_000
 SMALL_ITEM_BYTES = 20_000
 BIG_ID = "big-article"
 SMALL_ID = "small-article"
-_WORDS = (
-    "harbour lantern orchard canal ledger quietly measures repairs survey tide gate keeper "
-    "notebook engine bridge river northern careful brittle generous signal archive"
-).split()
+_WORDS = [
+    "harbour",
+    "lantern",
+    "orchard",
+    "canal",
+    "ledger",
+    "quietly",
+    "measures",
+    "repairs",
+    "survey",
+    "tide",
+    "gate",
+    "keeper",
+    "notebook",
+    "engine",
+    "bridge",
+    "river",
+    "northern",
+    "careful",
+    "brittle",
+    "generous",
+    "signal",
+    "archive",
+]
 
 # The child process: opens one item in a reader pane and reports its timings and peak memory.
 _OPEN_ITEM = """
