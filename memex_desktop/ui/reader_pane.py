@@ -44,6 +44,7 @@ from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.render.remote_images import fetch_images
 from memex_desktop.settings import DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import Backlink, ChangeSet
+from memex_desktop.store.bounded import BoundedEntity
 from memex_desktop.ui.links import LinkTarget, classify_link, entity_link
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.progressive_document import DocumentFeeder, build_documents
@@ -266,8 +267,10 @@ def render_document(
     ``progress``) so its first screen shows at once; the full render follows.
     """
     reader = thread_reader(cache_path)
-    bounded = reader.entity_within(entity_id, sys.maxsize if text_budget is None else text_budget)
-    if bounded is None:
+    budget = sys.maxsize if text_budget is None else text_budget
+    # A first read of a screenful or two: all of a small item, the start of a large one.
+    first = reader.entity_within(entity_id, min(budget, PREVIEW_CHARS))
+    if first is None:
         return RenderResult(entity_id, None)
 
     def lookup(reference_id: str) -> Any:
@@ -281,7 +284,7 @@ def render_document(
     links = reader.backlinks(entity_id)
     backlinks = backlinks_html(links, entity_id)
 
-    def result_for(entity: Any, preview: bool) -> RenderResult:
+    def result_for(entity: Any, bounded: BoundedEntity, preview: bool) -> RenderResult:
         rendered = render_entity(entity, context)
         result = RenderResult(
             entity_id,
@@ -299,11 +302,16 @@ def render_document(
         images = _fetch_images(rendered.remote_resources, cancel) if fetch else {}
         return _documents(result, rendered.html + backlinks, rendered.title, images, css)
 
-    if bounded.stored_bytes > PREVIEW_ABOVE_BYTES:
-        progress(result_for(bounded.entity(PREVIEW_CHARS), preview=True))
-        if cancel.is_set():
-            return RenderResult(entity_id, None)
-    return result_for(bounded.entity(), preview=False)
+    if not first.truncated or budget <= PREVIEW_CHARS:
+        return result_for(first.entity(), first, preview=False)
+    if first.stored_bytes > PREVIEW_ABOVE_BYTES:
+        progress(result_for(first.entity(), first, preview=True))
+    if cancel.is_set():
+        return RenderResult(entity_id, None)
+    whole = reader.entity_within(entity_id, budget)
+    if whole is None:  # deleted meanwhile
+        return RenderResult(entity_id, None)
+    return result_for(whole.entity(), whole, preview=False)
 
 
 class ReaderPane(QWidget):
