@@ -78,8 +78,9 @@ a { color: #2f6fdb; text-decoration: none; }
 
 
 def _megabytes(size: int) -> str:
-    """A size for people: ``50 MB``, ``8 MB``, ``1.5 MB``."""
-    return f"{size / MEGABYTE:.3g} MB"
+    """A size for people: ``50 MB``, ``8 MB``, ``1.5 MB``, ``0.3 MB``."""
+    megabytes = size / MEGABYTE
+    return f"{round(megabytes)} MB" if megabytes >= 10 else f"{megabytes:.2g} MB"
 
 
 def reader_css() -> str:
