@@ -30,7 +30,8 @@ BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_big_i
 def _benchmark() -> ModuleType:
     """The big item benchmark module (its article generator and its measuring process)."""
     spec = importlib.util.spec_from_file_location("bench_big_item_for_tests", BENCHMARK)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -81,7 +82,9 @@ def _open(qtbot: Any, pane: ReaderPane, entity_id: str) -> None:
     qtbot.waitUntil(lambda: not pane.rendering and not pane.loading_more, timeout=60_000)
 
 
-def test_an_item_past_the_budget_is_cut_and_marked(qtbot: Any, tmp_path: Path, runner) -> None:
+def test_an_item_past_the_budget_is_cut_and_marked(
+    qtbot: Any, tmp_path: Path, runner: TaskRunner
+) -> None:
     cache = _cache(tmp_path / "cache.db", big=300_000, small=2_000)
     pane = _pane(qtbot, cache, runner, item_text_mb=0.05)
     _open(qtbot, pane, "big")
