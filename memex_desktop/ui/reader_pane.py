@@ -4,8 +4,13 @@ Rendering (parse, markdown, sanitising) and building the QTextDocument run on a 
 the GUI thread only swaps the finished document in. Links never navigate by themselves
 (``setOpenLinks(False)``): ``memex://entity/ID`` opens inside the app, ``http(s)`` opens in the
 browser only after the person saw the full address, everything else is refused. Resources are
-never read from disk, and remote images are fetched (by the app, off the GUI thread) only after
-the person asked for them for this item.
+never read from disk, and remote images are fetched (by the app, off the GUI thread, through
+:mod:`memex_desktop.render.remote_images`) only after the person asked for them for this item.
+
+A big item is read within a text budget (the ``reader_item_text_mb`` setting): past it, the view
+is cut there and says so, with an action that shows the whole item. An item of more than a
+megabyte shows its first screen before the rest is rendered, and a huge document is laid out
+as the person scrolls towards its end rather than all at once.
 """
 
 from __future__ import annotations
