@@ -218,7 +218,7 @@ async def _fetch_within_deadline(
             found.refused[url] = f"not complete within {policy.deadline_s:g} s"
         except ImageRefused as exc:
             found.refused[url] = str(exc)
-        except (httpx.HTTPError, OSError) as exc:
+        except (httpx.HTTPError, httpx.InvalidURL, OSError, ValueError) as exc:
             found.refused[url] = f"network error ({type(exc).__name__})"
 
 

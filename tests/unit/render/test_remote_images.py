@@ -18,7 +18,9 @@ import pytest
 
 from memex_desktop.render.remote_images import (
     DEFAULT_POLICY,
+    FetchedImages,
     ImagePolicy,
+    Resolver,
     fetch_images,
     is_public_address,
     wanted_images,
@@ -130,7 +132,7 @@ def image_server() -> Iterator[ImageServer]:
         thread.join(5)
 
 
-def _names(mapping: dict[str, list[str]]) -> object:
+def _names(mapping: dict[str, list[str]]) -> Resolver:
     """A resolver answering from ``mapping`` (a name it lacks is not found)."""
 
     async def resolve(host: str, port: int) -> list[str]:
@@ -222,8 +224,9 @@ def test_cancel_returns_within_200_ms(image_server: ImageServer) -> None:
     assert not worker.is_alive()
     assert time.monotonic() - cancelled_at < 0.2
     (found,) = outcome
-    assert getattr(found, "cancelled", False)
-    assert found.refused[urls[0]] == "cancelled"  # type: ignore[attr-defined]
+    assert isinstance(found, FetchedImages)
+    assert found.cancelled
+    assert found.refused[urls[0]] == "cancelled"
 
 
 def test_an_endless_image_is_cut_at_the_cap(image_server: ImageServer) -> None:
