@@ -290,7 +290,7 @@ def render_document(
     links = reader.backlinks(entity_id)
     backlinks = backlinks_html(links, entity_id)
 
-    def result_for(entity: Any, bounded: BoundedEntity, preview: bool) -> RenderResult:
+    def result_for(entity: Any, bounded: BoundedEntity, preview: bool = False) -> RenderResult:
         rendered = render_entity(entity, context)
         result = RenderResult(
             entity_id,
@@ -301,7 +301,8 @@ def render_document(
             len(rendered.text),
             _signature(links),
             stored_bytes=bounded.stored_bytes,
-            truncated=bounded.truncated,
+            # A first screen cannot know yet; an item stored bigger than the budget is cut.
+            truncated=bounded.stored_bytes > budget if preview else bounded.truncated,
             preview=preview,
         )
         fetch = allow_remote and not preview
@@ -309,7 +310,7 @@ def render_document(
         return _documents(result, rendered.html + backlinks, rendered.title, images, css)
 
     if not first.truncated or budget <= PREVIEW_CHARS:
-        return result_for(first.entity(), first, preview=False)
+        return result_for(first.entity(), first)
     if first.stored_bytes > PREVIEW_ABOVE_BYTES:
         progress(result_for(first.entity(), first, preview=True))
     if cancel.is_set():
@@ -317,7 +318,7 @@ def render_document(
     whole = reader.entity_within(entity_id, budget)
     if whole is None:  # deleted meanwhile
         return RenderResult(entity_id, None)
-    return result_for(whole.entity(), whole, preview=False)
+    return result_for(whole.entity(), whole)
 
 
 class ReaderPane(QWidget):

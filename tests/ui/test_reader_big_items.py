@@ -118,6 +118,7 @@ def test_a_large_item_shows_its_first_screen_before_the_rest(
     pane.show_entity("large")
     shown.wait(qtbot, 30_000)
     assert pane.loading_more  # the first screen is up, the rest is on its way
+    assert not pane.truncation_bar.isVisible()  # within the budget: nothing will be cut
     qtbot.waitUntil(lambda: not pane.rendering and not pane.loading_more, timeout=60_000)
     assert shown.calls == [["large"]]  # shown once, at its first screen
     assert lengths[0] <= PREVIEW_CHARS
@@ -143,6 +144,20 @@ def test_a_huge_document_is_laid_out_as_it_is_read(
 def _open_in_new_process(cache: Path, entity_id: str, item_text_mb: float) -> dict[str, Any]:
     measured: dict[str, Any] = bench.open_item(cache, entity_id, item_text_mb)
     return measured
+
+
+def test_a_huge_item_is_marked_from_its_first_screen(
+    qtbot: Any, tmp_path: Path, runner: TaskRunner
+) -> None:
+    cache = _cache(tmp_path / "cache.db", huge=2_500_000)
+    pane = _pane(qtbot, cache, runner, item_text_mb=2.0)
+    shown = Emitted(pane.entity_shown)
+    pane.show_entity("huge")
+    shown.wait(qtbot, 30_000)
+    assert pane.truncation_bar.isVisible()
+    assert pane.truncation_label.text() == "This item is 2.5 MB; showing the first 2 MB."
+    qtbot.waitUntil(lambda: not pane.rendering and not pane.loading_more, timeout=60_000)
+    assert pane.truncated
 
 
 def test_an_item_past_the_budget_opens_fast_and_small(tmp_path: Path) -> None:
