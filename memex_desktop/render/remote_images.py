@@ -235,8 +235,11 @@ async def _fetch_batch(
     found = FetchedImages()
     timeout = httpx.Timeout(policy.deadline_s, connect=policy.connect_timeout_s)
     # No proxies from the environment: a proxy would connect to addresses never checked here.
+    # No kept-alive connections: connections are keyed by address, so a second host on the
+    # same address would reuse a TLS session whose certificate named the first.
+    limits = httpx.Limits(max_keepalive_connections=0)
     async with httpx.AsyncClient(
-        timeout=timeout, follow_redirects=False, trust_env=False
+        timeout=timeout, limits=limits, follow_redirects=False, trust_env=False
     ) as client:
         slots = asyncio.Semaphore(max(1, policy.parallel))
         fetches: asyncio.Future[Any] = asyncio.gather(

@@ -36,6 +36,7 @@ class ImageServer:
 
     port: int = 0
     requests: list[tuple[str, str]] = field(default_factory=list)
+    client_ports: list[int] = field(default_factory=list)
     drip_started: threading.Event = field(default_factory=threading.Event)
     stopping: threading.Event = field(default_factory=threading.Event)
 
@@ -61,6 +62,7 @@ def _handler(server: ImageServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             server.requests.append((self.path, self.headers.get("Host", "")))
+            server.client_ports.append(self.client_address[1])
             port = server.port
             redirects = {
                 "/to-loopback": f"http://127.0.0.1:{port}/ok.png",
@@ -197,6 +199,16 @@ def test_the_connection_goes_to_the_checked_address(image_server: ImageServer) -
     found = fetch_images([url], threading.Event(), policy)
     assert found.images == {url: IMAGE}
     assert image_server.requests == [("/ok.png", f"cdn.test:{image_server.port}")]
+
+
+def test_each_image_gets_its_own_connection(image_server: ImageServer) -> None:
+    """Two names on one address never share a connection (nor, over TLS, a certificate)."""
+    names = {"cdn-a.test": ["127.0.0.1"], "cdn-b.test": ["127.0.0.1"]}
+    policy = replace(LOCAL_TEST, resolver=_names(names), parallel=1)
+    urls = [image_server.url("/ok.png", host=name) for name in names]
+    found = fetch_images(urls, threading.Event(), policy)
+    assert set(found.images) == set(urls)
+    assert len(set(image_server.client_ports)) == 2
 
 
 def test_a_dripping_image_is_abandoned_at_its_deadline(image_server: ImageServer) -> None:
