@@ -180,6 +180,7 @@ def build_main_window(
         open_settings=context.open_settings,
         transcript_language=settings.transcript_language,
         allow_remote_images=settings.allow_remote_images,
+        reader_item_text_mb=settings.reader_item_text_mb,
     )
     if context.provider is not None:
         context.window.status.showMessage("Signed in with Memex", 8000)

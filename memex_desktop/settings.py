@@ -46,6 +46,7 @@ CONNECTION_ENV_VARS = (
     USER_ID_ENV,
 )
 DEFAULT_API_URL = "https://memex.garden/api"
+DEFAULT_READER_ITEM_TEXT_MB = 8.0
 
 RemoteSearchMode = Literal["off", "on_demand", "as_you_type"]
 
@@ -121,6 +122,15 @@ class Settings(BaseModel):
     allow_remote_images: bool = Field(
         default=False,
         description="Load remote images in the reader for every item (off: per item on request).",
+    )
+    reader_item_text_mb: float = Field(
+        default=DEFAULT_READER_ITEM_TEXT_MB,
+        gt=0,
+        le=1024,
+        description=(
+            "Most text of one item the reader shows at once, in MB (millions of characters); "
+            "a bigger item opens cut there, clearly marked, with an action to show the rest."
+        ),
     )
     transcript_language: str | None = Field(
         default=None,

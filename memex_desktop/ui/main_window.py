@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop.errors import UserMessage
+from memex_desktop.settings import DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import CacheReader, ChangeSet
 from memex_desktop.sync import SyncReport
 from memex_desktop.ui.about_dialog import AboutDialog
@@ -92,6 +93,7 @@ class MainWindow(QMainWindow):
         open_settings: Callable[[MainWindow], None] | None = None,
         transcript_language: str | None = None,
         allow_remote_images: bool = False,
+        reader_item_text_mb: float = DEFAULT_READER_ITEM_TEXT_MB,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -107,7 +109,7 @@ class MainWindow(QMainWindow):
         self._qsettings = qsettings
         self._open_settings = open_settings
         self._doctor: DoctorDialog | None = None
-        self._build(transcript_language, allow_remote_images)
+        self._build(transcript_language, allow_remote_images, reader_item_text_mb)
         self.search = SearchController(
             reader=reader,
             runner=runner,
@@ -149,7 +151,9 @@ class MainWindow(QMainWindow):
 
     # -- construction ----------------------------------------------------------------------
 
-    def _build(self, transcript_language: str | None, allow_remote_images: bool) -> None:
+    def _build(
+        self, transcript_language: str | None, allow_remote_images: bool, item_text_mb: float
+    ) -> None:
         """Sidebar | search + results | reader in a splitter; panes as docks."""
         self.sidebar = Sidebar(self.reader, self)
         self.search_bar = SearchBar(self)
@@ -169,6 +173,7 @@ class MainWindow(QMainWindow):
             self.runner,
             transcript_language=transcript_language,
             allow_all_remote_images=allow_remote_images,
+            item_text_mb=item_text_mb,
             parent=self,
         )
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)

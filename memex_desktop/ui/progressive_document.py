@@ -28,6 +28,7 @@ _VOID = frozenset(
 
 
 _END_TAGS = re.compile(r"</[a-z0-9]+\s*>", re.I)
+_NEWLINE = re.compile("\n")
 
 
 class _Splitter(HTMLParser):
@@ -37,10 +38,7 @@ class _Splitter(HTMLParser):
         super().__init__(convert_charrefs=False)
         self._text = text
         self._target = target
-        self._line_starts = [0]
-        for index, char in enumerate(text):
-            if char == "\n":
-                self._line_starts.append(index + 1)
+        self._line_starts = [0] + [found.end() for found in _NEWLINE.finditer(text)]
         self._stack: list[tuple[str, str]] = []
         self._piece_start = 0
         self._prefix = ""
@@ -109,7 +107,8 @@ def build_documents(
 
 
 class DocumentFeeder(QObject):
-    """Appends the remaining pieces to a shown document, one per event-loop turn.
+    """Appends the remaining pieces to a shown document, one per event-loop turn (or, given
+    ``wanted``, only while it asks for more).
 
     Signals:
         finished(): every piece is in the document.
@@ -118,11 +117,19 @@ class DocumentFeeder(QObject):
     finished = Signal()
 
     def __init__(
-        self, target: QTextDocument, pieces: list[QTextDocument], parent: QObject | None = None
+        self,
+        target: QTextDocument,
+        pieces: list[QTextDocument],
+        parent: QObject | None = None,
+        *,
+        wanted: Callable[[], bool] | None = None,
     ) -> None:
         super().__init__(parent)
         self._target = target
         self._pieces = list(pieces)
+        # When given, pieces go in only while it says more text is wanted (the reader is near
+        # the end of what is laid out): a huge document then costs memory as it is read.
+        self._wanted = wanted
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -139,6 +146,16 @@ class DocumentFeeder(QObject):
             self._timer.start()
         else:
             self.finished.emit()
+
+    @property
+    def waiting(self) -> bool:
+        """Whether pieces are left but none is wanted yet (see ``resume``)."""
+        return bool(self._pieces) and not self._timer.isActive()
+
+    def resume(self) -> None:
+        """Go on appending if pieces are left (after the reader moved towards the end)."""
+        if self._pieces and not self._timer.isActive():
+            self._timer.start()
 
     def stop(self) -> None:
         """Drop the pieces not appended yet (another document replaces this one)."""
@@ -168,7 +185,7 @@ class DocumentFeeder(QObject):
     @Slot()
     def _on_timer_timeout(self) -> None:
         """Append one piece; schedule the next or announce the end."""
-        if not self._pieces:
+        if not self._pieces or (self._wanted is not None and not self._wanted()):
             return
         self._append_next()
         if self._pieces:

@@ -5,7 +5,13 @@ the GUI thread only swaps the finished document in. Links never navigate by them
 (``setOpenLinks(False)``): ``memex://entity/ID`` opens inside the app, ``http(s)`` opens in the
 browser only after the person saw where it really goes (ui/link_dialog.py), everything else is
 refused. Resources are never read from disk, and remote images are fetched (by the app, off the
-GUI thread) only after the person asked for them for this item.
+GUI thread, through :mod:`memex_desktop.render.remote_images`) only after the person asked for
+them for this item.
+
+A big item is read within a text budget (the ``reader_item_text_mb`` setting): past it, the view
+is cut there and says so, with an action that shows the whole item. An item of more than a
+megabyte shows its first screen before the rest is rendered, and a huge document is laid out
+as the person scrolls towards its end rather than all at once.
 """
 
 from __future__ import annotations
@@ -13,13 +19,13 @@ from __future__ import annotations
 import html
 import logging
 import re
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 from PySide6.QtCore import QCoreApplication, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QDesktopServices,
@@ -40,7 +46,10 @@ from PySide6.QtWidgets import (
 from memex_desktop import paths
 from memex_desktop.errors import user_message
 from memex_desktop.render import RenderContext, render_entity
+from memex_desktop.render.remote_images import fetch_images
+from memex_desktop.settings import DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import Backlink, ChangeSet
+from memex_desktop.store.bounded import BoundedEntity
 from memex_desktop.ui.link_dialog import confirm_link
 from memex_desktop.ui.links import LinkTarget, classify_link, entity_link, link_confirmation
 from memex_desktop.ui.messages import message_line
@@ -51,9 +60,16 @@ from memex_desktop.ui.tasks import Task, TaskRunner
 log = logging.getLogger(__name__)
 
 _TIME_HREF = re.compile(r"[?&]t=(\d+)")
-MAX_REMOTE_IMAGES = 24
-MAX_IMAGE_BYTES = 5 * 1024 * 1024
 MAX_BACKLINKS_SHOWN = 200
+# Items stored bigger than this show a first screen of PREVIEW_CHARS first, the rest after.
+PREVIEW_ABOVE_BYTES = 1_000_000
+PREVIEW_CHARS = 64_000
+REFERENCE_CHARS = 64_000
+# A document of this many pieces (about 2 MB of HTML) is appended as the reader scrolls
+# towards its end, LOOKAHEAD_SCREENS ahead, rather than all at once.
+LAZY_ABOVE_PIECES = 128
+LOOKAHEAD_SCREENS = 3
+MEGABYTE = 1_000_000
 BACKLINK_SNIPPET_CHARS = 140
 _LINKABLE_ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,200}$")
 _BACKLINK_KINDS = {"annotates": "note", "reply": "reply", "references": "mentions this"}
@@ -65,6 +81,12 @@ blockquote { margin-left: 12px; color: #555; }
 pre, code { font-family: monospace; background: #f4f5f7; }
 a { color: #2f6fdb; text-decoration: none; }
 """
+
+
+def _megabytes(size: int) -> str:
+    """A size for people: ``50 MB``, ``8 MB``, ``1.5 MB``, ``0.3 MB``."""
+    megabytes = size / MEGABYTE
+    return f"{round(megabytes)} MB" if megabytes >= 10 else f"{megabytes:.2g} MB"
 
 
 def reader_css() -> str:
@@ -199,34 +221,39 @@ class RenderResult:
     backlinks: tuple[str, ...] = ()
     # Further pieces of a large document, appended after the first is on screen.
     more: list[QTextDocument] = field(default_factory=list)
+    # The size of the stored item, and whether what is shown stops short of its text.
+    stored_bytes: int = 0
+    truncated: bool = False
+    # A first screen of a large item, shown while the rest is rendered.
+    preview: bool = False
 
 
 def _fetch_images(urls: list[str], cancel: threading.Event) -> dict[str, QImage]:
-    """Fetch remote images the person allowed for one item (bounded count, size and time)."""
+    """The remote images the person allowed for one item, decoded (see render.remote_images)."""
+    fetched = fetch_images(urls, cancel)
+    for url, reason in fetched.refused.items():
+        log.info("remote image not loaded (%s): %s", reason, url[:200])
     images: dict[str, QImage] = {}
-    wanted = [u for u in dict.fromkeys(urls) if u.lower().startswith(("http://", "https://"))]
-    if not wanted:
-        return images
-    with httpx.Client(timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=True) as client:
-        for url in wanted[:MAX_REMOTE_IMAGES]:
-            if cancel.is_set():
-                break
-            try:
-                with client.stream("GET", url) as response:
-                    if response.status_code != 200:
-                        continue
-                    body = bytearray()
-                    for chunk in response.iter_bytes():
-                        body += chunk
-                        if len(body) > MAX_IMAGE_BYTES:
-                            break
-            except httpx.HTTPError as exc:
-                log.info("remote image not loaded (%s)", type(exc).__name__)
-                continue
-            image = QImage.fromData(bytes(body)) if len(body) <= MAX_IMAGE_BYTES else QImage()
-            if not image.isNull():
-                images[url] = image
+    for url, body in fetched.images.items():
+        image = QImage.fromData(body)
+        if not image.isNull():
+            images[url] = image
     return images
+
+
+def _documents(
+    result: RenderResult, html_text: str, title: str, images: dict[str, QImage], css: str
+) -> RenderResult:
+    """``result`` with the documents of ``html_text`` built and moved to the GUI thread."""
+    pieces = build_documents(html_text, lambda: SafeTextDocument(images), css)
+    pieces[0].setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, title)
+    app = QCoreApplication.instance()
+    if app is not None:
+        for piece in pieces:
+            piece.moveToThread(app.thread())
+    result.document = pieces[0]
+    result.more = pieces[1:]
+    return result
 
 
 def render_document(
@@ -235,39 +262,64 @@ def render_document(
     allow_remote: bool,
     transcript_language: str | None,
     css: str,
+    text_budget: int | None,
     *,
     cancel: threading.Event,
+    progress: Callable[[RenderResult], None],
 ) -> RenderResult:
-    """Worker: load the entity, render it, build the document and hand it to the GUI thread."""
+    """Worker: load the entity (within ``text_budget`` characters of text; None: all of it),
+    render it, build the document and hand it to the GUI thread.
+
+    A large item first goes out as a preview (its first PREVIEW_CHARS of text, through
+    ``progress``) so its first screen shows at once; the full render follows.
+    """
     reader = thread_reader(cache_path)
-    entity = reader.entity(entity_id)
-    if entity is None:
+    budget = sys.maxsize if text_budget is None else text_budget
+    # A first read of a screenful or two: all of a small item, the start of a large one.
+    first = reader.entity_within(entity_id, min(budget, PREVIEW_CHARS))
+    if first is None:
         return RenderResult(entity_id, None)
+
+    def lookup(reference_id: str) -> Any:
+        # A card shows a title and a few lines: a huge referenced item is read cut short.
+        found = reader.entity_within(reference_id, REFERENCE_CHARS)
+        return found.entity() if found is not None else None
+
     context = RenderContext(
-        allow_remote=allow_remote, transcript_language=transcript_language, lookup=reader.entity
+        allow_remote=allow_remote, transcript_language=transcript_language, lookup=lookup
     )
-    rendered = render_entity(entity, context)
     links = reader.backlinks(entity_id)
-    images = _fetch_images(rendered.remote_resources, cancel) if allow_remote else {}
-    pieces = build_documents(
-        rendered.html + backlinks_html(links, entity_id), lambda: SafeTextDocument(images), css
-    )
-    document = pieces[0]
-    document.setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, rendered.title)
-    app = QCoreApplication.instance()
-    if app is not None:
-        for piece in pieces:
-            piece.moveToThread(app.thread())
-    return RenderResult(
-        entity_id,
-        document,
-        rendered.title,
-        getattr(entity, "url", None),
-        list(rendered.remote_resources),
-        len(rendered.text),
-        _signature(links),
-        pieces[1:],
-    )
+    backlinks = backlinks_html(links, entity_id)
+
+    def result_for(entity: Any, bounded: BoundedEntity, preview: bool = False) -> RenderResult:
+        rendered = render_entity(entity, context)
+        result = RenderResult(
+            entity_id,
+            None,
+            rendered.title,
+            getattr(entity, "url", None),
+            list(rendered.remote_resources),
+            len(rendered.text),
+            _signature(links),
+            stored_bytes=bounded.stored_bytes,
+            # A first screen cannot know yet; an item stored bigger than the budget is cut.
+            truncated=bounded.stored_bytes > budget if preview else bounded.truncated,
+            preview=preview,
+        )
+        fetch = allow_remote and not preview
+        images = _fetch_images(rendered.remote_resources, cancel) if fetch else {}
+        return _documents(result, rendered.html + backlinks, rendered.title, images, css)
+
+    if not first.truncated or budget <= PREVIEW_CHARS:
+        return result_for(first.entity(), first)
+    if first.stored_bytes > PREVIEW_ABOVE_BYTES:
+        progress(result_for(first.entity(), first, preview=True))
+    if cancel.is_set():
+        return RenderResult(entity_id, None)
+    whole = reader.entity_within(entity_id, budget)
+    if whole is None:  # deleted meanwhile
+        return RenderResult(entity_id, None)
+    return result_for(whole.entity(), whole)
 
 
 class ReaderPane(QWidget):
@@ -290,10 +342,13 @@ class ReaderPane(QWidget):
         *,
         transcript_language: str | None = None,
         allow_all_remote_images: bool = False,
+        item_text_mb: float = DEFAULT_READER_ITEM_TEXT_MB,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("readerpane")
+        self._text_budget = max(1, int(item_text_mb * MEGABYTE))
+        self._whole_allowed: set[str] = set()
         self._cache_path = cache_path
         self._runner = runner
         self._transcript_language = transcript_language
@@ -307,6 +362,7 @@ class ReaderPane(QWidget):
         self._current: RenderResult | None = None
         self._feeder: DocumentFeeder | None = None
         self._feed_then: tuple[str | None, int | None] = (None, None)
+        self._preview_shown = False
         self._build()
 
     def _build(self) -> None:
@@ -335,16 +391,41 @@ class ReaderPane(QWidget):
         row.addWidget(self.images_button)
         row.addWidget(self.browser_button)
         layout.addWidget(bar)
+        layout.addWidget(self._build_truncation_bar())
         self.browser = ReaderBrowser(self)
         self.browser.setObjectName("readerbrowser")
         self.browser.setAccessibleName("Reader")
         self.browser.anchorClicked.connect(self._on_browser_anchor_clicked)
+        bar = self.browser.verticalScrollBar()
+        bar.valueChanged.connect(self._on_scroll_changed)
+        bar.rangeChanged.connect(self._on_scroll_changed)
         layout.addWidget(self.browser, 1)
         self.back_button.clicked.connect(self.go_back)
         self.forward_button.clicked.connect(self.go_forward)
         self.images_button.clicked.connect(self.load_remote_images)
         self.browser_button.clicked.connect(self.open_original)
         self._show_placeholder("Pick an item on the left to read it here.")
+
+    def _build_truncation_bar(self) -> QWidget:
+        """The notice above a cut-short item, with the action that shows all of it."""
+        self.truncation_bar = QWidget(self)
+        self.truncation_bar.setObjectName("readertruncation")
+        row = QHBoxLayout(self.truncation_bar)
+        row.setContentsMargins(8, 4, 8, 4)
+        self.truncation_label = QLabel("", self.truncation_bar)
+        self.truncation_label.setObjectName("readertruncationtext")
+        self.truncation_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.truncation_label.setWordWrap(True)
+        self.whole_button = self._tool_button(
+            "Show the whole item",
+            "Render all of this item's text (slow for very large items)",
+            "Show the whole item",
+        )
+        self.whole_button.clicked.connect(self.show_whole_item)
+        row.addWidget(self.truncation_label, 1)
+        row.addWidget(self.whole_button)
+        self.truncation_bar.setVisible(False)
+        return self.truncation_bar
 
     def _tool_button(self, text: str, tip: str, name: str) -> QToolButton:
         """A flat toolbar button with a tooltip and an accessible name."""
@@ -417,6 +498,21 @@ class ReaderPane(QWidget):
         self._remote_allowed.add(entity_id)
         self.message.emit("Loading this item's pictures from the web…")
         self._render(entity_id, None)
+
+    @Slot()
+    def show_whole_item(self) -> None:
+        """Render all of the current item's text, past the size budget."""
+        entity_id = self.current_entity_id
+        if entity_id is None:
+            return
+        self._whole_allowed.add(entity_id)
+        self.message.emit("Showing the whole item; a very large one takes a while…")
+        self._render(entity_id, None)
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the item on screen is shown cut short of its text."""
+        return self._current is not None and self._current.truncated
 
     @Slot()
     def open_original(self) -> None:
@@ -508,6 +604,8 @@ class ReaderPane(QWidget):
             self._task.cancel()
         self._pending = (entity_id, anchor)
         allow = self._allow_all_remote or entity_id in self._remote_allowed
+        budget = None if entity_id in self._whole_allowed else self._text_budget
+        self._preview_shown = False
         self._task = (
             self._runner.run(
                 render_document,
@@ -516,19 +614,38 @@ class ReaderPane(QWidget):
                 allow,
                 self._transcript_language,
                 self._css,
+                budget,
                 cancel=True,
+                progress=True,
             )
+            .on_progress(self._on_render_progress)
             .on_success(self._on_render_finished)
             .on_failure(self._on_render_failed)
         )
         self._update_buttons()
 
+    def _is_awaited(self, result: RenderResult) -> bool:
+        """Whether ``result`` is of the render asked for last (else it is dropped)."""
+        if self._pending is not None and result.entity_id == self._pending[0]:
+            return True
+        for document in (result.document, *result.more):
+            if document is not None:
+                document.deleteLater()
+        return False
+
+    @Slot(object)
+    def _on_render_progress(self, result: RenderResult) -> None:
+        """Show the first screen of a large item while the rest is rendered."""
+        if not self._is_awaited(result) or result.document is None:
+            return
+        self._display(result, None)
+        self._preview_shown = True
+        self.entity_shown.emit(result.entity_id)
+
     @Slot(object)
     def _on_render_finished(self, result: RenderResult) -> None:
         """Show a finished render, unless a newer one was asked for meanwhile."""
-        if self._pending is None or result.entity_id != self._pending[0]:
-            if result.document is not None:
-                result.document.deleteLater()
+        if not self._is_awaited(result) or self._pending is None:
             return
         anchor = self._pending[1]
         self._pending = None
@@ -539,6 +656,14 @@ class ReaderPane(QWidget):
             self.title_label.setText("")
             self._update_buttons()
             return
+        self._display(result, anchor)
+        if not self._preview_shown:
+            self.entity_shown.emit(result.entity_id)
+        self._preview_shown = False
+
+    def _display(self, result: RenderResult, anchor: str | None) -> None:
+        """Swap ``result``'s document in (a refresh of the same item keeps its position)."""
+        assert result.document is not None
         previous = self._current.document if self._current else None
         same_item = self._current is not None and self._current.entity_id == result.entity_id
         scrolled = self.browser.verticalScrollBar().value()
@@ -552,16 +677,29 @@ class ReaderPane(QWidget):
             # A refresh of the item being read keeps the reading position.
             self.browser.verticalScrollBar().setValue(scrolled)
         self.title_label.setText(result.title)
+        self._show_truncation(result)
         if result.more:
             # A large document: the rest follows piece by piece; jumps wait for the whole text.
             self._feed_then = (anchor, scrolled if same_item and not anchor else None)
-            self._feeder = DocumentFeeder(result.document, result.more, self)
+            lazy = len(result.more) >= LAZY_ABOVE_PIECES
+            wanted = self._wants_more_text if lazy else None
+            self._feeder = DocumentFeeder(result.document, result.more, self, wanted=wanted)
             self._feeder.finished.connect(self._on_feeder_finished)
             self._feeder.start()
+            if lazy and anchor:
+                self.scroll_to(anchor)
         elif anchor:
             self.scroll_to(anchor)
         self._update_buttons()
-        self.entity_shown.emit(result.entity_id)
+
+    def _show_truncation(self, result: RenderResult) -> None:
+        """Say so above the text when the item is shown cut short."""
+        self.truncation_bar.setVisible(result.truncated)
+        if result.truncated:
+            self.truncation_label.setText(
+                f"This item is {_megabytes(result.stored_bytes)}; showing the first "
+                f"{_megabytes(self._text_budget)}."
+            )
 
     @Slot(object)
     def _on_render_failed(self, exc: Exception) -> None:
@@ -585,9 +723,36 @@ class ReaderPane(QWidget):
             self.browser.verticalScrollBar().setValue(scrolled)
 
     @property
+    def rendering(self) -> bool:
+        """Whether a render of the current item is still running."""
+        return self._pending is not None
+
+    def _wants_more_text(self) -> bool:
+        """Whether the reader is near the end of what is laid out (or a kept reading position
+        lies past it), so the next piece of a huge document should go in."""
+        bar = self.browser.verticalScrollBar()
+        anchor, scrolled = self._feed_then
+        if scrolled is not None:
+            if bar.maximum() < scrolled:
+                return True
+            bar.setValue(scrolled)
+            self._feed_then = (anchor, None)
+        ahead = LOOKAHEAD_SCREENS * max(1, self.browser.viewport().height())
+        return bar.maximum() - bar.value() < ahead
+
+    @Slot()
+    def _on_scroll_changed(self) -> None:
+        """The reader moved (or the text grew): append more of a huge document if wanted."""
+        if self._feeder is not None and self._feeder.waiting and self._wants_more_text():
+            self._feeder.resume()
+
+    @property
     def loading_more(self) -> bool:
-        """Whether pieces of a large document are still being appended."""
-        return self._feeder is not None and not self._feeder.done
+        """Whether more of the item is on its way: the rest of a first screen being rendered,
+        or pieces being appended (a huge document waiting for the reader to scroll is not)."""
+        if self._preview_shown and self._pending is not None:
+            return True
+        return self._feeder is not None and not self._feeder.done and not self._feeder.waiting
 
     def _stop_feeder(self) -> None:
         """Stop appending pieces of the document being replaced."""
@@ -600,6 +765,7 @@ class ReaderPane(QWidget):
     def _show_placeholder(self, text: str) -> None:
         """A calm message in place of a document."""
         self._stop_feeder()
+        self.truncation_bar.setVisible(False)
         document = SafeTextDocument()
         document.setDefaultStyleSheet(self._css)
         document.setPlainText(text)
@@ -613,6 +779,7 @@ class ReaderPane(QWidget):
         current = self._current
         self.images_button.setEnabled(bool(current and current.remote_resources))
         self.browser_button.setEnabled(bool(current and current.url))
+        self.whole_button.setEnabled(bool(current and current.truncated))
 
     # -- links -----------------------------------------------------------------------------
 

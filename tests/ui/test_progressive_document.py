@@ -65,3 +65,21 @@ def test_appended_pieces_equal_the_whole_document(qtbot, kind: str) -> None:
     assert feeder.done
     assert shown.toPlainText() == whole.toPlainText()
     assert _blocks(shown) == _blocks(whole)
+
+
+def test_a_lazy_feeder_appends_only_while_more_is_wanted(qtbot) -> None:
+    html = "".join(f"<p>paragraph {n}</p>" for n in range(4000))
+    pieces = build_documents(html, QTextDocument, "")
+    assert len(pieces) > 3
+    shown = pieces[0]
+    wanted = [True]
+    feeder = DocumentFeeder(shown, pieces[1:], wanted=lambda: wanted[0])
+    wanted[0] = False
+    feeder.start()
+    qtbot.waitUntil(lambda: feeder.waiting, timeout=5_000)
+    assert "paragraph 3999" not in shown.toPlainText()
+    wanted[0] = True
+    with qtbot.waitSignal(feeder.finished, timeout=10_000):
+        feeder.resume()
+    assert feeder.done
+    assert "paragraph 3999" in shown.toPlainText()
