@@ -55,6 +55,7 @@ from memex_desktop.ui.links import LinkTarget, classify_link, entity_link, link_
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.progressive_document import DocumentFeeder, build_documents
 from memex_desktop.ui.readers import thread_reader
+from memex_desktop.ui.status_bar import ElidedLabel
 from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
@@ -376,7 +377,8 @@ class ReaderPane(QWidget):
         row.setContentsMargins(8, 4, 8, 4)
         self.back_button = self._tool_button("‹", "Back (Alt+Left)", "Back")
         self.forward_button = self._tool_button("›", "Forward (Alt+Right)", "Forward")
-        self.title_label = QLabel("", bar)
+        # The title narrows with the pane, ending in "…"; its whole text is in the tooltip.
+        self.title_label = ElidedLabel("", bar)
         self.title_label.setObjectName("readertitle")
         self.title_label.setTextFormat(Qt.TextFormat.PlainText)
         self.images_button = self._tool_button(
@@ -654,6 +656,7 @@ class ReaderPane(QWidget):
             self._current = None
             self._show_placeholder("This item is not in the local library (yet).")
             self.title_label.setText("")
+            self.title_label.setToolTip("")
             self._update_buttons()
             return
         self._display(result, anchor)
@@ -677,6 +680,7 @@ class ReaderPane(QWidget):
             # A refresh of the item being read keeps the reading position.
             self.browser.verticalScrollBar().setValue(scrolled)
         self.title_label.setText(result.title)
+        self.title_label.setToolTip(result.title)
         self._show_truncation(result)
         if result.more:
             # A large document: the rest follows piece by piece; jumps wait for the whole text.
@@ -777,7 +781,11 @@ class ReaderPane(QWidget):
         self.back_button.setEnabled(self.can_go_back())
         self.forward_button.setEnabled(self.can_go_forward())
         current = self._current
-        self.images_button.setEnabled(bool(current and current.remote_resources))
+        has_images = bool(current and current.remote_resources)
+        self.images_button.setEnabled(has_images)
+        # Shown only for an item with remote images (the menu keeps the action): the button's
+        # width would otherwise set the window's least width.
+        self.images_button.setVisible(has_images)
         self.browser_button.setEnabled(bool(current and current.url))
         self.whole_button.setEnabled(bool(current and current.truncated))
 
