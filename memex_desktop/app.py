@@ -40,6 +40,7 @@ from memex_desktop.ui.main_window import MainWindow
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.readers import close_thread_readers
 from memex_desktop.ui.single_instance import (
+    EntityLink,
     InvalidLink,
     SingleInstance,
     parse_entity_url,
@@ -345,10 +346,10 @@ class _Handoff(QObject):
         super().__init__(window)
         self.window = window
 
-    @Slot(str)
-    def on_entity_requested(self, entity_id: str) -> None:
+    @Slot(object)
+    def on_entity_requested(self, link: EntityLink) -> None:
         """``memex-desktop memex://entity/ID`` was run while this window was open."""
-        self.window.open_entity(entity_id)
+        self.window.open_entity(link.entity_id, link.anchor)
         self.on_show_requested()
 
     @Slot()
@@ -409,9 +410,9 @@ class OpenedWindow:
     start_sign_in: bool = False
 
 
-def open_window(args: Any, entity_id: str | None = None) -> OpenedWindow | int:
+def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | int:
     """Everything a start does before the event loop: settings, credentials, the first-run
-    choice, the demo, the window (opened on ``entity_id``); an exit status when no window
+    choice, the demo, the window (opened on ``entity``); an exit status when no window
     opens (another instance took the request, or --quit-after-sync has nothing to sync)."""
     app = create_application()
     settings = Settings.load()
@@ -455,8 +456,8 @@ def open_window(args: Any, entity_id: str | None = None) -> OpenedWindow | int:
         context.window.setWindowTitle("Memex (demo library)")
     elif single:
         attach_single_instance(context, server_name(data_dir))
-    if entity_id is not None:
-        context.window.open_entity(entity_id)
+    if entity is not None:
+        context.window.open_entity(entity.entity_id, entity.anchor)
     opened = OpenedWindow(context)
     if quit_after_sync:
         if context.client is None:
@@ -479,17 +480,17 @@ def run_gui(args: Any) -> int:
     folder opens it and this start ends; otherwise the new window opens it.
     """
     entity_url: str | None = getattr(args, "url", None)
-    entity_id: str | None = None
+    entity: EntityLink | None = None
     if entity_url is not None:
         try:
-            entity_id = parse_entity_url(entity_url)
+            entity = parse_entity_url(entity_url)
         except InvalidLink as exc:
             print(f"memex-desktop: {exc}", file=sys.stderr)
             return 2
     favour_the_gui_thread()
     app = create_application()
     _install_excepthook(app)
-    opened = open_window(args, entity_id)
+    opened = open_window(args, entity)
     if isinstance(opened, int):
         return opened
     context = opened.context

@@ -6,7 +6,8 @@ the link is handed over (the running window raises itself and opens the entity) 
 process ends; otherwise it starts the app and opens the entity itself.
 
 The protocol is one line each way, bounded in size: ``open memex://entity/ID`` or ``show``,
-answered by ``ok`` or ``refused: reason``. Only ``memex://entity/<id>`` links are accepted.
+answered by ``ok`` or ``refused: reason``. Only ``memex://entity/<id>`` links are accepted, read
+by the reader's own link policy (so ``?t=SECONDS`` and ``#anchor`` open where the reader would).
 """
 
 from __future__ import annotations
@@ -15,42 +16,49 @@ import getpass
 import hashlib
 import logging
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+from memex_desktop.ui.links import classify_link
 
 log = logging.getLogger(__name__)
 
 MAX_LINE_BYTES = 4096
 CONNECT_TIMEOUT_MS = 1500
 REPLY_TIMEOUT_MS = 3000
-_ENTITY_ID = re.compile(r"[A-Za-z0-9_.:\-]{1,200}")
+MAX_LINK_CHARS = 300
 
 
 class InvalidLink(ValueError):
     """A link given on the command line or over the socket that the app does not open."""
 
 
-def parse_entity_url(text: str) -> str:
-    """The entity id of a ``memex://entity/<id>`` link.
+@dataclass(frozen=True)
+class EntityLink:
+    """What a ``memex://entity/<id>`` link opens: the item, and where in it (or None)."""
+
+    entity_id: str
+    anchor: str | None = None
+
+
+def parse_entity_url(text: str) -> EntityLink:
+    """The item (and the place in it) a ``memex://entity/<id>`` link names.
 
     Raises:
-        InvalidLink: for anything else (other schemes or hosts, queries, extra path parts).
+        InvalidLink: for anything else (other schemes or hosts, extra path parts, bad ids).
     """
     candidate = text.strip()
-    if len(candidate) > 300:
+    if len(candidate) > MAX_LINK_CHARS:
         raise InvalidLink("the link is too long")
-    parts = urlsplit(candidate)
-    if parts.scheme.lower() != "memex" or parts.netloc.lower() != "entity":
-        raise InvalidLink("only memex://entity/<id> links can be opened")
-    if parts.query or parts.fragment:
-        raise InvalidLink("a memex://entity/<id> link takes no query or fragment")
-    entity_id = unquote(parts.path.removeprefix("/"))
-    if not _ENTITY_ID.fullmatch(entity_id):
+    target = classify_link(candidate)
+    if target.kind == "entity" and target.entity_id is not None:
+        return EntityLink(target.entity_id, target.anchor)
+    if candidate.lower().startswith(("memex://entity", "memex:entity")):
         raise InvalidLink("the link does not name an item")
-    return entity_id
+    raise InvalidLink("only memex://entity/<id> links can be opened")
 
 
 def server_name(data_dir: Path) -> str:
@@ -104,11 +112,11 @@ class SingleInstance(QObject):
     """The running instance's end of the socket.
 
     Signals:
-        entity_requested(str): another start asked to open this entity id.
+        entity_requested(object): another start asked to open this :class:`EntityLink`.
         show_requested(): another start asked to bring the window forward.
     """
 
-    entity_requested = Signal(str)
+    entity_requested = Signal(object)
     show_requested = Signal()
 
     def __init__(self, name: str, parent: QObject | None = None) -> None:
@@ -179,10 +187,10 @@ class SingleInstance(QObject):
         if command != "open":
             return "refused: unknown request"
         try:
-            entity_id = parse_entity_url(argument)
+            link = parse_entity_url(argument)
         except InvalidLink as exc:
             return f"refused: {exc}"
-        self.entity_requested.emit(entity_id)
+        self.entity_requested.emit(link)
         return "ok"
 
     def _answer(self, socket: QLocalSocket, text: str) -> None:
