@@ -55,6 +55,7 @@ EXIT_CREDITS = 6
 EXIT_NOT_FOUND = 7
 EXIT_INCOMPATIBLE = 8
 EXIT_CANCELLED = 130
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a command its pipe reader left (128 + SIGPIPE)
 
 # The exit status of each connection state a command can end in (README "Exit status").
 STATE_EXIT: dict[ConnectionState, int] = {
@@ -884,6 +885,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: {STOPPED.one_line()}", file=sys.stderr)
         return EXIT_CANCELLED
+    except BrokenPipeError:
+        # The reader of the output left (`search … | head`): nothing is wrong, and Python's
+        # flush at exit must not report the closed pipe either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except (ApiError, StoreError, OSError, sqlite3.Error) as exc:
         return _print_error(exc, session)
     finally:
