@@ -197,8 +197,14 @@ def escape_text(text: str) -> str:
 
 
 def escape_attr(value: str) -> str:
-    """Escape an attribute value the way nh3 serialises attributes."""
-    return value.replace("&", "&amp;").replace("\xa0", "&nbsp;").replace('"', "&quot;")
+    """Escape an attribute value the way nh3 serialises attributes (``<`` and ``>`` too)."""
+    return (
+        value.replace("&", "&amp;")
+        .replace("\xa0", "&nbsp;")
+        .replace('"', "&quot;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+    )
 
 
 def is_remote_url(url: str) -> bool:
