@@ -4,7 +4,9 @@ Policy (saved content is hostile input, see DESIGN.md §5):
 
 - Tags: a small HTML 4 subset that QTextBrowser understands; anything else is dropped and its
   text kept, except elements whose content is never reading matter (scripts, styles, frames,
-  templates, document titles), which are dropped with their content.
+  templates, document titles), which are dropped with their content. A pre-pass
+  (:mod:`memex_desktop.render.repair`) makes sure nh3 keeps the text it would otherwise lose
+  to a tag that never ends, a pasted ``<http://...>`` or SVG and MathML element names.
 - Attributes: a per-tag allow-list; no ``style``, no ``on*``, no ``id``; ``class`` only with the
   reader's own class names (:data:`CLASS_NAMES`), which a UI stylesheet may style.
 - URLs (``href``/``src``): only ``http``, ``https``, ``mailto`` and ``memex``. Relative and
@@ -25,6 +27,8 @@ from collections.abc import Iterable
 from typing import Literal
 
 import nh3
+
+from memex_desktop.render.repair import MarkupRepair
 
 URL_SCHEMES = frozenset({"http", "https", "mailto", "memex"})
 
@@ -92,9 +96,6 @@ DROPPED_WITH_CONTENT = frozenset(
         "iframe",
         "frame",
         "frameset",
-        "object",
-        "embed",
-        "applet",
         "noembed",
         "noframes",
         "title",
@@ -172,6 +173,11 @@ def _make_cleaner(
 
 
 _DEFAULT_CLEANER = _cleaner(None)
+# Raw-text elements nh3 shows as text and "<image>" (which HTML reads as "<img>") keep their
+# meaning; every other tag the allow-lists do not name is unwrapped before nh3 sees it.
+_REPAIR = MarkupRepair(
+    ALLOWED_TAGS | DROPPED_WITH_CONTENT | {"textarea", "xmp", "plaintext", "image"}
+)
 
 
 def usable_base_url(url: str | None) -> str | None:
@@ -262,7 +268,7 @@ def sanitize_html(
         base_url: the item's page URL; relative URLs resolve against it when it is http(s)
             and are dropped otherwise.
     """
-    source = source.replace("\x00", "\ufffd")
+    source = _REPAIR(source.replace("\x00", "\ufffd"))
     base = usable_base_url(base_url)
     cleaner = _DEFAULT_CLEANER if base is None else _cleaner(base)
     remote: list[str] = []
