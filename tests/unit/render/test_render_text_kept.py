@@ -11,7 +11,7 @@ from typing import Any
 import html5lib
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from support.html_soup import tag_soup
 from support.render_safety import problems
 
 from memex_desktop.api.models import parse_content_entity
@@ -32,102 +32,6 @@ HIDDEN = frozenset(
         "plaintext",
     }
 )
-TAGS = [
-    "p",
-    "b",
-    "a",
-    "img",
-    "div",
-    "span",
-    "table",
-    "tr",
-    "td",
-    "li",
-    "pre",
-    "br",
-    "h1",
-    "blockquote",
-    "font",
-    "script",
-    "style",
-    "title",
-    "textarea",
-    "iframe",
-    "noscript",
-    "template",
-    "xmp",
-    "noembed",
-    "plaintext",
-    "svg",
-    "math",
-    "g",
-    "desc",
-    "circle",
-    "set",
-    "animate",
-    "root",
-    "text",
-    "foreignObject",
-    "mi",
-    "mtext",
-    "annotation-xml",
-    "foo",
-    "foo:bar",
-    "x",
-    "object",
-    "select",
-    "image",
-    "http://example.com/",
-]
-ATTRS = ["href", "title", "color", "encoding", "onclick", "src", "x", "=y", '"', "/"]
-VALUES = ['"v"', "'v'", "v", '"text/html"', '"x>y"', "'a\"b'", '"unclosed', "'unclosed", ""]
-TEXTS = [
-    "<",
-    ">",
-    "&",
-    "&amp",
-    "&amp;",
-    ";",
-    '"',
-    "'",
-    "=",
-    "/",
-    " ",
-    "\n",
-    "</",
-    "<!--",
-    "-->",
-    "<!",
-    "<?",
-    "]]>",
-    "<![CDATA[",
-    "<x",
-    '<a title="',
-]
-
-
-@st.composite
-def tag_soup(draw: st.DrawFn, depth: int = 0) -> str:
-    """Nested, unclosed, mis-quoted and unknown tags around numbered words."""
-    parts: list[str] = []
-    for _ in range(draw(st.integers(0, 4))):
-        kind = draw(st.integers(0, 4))
-        if kind == 0 or depth > 3:
-            parts.append(f" w{draw(st.integers(0, 999))} ")
-        elif kind == 1:
-            parts.append(draw(st.sampled_from(TEXTS)))
-        else:
-            tag = draw(st.sampled_from(TAGS))
-            attrs = "".join(
-                f" {draw(st.sampled_from(ATTRS))}"
-                + (f"={draw(st.sampled_from(VALUES))}" if draw(st.booleans()) else "")
-                for _ in range(draw(st.integers(0, 2)))
-            )
-            end = draw(st.sampled_from([">", "/>", ">", ""]))
-            inner = draw(tag_soup(depth + 1))
-            close = draw(st.sampled_from([f"</{tag}>", "", f"</{tag}"]))
-            parts.append(f"<{tag}{attrs}{end}{inner}{close}")
-    return "".join(parts)
 
 
 def shown_texts(source: str) -> list[str]:
