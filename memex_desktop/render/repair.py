@@ -39,8 +39,11 @@ _TAG_RE = re.compile(rf"<(/?)([a-zA-Z][^{_WS}/>]*+){_ATTRS}(/?)>")
 _TEXT_RE = re.compile(r"[^<]++")
 _COMPLETE_RE = re.compile(rf"(?:[^<]++|</?[a-zA-Z][^{_WS}/>]*+{_ATTRS}/?>)++")
 _TAG_NAME_RE = re.compile(rf"</?([a-zA-Z][^{_WS}/>]*+)")
+# A pasted autolink: without quotes the tag HTML would read ends at the first ">", so taking
+# it as text changes nothing around it. One with quotes is a tag, or text if it never ends.
 _AUTOLINK_RE = re.compile(
-    r"<(?:[a-zA-Z][a-zA-Z0-9+.-]*://|mailto:|www\.|[\w.+-]+@[\w-]+(?:\.[\w-]+)+>)"
+    r"<(?:[a-zA-Z][a-zA-Z0-9+.-]{0,40}://|mailto:|www\.)[^>\"']{0,4000}>"
+    r"|<[\w.+-]{1,200}@[\w-]{1,200}(?:\.[\w-]{1,200}){1,20}>"
 )
 _COMMENT_END_RE = re.compile(r"--!?>")
 _ENTITY_TAIL_RE = re.compile(r"&[#0-9A-Za-z]*\Z")
