@@ -54,164 +54,30 @@ _HTML_ENCODING_RE = re.compile(
 )
 
 RAW_TEXT = frozenset({"style", "xmp", "iframe", "noembed", "noframes", "title", "textarea"})
+
+
+def _names(words: str) -> frozenset[str]:
+    """A set of element names written as one space-separated string."""
+    return frozenset(words.split())
+
+
 # Start tags that end SVG or MathML content (HTML "breakout" tags).
-_BREAKOUT = frozenset(
-    [
-        "b",
-        "big",
-        "blockquote",
-        "body",
-        "br",
-        "center",
-        "code",
-        "dd",
-        "div",
-        "dl",
-        "dt",
-        "em",
-        "embed",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "head",
-        "hr",
-        "i",
-        "img",
-        "li",
-        "listing",
-        "menu",
-        "meta",
-        "nobr",
-        "ol",
-        "p",
-        "pre",
-        "ruby",
-        "s",
-        "small",
-        "span",
-        "strong",
-        "strike",
-        "sub",
-        "sup",
-        "table",
-        "tt",
-        "u",
-        "ul",
-        "var",
-    ]
+_BREAKOUT = _names(
+    "b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i "
+    "img li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt "
+    "u ul var"
 )
-_VOID = frozenset(
-    [
-        "area",
-        "base",
-        "basefont",
-        "bgsound",
-        "br",
-        "col",
-        "embed",
-        "frame",
-        "hr",
-        "image",
-        "img",
-        "input",
-        "keygen",
-        "link",
-        "meta",
-        "param",
-        "source",
-        "track",
-        "wbr",
-    ]
+_VOID = _names(
+    "area base basefont bgsound br col embed frame hr image img input keygen link meta param "
+    "source track wbr"
 )
-_SPECIAL = frozenset(
-    [
-        "address",
-        "applet",
-        "area",
-        "article",
-        "aside",
-        "base",
-        "basefont",
-        "bgsound",
-        "blockquote",
-        "body",
-        "br",
-        "button",
-        "caption",
-        "center",
-        "col",
-        "colgroup",
-        "dd",
-        "details",
-        "dir",
-        "div",
-        "dl",
-        "dt",
-        "embed",
-        "fieldset",
-        "figcaption",
-        "figure",
-        "footer",
-        "form",
-        "frame",
-        "frameset",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "head",
-        "header",
-        "hgroup",
-        "hr",
-        "html",
-        "iframe",
-        "img",
-        "input",
-        "keygen",
-        "li",
-        "link",
-        "listing",
-        "main",
-        "marquee",
-        "menu",
-        "meta",
-        "nav",
-        "noembed",
-        "noframes",
-        "noscript",
-        "object",
-        "ol",
-        "p",
-        "param",
-        "plaintext",
-        "pre",
-        "script",
-        "search",
-        "section",
-        "select",
-        "source",
-        "style",
-        "summary",
-        "table",
-        "tbody",
-        "td",
-        "template",
-        "textarea",
-        "tfoot",
-        "th",
-        "thead",
-        "title",
-        "tr",
-        "track",
-        "ul",
-        "wbr",
-        "xmp",
-    ]
+_SPECIAL = _names(
+    "address applet area article aside base basefont bgsound blockquote body br button "
+    "caption center col colgroup dd details dir div dl dt embed fieldset figcaption figure "
+    "footer form frame frameset h1 h2 h3 h4 h5 h6 head header hgroup hr html iframe img input "
+    "keygen li link listing main marquee menu meta nav noembed noframes noscript object ol p "
+    "param plaintext pre script search section select source style summary table tbody td "
+    "template textarea tfoot th thead title tr track ul wbr xmp"
 )
 _SVG_HTML_POINTS = frozenset({"foreignobject", "desc", "title"})
 _MATH_TEXT_POINTS = frozenset({"mi", "mo", "mn", "ms", "mtext"})
@@ -241,7 +107,7 @@ class MarkupRepair:
         plain = sorted(self._plain, key=len, reverse=True)
         names = "|".join(re.escape(name) for name in plain)
         # Text and complete tags that need nothing: most documents are one match of this.
-        self._plain_re = re.compile(rf"(?:[^<]++|</?(?i:{names})(?=[{_WS}/>]){_ATTRS}/?>)++")
+        self.plain_re = re.compile(rf"(?:[^<]++|</?(?i:{names})(?=[{_WS}/>]){_ATTRS}/?>)++")
 
     def __call__(self, source: str) -> str:
         """``source`` rewritten so that nh3 keeps its text (unchanged when nothing is at risk)."""
@@ -293,7 +159,7 @@ class _Scan:
     def run(self) -> str:
         """Scan the whole input and return the rewritten HTML."""
         source, length = self.source, len(self.source)
-        plain_re = self.repair._plain_re
+        plain_re = self.repair.plain_re
         position = 0
         while position < length:
             found = (plain_re if not self.stack else _TEXT_RE).match(source, position)
@@ -465,6 +331,7 @@ class _Scan:
         while index >= 0:
             entry = stack[index]
             if entry.namespace == "html" and entry.name == name:
+                # Whether the end tag is dropped depends on what stays open, not on what closes.
                 dropped = any(e.drops for e in stack[:index])
                 del stack[index:]
                 if name in self.repair.kept and not dropped:
