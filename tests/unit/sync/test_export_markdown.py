@@ -12,7 +12,7 @@ from support.render_safety import problems
 
 from memex_desktop.render.text import plain_text_to_markdown
 from memex_desktop.store import CacheReader, StoreWriter
-from memex_desktop.sync.export import export_markdown, import_json
+from memex_desktop.sync.export import export_markdown, import_json, render_for_cli
 
 HOSTILE_HTML = (
     "<p>Hello <script>alert(1)</script> world "
@@ -120,3 +120,24 @@ def test_the_text_of_hostile_items_is_kept(exported: dict[str, str]) -> None:
 def test_plain_text_as_markdown(text: str, markdown_text: str) -> None:
     assert plain_text_to_markdown(text) == markdown_text
     assert not problems(markdown.markdown(markdown_text))
+
+
+def test_show_keeps_the_text_after_a_stray_tag(tmp_path: Path) -> None:
+    html = 'before <http://example.com/"onmouseover="x> middle <g>svg-named</g> <x after'
+    library = tmp_path / "library.json"
+    page = {"id": "s1", "type": "web", "title": "stray", "html": html}
+    library.write_text(json.dumps({"results": [page]}), encoding="utf-8")
+    with StoreWriter(tmp_path / "cache.db") as writer:
+        import_json(writer, library)
+    reader = CacheReader(tmp_path / "cache.db")
+    try:
+        entity = reader.entity("s1")
+        assert entity is not None
+        text = render_for_cli(entity, reader, "text")
+        markup = render_for_cli(entity, reader, "html")
+    finally:
+        reader.close()
+    for word in ("before", "middle", "svg-named", "after"):
+        assert word in text
+        assert word in markup
+    assert not problems(markup)
