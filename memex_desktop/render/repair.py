@@ -188,8 +188,10 @@ class _Scan:
                 return self.text_lt(position)
             return self.bogus_comment(position, position + 2)
         if after.isascii() and after.isalpha():
-            if _AUTOLINK_RE.match(source, position):
-                return self.text_lt(position)
+            autolink = _AUTOLINK_RE.match(source, position)
+            if autolink is not None:
+                self.emit(_escape_text(autolink.group()))
+                return autolink.end()
             return self.tag(position)
         return self.text_lt(position)
 

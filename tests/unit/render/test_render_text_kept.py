@@ -6,6 +6,8 @@ outside elements whose content is never shown must appear in the reader's text.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import html5lib
@@ -98,9 +100,30 @@ def test_text_after_a_stray_tag_is_kept_in_the_reader_and_in_show(source: str) -
     assert not problems(doc.html)
 
 
+VECTORS: list[str] = json.loads(
+    (Path(__file__).resolve().parents[2] / "fixtures" / "render" / "xss_vectors.json").read_text(
+        encoding="utf-8"
+    )
+)
+# html5lib still turns "<isindex>" into a form with a prompt of its own: not the page's text.
+ISINDEX_PROMPT = "This is a searchable index. Enter search keywords:"
+
+
+def test_no_vector_of_the_xss_corpus_loses_text() -> None:
+    losing = {}
+    for vector in VECTORS:
+        safe, _ = sanitize_html(vector, allow_remote=False)
+        lost = [text for text in lost_texts(vector, html_to_text(safe)) if text != ISINDEX_PROMPT]
+        if lost:
+            losing[vector] = lost
+    assert not losing
+
+
 def test_a_pasted_autolink_shows_as_text_and_links_nothing() -> None:
     safe, _ = sanitize_html('before <http://example.com/"onmouseover="x> after', allow_remote=False)
     assert safe == 'before &lt;http://example.com/"onmouseover="x&gt; after'
+    safe, _ = sanitize_html("<mailto:a@b.example?subject=<script>> after", allow_remote=False)
+    assert safe == "&lt;mailto:a@b.example?subject=&lt;script&gt;&gt; after"
 
 
 def test_svg_scripts_styles_and_titles_stay_hidden() -> None:
