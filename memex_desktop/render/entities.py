@@ -491,7 +491,7 @@ def _with_citations(doc: DocumentBuilder, text: str) -> None:
     source = CITATION_RE.sub(cite, text)
     source = NUMBERED_REF_RE.sub(lambda m: f"[{m.group(1)}]", source)
     converted = place_snippets(markdown_to_html(source), cited)
-    safe, remote = sanitize_html(converted, allow_remote=doc.context.allow_remote)
+    safe, remote = sanitize_html(converted, allow_remote=doc.context.allow_remote, converted=True)
     doc.add_fragment(safe, remote)
 
 

@@ -258,7 +258,11 @@ def _replace_images(cleaned: str, allow_remote: bool, remote: list[str]) -> str:
 
 
 def sanitize_html(
-    source: str, *, allow_remote: bool, base_url: str | None = None
+    source: str,
+    *,
+    allow_remote: bool,
+    base_url: str | None = None,
+    converted: bool = False,
 ) -> tuple[str, list[str]]:
     """Clean untrusted HTML for the reader; returns the safe HTML and its remote image URLs.
 
@@ -267,8 +271,12 @@ def sanitize_html(
         allow_remote: keep remote ``<img>`` elements instead of placeholder links.
         base_url: the item's page URL; relative URLs resolve against it when it is http(s)
             and are dropped otherwise.
+        converted: ``source`` is a markdown converter's output, which escapes all raw HTML
+            and writes only allowed tags, so the text-keeping pre-pass has nothing to do.
     """
-    source = _REPAIR(source.replace("\x00", "\ufffd"))
+    source = source.replace("\x00", "\ufffd")
+    if not converted:
+        source = _REPAIR(source)
     base = usable_base_url(base_url)
     cleaner = _DEFAULT_CLEANER if base is None else _cleaner(base)
     remote: list[str] = []
