@@ -2,9 +2,12 @@
 
 A document is assembled from *template* HTML (made here from escaped strings) and *fragments*
 (content already cleaned by :func:`sanitize_html`, e.g. an article body). At the end the
-template is itself cleaned by the same sanitiser and the fragments are spliced in at random
-per-document tokens, so every byte of the result has passed nh3 exactly once; a fragment is
-well-formed on its own, so hostile markup cannot break the structure around it.
+template is itself cleaned by the same sanitiser and each fragment is spliced in where the
+template holds its random per-document token, always in a text position of its own
+``<div class="body">``; so every byte of the result has passed nh3 exactly once, a fragment is
+well-formed on its own (hostile markup cannot break the structure around it), and the result
+cleans to itself. Reference cards inside content (chat citations) are not fragments: they are
+placed in the content's HTML before it is cleaned, see :func:`place_snippets`.
 """
 
 from __future__ import annotations
@@ -152,6 +155,30 @@ def reference_block(entity_id: str, context: RenderContext, caption: str) -> str
     return "".join(parts)
 
 
+def place_snippets(markup: str, snippets: dict[str, tuple[str, str]]) -> str:
+    """Replace tokens in not yet cleaned HTML: ``snippets`` maps a token to (HTML, source text).
+
+    A token in text becomes the snippet's HTML; a token inside a tag (a link target, an image's
+    alt text) becomes the escaped source text it stood for, so markup never lands in an
+    attribute value. ``markup`` is a markdown converter's output, where ``<`` and ``>`` are
+    escaped everywhere except around tags; the result still has to go through the sanitiser.
+    """
+    if not snippets:
+        return markup
+    pattern = re.compile("<[^>]*>|" + "|".join(re.escape(token) for token in snippets))
+
+    def replace(match: re.Match[str]) -> str:
+        found = match.group(0)
+        if not found.startswith("<"):
+            return snippets[found][0]
+        for token, (_, source) in snippets.items():
+            if token in found:
+                found = found.replace(token, escape_attr(source))
+        return found
+
+    return pattern.sub(replace, markup)
+
+
 class DocumentBuilder:
     """Collects template HTML and sanitised fragments, then produces the RenderedDoc."""
 
@@ -161,6 +188,7 @@ class DocumentBuilder:
         self._fragments: dict[str, str] = {}
         self._remote: list[str] = []
         self._nonce = secrets.token_hex(8)
+        self._tokens = 0
 
     def add(self, template_html: str) -> None:
         """Append template HTML (built from escaped values by the helpers of this module)."""
@@ -175,14 +203,8 @@ class DocumentBuilder:
 
     def token(self) -> str:
         """A new placeholder that cannot occur in content (random per document)."""
-        return f"memexfragment{self._nonce}n{len(self._fragments)}x"
-
-    def keep(self, safe_html: str, remote: list[str] | None = None) -> str:
-        """Register an inline sanitised snippet; returns the token to place in template text."""
-        token = self.token()
-        self._fragments[token] = safe_html
-        merge_resources(self._remote, remote or [])
-        return token
+        self._tokens += 1
+        return f"memexfragment{self._nonce}n{self._tokens}x"
 
     def finish(self, title: str) -> RenderedDoc:
         """Clean the template, splice the fragments in, and derive the plain text."""
@@ -190,11 +212,8 @@ class DocumentBuilder:
         safe_template, remote = sanitize_html(template, allow_remote=self.context.allow_remote)
         resources = list(remote)
         merge_resources(resources, self._remote)
-        pattern = re.compile(f"memexfragment{self._nonce}n[0-9]+x")
-        # Fragments may hold tokens of their own (citation cards inside a message): repeat.
-        for _ in range(len(self._fragments)):
-            if not pattern.search(safe_template):
-                break
+        if self._fragments:
+            pattern = re.compile(f"memexfragment{self._nonce}n[0-9]+x")
             safe_template = pattern.sub(
                 lambda m: self._fragments.get(m.group(0), ""), safe_template
             )

@@ -48,11 +48,12 @@ from memex_desktop.render.document import (
     image,
     link,
     lookup_entity,
+    place_snippets,
     reference_block,
     reference_card,
     shorten,
 )
-from memex_desktop.render.markdown_html import markdown_to_safe_html
+from memex_desktop.render.markdown_html import markdown_to_html, markdown_to_safe_html
 from memex_desktop.render.prosemirror import prosemirror_to_html
 from memex_desktop.render.sanitize import escape_attr, sanitize_html, usable_base_url
 from memex_desktop.render.text import linkify, plain_text_to_html
@@ -474,17 +475,24 @@ def _more_references(
         shown.update(more)
 
 
-def _with_citations(doc: DocumentBuilder, text: str) -> str:
-    """Markdown with ``{{content:ID}}`` turned into reference-card tokens, as safe HTML."""
+def _with_citations(doc: DocumentBuilder, text: str) -> None:
+    """Add markdown whose ``{{content:ID}}`` citations are reference cards, as a fragment.
+
+    Citations become tokens before markdown runs (so it cannot mangle the ids) and cards in
+    the converter's output, before the sanitiser: each card is cleaned with its message.
+    """
+    cited: dict[str, tuple[str, str]] = {}
 
     def cite(match: re.Match[str]) -> str:
-        card, _ = sanitize_html(reference_card(match.group(1), doc.context), allow_remote=False)
-        return doc.keep(card)
+        token = doc.token()
+        cited[token] = (reference_card(match.group(1), doc.context), match.group(0))
+        return token
 
     source = CITATION_RE.sub(cite, text)
     source = NUMBERED_REF_RE.sub(lambda m: f"[{m.group(1)}]", source)
-    safe, remote = markdown_to_safe_html(source, allow_remote=doc.context.allow_remote)
-    return doc.keep(safe, remote)
+    converted = place_snippets(markdown_to_html(source), cited)
+    safe, remote = sanitize_html(converted, allow_remote=doc.context.allow_remote, converted=True)
+    doc.add_fragment(safe, remote)
 
 
 def _render_chat_thread(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
@@ -499,7 +507,7 @@ def _render_chat_thread(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
     summary = localized_text(data.get("summary"))
     if summary.strip():
         _section(doc, "Summary")
-        doc.add(f'<div class="body">{_with_citations(doc, summary)}</div>')
+        _with_citations(doc, summary)
         shown.update(citations(summary))
     messages = chat_messages(data)
     if messages:
@@ -511,7 +519,7 @@ def _render_chat_thread(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
             text = message_text(message)
             rich = message_doc(message)
             if text is not None:
-                doc.add(f'<div class="body">{_with_citations(doc, text)}</div>')
+                _with_citations(doc, text)
                 shown.update(citations(text))
             elif rich is not None:
                 doc.add(f'<div class="body">{prosemirror_to_html(rich, doc.context)}</div>')

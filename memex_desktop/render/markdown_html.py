@@ -51,5 +51,8 @@ def markdown_to_safe_html(
 ) -> tuple[str, list[str]]:
     """Markdown to sanitised reader HTML; returns the HTML and its remote image URLs."""
     return sanitize_html(
-        markdown_to_html(text, engine=engine), allow_remote=allow_remote, base_url=base_url
+        markdown_to_html(text, engine=engine),
+        allow_remote=allow_remote,
+        base_url=base_url,
+        converted=True,
     )

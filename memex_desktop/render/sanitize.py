@@ -4,7 +4,9 @@ Policy (saved content is hostile input, see DESIGN.md §5):
 
 - Tags: a small HTML 4 subset that QTextBrowser understands; anything else is dropped and its
   text kept, except elements whose content is never reading matter (scripts, styles, frames,
-  templates, document titles), which are dropped with their content.
+  templates, document titles), which are dropped with their content. A pre-pass
+  (:mod:`memex_desktop.render.repair`) makes sure nh3 keeps the text it would otherwise lose
+  to a tag that never ends, a pasted ``<http://...>`` or SVG and MathML element names.
 - Attributes: a per-tag allow-list; no ``style``, no ``on*``, no ``id``; ``class`` only with the
   reader's own class names (:data:`CLASS_NAMES`), which a UI stylesheet may style.
 - URLs (``href``/``src``): only ``http``, ``https``, ``mailto`` and ``memex``. Relative and
@@ -27,6 +29,7 @@ from typing import Literal
 import nh3
 
 from memex_desktop.api.urls import UrlProblem, parse_web_url
+from memex_desktop.render.repair import MarkupRepair
 
 URL_SCHEMES = frozenset({"http", "https", "mailto", "memex"})
 
@@ -94,9 +97,6 @@ DROPPED_WITH_CONTENT = frozenset(
         "iframe",
         "frame",
         "frameset",
-        "object",
-        "embed",
-        "applet",
         "noembed",
         "noframes",
         "title",
@@ -174,6 +174,11 @@ def _make_cleaner(
 
 
 _DEFAULT_CLEANER = _cleaner(None)
+# Raw-text elements nh3 shows as text and "<image>" (which HTML reads as "<img>") keep their
+# meaning; every other tag the allow-lists do not name is unwrapped before nh3 sees it.
+_REPAIR = MarkupRepair(
+    ALLOWED_TAGS | DROPPED_WITH_CONTENT | {"textarea", "xmp", "plaintext", "image"}
+)
 
 
 def usable_base_url(url: str | None) -> str | None:
@@ -203,8 +208,14 @@ def escape_text(text: str) -> str:
 
 
 def escape_attr(value: str) -> str:
-    """Escape an attribute value the way nh3 serialises attributes."""
-    return value.replace("&", "&amp;").replace("\xa0", "&nbsp;").replace('"', "&quot;")
+    """Escape an attribute value the way nh3 serialises attributes (``<`` and ``>`` too)."""
+    return (
+        value.replace("&", "&amp;")
+        .replace("\xa0", "&nbsp;")
+        .replace('"', "&quot;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+    )
 
 
 def is_remote_url(url: str) -> bool:
@@ -252,7 +263,11 @@ def _replace_images(cleaned: str, allow_remote: bool, remote: list[str]) -> str:
 
 
 def sanitize_html(
-    source: str, *, allow_remote: bool, base_url: str | None = None
+    source: str,
+    *,
+    allow_remote: bool,
+    base_url: str | None = None,
+    converted: bool = False,
 ) -> tuple[str, list[str]]:
     """Clean untrusted HTML for the reader; returns the safe HTML and its remote image URLs.
 
@@ -261,8 +276,12 @@ def sanitize_html(
         allow_remote: keep remote ``<img>`` elements instead of placeholder links.
         base_url: the item's page URL; relative URLs resolve against it when it is http(s)
             and are dropped otherwise.
+        converted: ``source`` is a markdown converter's output, which escapes all raw HTML
+            and writes only allowed tags, so the text-keeping pre-pass has nothing to do.
     """
     source = source.replace("\x00", "\ufffd")
+    if not converted:
+        source = _REPAIR(source)
     base = usable_base_url(base_url)
     cleaner = _DEFAULT_CLEANER if base is None else _cleaner(base)
     remote: list[str] = []

@@ -4,7 +4,8 @@ The JSON export is a library file (the raw search response shape: every entity i
 ``referencedTags``, ``referencesByResultId``, plus ``views``, ``feeds`` and the ids deleted
 upstream), so importing it into an empty cache reproduces the cache, and the emulator can
 serve it. The Markdown export writes one file per item with its notes as threads, its
-references and tags, for reading without memex-desktop.
+references and tags, for reading without memex-desktop; saved text is escaped so that no
+Markdown viewer finds HTML or a link in it that the item did not have as a link.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from memex_desktop import paths
 from memex_desktop.api.content import local_time, time_text
@@ -24,6 +26,7 @@ from memex_desktop.api.models import (
 )
 from memex_desktop.api.urls import UrlProblem, parse_web_url
 from memex_desktop.render import RenderContext, render_entity
+from memex_desktop.render.text import plain_text_to_markdown
 from memex_desktop.store import CacheReader, StoreWriter, ThreadNode
 
 EXPORT_FILE_NAME = "memex-export.json"
@@ -187,7 +190,7 @@ def _thread_lines(nodes: list[ThreadNode], depth: int = 0) -> list[str]:
     """A note thread as nested Markdown list items."""
     lines: list[str] = []
     for node in nodes:
-        text = " ".join(node.text.split()) or "(empty note)"
+        text = plain_text_to_markdown(" ".join(node.text.split())) or "(empty note)"
         lines.append(f"{'  ' * depth}- **{time_text(node.entity.created_at) or ''}** {text}")
         lines += _thread_lines(node.children, depth + 1)
     return lines
@@ -206,6 +209,18 @@ def _url_lines(url: str) -> list[str]:
         # Under another key than url, so no Markdown app offers it as a link.
         return [f"saved_url: {json.dumps(url)}", f"url_problem: {json.dumps(parsed.reason)}"]
     return [f"url: {json.dumps(parsed.ascii_url())}"]
+
+
+_FRONT_MATTER_LINK_CLOSE_RE = re.compile(r"\](?=\s*[(\[:])")
+
+
+def _front_matter_line(line: str) -> str:
+    """A front matter line that a viewer showing it as Markdown cannot read as HTML or a link.
+
+    Its values are JSON strings, where ``\\u003c`` and ``\\u005d`` read back as ``<`` and
+    ``]``; a ``]`` that ends the tag list is followed by nothing, so it is never touched.
+    """
+    return _FRONT_MATTER_LINK_CLOSE_RE.sub(r"\\u005d", line.replace("<", "\\u003c"))
 
 
 def export_markdown(reader: CacheReader, directory: Path) -> Path:
@@ -237,7 +252,9 @@ def export_markdown(reader: CacheReader, directory: Path) -> Path:
         lines.append(f"tags: {json.dumps(tags, ensure_ascii=False)}")
         if row.deleted_upstream_at is not None:
             lines.append("deleted_upstream: true")
-        lines += ["---", "", render_for_cli(entity, reader, "text").rstrip(), ""]
+        lines = [_front_matter_line(line) for line in lines]
+        body = plain_text_to_markdown(render_for_cli(entity, reader, "text").rstrip())
+        lines += ["---", "", body, ""]
         thread = reader.thread_for(entity_id)
         if thread:
             lines += ["## Notes", "", *_thread_lines(thread), ""]
@@ -248,11 +265,14 @@ def export_markdown(reader: CacheReader, directory: Path) -> Path:
             lines += ["## References", ""]
             for target in targets:
                 ref = found.get(target)
-                label = ref.title if ref is not None and ref.title else target
-                kind = ref.type if ref is not None else "not cached"
+                label = plain_text_to_markdown(
+                    ref.title if ref is not None and ref.title else target
+                )
+                kind = plain_text_to_markdown(ref.type) if ref is not None else "not cached"
                 lines.append(f"- [{label}](memex://entity/{target}) ({kind})")
             lines.append("")
         paths.write_text_atomically(folder / name, "\n".join(lines))
-        index.append(f"- [{row.title or entity_id}]({name}) ({entity.type})")
+        label = plain_text_to_markdown(row.title or entity_id)
+        index.append(f"- [{label}]({name}) ({plain_text_to_markdown(entity.type)})")
     paths.write_text_atomically(folder / "index.md", "\n".join(index) + "\n")
     return folder

@@ -8,121 +8,12 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.html_soup import html_ish
 from support.render_articles import build_article, build_large_article
 from support.render_safety import problems
 
 from memex_desktop.api.models import parse_content_entity
 from memex_desktop.render import RenderContext, markdown_html, render_entity, sanitize_html
-
-TAGS = [
-    "a",
-    "img",
-    "p",
-    "b",
-    "script",
-    "svg",
-    "math",
-    "style",
-    "iframe",
-    "table",
-    "td",
-    "ul",
-    "li",
-    "noscript",
-    "textarea",
-    "title",
-    "template",
-    "object",
-    "form",
-    "video",
-    "div",
-    "span",
-    "pre",
-    "code",
-    "base",
-    "meta",
-    "details",
-    "h1",
-    "blockquote",
-    "br",
-]
-ATTRS = [
-    "href",
-    "src",
-    "srcset",
-    "style",
-    "onerror",
-    "onclick",
-    "class",
-    "title",
-    "alt",
-    "background",
-    "poster",
-    "data",
-    "action",
-    "xlink:href",
-    "width",
-    "start",
-    "id",
-]
-VALUES = [
-    "javascript:alert(1)",
-    "JaVa\tScRiPt:x",
-    "https://t.example/p.gif",
-    "//t.example/x",
-    "/rel/x.png",
-    "data:text/html,<script>x</script>",
-    "mailto:a@b.example",
-    "memex://entity/1",
-    "notice",
-    "remote-image",
-    'x" onload="y',
-    "&#106;avascript:x",
-    "url(https://t.example/b.png)",
-    "expression(alert(1))",
-    "",
-    "<img src=x>",
-    "\x00",
-]
-TEXTS = [
-    "hello",
-    "<",
-    ">",
-    "&",
-    "&amp;",
-    "\xa0",
-    '"',
-    "'",
-    "-->",
-    "<!--",
-    "]]>",
-    " ",
-    "\n",
-    "é",
-    "[x](javascript:y)",
-]
-
-
-@st.composite
-def html_ish(draw: st.DrawFn, depth: int = 0) -> str:
-    """HTML-like text from an alphabet of tags, attributes, schemes and awkward characters."""
-    parts: list[str] = []
-    for _ in range(draw(st.integers(0, 5))):
-        kind = draw(st.integers(0, 3))
-        if kind == 0 or depth > 2:
-            parts.append(draw(st.sampled_from(TEXTS)))
-        else:
-            tag = draw(st.sampled_from(TAGS))
-            attrs = "".join(
-                f' {draw(st.sampled_from(ATTRS))}="{draw(st.sampled_from(VALUES))}"'
-                if draw(st.booleans())
-                else f" {draw(st.sampled_from(ATTRS))}={draw(st.sampled_from(VALUES))}"
-                for _ in range(draw(st.integers(0, 3)))
-            )
-            inner = draw(html_ish(depth + 1))
-            close = f"</{tag}>" if draw(st.booleans()) else ""
-            parts.append(f"<{tag}{attrs}>{inner}{close}")
-    return "".join(parts)
 
 
 @given(
