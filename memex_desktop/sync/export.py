@@ -269,7 +269,9 @@ def export_markdown(reader: CacheReader, directory: Path) -> Path:
                     ref.title if ref is not None and ref.title else target
                 )
                 kind = plain_text_to_markdown(ref.type) if ref is not None else "not cached"
-                lines.append(f"- [{label}](memex://entity/{target}) ({kind})")
+                # A saved id is the server's text: percent-encoded, it cannot end the link.
+                link = f"memex://entity/{quote(target, safe='-_.:')}"
+                lines.append(f"- [{label}]({link}) ({kind})")
             lines.append("")
         paths.write_text_atomically(folder / name, "\n".join(lines))
         label = plain_text_to_markdown(row.title or entity_id)

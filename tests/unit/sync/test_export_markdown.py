@@ -51,6 +51,14 @@ LIBRARY: dict[str, Any] = {
             "reference_content_ids": ["w1"],
             "created_at": 1_700_000_000_002,
         },
+        {
+            "id": "c1",
+            "type": "chatThread",
+            "title": "A chat citing a hostile id",
+            "messages": [{"role": "user", "content": "see {{content:w2}}"}],
+            "reference_content_ids": ["w2", "x)[evil](javascript:alert(16)"],
+            "created_at": 1_700_000_000_003,
+        },
     ],
     "referencedTags": [],
     "referencesByResultId": {},
@@ -83,7 +91,7 @@ def _viewer_problems(text: str) -> list[str]:
 
 
 def test_no_exported_file_holds_markup_or_a_script_link(exported: dict[str, str]) -> None:
-    assert len(exported) == 3  # two pages and the index; the note is inside its page
+    assert len(exported) == 4  # three items and the index; the note is inside its page
     for name, text in exported.items():
         assert "<script" not in text.lower(), name
         assert "<iframe" not in text.lower(), name
