@@ -22,6 +22,7 @@ from urllib.parse import quote
 from memex_desktop.api.content import display_title as display_title_of
 from memex_desktop.api.content import time_text
 from memex_desktop.api.models import ContentEntityBase
+from memex_desktop.api.urls import UrlProblem, hidden_characters, parse_web_url
 from memex_desktop.render.sanitize import (
     escape_attr,
     escape_text,
@@ -72,6 +73,35 @@ def link(url: str, label: str | None = None, css_class: str | None = None) -> st
     """A link; the sanitiser later removes the href if its scheme is not allowed."""
     class_attr = f' class="{css_class}"' if css_class else ""
     return f'<a{class_attr} href="{escape_attr(url.strip())}">{esc(label or url)}</a>'
+
+
+# Longer addresses are shown shortened in the middle (the link itself stays whole).
+ADDRESS_LABEL_CHARS = 160
+
+
+def address_link(url: str) -> str:
+    """An item's web address as a link to where it really goes, or as text saying why not.
+
+    The label is the address as the validator rebuilt it (punycode host, no user name before
+    ``@``), so what the reader shows is where a click leads; an address it refuses is shown
+    without its hidden characters, with the reason, and is no link.
+    """
+    parsed = parse_web_url(url)
+    if isinstance(parsed, UrlProblem):
+        hidden = set(hidden_characters(url))
+        shown = "".join(char for char in url if char not in hidden)
+        reason = f'<span class="fact">(not a usable address: {esc(parsed.reason)})</span>'
+        return f"{esc(_middle(shown, ADDRESS_LABEL_CHARS))} {reason}"
+    address = parsed.ascii_url()
+    return link(address, _middle(address, ADDRESS_LABEL_CHARS))
+
+
+def _middle(text: str, limit: int) -> str:
+    """``text``, or its start and end around "…" when longer than ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    half = (limit - 1) // 2
+    return f"{text[:half]}…{text[len(text) - half :]}"
 
 
 def image(url: str, alt: str = "") -> str:

@@ -40,6 +40,7 @@ from memex_desktop.render.document import (
     DocumentBuilder,
     RenderContext,
     RenderedDoc,
+    address_link,
     display_title,
     entity_data,
     entity_href,
@@ -84,7 +85,7 @@ def _header(
         doc.add(f'<p class="meta">{esc(" · ".join(meta_items))}</p>')
     for url, label in links or []:
         if url:
-            doc.add(f'<p class="meta">{esc(label)}: {link(url)}</p>')
+            doc.add(f'<p class="meta">{esc(label)}: {address_link(url)}</p>')
     doc.add("</div>")
     status = entity.processing_status
     if status is not None and status != DONE_STATUS:

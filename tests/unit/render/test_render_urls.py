@@ -56,3 +56,21 @@ def test_a_base_url_loses_its_user_name_and_is_sent_in_ascii() -> None:
     assert usable_base_url(LONG_URL) == LONG_URL
     for unusable in (None, "", "file:///home/me/", "https://", "mailto:a@b.example", "/rel"):
         assert usable_base_url(unusable) is None
+
+
+@pytest.mark.parametrize("url", REFUSED.values(), ids=REFUSED.keys())
+def test_the_header_shows_a_refused_address_as_text_with_its_reason(url: str) -> None:
+    html = _render(url, {"full_text": "Body."}).html
+    header = html.split('<div class="header">', 1)[1].split("</div>", 1)[0]
+    assert "not a usable address" in header
+    assert not any(char in header for char in "\u202e\u2028\x00")
+
+
+def test_the_header_link_shows_where_it_goes_shortened_when_long() -> None:
+    header = _render(LONG_URL, {"full_text": "Body."}).html.split("</div>", 1)[0]
+    assert f'href="{LONG_URL}"' in header
+    assert len(header) < len(LONG_URL) + 1_000  # the label is shortened, the link is whole
+    assert "…" in header
+    userinfo = _render("https://google.com@evil.example/login", {"full_text": "Body."}).html
+    assert "google.com@" not in userinfo.split("</div>", 1)[0]
+    assert "https://evil.example/login" in userinfo
