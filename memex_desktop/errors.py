@@ -39,6 +39,7 @@ from memex_desktop.store.errors import (
     DatabaseAccessError,
     DatabaseCorruptError,
     DatabaseLockedError,
+    DatabaseReadOnlyError,
     DiskFullError,
     KnownStoreError,
     SchemaTooNewError,
@@ -277,43 +278,71 @@ def _os_message(exc: OSError) -> UserMessage:
     return UserMessage("error", f"A file operation failed{where}.", exc.strerror, None)
 
 
+def _store_file(exc: KnownStoreError) -> tuple[str, bool]:
+    """The file name an error is about and whether it is the outbox (errors that name no file
+    come from the cache, the only other database)."""
+    name = exc.file.name if exc.file is not None else "cache.db"
+    return name, name.startswith("outbox")
+
+
 def _store_message(exc: KnownStoreError) -> UserMessage:
-    """Words for the store's known errors (too new, disk full, locked, damaged)."""
+    """Words for the store's known errors (too new, disk full, locked, damaged), naming the
+    file they are about: the cache can be rebuilt, the outbox holds saves not yet sent."""
+    name, outbox = _store_file(exc)
+    what = f"The outbox of saves not sent yet ({name})" if outbox else "The local library"
     if isinstance(exc, SchemaTooNewError):
         return UserMessage(
             "error",
-            "The local library was written by a newer memex-desktop; it was left untouched.",
+            f"{what} was written by a newer memex-desktop; it was left untouched.",
             str(exc) or None,
             "Update memex-desktop, or choose another data folder (--data-dir).",
         )
     if isinstance(exc, DiskFullError):
         return UserMessage(
-            "error", "The disk is full.", str(exc) or None, "Free some disk space and try again."
+            "error",
+            f"The disk is full: {name} could not be written.",
+            str(exc) or None,
+            "Free some disk space and try again"
+            + ("; queued saves are kept." if outbox else "; the library can be synced again."),
         )
     if isinstance(exc, DatabaseLockedError):
         return UserMessage(
             "warning",
-            "The local library is busy (another memex-desktop is writing to it).",
+            f"{what} is busy (another memex-desktop is writing to it).",
             None,
             "Close the other window or command and try again.",
         )
     if isinstance(exc, DatabaseCorruptError):
+        if outbox:
+            return UserMessage(
+                "error",
+                f"{what} is damaged.",
+                str(exc) or None,
+                "Close memex-desktop and open it again: a damaged outbox is copied aside and "
+                "what can be read is recovered; deleting the file loses the saves not sent yet.",
+            )
         return UserMessage(
             "error",
-            "The local library file is damaged.",
+            f"{what} is damaged.",
             str(exc) or None,
-            "Delete cache.db in the data folder and sync again; queued saves are kept.",
+            f"Delete {name} in the data folder and sync again; it holds only what the server "
+            "has, and saves not sent yet are in outbox.db.",
+        )
+    if isinstance(exc, DatabaseReadOnlyError):
+        return UserMessage(
+            "error",
+            f"{name} is read-only: memex-desktop cannot write it.",
+            str(exc) or None,
+            "Make the file and its folder writable, or choose another data folder (--data-dir).",
         )
     if isinstance(exc, DatabaseAccessError):
         return UserMessage(
             "error",
-            "memex-desktop may not open or write the local library here.",
+            f"memex-desktop may not open or write {name} here.",
             str(exc) or None,
             "Choose another data folder (--data-dir) or fix the permissions.",
         )
-    return UserMessage(
-        "error", "The local library cannot be used right now.", str(exc) or None, None
-    )
+    return UserMessage("error", f"{what} cannot be used right now.", str(exc) or None, None)
 
 
 STOPPED = UserMessage("info", "Stopped.", None, None)
