@@ -301,6 +301,8 @@ class Session:
             self._ensure_data_dir()
             self._outbox = Outbox(paths.outbox_db_path(self.data_dir))
             self.stack.callback(self._outbox.close)
+            if self._outbox.recovery is not None:
+                print(f"{PROG}: {self._outbox.recovery.message()}", file=sys.stderr)
         return self._outbox
 
     def connection(self) -> Connection:
@@ -631,7 +633,15 @@ def cmd_doctor(args: argparse.Namespace, session: Session) -> int:
 
 def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
     """List the queued saves, or retry / drop one by id."""
-    outbox = session.outbox()
+    from memex_desktop.store import KnownStoreError
+
+    try:
+        outbox = session.outbox()
+    except KnownStoreError as exc:
+        if args.action in ("retry", "drop"):
+            raise
+        # Too new to open, or no room to: the saves are still shown, read without writing.
+        return _list_read_only(args, session, exc)
     if args.action in ("retry", "drop"):
         if not args.op_id:
             raise CliError(f"`outbox {args.action}` needs the id of an operation", EXIT_USAGE)
@@ -647,11 +657,29 @@ def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
             outbox.drop(op_id)
             print(f"dropped: {args.op_id}")
         return EXIT_OK
-    ops = outbox.list()
-    if args.json:
+    _print_ops(outbox.list(), json_output=args.json, paused=outbox.paused_reason())
+    return EXIT_OK
+
+
+def _list_read_only(args: argparse.Namespace, session: Session, exc: BaseException) -> int:
+    """List an outbox that cannot be opened (``exc`` says why) from a read-only look."""
+    from memex_desktop.store.outbox import read_only_ops
+
+    path = paths.outbox_db_path(session.data_dir)
+    if not path.exists():
+        raise exc
+    ops = read_only_ops(path)
+    print(f"{PROG}: {session.words(exc).one_line()}", file=sys.stderr)
+    print(f"{PROG}: {path.name} shown read-only; nothing was changed", file=sys.stderr)
+    _print_ops(ops, json_output=args.json, paused=None)
+    return EXIT_OK
+
+
+def _print_ops(ops: list[Any], *, json_output: bool, paused: Any) -> None:
+    """The outbox listing: one line per operation (and why it failed), or JSON."""
+    if json_output:
         print(json.dumps([_op_json(op) for op in ops], ensure_ascii=False))
-        return EXIT_OK
-    paused = outbox.paused_reason()
+        return
     if paused is not None:
         print(f"paused: {failure_message(paused.kind).text}")
     if not ops:
@@ -664,7 +692,6 @@ def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
         print(line)
         if (op.reason or op.error_kind) and op.state in ("queued", "needs_attention"):
             print(f"    {_failure_words(op).one_line()}")
-    return EXIT_OK
 
 
 def _failure_words(op: Any) -> UserMessage:

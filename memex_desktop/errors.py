@@ -294,8 +294,10 @@ def _store_message(exc: KnownStoreError) -> UserMessage:
         return UserMessage(
             "error",
             f"{what} was written by a newer memex-desktop; it was left untouched.",
-            str(exc) or None,
-            "Update memex-desktop, or choose another data folder (--data-dir).",
+            f"{exc.path}: schema version {exc.found}, this version reads up to {exc.supported}",
+            "Update memex-desktop to send the saves it holds."
+            if outbox
+            else "Update memex-desktop, or choose another data folder (--data-dir).",
         )
     if isinstance(exc, DiskFullError):
         return UserMessage(
