@@ -594,7 +594,8 @@ def _send_queued(session: Session, outbox: Any, what: str) -> int:
     report = session.engine().drain_outbox(resume_paused=True, max_wait_s=20.0)
     pending = outbox.pending_count()
     if report.state in (ConnectionState.OFFLINE, ConnectionState.SERVER_DOWN):
-        why = state_message(report.state).text.rstrip(".")
+        said = session.words(report.error) if report.error else state_message(report.state)
+        why = said.text.rstrip(".")
         print(f"{why}: {pending} saves queued; they are sent by the next `{PROG} sync`")
         return EXIT_OK
     if not report.ok:

@@ -31,6 +31,7 @@ from memex_desktop.api.errors import (
     RateLimited,
     ServerError,
     ServerIncompatible,
+    ServerNotAnswering,
     ValidationError,
 )
 from memex_desktop.api.models import AvailablePlansOutput
@@ -118,6 +119,17 @@ def _offline() -> UserMessage:
     )
 
 
+def _not_answering(host: str) -> UserMessage:
+    """Words for a server that takes the connection and then says nothing."""
+    return UserMessage(
+        "warning",
+        f"The Memex server at {host} is not answering.",
+        "It accepted the connection but sent no answer in time. Everything already synced "
+        "is readable; saves are queued and sent later.",
+        "Try again later; if it keeps happening, check the API URL.",
+    )
+
+
 def _server_trouble(detail: str | None) -> UserMessage:
     """Words for a server that answers with errors."""
     return UserMessage(
@@ -192,6 +204,8 @@ def _incompatible(detail: str | None) -> UserMessage:
 
 def _api_message(exc: ApiError, credential: Credential | None) -> UserMessage:
     """Words for the typed errors of the API client."""
+    if isinstance(exc, ServerNotAnswering):
+        return _not_answering(exc.host)
     if isinstance(exc, NetworkUnavailable):
         return _offline()
     if isinstance(exc, NotSignedIn):
@@ -445,6 +459,9 @@ def state_words(
     ``credential`` in use, online since a sync that ended at ``synced_at`` (a local time)."""
     if state is ConnectionState.AUTH_REJECTED:
         label, button = _rejected_label(credential)
+    elif isinstance(error, ServerNotAnswering):
+        # Reached, but silent: not offline (the network is fine), and the host says where.
+        label, button = f"{error.host} is not answering; saves wait", "Retry now"
     else:
         label, button = _STATE_LABELS[state]
     if state is ConnectionState.ONLINE and synced_at:
@@ -460,6 +477,7 @@ def state_words(
 # Why a queued save failed, kept with the save (a stable code: outbox rows outlive versions).
 ErrorKind = Literal[
     "network",
+    "not_answering",
     "auth_rejected",
     "forbidden",
     "insufficient_credits",
@@ -476,6 +494,8 @@ ERROR_KINDS: tuple[ErrorKind, ...] = get_args(ErrorKind)
 
 def error_kind(exc: BaseException) -> ErrorKind:
     """The kind of failure ``exc`` is, as an outbox row keeps it."""
+    if isinstance(exc, ServerNotAnswering):
+        return "not_answering"
     if isinstance(exc, NetworkUnavailable):
         return "network"
     if isinstance(exc, Forbidden):
@@ -508,6 +528,13 @@ def failure_message(kind: str | None, detail: str | None = None, attempts: int =
             "The Memex server could not be reached.",
             None,
             "The save is sent again when the connection is back.",
+        )
+    if kind == "not_answering":
+        return UserMessage(
+            "warning",
+            "The Memex server did not answer this save in time.",
+            detail,
+            "The save is sent again later.",
         )
     if kind == "auth_rejected":
         return UserMessage(

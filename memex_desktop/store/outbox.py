@@ -312,7 +312,7 @@ class Outbox:
             ValueError: when ``url`` is not an http(s) URL (the message says why).
         """
         normalized = normalize_url(url)
-        lookup = known_in_cache or self._known_in_cache
+        lookup = known_in_cache or self.known_in_cache
         entity_id = lookup(normalized)
         if entity_id is not None:
             return EnqueueResult("already_saved", None, entity_id)
@@ -364,7 +364,7 @@ class Outbox:
         op = _op(row)
         return EnqueueResult("queued" if inserted else "already_queued", op, op.entity_id)
 
-    def _known_in_cache(self, normalized: str) -> str | None:
+    def known_in_cache(self, normalized: str) -> str | None:
         """The id of a cached entity with this normalized URL (http or https), if any."""
         if not self.cache_path.exists():
             return None
@@ -475,9 +475,23 @@ class Outbox:
             error_kind=failure.kind,
         )
 
-    def mark_confirmed(self, op_id: int) -> None:
-        """The saved entity was seen in a pull."""
-        self._set(op_id, "confirmed")
+    def mark_confirmed(self, op_id: int, entity_id: str | None = None) -> None:
+        """The saved entity was seen in a pull (or found in the cache, as ``entity_id``)."""
+        if entity_id is None:
+            self._set(op_id, "confirmed")
+        else:
+            self._set(op_id, "confirmed", entity_id=entity_id, reason=None, error_kind=None)
+
+    def requeue_in_flight(self, op_id: int) -> bool:
+        """Queue again, due now, an operation a crash left ``sending`` (once it is known not
+        to have arrived); False when it is no longer ``sending``."""
+        with self._write() as conn:
+            cursor = conn.execute(
+                "UPDATE ops SET state = 'queued', updated_at = ?, next_attempt_at = ? "
+                "WHERE id = ? AND state = 'sending'",
+                (_now_ms(), _now_ms(), op_id),
+            )
+            return cursor.rowcount > 0
 
     def confirm_seen(self, entity_ids: Iterable[str], normalized_urls: Iterable[str]) -> int:
         """Confirm accepted (or still queued) operations whose entity or URL a pull returned."""
