@@ -534,10 +534,17 @@ def cmd_show(args: argparse.Namespace, session: Session) -> int:
 
 def cmd_save(args: argparse.Namespace, session: Session) -> int:
     """Queue each URL (acknowledged only after the outbox commit), then try to send them."""
-    from memex_desktop.store import normalize_url
+    from memex_desktop.store import KnownStoreError, normalize_url
 
-    session.writer()  # the cache exists (and is migrated) before the outbox looks into it
+    # The outbox first: short of disk space, it takes the cache's WAL back before it opens.
     outbox = session.outbox()
+    try:
+        session.writer()  # the cache exists (and is migrated) before the outbox looks into it
+    except KnownStoreError as exc:
+        # The cache is disposable: the saves are still queued, and sent by a later sync.
+        cache_problem: UserMessage | None = session.words(exc)
+    else:
+        cache_problem = None
     invalid = 0
     queued = 0
     for url in args.urls:
@@ -558,6 +565,11 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
             queued += 1
         sys.stdout.flush()
     status = EXIT_FAILURE if invalid else EXIT_OK
+    if cache_problem is not None:
+        print(f"{PROG}: {cache_problem.one_line()}", file=sys.stderr)
+        if queued:
+            print(f"{queued} saves queued; they are sent by a `{PROG} sync` once the cache opens")
+        return EXIT_FAILURE
     if not queued:
         return status
     sent = _send_queued(session, outbox, f"{queued} saves")

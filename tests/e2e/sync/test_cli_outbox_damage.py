@@ -56,3 +56,17 @@ def test_outbox_list_on_a_newer_outbox_reads_it_without_writing(tmp_path: Path) 
     assert "Traceback" not in saved.stderr
     assert "newer memex-desktop" in saved.stderr
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+def test_a_save_is_queued_even_when_the_cache_cannot_be_opened(tmp_path: Path) -> None:
+    data = ["--data-dir", str(tmp_path / "data")]
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "cache.db").write_bytes(b"no database here " * 400)
+    saved = run_cli("save", URLS[0], *data)
+    assert saved.returncode == 1
+    assert "Traceback" not in saved.stderr
+    assert "cache.db" in saved.stderr
+    assert "Delete cache.db" in saved.stderr
+    assert f"queued: {URLS[0]}" in saved.stdout
+    listed = run_cli("outbox", "list", *data)
+    assert URLS[0] in listed.stdout
