@@ -648,29 +648,29 @@ def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
     """List the queued saves, or retry / drop one by id."""
     from memex_desktop.store import KnownStoreError
 
-    try:
-        outbox = session.outbox()
-    except KnownStoreError as exc:
-        if args.action in ("retry", "drop"):
-            raise
-        # Too new to open, or no room to: the saves are still shown, read without writing.
-        return _list_read_only(args, session, exc)
-    if args.action in ("retry", "drop"):
-        if not args.op_id:
-            raise CliError(f"`outbox {args.action}` needs the id of an operation", EXIT_USAGE)
-        op_id = _op_id(args.op_id)
-        if outbox.get(op_id) is None:
-            raise CliError(f"no outbox operation with id {args.op_id}", EXIT_NOT_FOUND)
-        if args.action == "retry":
-            outbox.retry(op_id)
-            if outbox.paused_reason() is not None:
-                outbox.resume()
-            print(f"queued again: {args.op_id}")
-        else:
-            outbox.drop(op_id)
-            print(f"dropped: {args.op_id}")
+    if args.action not in ("retry", "drop"):
+        try:
+            outbox = session.outbox()
+            ops, paused = outbox.list(), outbox.paused_reason()
+        except KnownStoreError as exc:
+            # Too new to open, or no room to: the saves are still shown, read without writing.
+            return _list_read_only(args, session, exc)
+        _print_ops(ops, json_output=args.json, paused=paused)
         return EXIT_OK
-    _print_ops(outbox.list(), json_output=args.json, paused=outbox.paused_reason())
+    outbox = session.outbox()
+    if not args.op_id:
+        raise CliError(f"`outbox {args.action}` needs the id of an operation", EXIT_USAGE)
+    op_id = _op_id(args.op_id)
+    if outbox.get(op_id) is None:
+        raise CliError(f"no outbox operation with id {args.op_id}", EXIT_NOT_FOUND)
+    if args.action == "retry":
+        outbox.retry(op_id)
+        if outbox.paused_reason() is not None:
+            outbox.resume()
+        print(f"queued again: {args.op_id}")
+    else:
+        outbox.drop(op_id)
+        print(f"dropped: {args.op_id}")
     return EXIT_OK
 
 

@@ -234,7 +234,7 @@ class Outbox:
         try:
             copy = copy_aside(self.path)
             rows, method = salvage(copy)
-            fresh = self.path.with_name(f"{self.path.name}.recovering")
+            fresh = self.path.with_name(f"{self.path.name}.recovering-{os.getpid()}")
             fresh.unlink(missing_ok=True)
             recovered = _write_fresh(fresh, clean_rows(rows, _now_ms()))
             # The damaged file's journal must not be applied to the fresh one (both are
