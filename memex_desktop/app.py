@@ -143,7 +143,9 @@ def build_main_window(
     data_dir.mkdir(parents=True, exist_ok=True)
     cache_path = paths.cache_db_path(data_dir)
     writer = StoreWriter(cache_path, background=True)
-    Outbox(paths.outbox_db_path(data_dir)).close()  # create (and recover) before workers race
+    opened = Outbox(paths.outbox_db_path(data_dir))  # create (and recover) before workers race
+    recovered = opened.recovery
+    opened.close()
     reader = CacheReader(cache_path)
     if connection is None:
         connection = services.connect(
@@ -185,6 +187,8 @@ def build_main_window(
     )
     if context.provider is not None:
         context.window.status.showMessage("Signed in with Memex", 8000)
+    if recovered is not None:
+        context.window.messages.warn(recovered.message())
     if sync_on_start and client is not None:
         controller.sync_now()
     return context

@@ -302,6 +302,8 @@ class Session:
             self._ensure_data_dir()
             self._outbox = Outbox(paths.outbox_db_path(self.data_dir))
             self.stack.callback(self._outbox.close)
+            if self._outbox.recovery is not None:
+                print(f"{PROG}: {self._outbox.recovery.message()}", file=sys.stderr)
         return self._outbox
 
     def connection(self) -> Connection:
@@ -533,10 +535,17 @@ def cmd_show(args: argparse.Namespace, session: Session) -> int:
 
 def cmd_save(args: argparse.Namespace, session: Session) -> int:
     """Queue each URL (acknowledged only after the outbox commit), then try to send them."""
-    from memex_desktop.store import normalize_url
+    from memex_desktop.store import KnownStoreError, normalize_url
 
-    session.writer()  # the cache exists (and is migrated) before the outbox looks into it
+    # The outbox first: short of disk space, it takes the cache's WAL back before it opens.
     outbox = session.outbox()
+    try:
+        session.writer()  # the cache exists (and is migrated) before the outbox looks into it
+    except KnownStoreError as exc:
+        # The cache is disposable: the saves are still queued, and sent by a later sync.
+        cache_problem: UserMessage | None = session.words(exc)
+    else:
+        cache_problem = None
     invalid = 0
     queued = 0
     for url in args.urls:
@@ -557,6 +566,11 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
             queued += 1
         sys.stdout.flush()
     status = EXIT_FAILURE if invalid else EXIT_OK
+    if cache_problem is not None:
+        print(f"{PROG}: {cache_problem.one_line()}", file=sys.stderr)
+        if queued:
+            print(f"{queued} saves queued; they are sent by a `{PROG} sync` once the cache opens")
+        return EXIT_FAILURE
     if not queued:
         return status
     sent = _send_queued(session, outbox, f"{queued} saves")
@@ -593,7 +607,8 @@ def _send_queued(session: Session, outbox: Any, what: str) -> int:
     report = session.engine().drain_outbox(resume_paused=True, max_wait_s=20.0)
     pending = outbox.pending_count()
     if report.state in (ConnectionState.OFFLINE, ConnectionState.SERVER_DOWN):
-        why = state_message(report.state).text.rstrip(".")
+        said = session.words(report.error) if report.error else state_message(report.state)
+        why = said.text.rstrip(".")
         print(f"{why}: {pending} saves queued; they are sent by the next `{PROG} sync`")
         return EXIT_OK
     if not report.ok:
@@ -632,27 +647,53 @@ def cmd_doctor(args: argparse.Namespace, session: Session) -> int:
 
 def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
     """List the queued saves, or retry / drop one by id."""
+    from memex_desktop.store import KnownStoreError
+
+    if args.action not in ("retry", "drop"):
+        try:
+            outbox = session.outbox()
+            ops, paused = outbox.list(), outbox.paused_reason()
+        except KnownStoreError as exc:
+            # Too new to open, or no room to: the saves are still shown, read without writing.
+            return _list_read_only(args, session, exc)
+        _print_ops(ops, json_output=args.json, paused=paused)
+        return EXIT_OK
     outbox = session.outbox()
-    if args.action in ("retry", "drop"):
-        if not args.op_id:
-            raise CliError(f"`outbox {args.action}` needs the id of an operation", EXIT_USAGE)
-        op_id = _op_id(args.op_id)
-        if outbox.get(op_id) is None:
-            raise CliError(f"no outbox operation with id {args.op_id}", EXIT_NOT_FOUND)
-        if args.action == "retry":
-            outbox.retry(op_id)
-            if outbox.paused_reason() is not None:
-                outbox.resume()
-            print(f"queued again: {args.op_id}")
-        else:
-            outbox.drop(op_id)
-            print(f"dropped: {args.op_id}")
-        return EXIT_OK
-    ops = outbox.list()
-    if args.json:
+    if not args.op_id:
+        raise CliError(f"`outbox {args.action}` needs the id of an operation", EXIT_USAGE)
+    op_id = _op_id(args.op_id)
+    if outbox.get(op_id) is None:
+        raise CliError(f"no outbox operation with id {args.op_id}", EXIT_NOT_FOUND)
+    if args.action == "retry":
+        outbox.retry(op_id)
+        if outbox.paused_reason() is not None:
+            outbox.resume()
+        print(f"queued again: {args.op_id}")
+    else:
+        outbox.drop(op_id)
+        print(f"dropped: {args.op_id}")
+    return EXIT_OK
+
+
+def _list_read_only(args: argparse.Namespace, session: Session, exc: BaseException) -> int:
+    """List an outbox that cannot be opened (``exc`` says why) from a read-only look."""
+    from memex_desktop.store.outbox import read_only_ops
+
+    path = paths.outbox_db_path(session.data_dir)
+    if not path.exists():
+        raise exc
+    ops = read_only_ops(path)
+    print(f"{PROG}: {session.words(exc).one_line()}", file=sys.stderr)
+    print(f"{PROG}: {path.name} shown read-only; nothing was changed", file=sys.stderr)
+    _print_ops(ops, json_output=args.json, paused=None)
+    return EXIT_OK
+
+
+def _print_ops(ops: list[Any], *, json_output: bool, paused: Any) -> None:
+    """The outbox listing: one line per operation (and why it failed), or JSON."""
+    if json_output:
         print(json.dumps([_op_json(op) for op in ops], ensure_ascii=False))
-        return EXIT_OK
-    paused = outbox.paused_reason()
+        return
     if paused is not None:
         print(f"paused: {failure_message(paused.kind).text}")
     if not ops:
@@ -665,7 +706,6 @@ def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
         print(line)
         if (op.reason or op.error_kind) and op.state in ("queued", "needs_attention"):
             print(f"    {_failure_words(op).one_line()}")
-    return EXIT_OK
 
 
 def _failure_words(op: Any) -> UserMessage:

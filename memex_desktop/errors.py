@@ -31,6 +31,7 @@ from memex_desktop.api.errors import (
     RateLimited,
     ServerError,
     ServerIncompatible,
+    ServerNotAnswering,
     ValidationError,
 )
 from memex_desktop.api.models import AvailablePlansOutput
@@ -39,6 +40,7 @@ from memex_desktop.store.errors import (
     DatabaseAccessError,
     DatabaseCorruptError,
     DatabaseLockedError,
+    DatabaseReadOnlyError,
     DiskFullError,
     KnownStoreError,
     SchemaTooNewError,
@@ -117,6 +119,17 @@ def _offline() -> UserMessage:
     )
 
 
+def _not_answering(host: str) -> UserMessage:
+    """Words for a server that takes the connection and then says nothing."""
+    return UserMessage(
+        "warning",
+        f"The Memex server at {host} is not answering.",
+        "It accepted the connection but sent no answer in time. Everything already synced "
+        "is readable; saves are queued and sent later.",
+        "Try again later; if it keeps happening, check the API URL.",
+    )
+
+
 def _server_trouble(detail: str | None) -> UserMessage:
     """Words for a server that answers with errors."""
     return UserMessage(
@@ -191,6 +204,8 @@ def _incompatible(detail: str | None) -> UserMessage:
 
 def _api_message(exc: ApiError, credential: Credential | None) -> UserMessage:
     """Words for the typed errors of the API client."""
+    if isinstance(exc, ServerNotAnswering):
+        return _not_answering(exc.host)
     if isinstance(exc, NetworkUnavailable):
         return _offline()
     if isinstance(exc, NotSignedIn):
@@ -277,43 +292,73 @@ def _os_message(exc: OSError) -> UserMessage:
     return UserMessage("error", f"A file operation failed{where}.", exc.strerror, None)
 
 
+def _store_file(exc: KnownStoreError) -> tuple[str, bool]:
+    """The file name an error is about and whether it is the outbox (errors that name no file
+    come from the cache, the only other database)."""
+    name = exc.file.name if exc.file is not None else "cache.db"
+    return name, name.startswith("outbox")
+
+
 def _store_message(exc: KnownStoreError) -> UserMessage:
-    """Words for the store's known errors (too new, disk full, locked, damaged)."""
+    """Words for the store's known errors (too new, disk full, locked, damaged), naming the
+    file they are about: the cache can be rebuilt, the outbox holds saves not yet sent."""
+    name, outbox = _store_file(exc)
+    what = f"The outbox of saves not sent yet ({name})" if outbox else "The local library"
     if isinstance(exc, SchemaTooNewError):
         return UserMessage(
             "error",
-            "The local library was written by a newer memex-desktop; it was left untouched.",
-            str(exc) or None,
-            "Update memex-desktop, or choose another data folder (--data-dir).",
+            f"{what} was written by a newer memex-desktop; it was left untouched.",
+            f"{exc.path}: schema version {exc.found}, this version reads up to {exc.supported}",
+            "Update memex-desktop to send the saves it holds."
+            if outbox
+            else "Update memex-desktop, or choose another data folder (--data-dir).",
         )
     if isinstance(exc, DiskFullError):
         return UserMessage(
-            "error", "The disk is full.", str(exc) or None, "Free some disk space and try again."
+            "error",
+            f"The disk is full: {name} could not be written.",
+            str(exc) or None,
+            "Free some disk space and try again"
+            + ("; queued saves are kept." if outbox else "; the library can be synced again."),
         )
     if isinstance(exc, DatabaseLockedError):
         return UserMessage(
             "warning",
-            "The local library is busy (another memex-desktop is writing to it).",
+            f"{what} is busy (another memex-desktop is writing to it).",
             None,
             "Close the other window or command and try again.",
         )
     if isinstance(exc, DatabaseCorruptError):
+        if outbox:
+            return UserMessage(
+                "error",
+                f"{what} is damaged.",
+                str(exc) or None,
+                "Close memex-desktop and open it again: a damaged outbox is copied aside and "
+                "what can be read is recovered; deleting the file loses the saves not sent yet.",
+            )
         return UserMessage(
             "error",
-            "The local library file is damaged.",
+            f"{what} is damaged.",
             str(exc) or None,
-            "Delete cache.db in the data folder and sync again; queued saves are kept.",
+            f"Delete {name} in the data folder and sync again; it holds only what the server "
+            "has, and saves not sent yet are in outbox.db.",
+        )
+    if isinstance(exc, DatabaseReadOnlyError):
+        return UserMessage(
+            "error",
+            f"{name} is read-only: memex-desktop cannot write it.",
+            str(exc) or None,
+            "Make the file and its folder writable, or choose another data folder (--data-dir).",
         )
     if isinstance(exc, DatabaseAccessError):
         return UserMessage(
             "error",
-            "memex-desktop may not open or write the local library here.",
+            f"memex-desktop may not open or write {name} here.",
             str(exc) or None,
             "Choose another data folder (--data-dir) or fix the permissions.",
         )
-    return UserMessage(
-        "error", "The local library cannot be used right now.", str(exc) or None, None
-    )
+    return UserMessage("error", f"{what} cannot be used right now.", str(exc) or None, None)
 
 
 STOPPED = UserMessage("info", "Stopped.", None, None)
@@ -414,6 +459,9 @@ def state_words(
     ``credential`` in use, online since a sync that ended at ``synced_at`` (a local time)."""
     if state is ConnectionState.AUTH_REJECTED:
         label, button = _rejected_label(credential)
+    elif isinstance(error, ServerNotAnswering):
+        # Reached, but silent: not offline (the network is fine), and the host says where.
+        label, button = f"{error.host} is not answering; saves wait", "Retry now"
     else:
         label, button = _STATE_LABELS[state]
     if state is ConnectionState.ONLINE and synced_at:
@@ -429,6 +477,7 @@ def state_words(
 # Why a queued save failed, kept with the save (a stable code: outbox rows outlive versions).
 ErrorKind = Literal[
     "network",
+    "not_answering",
     "auth_rejected",
     "forbidden",
     "insufficient_credits",
@@ -445,6 +494,8 @@ ERROR_KINDS: tuple[ErrorKind, ...] = get_args(ErrorKind)
 
 def error_kind(exc: BaseException) -> ErrorKind:
     """The kind of failure ``exc`` is, as an outbox row keeps it."""
+    if isinstance(exc, ServerNotAnswering):
+        return "not_answering"
     if isinstance(exc, NetworkUnavailable):
         return "network"
     if isinstance(exc, Forbidden):
@@ -477,6 +528,13 @@ def failure_message(kind: str | None, detail: str | None = None, attempts: int =
             "The Memex server could not be reached.",
             None,
             "The save is sent again when the connection is back.",
+        )
+    if kind == "not_answering":
+        return UserMessage(
+            "warning",
+            "The Memex server did not answer this save in time.",
+            detail,
+            "The save is sent again later.",
         )
     if kind == "auth_rejected":
         return UserMessage(

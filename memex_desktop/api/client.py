@@ -42,10 +42,12 @@ from memex_desktop.api.errors import (
     NetworkUnavailable,
     RateLimited,
     ServerError,
+    ServerNotAnswering,
     ValidationError,
 )
 from memex_desktop.api.models import (
     AvailablePlansOutput,
+    ContentEntityBase,
     CreateViewResponse,
     EnsureSharedLinkResponse,
     Feed,
@@ -61,6 +63,7 @@ from memex_desktop.api.models import (
     SearchRawResponse,
     SharedLink,
     View,
+    parse_content_entity,
 )
 from memex_desktop.api.retry import RetryPolicy, is_retryable_status, parse_retry_after
 
@@ -73,6 +76,8 @@ DEFAULT_DEADLINE_S = 60.0
 # legitimate page and far below what would hurt the desktop.
 DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 MAX_REDIRECTS = 5
+# The exact-URL lookup's path: INFERRED (see MemexClient.find_content_by_url).
+FIND_BY_URL_PATH = "/find-content-by-url"
 DEFAULT_PAGE_SIZE = 20
 INSUFFICIENT_CREDITS_CODES = frozenset(
     {"INSUFFICIENT_CREDITS", "SAVE_CONTENT_INSUFFICIENT_CREDITS"}
@@ -410,6 +415,29 @@ class MemexClient:
         body = {"url": url, **extra}
         return self._request("/save-content-by-url", body, SaveContentByUrlResponse, idempotent)
 
+    def find_content_by_url(self, url: str) -> ContentEntityBase | None:
+        """``POST /find-content-by-url``: the entity the library holds for ``url`` (its
+        normalized form), or None when it holds none.
+
+        INFERRED: the service names an exact-URL lookup among its MCP actions only, so a
+        server without this path answers 404 (:class:`ValidationError`); callers probe it
+        once and fall back. Read-only, so retried like a search.
+        """
+        if not url or not url.strip():
+            raise ValueError("url must not be empty")
+        reply = self._call(FIND_BY_URL_PATH, {"url": url}, retry=True)
+        entity = self._decode_object(reply).get("entity")
+        if entity is None:
+            return None
+        try:
+            return parse_content_entity(entity)
+        except ValueError as exc:
+            raise ContractError(
+                f"POST {reply.path}: the entity found for the URL could not be read",
+                status_code=reply.status_code,
+                raw_body=self._scrub_bytes(reply),
+            ) from exc
+
     @overload
     def save_content_entity(
         self,
@@ -684,6 +712,13 @@ class MemexClient:
         started = self._clock()
         try:
             response = self._http.send(request, stream=True, follow_redirects=False)
+        except (httpx.ReadTimeout, httpx.WriteTimeout) as exc:
+            # Connected, and then silence: the server is there but not answering.
+            raise ServerNotAnswering(
+                f"POST {path}: {url.host} took the connection but did not answer "
+                f"({type(exc).__name__})",
+                host=url.host,
+            ) from exc
         except httpx.TimeoutException as exc:
             raise NetworkUnavailable(f"POST {path}: timed out ({type(exc).__name__})") from exc
         except httpx.TransportError as exc:
@@ -732,11 +767,17 @@ class MemexClient:
                     )
                 chunks.append(chunk)
         except _DeadlineExceeded as exc:
-            raise NetworkUnavailable(
-                f"POST {path}: no complete answer within {self._deadline_s:g} s"
+            raise ServerNotAnswering(
+                f"POST {path}: no complete answer within {self._deadline_s:g} s",
+                host=response.url.host,
+                status_code=response.status_code,
             ) from exc
         except httpx.TimeoutException as exc:
-            raise NetworkUnavailable(f"POST {path}: timed out while reading the answer") from exc
+            raise ServerNotAnswering(
+                f"POST {path}: {response.url.host} stopped answering mid-answer",
+                host=response.url.host,
+                status_code=response.status_code,
+            ) from exc
         except (httpx.RemoteProtocolError, httpx.DecodingError) as exc:
             # The server sent headers, then less (or other) than it announced.
             raise ContractError(
@@ -745,8 +786,10 @@ class MemexClient:
                 raw_body=b"".join(chunks),
             ) from exc
         except httpx.TransportError as exc:
+            # The status line arrived (a 2xx says the call was done): kept on the error.
             raise NetworkUnavailable(
-                f"POST {path}: connection lost while reading ({_describe_transport_error(exc)})"
+                f"POST {path}: connection lost while reading ({_describe_transport_error(exc)})",
+                status_code=response.status_code,
             ) from exc
         return b"".join(chunks)
 

@@ -24,6 +24,16 @@ class NetworkUnavailable(ApiError):
     """The server could not be reached (no network, DNS, refused, reset, timed out)."""
 
 
+class ServerNotAnswering(NetworkUnavailable):
+    """The server took the connection but sent no answer (or stopped sending one) in time;
+    ``host`` is the server's. ``status_code`` is set when the status line had arrived: a
+    2xx there means the server did what was asked, whatever the unread rest said."""
+
+    def __init__(self, message: str, *, host: str, status_code: int | None = None) -> None:
+        super().__init__(message, status_code=status_code)
+        self.host = host
+
+
 class ServerError(ApiError):
     """The server answered 5xx (or 408) and retries did not help."""
 

@@ -79,6 +79,10 @@ class EmulatorConfig:
     ignore_sort_by: bool = False
     # Set: every request answers 301 with Location = moved_to + the request's path.
     moved_to: str | None = None
+    # /find-content-by-url answers the entity saved under a URL (its normalized form). The
+    # service names an "exact-URL lookup" only among its MCP actions; that REST serves it
+    # is INFERRED, so it is off (404, like any unknown path) unless switched on.
+    exact_url_lookup: bool = False
 
     def __post_init__(self) -> None:
         if self.collection_keys not in COLLECTION_KEY_STYLES:

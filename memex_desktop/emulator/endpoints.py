@@ -24,7 +24,7 @@ from memex_desktop.emulator.problem import (
     refuse_fields,
     reject_unknown_fields,
 )
-from memex_desktop.emulator.saves import save_by_url, save_entity
+from memex_desktop.emulator.saves import find_by_url, save_by_url, save_entity
 from memex_desktop.emulator.search import (
     SEARCH_FIELDS,
     SORT_VALUES,
@@ -242,6 +242,11 @@ def save_content_by_url(state: EmulatorState, body: JsonObject) -> Answer:
     return save_by_url(state, body)
 
 
+def find_content_by_url(state: EmulatorState, body: JsonObject) -> Answer:
+    """``/find-content-by-url`` (only with ``exact_url_lookup``; 404 otherwise)."""
+    return find_by_url(state, body)
+
+
 def save_content_entity(state: EmulatorState, body: JsonObject) -> Answer:
     """``/save-content-entity`` (single, batch ``items``, ``responseMode: "receipt"``)."""
     return save_entity(state, body)
@@ -252,6 +257,7 @@ ROUTES: dict[str, Handler] = {
     "/search-content": search,
     "/save-content-entity": save_content_entity,
     "/save-content-by-url": save_content_by_url,
+    "/find-content-by-url": find_content_by_url,
     "/create-view": create_view,
     "/list-views": list_views,
     "/execute-view-search": execute_view_search,

@@ -25,6 +25,10 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 RetryAfter = int | float | str | datetime | None
 
 DEFAULT_SAVE_PATHS = frozenset({"/save-content-entity", "/save-content-by-url"})
+UNREADABLE_MODES = ("garbage", "stall")
+# What a "garbage" unreadable success sends: the start of an answer, cut, with bytes that
+# are not UTF-8.
+_GARBAGE_BODY = b'{"entity": {"id": "\xff\xfe\x00'
 
 
 @dataclass
@@ -146,6 +150,32 @@ class Faults:
     ) -> None:
         """Let the next ``count`` saves happen, then drop the connection instead of answering."""
         self._arm(Fault("lose", count, frozenset(paths) if paths is not None else None))
+
+    def unreadable_success(
+        self,
+        count: int = 1,
+        *,
+        mode: str = "garbage",
+        status: int = 200,
+        paths: Collection[str] | None = DEFAULT_SAVE_PATHS,
+    ) -> None:
+        """Let the next ``count`` requests happen, then answer ``status`` (a 2xx) with a body
+        the client cannot read: ``"garbage"`` sends a complete body that is not JSON (nor
+        UTF-8); ``"stall"`` sends the headers and half the body, then nothing more until the
+        client gives up."""
+        if mode not in UNREADABLE_MODES:
+            raise ValueError(f"mode must be one of {', '.join(UNREADABLE_MODES)}")
+        if not 200 <= status < 300:
+            raise ValueError("an unreadable success needs a 2xx status")
+        self._arm(
+            Fault(
+                "unreadable",
+                count,
+                frozenset(paths) if paths is not None else None,
+                status=status,
+                mode=mode,
+            )
+        )
 
     def redirect(
         self,
@@ -298,6 +328,25 @@ class FaultMiddleware:
             await self.app(scope, receive, captured.send)
             await self._deliver_badly(fault, captured, receive, send)
 
+    async def _unreadable_success(
+        self, fault: Fault, body: bytes, receive: Receive, send: Send
+    ) -> None:
+        """A 2xx the client cannot read, after the app did its work (see unreadable_success)."""
+        sent = _GARBAGE_BODY if fault.mode == "garbage" else body[: max(1, len(body) // 2)]
+        length = len(sent) if fault.mode == "garbage" else len(body)
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % length)]
+        await send({"type": "http.response.start", "status": fault.status, "headers": headers})
+        await send({"type": "http.response.body", "body": sent, "more_body": fault.mode == "stall"})
+        if fault.mode == "garbage":
+            return
+        gone = asyncio.ensure_future(_disconnected(receive))
+        try:
+            while not gone.done() and not self.stopping.is_set():
+                await asyncio.wait({gone}, timeout=0.05)
+        finally:
+            gone.cancel()
+        await _close_connection(send)
+
     async def _deliver_badly(
         self, fault: Fault, captured: _Captured, receive: Receive, send: Send
     ) -> None:
@@ -305,6 +354,9 @@ class FaultMiddleware:
         body = bytes(captured.body)
         if fault.kind == "lose":
             await _close_connection(send)
+            return
+        if fault.kind == "unreadable":
+            await self._unreadable_success(fault, body, receive, send)
             return
         if fault.kind == "truncate" and fault.mode == "json":
             cut = body[: max(1, len(body) // 2)]

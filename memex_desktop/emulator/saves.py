@@ -138,6 +138,23 @@ def _external_id(kind: str, url: str) -> str:
     return external_id_for_url(url)
 
 
+def find_by_url(state: EmulatorState, body: JsonObject) -> JsonObject:
+    """The exact-URL lookup: ``{"entity": <the entity saved under url> | null}``."""
+    if not state.config.exact_url_lookup:
+        raise ApiProblem(404, "Not Found")
+    reject_unknown_fields(body, ("url",), "find-content-by-url")
+    url = optional_str(body, "url")
+    parts = urlsplit(url or "")
+    if not url or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ApiProblem(400, "url must be an absolute http(s) URL")
+    with state.lock:
+        state.promote_due()
+        existing = state.db.find_by("normalized_url", normalize_url(url))
+        if existing is None:
+            return {"entity": None}
+        return _present(state, {"entity": existing.data()})
+
+
 def save_by_url(state: EmulatorState, body: JsonObject) -> JsonObject:
     """Save a URL (returns at once; the item is processed in the background)."""
     reject_unknown_fields(body, SAVE_URL_FIELDS, "save-content-by-url")

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 
 class StoreError(Exception):
-    """Base of every error the store raises on purpose."""
+    """Base of every error the store raises on purpose; ``file`` is the database it is about
+    (None when not known), so the words for a person name the right file."""
+
+    file: Path | None = None
 
 
 class KnownStoreError(StoreError):
@@ -29,16 +33,25 @@ class DatabaseAccessError(KnownStoreError):
     """The file cannot be opened or written here (permissions, a read-only folder or disk)."""
 
 
+class DatabaseReadOnlyError(DatabaseAccessError):
+    """The file (or its folder or disk) can be read but not written."""
+
+
 class SchemaTooNewError(KnownStoreError):
     """The file was written by a newer memex-desktop; it is left untouched."""
 
     def __init__(self, path: str, found: int, supported: int) -> None:
+        advice = (
+            "it holds saves not sent yet: update memex-desktop to send them"
+            if Path(path).name.startswith("outbox")
+            else "update memex-desktop, or move the file away to start a fresh cache"
+        )
         super().__init__(
             f"{path} has schema version {found}, newer than the {supported} this version of "
-            "memex-desktop understands; it was left untouched. Update memex-desktop, or move "
-            "the file away to start a fresh cache."
+            f"memex-desktop understands; it was left untouched: {advice}."
         )
         self.path = path
+        self.file = Path(path)
         self.found = found
         self.supported = supported
 
@@ -56,14 +69,19 @@ _FULL_CODES = frozenset({sqlite3.SQLITE_FULL})
 _LOCKED_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 _CORRUPT_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 _DEVICE_CODES = frozenset({sqlite3.SQLITE_IOERR})
-_ACCESS_CODES = frozenset({sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM})
+_ACCESS_CODES = frozenset({sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM})
+_READONLY_CODES = frozenset({sqlite3.SQLITE_READONLY})
 
 
-def translate(exc: sqlite3.Error, context: str) -> KnownStoreError | StoreBugError:
+def translate(
+    exc: sqlite3.Error, context: str, *, file: Path | None = None
+) -> KnownStoreError | StoreBugError:
     """The store's error for an sqlite3 error, by SQLite's result code: a KnownStoreError for
-    what the environment causes, a StoreBugError for everything else; ``exc`` is its cause."""
+    what the environment causes, a StoreBugError for everything else; ``exc`` is its cause
+    and ``file`` the database it happened to."""
     error = _classify(exc, context)
     error.__cause__ = exc
+    error.file = file
     return error
 
 
@@ -79,6 +97,8 @@ def _classify(exc: sqlite3.Error, context: str) -> KnownStoreError | StoreBugErr
         return DatabaseCorruptError(f"{context}: the database file is damaged ({exc})")
     if primary in _DEVICE_CODES:
         return DiskFullError(f"{context}: the disk could not be written ({exc})")
+    if primary in _READONLY_CODES:
+        return DatabaseReadOnlyError(f"{context}: the file is read-only ({exc})")
     if primary in _ACCESS_CODES:
         return DatabaseAccessError(f"{context}: the file cannot be opened or written ({exc})")
     return StoreBugError(f"{context}: {type(exc).__name__}: {exc}")

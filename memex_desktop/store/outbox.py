@@ -5,12 +5,21 @@ Every operation is acknowledged only after its COMMIT. The file uses WAL with
 per commit), committed rows survive power loss, and the GUI thread can read the queue
 while the sync thread writes. Each thread gets its own connection; writes take the lock
 up front (``BEGIN IMMEDIATE``) so two writers never deadlock on a lock upgrade.
+
+The file is precious: it is looked at read-only before it is opened for writing. One written
+by a newer version is left untouched (:class:`SchemaTooNewError`); a damaged one is copied
+aside and what can be read goes into a fresh outbox (:mod:`memex_desktop.store.outbox_recovery`,
+reported in :attr:`Outbox.recovery`). The disposable cache never takes the outbox's disk space:
+when space is short, the cache's WAL is truncated before the outbox is opened.
 """
 
 from __future__ import annotations
 
 import builtins
 import json
+import logging
+import os
+import shutil
 import sqlite3
 import threading
 import time
@@ -21,13 +30,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from memex_desktop.store.errors import StoreError, translate
+from memex_desktop.store.errors import (
+    DatabaseCorruptError,
+    SchemaTooNewError,
+    translate,
+)
+from memex_desktop.store.outbox_recovery import (
+    ROW_COLUMNS,
+    OutboxRecovery,
+    clean_rows,
+    copy_aside,
+    salvage,
+)
 from memex_desktop.store.urls import normalize_url
+
+_log = logging.getLogger(__name__)
 
 OutboxState = Literal["queued", "sending", "accepted", "confirmed", "needs_attention"]
 STATES: tuple[OutboxState, ...] = ("queued", "sending", "accepted", "confirmed", "needs_attention")
 OUTBOX_SCHEMA_VERSION = 2
 _BUSY_TIMEOUT_S = 10.0
+# Below this much free space the cache's WAL is truncated before the outbox opens: the WAL
+# index and a few commits of saves must fit.
+MIN_FREE_BYTES = 8 * 1024 * 1024
 _MAX_REASON_CHARS = 500
 
 _SCHEMA = [
@@ -132,7 +157,19 @@ def _op(row: tuple[Any, ...]) -> OutboxOp:
 class Outbox:
     """The durable queue of saves; safe to use from several threads at once."""
 
-    def __init__(self, path: Path, *, cache_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        cache_path: Path | None = None,
+        min_free_bytes: int = MIN_FREE_BYTES,
+    ) -> None:
+        """Open (creating, migrating or recovering) the outbox at ``path``.
+
+        Raises:
+            SchemaTooNewError: a newer version wrote the file; it is left untouched.
+            KnownStoreError: the disk is full, the file locked or not writable.
+        """
         self.path = Path(path)
         self.cache_path = Path(cache_path) if cache_path else self.path.with_name("cache.db")
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -141,17 +178,78 @@ class Outbox:
         # lock first, so a window closing never frees a connection a worker is reading from.
         self._connections: builtins.list[tuple[sqlite3.Connection, threading.RLock]] = []
         self._connections_lock = threading.Lock()
+        # Set when this open found the file damaged and recovered what it could.
+        self.recovery: OutboxRecovery | None = None
+        make_room_for_outbox(self.path, self.cache_path, min_free_bytes)
+        version = self._inspect()
+        if version is None:
+            self.recovery = self._recover()
+            version = OUTBOX_SCHEMA_VERSION
+        if version < OUTBOX_SCHEMA_VERSION:
+            self._migrate()
+
+    def _inspect(self) -> int | None:
+        """The file's schema version, read without writing (0 for a new file); None when it
+        is damaged.
+
+        Raises:
+            SchemaTooNewError: the file is newer than this version; nothing was written.
+        """
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return 0
+        try:
+            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+                if version > OUTBOX_SCHEMA_VERSION:
+                    raise _too_new(self.path, version)
+                problems = conn.execute("PRAGMA quick_check").fetchall()
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            error = translate(exc, f"reading {self.path}", file=self.path)
+            if isinstance(error, DatabaseCorruptError):
+                _log.warning("%s is damaged: %s", self.path, exc)
+                return None
+            raise error from exc
+        if problems != [("ok",)]:
+            _log.warning("%s is damaged: %s", self.path, problems[:5])
+            return None
+        return version
+
+    def _migrate(self) -> None:
+        """Bring the file up to this version's schema, each version's statements once."""
         with self._write() as conn:
             version = int(conn.execute("PRAGMA user_version").fetchone()[0])
             if version > OUTBOX_SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.path} was written by a newer memex-desktop (outbox schema {version})"
-                )
+                raise _too_new(self.path, version)
             for target, statements in _MIGRATIONS:
                 if version < target:
                     for statement in statements:
                         conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {OUTBOX_SCHEMA_VERSION}")
+
+    def _recover(self) -> OutboxRecovery:
+        """Copy the damaged file aside and put what can be read into a fresh outbox."""
+        try:
+            copy = copy_aside(self.path)
+            rows, method = salvage(copy)
+            fresh = self.path.with_name(f"{self.path.name}.recovering-{os.getpid()}")
+            fresh.unlink(missing_ok=True)
+            recovered = _write_fresh(fresh, clean_rows(rows, _now_ms()))
+            # The damaged file's journal must not be applied to the fresh one (both are
+            # in the copy).
+            for suffix in ("-wal", "-shm"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            os.replace(fresh, self.path)
+        except OSError as exc:
+            raise DatabaseCorruptError(
+                f"{self.path} is damaged and could not be copied aside ({exc}); it was left "
+                "as it is"
+            ) from exc
+        recovery = OutboxRecovery(copy, recovered, method)
+        _log.warning("%s", recovery.message())
+        return recovery
 
     # ------------------------------------------------------------------ connections
 
@@ -170,7 +268,7 @@ class Outbox:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=FULL")
             except sqlite3.Error as exc:
-                raise translate(exc, f"opening {self.path}") from exc
+                raise translate(exc, f"opening {self.path}", file=self.path) from exc
             held = (conn, threading.RLock())
             self._local.conn = held
             with self._connections_lock:
@@ -194,14 +292,14 @@ class Outbox:
             except sqlite3.Error as exc:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
-                raise translate(exc, f"writing {self.path.name}") from exc
+                raise translate(exc, f"writing {self.path.name}", file=self.path) from exc
 
     def _read(self, sql: str, params: Iterable[Any] = ()) -> builtins.list[tuple[Any, ...]]:
         try:
             with self._conn() as conn:
                 return conn.execute(sql, list(params)).fetchall()
         except sqlite3.Error as exc:
-            raise translate(exc, f"reading {self.path.name}") from exc
+            raise translate(exc, f"reading {self.path.name}", file=self.path) from exc
 
     # ------------------------------------------------------------------ enqueue
 
@@ -214,7 +312,7 @@ class Outbox:
             ValueError: when ``url`` is not an http(s) URL (the message says why).
         """
         normalized = normalize_url(url)
-        lookup = known_in_cache or self._known_in_cache
+        lookup = known_in_cache or self.known_in_cache
         entity_id = lookup(normalized)
         if entity_id is not None:
             return EnqueueResult("already_saved", None, entity_id)
@@ -266,7 +364,7 @@ class Outbox:
         op = _op(row)
         return EnqueueResult("queued" if inserted else "already_queued", op, op.entity_id)
 
-    def _known_in_cache(self, normalized: str) -> str | None:
+    def known_in_cache(self, normalized: str) -> str | None:
         """The id of a cached entity with this normalized URL (http or https), if any."""
         if not self.cache_path.exists():
             return None
@@ -377,9 +475,23 @@ class Outbox:
             error_kind=failure.kind,
         )
 
-    def mark_confirmed(self, op_id: int) -> None:
-        """The saved entity was seen in a pull."""
-        self._set(op_id, "confirmed")
+    def mark_confirmed(self, op_id: int, entity_id: str | None = None) -> None:
+        """The saved entity was seen in a pull (or found in the cache, as ``entity_id``)."""
+        if entity_id is None:
+            self._set(op_id, "confirmed")
+        else:
+            self._set(op_id, "confirmed", entity_id=entity_id, reason=None, error_kind=None)
+
+    def requeue_in_flight(self, op_id: int) -> bool:
+        """Queue again, due now, an operation a crash left ``sending`` (once it is known not
+        to have arrived); False when it is no longer ``sending``."""
+        with self._write() as conn:
+            cursor = conn.execute(
+                "UPDATE ops SET state = 'queued', updated_at = ?, next_attempt_at = ? "
+                "WHERE id = ? AND state = 'sending'",
+                (_now_ms(), _now_ms(), op_id),
+            )
+            return cursor.rowcount > 0
 
     def confirm_seen(self, entity_ids: Iterable[str], normalized_urls: Iterable[str]) -> int:
         """Confirm accepted (or still queued) operations whose entity or URL a pull returned."""
@@ -458,3 +570,90 @@ class Outbox:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _too_new(path: Path, version: int) -> SchemaTooNewError:
+    """The error for an outbox a newer version wrote (the file is not touched)."""
+    return SchemaTooNewError(str(path), version, OUTBOX_SCHEMA_VERSION)
+
+
+def _write_fresh(path: Path, rows: builtins.list[tuple[Any, ...]]) -> int:
+    """Create an outbox at ``path`` holding ``rows`` (ROW_COLUMNS order); how many it holds."""
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("BEGIN IMMEDIATE")
+        for _target, statements in _MIGRATIONS:
+            for statement in statements:
+                conn.execute(statement)
+        marks = ",".join("?" * len(ROW_COLUMNS))
+        inserted = 0
+        for row in rows:
+            # Two rows for one URL or external id (a row found twice): the first is kept.
+            cursor = conn.execute(
+                f"INSERT OR IGNORE INTO ops ({', '.join(ROW_COLUMNS)}) VALUES ({marks})", row
+            )
+            inserted += cursor.rowcount
+        conn.execute(f"PRAGMA user_version = {OUTBOX_SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    return inserted
+
+
+def make_room_for_outbox(outbox_path: Path, cache_path: Path, min_free_bytes: int) -> None:
+    """When the disk has less than ``min_free_bytes`` free, truncate the cache's WAL so the
+    outbox can open and commit (the cache is disposable; the saves are not)."""
+    try:
+        free = shutil.disk_usage(outbox_path.parent).free
+    except OSError:
+        return
+    wal = Path(f"{cache_path}-wal")
+    if free >= min_free_bytes or not wal.exists() or wal.stat().st_size == 0:
+        return
+    held = wal.stat().st_size
+    truncate_wal(cache_path)
+    _log.warning(
+        "low disk space (%d bytes free): truncated %s (it held %d bytes) for the outbox",
+        free,
+        wal.name,
+        held,
+    )
+
+
+def truncate_wal(path: Path) -> None:
+    """Copy a database's WAL back into it and truncate the WAL to zero bytes (best effort)."""
+    try:
+        conn = sqlite3.connect(str(path), timeout=1.0)
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        _log.warning("could not truncate the WAL of %s: %s", path.name, exc)
+
+
+def read_only_ops(path: Path) -> builtins.list[OutboxOp]:
+    """The operations of an outbox read without writing anything (for one that cannot be
+    opened: a newer version's, or on a full disk); columns it lacks read as empty."""
+    try:
+        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            present = {str(row[1]) for row in conn.execute("PRAGMA table_info(ops)")}
+            wanted = [name if name in present else "NULL" for name in ROW_COLUMNS]
+            rows = conn.execute(
+                f"SELECT {', '.join(wanted)} FROM ops ORDER BY id LIMIT 100000"
+            ).fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise translate(exc, f"reading {path}", file=Path(path)) from exc
+    ops = []
+    for row in rows:
+        try:
+            ops.append(_op(row))
+        except (TypeError, ValueError):
+            _log.warning("outbox row %r could not be read", row[0])
+    return ops

@@ -21,7 +21,7 @@ from memex_desktop.api.models import (
     View,
 )
 from memex_desktop.store import ingest
-from memex_desktop.store.errors import StoreBugError, StoreError, translate
+from memex_desktop.store.errors import DiskFullError, StoreBugError, StoreError, translate
 from memex_desktop.store.extract import JsonObject
 from memex_desktop.store.rows import ChangeSet
 from memex_desktop.store.schema import connect, open_cache
@@ -48,6 +48,9 @@ CHECKPOINT_INTERVAL_S = 0.25
 # the writer finishes the copy itself between two tasks, so the WAL starts over from the
 # beginning with the next transaction (and is truncated to journal_size_limit).
 WAL_RESTART_BYTES = 32 * 1024 * 1024
+# How often a write that found the disk full tries to truncate the WAL while the checkpointer
+# is busy with it (a fifth of a checkpoint interval apart).
+TRUNCATE_ATTEMPTS = 25
 
 
 def now_ms() -> int:
@@ -198,14 +201,32 @@ class StoreWriter:
             with db.atomic():
                 changes = task(db)
         except sqlite3.Error as exc:
-            failure = translate(exc, f"writing {self.path.name}")
+            failure = translate(exc, f"writing {self.path.name}", file=self.path)
             if isinstance(failure, StoreBugError):
                 _log.error("store write failed: %s", exc)
+            elif isinstance(failure, DiskFullError):
+                self._give_back_space(db)
             future.set_exception(failure)
         except BaseException as exc:
             future.set_exception(exc)
         else:
             future.set_result(changes)
+
+    @staticmethod
+    def _give_back_space(db: Database) -> None:
+        """After a write failed for want of space, copy the WAL into cache.db and cut it to
+        zero bytes: the disposable cache must not keep the space the outbox needs."""
+        try:
+            for _attempt in range(TRUNCATE_ATTEMPTS):
+                # (busy, frames, copied): busy while the checkpointer thread is mid-pass,
+                # which no busy timeout waits for.
+                row = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                if row is None or int(row[0]) == 0:
+                    return
+                time.sleep(CHECKPOINT_INTERVAL_S / 5)
+            _log.warning("the WAL stayed in use after a full disk; it is truncated later")
+        except sqlite3.Error as exc:
+            _log.warning("could not truncate the WAL after a full disk: %s", exc)
 
     @staticmethod
     def _checkpoint(db: Database) -> None:

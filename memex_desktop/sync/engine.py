@@ -40,6 +40,7 @@ from memex_desktop.api.errors import (
     RateLimited,
     ServerError,
     ServerIncompatible,
+    ServerNotAnswering,
     ValidationError,
 )
 from memex_desktop.api.identity import other_ids
@@ -269,8 +270,14 @@ class SyncEngine:
         outbox_policy: OutboxPolicy | None = None,
         clock: Callable[[], float] = time.time,
         rand: Callable[[], float] = random.random,
+        exact_url_lookup: bool = False,
     ) -> None:
-        """Wire the collaborators; ``clock`` and ``rand`` are injectable for tests."""
+        """Wire the collaborators; ``clock`` and ``rand`` are injectable for tests.
+
+        ``exact_url_lookup`` lets a save left in flight by a crash be looked up on the server
+        by its URL before it is sent again (an INFERRED endpoint: probed on first use, and
+        not asked again once the server does not know it).
+        """
         if page_size < 1:
             raise ValueError("page_size must be positive")
         self.client = client
@@ -283,6 +290,8 @@ class SyncEngine:
         self._clock = clock
         self._rand = rand
         self._recovered = False
+        # None: allowed and not tried yet; then whether the server answers it.
+        self._url_lookup: bool | None = None if exact_url_lookup else False
         self._profile: ServerProfile | None = None
         self.last_meta: SearchMeta | None = None
 
@@ -657,9 +666,7 @@ class SyncEngine:
         cancel = cancel or threading.Event()
         budget = self.outbox_policy.max_drain_wait_s if max_wait_s is None else max_wait_s
         if not self._recovered:
-            # An operation left "sending" by a killed process may or may not have reached the
-            # server; sending it again is safe because saves are idempotent by identity.
-            self.outbox.recover_after_crash()
+            self._recheck_in_flight()
             self._recovered = True
         paused = self.outbox.paused_reason()
         if paused is not None:
@@ -697,6 +704,10 @@ class SyncEngine:
             try:
                 entity = self._send(op)
             except NetworkUnavailable as exc:
+                if _answered_success(exc):
+                    sent += 1
+                    self._accept_unconfirmed(op, exc)
+                    continue
                 delay = self.outbox_policy.backoff_s(op.attempts, self._rand)
                 if _unreachable(exc):
                     # Nothing reached the server: offline. The save waits for the next sync.
@@ -706,6 +717,9 @@ class SyncEngine:
                 # applied. Resending is safe (idempotent by identity), after a backoff.
                 last_failure = exc
                 self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock() + delay)
+                if isinstance(exc, ServerNotAnswering):
+                    # Each further save would wait out its own timeout: stop until next sync.
+                    return self._drain_report(outcome_for(exc), sent, attention, changes, exc)
                 continue
             except AuthError as exc:
                 # Not this save's fault: put it back as it was and stop until the key is fixed.
@@ -723,16 +737,13 @@ class SyncEngine:
                 attention += 1
                 continue
             except ContractError as exc:
-                if exc.status_code is None or not 200 <= exc.status_code < 300:
+                if not _answered_success(exc):
                     last_failure = exc
                     delay = self.outbox_policy.backoff_s(op.attempts, self._rand)
                     self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock() + delay)
                     continue
-                # The server took the save but its answer cannot be read: accepted, not
-                # confirmed until a pull shows it; sending it again could save it twice.
-                _log.warning("save %d accepted with an unreadable answer: %s", op.id, exc.message)
                 sent += 1
-                self.outbox.mark_accepted(op.id, _expected_entity_id(op))
+                self._accept_unconfirmed(op, exc)
                 continue
             except ServerError as exc:
                 last_failure = exc
@@ -753,10 +764,59 @@ class SyncEngine:
                 self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock() + delay)
                 continue
             sent += 1
+            # Accepted first: whatever happens to the cache write, the save is not sent again.
+            self.outbox.mark_accepted(op.id, entity.id if entity is not None else None)
             if entity is not None:
                 changes |= self.writer.ingest_entities([entity]).result()
-            self.outbox.mark_accepted(op.id, entity.id if entity is not None else None)
             _emit(progress, "outbox", sent, max(total, sent), f"{sent} saves sent")
+
+    def _accept_unconfirmed(self, op: OutboxOp, exc: ApiError) -> None:
+        """The server answered 2xx but the rest of its answer cannot be read: the save is
+        accepted, not confirmed until a pull shows it; sending it again could save it twice."""
+        _log.warning("save %d accepted with an unreadable answer: %s", op.id, exc.message)
+        self.outbox.mark_accepted(op.id, _expected_entity_id(op))
+
+    def _recheck_in_flight(self) -> None:
+        """Saves a killed process left ``sending`` may have reached the server: each is
+        looked for in the cache, then with the server's exact-URL lookup (where it has one),
+        and only queued to be sent again when neither has it."""
+        for op in self.outbox.list(states=["sending"]):
+            cached = self._cached_entity_id(op)
+            if cached is not None:
+                _log.info("save %d, in flight at a crash, is in the cache: confirmed", op.id)
+                self.outbox.mark_confirmed(op.id, cached)
+                continue
+            found = self._look_up_on_server(op)
+            if found is not None:
+                _log.info("save %d, in flight at a crash, is on the server: accepted", op.id)
+                self.outbox.mark_accepted(op.id, found.id)
+                self.writer.ingest_entities([found]).result()
+                continue
+            self.outbox.requeue_in_flight(op.id)
+
+    def _cached_entity_id(self, op: OutboxOp) -> str | None:
+        """The id of the cached entity a save made, when the cache has it."""
+        if op.kind == "save_url":
+            return self.outbox.known_in_cache(op.normalized_url) if op.normalized_url else None
+        entity_id = client_entity_id(op)
+        return entity_id if self.reader.raw_json(entity_id) is not None else None
+
+    def _look_up_on_server(self, op: OutboxOp) -> ContentEntityBase | None:
+        """The entity the server holds for a URL save, by its exact-URL lookup; None when it
+        holds none, the lookup is off or unknown to the server, or the server cannot say."""
+        if op.kind != "save_url" or not op.url or self._url_lookup is False:
+            return None
+        try:
+            found = self.client.find_content_by_url(op.url)
+        except ValidationError as exc:
+            _log.info("the server has no exact-URL lookup (%s); not asked again", exc.message)
+            self._url_lookup = False
+            return None
+        except ApiError as exc:
+            _log.info("the exact-URL lookup failed (%s); the save is sent again", exc.message)
+            return None
+        self._url_lookup = True
+        return found
 
     def _retry_waiting_now(self) -> None:
         """Make queued saves that wait for a retry due now (the person asked to sync)."""
@@ -1140,6 +1200,11 @@ def _emit(
     """Report progress when someone listens."""
     if progress is not None:
         progress(SyncProgress(phase, done, total, message))
+
+
+def _answered_success(exc: ApiError) -> bool:
+    """Whether the server had answered 2xx before its answer became unreadable."""
+    return exc.status_code is not None and 200 <= exc.status_code < 300
 
 
 def _unreachable(exc: NetworkUnavailable) -> bool:

@@ -29,15 +29,14 @@ def runner(qapp: Any) -> Iterator[TaskRunner]:
 @pytest.fixture
 def pane(qtbot: Any, tmp_path: Path, runner: TaskRunner) -> ReaderPane:
     writer = StoreWriter(tmp_path / "cache.db")
-    writer.ingest_json(
-        [
+    items = [
             {"id": "pictured", "type": "web", "title": LONG_TITLE, "url": "https://a.example/",
              "html": '<p>Words</p><img src="https://img.example/a.png" alt="a chart">',
              "created_at": 1_700_000_000_000},
             {"id": "plain", "type": "web", "title": "Plain", "url": "https://b.example/",
              "full_text": "Only words.", "created_at": 1_700_000_001_000},
-        ]  # fmt: skip
-    ).result(timeout=30)
+    ]  # fmt: skip
+    writer.ingest_json(items).result(timeout=30)
     writer.close()
     reader = ReaderPane(tmp_path / "cache.db", runner)
     qtbot.addWidget(reader)

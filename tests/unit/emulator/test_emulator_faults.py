@@ -93,6 +93,33 @@ def test_truncated_json(emulator: RunningEmulator) -> None:
         json.loads(response.content)
 
 
+def test_an_unreadable_success_saves_first_then_sends_garbage(emulator: RunningEmulator) -> None:
+    emulator.faults.unreadable_success(mode="garbage")
+    with http_client(emulator) as client:
+        response = _post(client, "/save-content-by-url", {"url": "https://garbled.example/"})
+        assert response.status_code == 200
+        with pytest.raises(UnicodeDecodeError):
+            response.content.decode("utf-8")
+        again = _post(client, "/save-content-by-url", {"url": "https://garbled.example/"})
+    assert again.json()["isNew"] is False, "the save before the garbage did not happen"
+
+
+def test_an_unreadable_success_can_stall_after_half_its_body(emulator: RunningEmulator) -> None:
+    emulator.faults.unreadable_success(mode="stall")
+    with (
+        http_client(emulator, timeout=httpx.Timeout(5.0, read=0.3)) as client,
+        client.stream(
+            "POST", "/save-content-by-url", json={"url": "https://stalled.example/"}
+        ) as response,
+    ):
+        assert response.status_code == 200
+        with pytest.raises(httpx.ReadTimeout):
+            response.read()
+    assert emulator.faults.armed == 0
+    with pytest.raises(ValueError, match="2xx"):
+        emulator.faults.unreadable_success(status=500)
+
+
 def test_drip_is_slow_but_complete(emulator: RunningEmulator) -> None:
     with http_client(emulator) as client:
         expected = _post(client, "/get-available-tag-names").content
