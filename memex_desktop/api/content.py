@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -35,6 +36,17 @@ def strings_in(value: Any) -> list[str]:
         if isinstance(value, list)
         else []
     )
+
+
+def finite_number(value: int | float) -> bool:
+    """Whether a JSON number is finite as a float (not NaN, an infinity or 10**400)."""
+    if isinstance(value, int):
+        return abs(value) <= _LARGEST_FLOAT_INT
+    return math.isfinite(value)
+
+
+# Integers beyond this have no float (math.isfinite and float() raise OverflowError).
+_LARGEST_FLOAT_INT = int(sys.float_info.max)
 
 
 def localized_text(value: Any) -> str:
@@ -85,6 +97,8 @@ def epoch_ms(value: Any) -> int | None:
     if isinstance(value, bool) or value is None:
         return None
     number: float
+    if isinstance(value, int) and abs(value) > _LARGEST_MS:
+        return None  # also past what a float holds: 10**400 is a JSON integer too
     if isinstance(value, int | float):
         number = float(value)
     elif isinstance(value, str):
@@ -279,7 +293,7 @@ def moment_of(data: Any) -> float | None:
     for key in _MOMENT_KEYS:
         value = data.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):
-            if math.isfinite(value):
+            if finite_number(value):
                 return float(value)
         elif isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
             return float(value)

@@ -634,7 +634,7 @@ def unreadable_entity(value: Any) -> JsonObject:
     return {
         "id": entity_id,
         "type": UNREADABLE_TYPE,
-        "title": UNREADABLE_TITLE,
+        "title": f"{UNREADABLE_TITLE} (id {entity_id})",
         UNREADABLE_VALUE_KEY: value,
     }
 
