@@ -45,7 +45,6 @@ _log = logging.getLogger(__name__)
 JsonObject = dict[str, Any]
 
 
-
 def _sane_timestamp(value: Any) -> Any:
     """A wire timestamp as given when it reads as one (up to the year 9999).
 
@@ -606,10 +605,11 @@ def readable_entity(item: Any, depth: int = 0) -> JsonObject | None:
             dropped.append(key)
             continue
         readable = [found for found in (readable_entity(n, depth + 1) for n in nested) if found]
-        if len(readable) != len(nested) or any(a is not b for a, b in zip(readable, nested)):
+        if len(readable) != len(nested):
             change(key, readable)
-            if len(readable) != len(nested):
-                dropped.append(f"{len(nested) - len(readable)} items of {key}")
+            dropped.append(f"{len(nested) - len(readable)} items of {key}")
+        elif any(a is not b for a, b in zip(readable, nested, strict=True)):
+            change(key, readable)
     for key, value in item.items():
         if isinstance(value, float) and not math.isfinite(value):
             change(key)

@@ -180,9 +180,8 @@ class Faults:
     ) -> None:
         """Answer the next ``count`` requests with ``rewrite(body)`` of the body the emulator
         produced (status and headers kept): a planted page of any bytes, valid JSON or not."""
-        self._arm(
-            Fault("rewrite", count, frozenset(paths) if paths is not None else None, rewrite=rewrite)
-        )
+        on = frozenset(paths) if paths is not None else None
+        self._arm(Fault("rewrite", count, on, rewrite=rewrite))
 
     def clear(self) -> None:
         """Disarm every fault and the latency."""
