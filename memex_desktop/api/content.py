@@ -117,6 +117,13 @@ def epoch_ms(value: Any) -> int | None:
     return int(milliseconds) if abs(milliseconds) <= _LARGEST_MS else None
 
 
+def is_timestamp(value: Any) -> bool:
+    """Whether :func:`epoch_ms` reads ``value`` as a time (fast for the usual integer)."""
+    if type(value) is int:
+        return abs(value) <= _LARGEST_MS
+    return epoch_ms(value) is not None
+
+
 def _iso_ms(text: str) -> int | None:
     """An ISO-8601 date or time as epoch milliseconds (UTC when it names no offset)."""
     try:

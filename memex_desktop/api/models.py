@@ -13,7 +13,6 @@ import copy
 import hashlib
 import json
 import logging
-import math
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -32,7 +31,7 @@ from pydantic import (
     model_validator,
 )
 
-from memex_desktop.api.content import epoch_ms
+from memex_desktop.api.content import epoch_ms, is_timestamp
 from memex_desktop.api.identity import (
     NESTED_ENTITY_KEYS,
     canonical_id,
@@ -569,51 +568,64 @@ _MAX_NESTED_DEPTH = 32
 def readable_entity(item: Any, depth: int = 0) -> JsonObject | None:
     """``item`` as an entity object every reader can walk, or None when it is not one.
 
-    A nested-entity field that is not a list, an id list that is not one, a time that is no
-    time (NaN, 2**70) and a top-level NaN or infinity are dropped (with a logged warning);
-    nested items that are not entities are left out. The rest of the item is kept as sent:
-    an unchanged item is returned itself, a changed one as a copy.
+    A nested-entity field that is not a list and an id list that is not one are dropped, a
+    time that is no time (NaN, 2**70) becomes null (with a logged warning); nested items that
+    are not entities are left out. The rest of the item is kept as sent: an item needing none
+    of this is returned itself, a repaired one as a copy. (A NaN elsewhere is stored as null
+    and refused by the typed model of the reader, field by field.)
     """
     if not _is_entity_object(item):
         return None
-    fixed: JsonObject = item
-    dropped: list[str] = []
+    return item if _walkable(item, depth) else _repaired_entity(item, depth)
 
-    def change(key: str, value: Any = ...) -> None:
-        nonlocal fixed
-        if fixed is item:
-            fixed = dict(item)
-        if value is ...:
-            fixed.pop(key, None)
-        else:
-            fixed[key] = value
 
+def _walkable(item: JsonObject, depth: int) -> bool:
+    """Whether :func:`readable_entity` has nothing to repair (a fast test: every item of
+    every synced page takes it)."""
     for key in _ID_LIST_KEYS:
-        if item.get(key) is not None and not isinstance(item[key], list):
-            change(key)
-            dropped.append(key)
+        value = item.get(key)
+        if value is not None and not isinstance(value, list):
+            return False
     for key in _TIME_KEYS:
-        if item.get(key) is not None and epoch_ms(item[key]) is None:
-            change(key, None)
-            dropped.append(key)
+        value = item.get(key)
+        if value is not None and not is_timestamp(value):
+            return False
     for key in NESTED_ENTITY_KEYS:
         nested = item.get(key)
         if nested is None:
             continue
         if not isinstance(nested, list) or depth >= _MAX_NESTED_DEPTH:
-            change(key)
+            return False
+        for inner in nested:
+            if not _is_entity_object(inner) or not _walkable(inner, depth + 1):
+                return False
+    return True
+
+
+def _repaired_entity(item: JsonObject, depth: int) -> JsonObject:
+    """A copy of an entity object without what :func:`readable_entity` drops."""
+    fixed = dict(item)
+    dropped: list[str] = []
+    for key in _ID_LIST_KEYS:
+        if fixed.get(key) is not None and not isinstance(fixed[key], list):
+            del fixed[key]
+            dropped.append(key)
+    for key in _TIME_KEYS:
+        if fixed.get(key) is not None and not is_timestamp(fixed[key]):
+            fixed[key] = None
+            dropped.append(key)
+    for key in NESTED_ENTITY_KEYS:
+        nested = fixed.get(key)
+        if nested is None:
+            continue
+        if not isinstance(nested, list) or depth >= _MAX_NESTED_DEPTH:
+            del fixed[key]
             dropped.append(key)
             continue
         readable = [found for found in (readable_entity(n, depth + 1) for n in nested) if found]
+        fixed[key] = readable
         if len(readable) != len(nested):
-            change(key, readable)
             dropped.append(f"{len(nested) - len(readable)} items of {key}")
-        elif any(a is not b for a, b in zip(readable, nested, strict=True)):
-            change(key, readable)
-    for key, value in item.items():
-        if isinstance(value, float) and not math.isfinite(value):
-            change(key)
-            dropped.append(key)
     if dropped:
         _log.warning("entity %.80s: dropped what is not readable: %s", item["id"], dropped)
     return fixed
