@@ -274,3 +274,45 @@ def test_text_that_is_not_unicode_syncs_as_replacement_characters(
         assert harness.reader.search_ids("then end")  # the repaired text is searchable
     finally:
         harness.close()
+
+
+def _saved_entity_rewrite(key: str, value: Any) -> Callable[[bytes], bytes]:
+    """A rewrite of save answers replacing one field of the saved entity."""
+
+    def rewrite(body: bytes) -> bytes:
+        answer = json.loads(body)
+        if isinstance(answer.get("entity"), dict):
+            _replaced(answer["entity"], key, value)
+        return json.dumps(answer).encode()
+
+    return rewrite
+
+
+@pytest.mark.parametrize(
+    ("key", "name"),
+    [("annotations", "int"), ("references", "dict"), ("tag_ids", "int"),
+     ("created_at", "huge int 2**70"), ("updated_at", "NaN"), ("title", "Infinity"),
+     ("metadata", "list")],
+)  # fmt: skip
+def test_a_save_answer_with_a_hostile_field_is_accepted(
+    key: str, name: str, emulator_factory: Any, tmp_path: Path
+) -> None:
+    running = emulator_factory()
+    rewrite = _saved_entity_rewrite(key, HOSTILE_VALUES[name])
+    answered: list[bytes] = []
+
+    def counted(body: bytes) -> bytes:
+        answered.append(body)
+        return rewrite(body)
+
+    running.faults.rewrite_body(counted, count=10_000, paths=["/save-content-by-url"])
+    harness = SyncHarness(tmp_path / "data", running.base_url, TEST_API_KEY)
+    try:
+        harness.outbox.enqueue_url("https://hostile.example/saved")
+        report = harness.engine.drain_outbox()
+        assert report.outcome is SyncOutcome.OK, report.error
+        assert report.sent == 1
+        assert [op.state for op in harness.outbox.list()] == ["accepted"]
+        assert len(answered) == 1  # one save request, never re-sent
+    finally:
+        harness.close()
