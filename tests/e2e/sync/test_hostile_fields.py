@@ -316,3 +316,81 @@ def test_a_save_answer_with_a_hostile_field_is_accepted(
         assert len(answered) == 1  # one save request, never re-sent
     finally:
         harness.close()
+
+
+# No other item references it, so the page holds no other copy of it.
+UNREADABLE_TARGET = "pdf-1"
+
+
+def _unreadable_items_rewrite(body: bytes) -> bytes:
+    """pdf-1 with a type that is no type, and on its page two results that are no entities."""
+    page = json.loads(body)
+    results = page.get("results") or []
+    for entity in results:
+        if entity.get("id") == UNREADABLE_TARGET:
+            entity["type"] = ["pdf"]
+            results += [["a", "list", "not", "an", "entity"], {"title": "no id at all"}]
+            break
+    return json.dumps(page).encode()
+
+
+def test_an_unreadable_item_is_kept_raw_and_shown_as_unreadable(
+    emulator_factory: Any, tmp_path: Path
+) -> None:
+    running = emulator_factory()
+    harness = SyncHarness(tmp_path / "data", running.base_url, TEST_API_KEY)
+    try:
+        running.faults.rewrite_body(_unreadable_items_rewrite, count=10_000, paths=["/search"])
+        report = harness.engine.run(full=True)
+        assert report.outcome is SyncOutcome.OK, report.error
+        assert set(IDS) <= set(harness.reader.all_ids())
+
+        item = harness.reader.entity(UNREADABLE_TARGET)
+        assert item is not None
+        shown = render_entity(item).text
+        assert "This item could not be read" in shown
+        assert "id pdf-1" in shown
+        assert '"title": "' + LIBRARY["results"][IDS.index(UNREADABLE_TARGET)]["title"] in shown
+
+        stand_ins = [
+            entity_id for entity_id in harness.reader.all_ids() if entity_id not in set(IDS)
+        ]
+        assert len(stand_ins) == 2
+        texts = []
+        for entity_id in stand_ins:
+            row = harness.reader.get(entity_id)
+            assert row is not None
+            assert row.title.startswith("This item could not be read (id unreadable-")
+            entity = harness.reader.entity(entity_id)
+            assert entity is not None
+            texts.append(render_entity(entity).text)
+        assert any('"not",' in text for text in texts)
+        assert any('"title": "no id at all"' in text for text in texts)
+
+        # Once the server sends the item readably again, it is read.
+        running.faults.clear()
+        assert harness.engine.run(full=True).outcome is SyncOutcome.OK
+        item = harness.reader.entity(UNREADABLE_TARGET)
+        assert item is not None
+        assert item.type == "pdf"
+        assert "could not be read" not in render_entity(item).text
+    finally:
+        harness.close()
+
+
+def test_an_unreadable_copy_never_replaces_a_readable_one(
+    emulator_factory: Any, tmp_path: Path
+) -> None:
+    running = emulator_factory()
+    harness = SyncHarness(tmp_path / "data", running.base_url, TEST_API_KEY)
+    try:
+        assert harness.engine.run(full=True).outcome is SyncOutcome.OK
+        running.faults.rewrite_body(_unreadable_items_rewrite, count=10_000, paths=["/search"])
+        for _ in range(2):
+            assert harness.engine.run(full=True).outcome is SyncOutcome.OK
+        item = harness.reader.entity(UNREADABLE_TARGET)
+        assert item is not None
+        assert item.type == "pdf"
+        assert not harness.reader.deleted_upstream()
+    finally:
+        harness.close()
