@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -31,7 +32,7 @@ from pydantic import (
     model_validator,
 )
 
-from memex_desktop.api.content import epoch_ms, is_timestamp
+from memex_desktop.api.content import epoch_ms, finite_number, is_timestamp
 from memex_desktop.api.identity import (
     NESTED_ENTITY_KEYS,
     canonical_id,
@@ -59,6 +60,21 @@ def _sane_timestamp(value: Any) -> Any:
 # compact shape carry ISO strings; accept both rather than reject a whole page. Anything
 # epoch_ms cannot read (NaN, 2**70, a list) is no time at all: SQLite could not even store it.
 Timestamp = Annotated[int | float | str | None, BeforeValidator(_sane_timestamp)]
+
+
+def _finite(value: int | float) -> int | float:
+    """A number that a float can hold (pydantic refuses NaN and infinities already).
+
+    Raises:
+        ValueError: an integer past float's range (10**400); the model drops the field.
+    """
+    if not finite_number(value):
+        raise ValueError("a number too large for a float")
+    return value
+
+
+# A JSON number every layer can do arithmetic and formatting with.
+Number = Annotated[int | float, AfterValidator(_finite)]
 
 # The extra field holding, as sent, the fields a model dropped.
 INVALID_FIELDS_KEY = "invalid_fields"
@@ -230,12 +246,12 @@ class WebContentEntity(ContentEntityBase):
 class TweetVideoVariant(MemexModel):
     content_type: str | None = None
     url: str | None = None
-    bitrate: int | float | None = None
+    bitrate: Number | None = None
 
 
 class TweetVideo(MemexModel):
     variants: list[TweetVideoVariant] = Field(default_factory=list)
-    duration: int | float | None = None
+    duration: Number | None = None
     preview_url: str | None = None
 
 
@@ -249,7 +265,7 @@ class TweetContentEntity(ContentEntityBase):
     author_handle: str | None = None
     title: str | None = None
     text: str | None = None
-    published_at: int | float | None = None
+    published_at: Number | None = None
     save_type: str | None = None
     videos: list[TweetVideo] | None = None
     images: list[str] | None = None
@@ -257,9 +273,9 @@ class TweetContentEntity(ContentEntityBase):
 
 
 class TranscriptSegment(MemexModel):
-    offset: str | int | float = 0
+    offset: str | Number = 0
     text: str = ""
-    duration: int | float | None = None
+    duration: Number | None = None
 
 
 class YoutubeContentEntity(ContentEntityBase):
@@ -267,7 +283,7 @@ class YoutubeContentEntity(ContentEntityBase):
     title: str | None = None
     description: str | None = None
     thumbnail_url: str | None = None
-    published_at: int | float | None = None
+    published_at: Number | None = None
     transcript: dict[str, list[TranscriptSegment]] | None = None
     summary: dict[str, str] | None = None
 
@@ -431,7 +447,7 @@ for _entity_model in _ALL_ENTITY_MODELS:
 
 class TagEntity(MemexModel):
     id: str
-    name: str
+    name: str | None = None  # without one the tag is named by its id, not lost
     created_at: Timestamp = None
     updated_at: Timestamp = None
 
@@ -444,7 +460,7 @@ class AvailablePlan(MemexModel):
     billing_period: str | None = Field(default=None, alias="billingPeriod")
     variant_id: str | int | None = Field(default=None, alias="variantId")
     currency: str | None = None
-    amount: int | float | None = None
+    amount: Number | None = None
     usage_balance_micros_included: int | None = Field(
         default=None, alias="usageBalanceMicrosIncluded"
     )
@@ -461,21 +477,19 @@ class AvailablePlansOutput(MemexModel):
 
 
 class RemainingUsageBalance(MemexModel):
-    usage_balance_payg_micros: int | float | None = Field(
-        default=None, alias="usageBalancePaygMicros"
-    )
-    usage_balance_subscription_micros: int | float | None = Field(
+    usage_balance_payg_micros: Number | None = Field(default=None, alias="usageBalancePaygMicros")
+    usage_balance_subscription_micros: Number | None = Field(
         default=None, alias="usageBalanceSubscriptionMicros"
     )
-    total: int | float | None = None
+    total: Number | None = None
 
 
 class RemainingCredits(MemexModel):
     """The older billing generation (``creditsPAYG`` / ``creditsSubscription``)."""
 
-    credits_payg: int | float | None = Field(default=None, alias="creditsPAYG")
-    credits_subscription: int | float | None = Field(default=None, alias="creditsSubscription")
-    total: int | float | None = None
+    credits_payg: Number | None = Field(default=None, alias="creditsPAYG")
+    credits_subscription: Number | None = Field(default=None, alias="creditsSubscription")
+    total: Number | None = None
 
 
 class SearchMeta(MemexModel):
@@ -485,18 +499,19 @@ class SearchMeta(MemexModel):
     limit: int | None = None
     returned_count: int | None = Field(default=None, alias="returnedCount")
     rerank_applied: bool | None = Field(default=None, alias="rerankApplied")
-    usage_micros_charged: int | float | None = Field(default=None, alias="usageMicrosCharged")
+    usage_micros_charged: Number | None = Field(default=None, alias="usageMicrosCharged")
     remaining_usage_balance: RemainingUsageBalance | None = Field(
         default=None, alias="remainingUsageBalance"
     )
-    credits_charged: int | float | None = Field(default=None, alias="creditsCharged")
+    credits_charged: Number | None = Field(default=None, alias="creditsCharged")
     remaining_credits: RemainingCredits | None = Field(default=None, alias="remainingCredits")
 
     @property
     def remaining_balance_micros(self) -> float | None:
         """The remaining usage balance in micros (newer generation) when reported."""
         balance = self.remaining_usage_balance
-        return None if balance is None or balance.total is None else float(balance.total)
+        total = None if balance is None else balance.total
+        return float(total) if total is not None and finite_number(total) else None
 
 
 class ErrorFields(MemexModel):
