@@ -226,7 +226,7 @@ def reference_target(node: Any) -> str | None:
     """The item id a reference (or image) node names, or None for any other node."""
     if not isinstance(node, dict):
         return None
-    kind = node.get("type")
+    kind = text_of(node.get("type"))  # a list or an object is no type (nor hashable)
     if kind not in REFERENCE_NODE_TYPES and kind != _IMAGE_NODE:
         return None
     attrs = node.get("attrs")
@@ -264,7 +264,7 @@ def rich_text(doc: Any) -> str:
             continue
         if not isinstance(node, dict):
             continue
-        kind = node.get("type")
+        kind = text_of(node.get("type"))
         if kind == "text":
             parts.append(text_of(node.get("text")))
             continue

@@ -12,20 +12,22 @@ import json
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.emulator import small_library
+from support.emulator import make_config, small_library
 from support.secrets import TEST_API_KEY
 from support.sync_env import SyncHarness
 
 from memex_desktop import paths
 from memex_desktop.api.identity import CANONICAL_ID_KEYS
 from memex_desktop.emulator import RunningEmulator
+from memex_desktop.emulator.config import PROFILES
 from memex_desktop.render.entities import render_entity
 from memex_desktop.sync import SyncOutcome
 
@@ -107,60 +109,70 @@ def _page_field_rewrite(key: str, value: Any) -> Callable[[bytes], bytes]:
     return rewrite
 
 
+@dataclass(frozen=True)
+class Served:
+    """An emulator of one profile and the ids a clean sync from it caches."""
+
+    emulator: RunningEmulator
+    ids: frozenset[str]
+
+
 @contextmanager
-def _library_emulator() -> Iterator[RunningEmulator]:
-    """The small library served on loopback (one emulator for all examples of a test)."""
-    from support.emulator import make_config
-
-    with RunningEmulator(make_config(LIBRARY)) as running:
-        yield running
-
-
-def _sync_twice(running: RunningEmulator, rewrite: Callable[[bytes], bytes]) -> sqlite3.Connection:
-    """Two full passes into a fresh cache with every /search answer rewritten (two: an item
-    is only marked deleted when missing from two consecutive complete passes)."""
-    data_dir = Path(tempfile.mkdtemp(prefix="hostile-"))
-    harness = SyncHarness(data_dir, running.base_url, TEST_API_KEY)
-    running.faults.rewrite_body(rewrite, count=10_000, paths=["/search"])
-    try:
-        for _ in range(2):
-            report = harness.engine.run(full=True)
-            assert report.outcome is SyncOutcome.OK, report.error
-    finally:
-        running.faults.clear()
-        harness.close()
-    return sqlite3.connect(paths.cache_db_path(data_dir))
+def _library_emulators() -> Iterator[dict[str, Served]]:
+    """The small library served on loopback by one emulator per profile (the first-party
+    one pages by time, so hostile times meet another path), for all examples of a test."""
+    with ExitStack() as stack:
+        served = {}
+        for profile in PROFILES:
+            running = stack.enter_context(RunningEmulator(make_config(LIBRARY, profile=profile)))
+            clean, _deleted = _sync_twice(running, lambda body: body)
+            served[profile] = Served(running, frozenset(clean))
+        yield served
 
 
-def _check_entity_case(running: RunningEmulator, entity_id: str, key: str, name: str) -> None:
+def _sync_twice(
+    running: RunningEmulator, rewrite: Callable[[bytes], bytes]
+) -> tuple[set[str], int]:
+    """(ids cached, how many marked deleted) after two full passes into a fresh cache with
+    every /search answer rewritten (two: an item is only marked deleted when missing from
+    two consecutive complete passes)."""
+    with tempfile.TemporaryDirectory(prefix="hostile-") as folder:
+        harness = SyncHarness(Path(folder), running.base_url, TEST_API_KEY)
+        running.faults.rewrite_body(rewrite, count=10_000, paths=["/search"])
+        try:
+            for _ in range(2):
+                report = harness.engine.run(full=True)
+                assert report.outcome is SyncOutcome.OK, report.error
+        finally:
+            running.faults.clear()
+            harness.close()
+        cache = sqlite3.connect(paths.cache_db_path(Path(folder)))
+        try:
+            cached = {row[0] for row in cache.execute("SELECT id FROM entities")}
+            deleted = cache.execute(
+                "SELECT count(*) FROM entities WHERE deleted_upstream_at IS NOT NULL"
+            ).fetchone()[0]
+        finally:
+            cache.close()
+    return cached, deleted
+
+
+def _check_entity_case(served: Served, entity_id: str, key: str, name: str) -> None:
     """The sync succeeds, every item is cached, none is marked deleted."""
-    cache = _sync_twice(running, _entity_field_rewrite(entity_id, key, HOSTILE_VALUES[name]))
-    try:
-        cached = {row[0] for row in cache.execute("SELECT id FROM entities")}
-        others = set(IDS) - {entity_id}
-        assert others <= cached, f"{key}={name} of {entity_id} cost {others - cached}"
-        if key not in CANONICAL_ID_KEYS:
-            assert entity_id in cached, f"{key}={name} lost the item itself"
-        deleted = cache.execute(
-            "SELECT count(*) FROM entities WHERE deleted_upstream_at IS NOT NULL"
-        ).fetchone()[0]
-        assert deleted == 0
-    finally:
-        cache.close()
+    rewrite = _entity_field_rewrite(entity_id, key, HOSTILE_VALUES[name])
+    cached, deleted = _sync_twice(served.emulator, rewrite)
+    others = served.ids - {entity_id}
+    assert others <= cached, f"{key}={name} of {entity_id} cost {others - cached}"
+    if key not in CANONICAL_ID_KEYS and entity_id in served.ids:
+        assert entity_id in cached, f"{key}={name} lost the item itself"
+    assert deleted == 0
 
 
-def _check_page_case(running: RunningEmulator, key: str, name: str) -> None:
+def _check_page_case(served: Served, key: str, name: str) -> None:
     """A page field of the wrong kind costs no result and marks nothing deleted."""
-    cache = _sync_twice(running, _page_field_rewrite(key, HOSTILE_VALUES[name]))
-    try:
-        cached = {row[0] for row in cache.execute("SELECT id FROM entities")}
-        assert set(IDS) <= cached, f"{key}={name} cost {set(IDS) - cached}"
-        deleted = cache.execute(
-            "SELECT count(*) FROM entities WHERE deleted_upstream_at IS NOT NULL"
-        ).fetchone()[0]
-        assert deleted == 0
-    finally:
-        cache.close()
+    cached, deleted = _sync_twice(served.emulator, _page_field_rewrite(key, HOSTILE_VALUES[name]))
+    assert served.ids <= cached, f"{key}={name} cost {served.ids - cached}"
+    assert deleted == 0
 
 
 def _fuzz(entity_examples: int, page_examples: int) -> None:
@@ -174,17 +186,17 @@ def _fuzz(entity_examples: int, page_examples: int) -> None:
             suppress_health_check=[HealthCheck.too_slow],
         )
 
-    with _library_emulator() as running:
+    with _library_emulators() as running:
 
         @fuzz_settings(entity_examples)
-        @given(ENTITY_CASES)
-        def entity_fields(case: tuple[str, str, str]) -> None:
-            _check_entity_case(running, *case)
+        @given(st.sampled_from(PROFILES), ENTITY_CASES)
+        def entity_fields(profile: str, case: tuple[str, str, str]) -> None:
+            _check_entity_case(running[profile], *case)
 
         @fuzz_settings(page_examples)
-        @given(PAGE_CASES)
-        def page_fields(case: tuple[str, str]) -> None:
-            _check_page_case(running, *case)
+        @given(st.sampled_from(PROFILES), PAGE_CASES)
+        def page_fields(profile: str, case: tuple[str, str]) -> None:
+            _check_page_case(running[profile], *case)
 
         entity_fields()
         page_fields()
@@ -197,7 +209,7 @@ def test_hostile_fields_never_stop_a_sync() -> None:
 
 @pytest.mark.slow
 def test_hostile_fields_never_stop_a_sync_many_times() -> None:
-    _fuzz(10_000, 10_000)  # the page cases end when all 75 have been tried
+    _fuzz(10_000, 10_000)  # the page cases end when all 150 have been tried
 
 
 @pytest.mark.parametrize(
@@ -208,9 +220,10 @@ def test_hostile_fields_never_stop_a_sync_many_times() -> None:
 )  # fmt: skip
 def test_the_reported_fields_sync(key: str, name: str) -> None:
     """The cases that ended every sync in a traceback, on a note and on a web page."""
-    with _library_emulator() as running:
-        for entity_id in ("web-1", "note-1"):
-            _check_entity_case(running, entity_id, key, name)
+    with _library_emulators() as running:
+        for profile in PROFILES:
+            for entity_id in ("web-1", "note-1"):
+                _check_entity_case(running[profile], entity_id, key, name)
 
 
 # Markers put into the library's strings, turned into broken text on the wire: a lone high
