@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import random as random_module
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -46,6 +47,7 @@ from memex_desktop.api.errors import (
     ValidationError,
 )
 from memex_desktop.api.models import (
+    INVALID_FIELDS_KEY,
     AvailablePlansOutput,
     ContentEntityBase,
     CreateViewResponse,
@@ -1039,13 +1041,62 @@ def _describe_transport_error(exc: httpx.TransportError) -> str:
 
 
 def _decode_json(body: bytes) -> Any:
-    """Decode JSON safely (deep nesting and bad UTF-8 give ``_NOT_JSON``, never a crash)."""
+    """Decode JSON safely (deep nesting gives ``_NOT_JSON``, never a crash).
+
+    Every response body is read here. Invalid UTF-8 and lone surrogate escapes (what
+    JavaScript writes for a string cut mid-emoji) become U+FFFD instead of making the whole
+    answer "not JSON": the fast parse runs first, so a clean body pays nothing for that.
+    """
     if not body:
         return _NOT_JSON
     try:
         return pydantic_core.from_json(body)
+    except RecursionError:
+        return _NOT_JSON
+    except ValueError:
+        repaired = repaired_json(body)
+    if repaired is None:
+        return _NOT_JSON
+    try:
+        return pydantic_core.from_json(repaired)
     except (ValueError, RecursionError):
         return _NOT_JSON
+
+
+# One JSON escape: a surrogate escape (a high one with the low one after it, or a lone one),
+# or any other escape, consumed whole so that ``\\ud83d`` (an escaped backslash) is not read
+# as a surrogate.
+_JSON_ESCAPE = re.compile(
+    rb"\\(?:(u[dD][89abAB][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?"
+    rb"|(u[dD][c-fC-F][0-9a-fA-F]{2})|.)",
+    re.DOTALL,
+)
+_REPLACEMENT_ESCAPE = rb"\ufffd"
+
+
+def repaired_json(body: bytes) -> bytes | None:
+    """``body`` with invalid UTF-8 and lone surrogate escapes replaced by U+FFFD, or None
+    when it holds neither (its JSON is broken some other way)."""
+    repaired = body
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        repaired = body.decode("utf-8", errors="replace").encode("utf-8")
+    # Cheap test first: scanning every escape is only worth it when a surrogate may be there.
+    if b"\\ud" in repaired or b"\\uD" in repaired:
+        repaired = _JSON_ESCAPE.sub(_lone_surrogate_replaced, repaired)
+    if repaired == body:
+        return None
+    _log.warning("repaired a response body holding invalid UTF-8 or lone surrogates")
+    return repaired
+
+
+def _lone_surrogate_replaced(escape: re.Match[bytes]) -> bytes:
+    """One escape as it stays, or U+FFFD's escape for a lone surrogate."""
+    high, low, lone_low = escape.groups()
+    if (high is not None and low is None) or lone_low is not None:
+        return _REPLACEMENT_ESCAPE
+    return escape.group()
 
 
 def _carries_error(data: Mapping[str, Any]) -> bool:
@@ -1149,10 +1200,15 @@ def _parse_upgrade_options(value: Any) -> AvailablePlansOutput | None:
     if value is None:
         return None
     try:
-        return AvailablePlansOutput.model_validate(value)
+        options = AvailablePlansOutput.model_validate(value)
     except pydantic.ValidationError as exc:
         _log.warning("ignored malformed upgradeOptions: %s", _summarize_validation(exc))
         return None
+    if not options.plans and INVALID_FIELDS_KEY in (options.model_extra or {}):
+        # Options whose plans could not be read are none: the plans are asked for instead.
+        _log.warning("ignored malformed upgradeOptions: no readable plans")
+        return None
+    return options
 
 
 def _summarize_validation(exc: pydantic.ValidationError | RecursionError) -> str:

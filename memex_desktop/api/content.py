@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -37,6 +38,17 @@ def strings_in(value: Any) -> list[str]:
         if isinstance(value, list)
         else []
     )
+
+
+def finite_number(value: int | float) -> bool:
+    """Whether a JSON number is finite as a float (not NaN, an infinity or 10**400)."""
+    if isinstance(value, int):
+        return abs(value) <= _LARGEST_FLOAT_INT
+    return math.isfinite(value)
+
+
+# Integers beyond this have no float (math.isfinite and float() raise OverflowError).
+_LARGEST_FLOAT_INT = int(sys.float_info.max)
 
 
 def localized_text(value: Any) -> str:
@@ -87,6 +99,8 @@ def epoch_ms(value: Any) -> int | None:
     if isinstance(value, bool) or value is None:
         return None
     number: float
+    if isinstance(value, int) and abs(value) > _LARGEST_MS:
+        return None  # also past what a float holds: 10**400 is a JSON integer too
     if isinstance(value, int | float):
         number = float(value)
     elif isinstance(value, str):
@@ -103,6 +117,13 @@ def epoch_ms(value: Any) -> int | None:
         return None
     milliseconds = number * 1000 if abs(number) < _SECONDS_BELOW else number
     return int(milliseconds) if abs(milliseconds) <= _LARGEST_MS else None
+
+
+def is_timestamp(value: Any) -> bool:
+    """Whether :func:`epoch_ms` reads ``value`` as a time (fast for the usual integer)."""
+    if type(value) is int:
+        return abs(value) <= _LARGEST_MS
+    return epoch_ms(value) is not None
 
 
 def _iso_ms(text: str) -> int | None:
@@ -207,7 +228,7 @@ def reference_target(node: Any) -> str | None:
     """The item id a reference (or image) node names, or None for any other node."""
     if not isinstance(node, dict):
         return None
-    kind = node.get("type")
+    kind = text_of(node.get("type"))  # a list or an object is no type (nor hashable)
     if kind not in REFERENCE_NODE_TYPES and kind != _IMAGE_NODE:
         return None
     attrs = node.get("attrs")
@@ -245,7 +266,7 @@ def rich_text(doc: Any) -> str:
             continue
         if not isinstance(node, dict):
             continue
-        kind = node.get("type")
+        kind = text_of(node.get("type"))
         if kind == "text":
             parts.append(text_of(node.get("text")))
             continue
@@ -281,7 +302,7 @@ def moment_of(data: Any) -> float | None:
     for key in _MOMENT_KEYS:
         value = data.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):
-            if math.isfinite(value):
+            if finite_number(value):
                 return float(value)
         elif isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
             return float(value)

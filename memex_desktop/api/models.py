@@ -10,12 +10,16 @@ model: nothing the server sent is dropped, and every entity keeps its raw JSON i
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 import logging
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ModelWrapValidatorHandler,
@@ -23,29 +27,162 @@ from pydantic import (
     PlainValidator,
     PrivateAttr,
     ValidationError,
+    ValidationInfo,
     WrapValidator,
     model_validator,
 )
 
-from memex_desktop.api.identity import canonical_id, canonicalize, resolve_references
+from memex_desktop.api.content import epoch_ms, finite_number, is_timestamp
+from memex_desktop.api.identity import (
+    NESTED_ENTITY_KEYS,
+    canonical_id,
+    canonicalize,
+    resolve_references,
+)
 
 _log = logging.getLogger(__name__)
 
 JsonObject = dict[str, Any]
 
+
+def _sane_timestamp(value: Any) -> Any:
+    """A wire timestamp as given when it reads as one (up to the year 9999).
+
+    Raises:
+        ValueError: it is not one; the model drops the field (see :class:`MemexModel`).
+    """
+    if value is None or epoch_ms(value) is not None:
+        return value
+    raise ValueError(f"not a timestamp: {value!r:.100}")
+
+
 # Timestamps are documented as numbers (epoch milliseconds), but older payloads and the
-# compact shape carry ISO strings; accept both rather than reject a whole page.
-Timestamp = int | float | str | None
+# compact shape carry ISO strings; accept both rather than reject a whole page. Anything
+# epoch_ms cannot read (NaN, 2**70, a list) is no time at all: SQLite could not even store it.
+Timestamp = Annotated[int | float | str | None, BeforeValidator(_sane_timestamp)]
+
+
+def _finite(value: int | float) -> int | float:
+    """A number that a float can hold (pydantic refuses NaN and infinities already).
+
+    Raises:
+        ValueError: an integer past float's range (10**400); the model drops the field.
+    """
+    if not finite_number(value):
+        raise ValueError("a number too large for a float")
+    return value
+
+
+# A JSON number every layer can do arithmetic and formatting with.
+Number = Annotated[int | float, AfterValidator(_finite)]
+
+# The extra field holding, as sent, the fields a model dropped.
+INVALID_FIELDS_KEY = "invalid_fields"
+# A validation context key: fail instead of dropping fields (to try another model first).
+_EXACT_FIELDS = "exact_fields"
+# How many times a model drops the fields that did not fit before it gives up (a second
+# round catches a container whose pruned item was not the only problem).
+_PRUNING_ROUNDS = 2
 
 
 class MemexModel(BaseModel):
-    """Base of every API model: unknown keys are kept, field names are the wire names."""
+    """Base of every API model: unknown keys are kept, field names are the wire names.
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
+    Parsing is total per field: a declared field whose value does not fit (a number where a
+    list belongs, NaN, an infinity) is dropped with a logged warning and the rest of the
+    object kept; a bad item of a list or a dict field costs that item only. Only an object
+    that lacks a required field after that (an entity without an id) is refused.
+    """
+
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, protected_namespaces=(), allow_inf_nan=False
+    )
+    # Wire keys whose wrong shape makes the whole object unreadable rather than the field
+    # absent (a page whose ``results`` is not a list is not an empty page).
+    whole_or_nothing: ClassVar[frozenset[str]] = frozenset()
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _total(
+        cls, data: Any, handler: ModelWrapValidatorHandler[Any], info: ValidationInfo
+    ) -> Any:
+        try:
+            return handler(data)
+        except ValidationError as exc:
+            if not isinstance(data, dict) or (info.context or {}).get(_EXACT_FIELDS):
+                raise
+            error = exc
+        for _round in range(_PRUNING_ROUNDS):
+            pruned = _pruned(cls, data, error)
+            if pruned is None:
+                raise error
+            data = pruned
+            try:
+                return handler(data)
+            except ValidationError as exc:
+                error = exc
+        raise error
 
     def to_json_dict(self) -> JsonObject:
         """The model as the JSON object it was parsed from (declared, extra and nested keys)."""
         return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def _pruned(model: type[BaseModel], data: JsonObject, error: ValidationError) -> JsonObject | None:
+    """``data`` without what ``error`` names (a key, or items of a list or dict field), or
+    None when nothing can be dropped (a required field is missing, the object is not one)."""
+    whole: set[str] = set()
+    items: dict[str, set[int | str]] = {}
+    for problem in error.errors():
+        loc = problem["loc"]
+        key = _wire_key(model, data, loc[0]) if loc else None
+        if key is None:
+            continue
+        value = data[key]
+        inner = loc[1] if len(loc) > 1 else None
+        if (isinstance(value, list) and isinstance(inner, int) and 0 <= inner < len(value)) or (
+            isinstance(value, dict) and isinstance(inner, str) and inner in value
+        ):
+            items.setdefault(key, set()).add(inner)
+        else:
+            whole.add(key)
+    if (not whole and not items) or whole & getattr(model, "whole_or_nothing", frozenset()):
+        return None
+    kept = {key: value for key, value in data.items() if key not in whole}
+    # Kept aside, unchanged, so that nothing the server sent is lost from the model.
+    aside = kept.get(INVALID_FIELDS_KEY)
+    kept[INVALID_FIELDS_KEY] = {
+        **(aside if isinstance(aside, dict) else {}),
+        **{key: data[key] for key in (*whole, *items)},
+    }
+    for key, bad in items.items():
+        value = kept.get(key)
+        if isinstance(value, list):
+            kept[key] = [item for index, item in enumerate(value) if index not in bad]
+        elif isinstance(value, dict):
+            kept[key] = {name: item for name, item in value.items() if name not in bad}
+    dropped = sorted(whole) + [f"{key}[{item!r}]" for key, bad in items.items() for item in bad]
+    _log.warning(
+        "%s: dropped fields that do not fit the contract: %.300s",
+        model.__name__,
+        ", ".join(dropped),
+    )
+    return kept
+
+
+def _wire_key(model: type[BaseModel], data: JsonObject, name: object) -> str | None:
+    """The key of ``data`` that an error location names (by alias or by field name)."""
+    if not isinstance(name, str):
+        return None
+    if name in data:
+        return name
+    field = model.model_fields.get(name)
+    if field is not None and field.alias in data:
+        return field.alias
+    return next(
+        (key for key, info in model.model_fields.items() if info.alias == name and key in data),
+        None,
+    )
 
 
 # --------------------------------------------------------------------------- content entities
@@ -109,12 +246,12 @@ class WebContentEntity(ContentEntityBase):
 class TweetVideoVariant(MemexModel):
     content_type: str | None = None
     url: str | None = None
-    bitrate: int | float | None = None
+    bitrate: Number | None = None
 
 
 class TweetVideo(MemexModel):
     variants: list[TweetVideoVariant] = Field(default_factory=list)
-    duration: int | float | None = None
+    duration: Number | None = None
     preview_url: str | None = None
 
 
@@ -128,7 +265,7 @@ class TweetContentEntity(ContentEntityBase):
     author_handle: str | None = None
     title: str | None = None
     text: str | None = None
-    published_at: int | float | None = None
+    published_at: Number | None = None
     save_type: str | None = None
     videos: list[TweetVideo] | None = None
     images: list[str] | None = None
@@ -136,9 +273,9 @@ class TweetContentEntity(ContentEntityBase):
 
 
 class TranscriptSegment(MemexModel):
-    offset: str | int | float = 0
+    offset: str | Number = 0
     text: str = ""
-    duration: int | float | None = None
+    duration: Number | None = None
 
 
 class YoutubeContentEntity(ContentEntityBase):
@@ -146,7 +283,7 @@ class YoutubeContentEntity(ContentEntityBase):
     title: str | None = None
     description: str | None = None
     thumbnail_url: str | None = None
-    published_at: int | float | None = None
+    published_at: Number | None = None
     transcript: dict[str, list[TranscriptSegment]] | None = None
     summary: dict[str, str] | None = None
 
@@ -215,9 +352,9 @@ def parse_content_entity(data: Any) -> ContentEntityBase:
         data: a decoded JSON value, or an already parsed entity.
 
     Returns:
-        The typed entity; :class:`OtherContentEntity` when the type is unknown or the typed
-        model rejects the data (declared fields that do not fit are moved, unchanged, into an
-        ``invalid_fields`` extra). ``raw`` holds ``data`` itself, which callers must not mutate.
+        The typed entity; :class:`OtherContentEntity` when the type is unknown. Declared
+        fields that do not fit are moved, unchanged, into an ``invalid_fields`` extra (see
+        :class:`MemexModel`). ``raw`` holds ``data`` itself, which callers must not mutate.
 
     Raises:
         ValueError: (a pydantic ``ValidationError``) when ``data`` is not an object with a
@@ -239,9 +376,10 @@ def parse_content_entity(data: Any) -> ContentEntityBase:
     )
     entity: ContentEntityBase
     try:
-        entity = model.model_validate(data)
+        entity = model.model_validate(data, context={_EXACT_FIELDS: True})
     except ValidationError:
-        entity = _parse_as_other(data)
+        # A known type whose fields do not fit is shown field by field, nothing hidden.
+        entity = OtherContentEntity.model_validate(data)
     entity._raw = data
     return entity
 
@@ -256,19 +394,6 @@ def _needs_canonical_id(data: JsonObject) -> bool:
         and any(isinstance(item, dict) and _needs_canonical_id(item) for item in nested)
         for nested in (data.get(key) for key in ("annotations", "references", "resolvedReferences"))
     )
-
-
-def _parse_as_other(data: JsonObject) -> ContentEntityBase:
-    """Keep an entity whose declared fields have unexpected shapes instead of losing it."""
-    try:
-        return OtherContentEntity.model_validate(data)
-    except ValidationError as exc:
-        bad_keys = {str(error["loc"][0]) for error in exc.errors() if error["loc"]}
-        if not bad_keys or bad_keys & {"id", "type"}:
-            raise
-        kept = {key: value for key, value in data.items() if key not in bad_keys}
-        kept["invalid_fields"] = {key: data[key] for key in bad_keys if key in data}
-        return OtherContentEntity.model_validate(kept)
 
 
 def _validate_entity(value: Any, handler: Callable[[Any], Any]) -> ContentEntityBase:
@@ -322,7 +447,7 @@ for _entity_model in _ALL_ENTITY_MODELS:
 
 class TagEntity(MemexModel):
     id: str
-    name: str
+    name: str | None = None  # without one the tag is named by its id, not lost
     created_at: Timestamp = None
     updated_at: Timestamp = None
 
@@ -335,7 +460,7 @@ class AvailablePlan(MemexModel):
     billing_period: str | None = Field(default=None, alias="billingPeriod")
     variant_id: str | int | None = Field(default=None, alias="variantId")
     currency: str | None = None
-    amount: int | float | None = None
+    amount: Number | None = None
     usage_balance_micros_included: int | None = Field(
         default=None, alias="usageBalanceMicrosIncluded"
     )
@@ -352,21 +477,19 @@ class AvailablePlansOutput(MemexModel):
 
 
 class RemainingUsageBalance(MemexModel):
-    usage_balance_payg_micros: int | float | None = Field(
-        default=None, alias="usageBalancePaygMicros"
-    )
-    usage_balance_subscription_micros: int | float | None = Field(
+    usage_balance_payg_micros: Number | None = Field(default=None, alias="usageBalancePaygMicros")
+    usage_balance_subscription_micros: Number | None = Field(
         default=None, alias="usageBalanceSubscriptionMicros"
     )
-    total: int | float | None = None
+    total: Number | None = None
 
 
 class RemainingCredits(MemexModel):
     """The older billing generation (``creditsPAYG`` / ``creditsSubscription``)."""
 
-    credits_payg: int | float | None = Field(default=None, alias="creditsPAYG")
-    credits_subscription: int | float | None = Field(default=None, alias="creditsSubscription")
-    total: int | float | None = None
+    credits_payg: Number | None = Field(default=None, alias="creditsPAYG")
+    credits_subscription: Number | None = Field(default=None, alias="creditsSubscription")
+    total: Number | None = None
 
 
 class SearchMeta(MemexModel):
@@ -376,18 +499,19 @@ class SearchMeta(MemexModel):
     limit: int | None = None
     returned_count: int | None = Field(default=None, alias="returnedCount")
     rerank_applied: bool | None = Field(default=None, alias="rerankApplied")
-    usage_micros_charged: int | float | None = Field(default=None, alias="usageMicrosCharged")
+    usage_micros_charged: Number | None = Field(default=None, alias="usageMicrosCharged")
     remaining_usage_balance: RemainingUsageBalance | None = Field(
         default=None, alias="remainingUsageBalance"
     )
-    credits_charged: int | float | None = Field(default=None, alias="creditsCharged")
+    credits_charged: Number | None = Field(default=None, alias="creditsCharged")
     remaining_credits: RemainingCredits | None = Field(default=None, alias="remainingCredits")
 
     @property
     def remaining_balance_micros(self) -> float | None:
         """The remaining usage balance in micros (newer generation) when reported."""
         balance = self.remaining_usage_balance
-        return None if balance is None or balance.total is None else float(balance.total)
+        total = None if balance is None else balance.total
+        return float(total) if total is not None and finite_number(total) else None
 
 
 class ErrorFields(MemexModel):
@@ -434,12 +558,121 @@ _PAGE_ENTITY_KEYS = ("results", "extraEntities", "referencedEntities")
 
 
 def _is_entity_object(item: object) -> bool:
-    """An object with a string ``id`` and ``type``: what a page's entity lists must hold."""
-    return (
-        isinstance(item, dict)
-        and isinstance(item.get("id"), str)
-        and isinstance(item.get("type"), str)
-    )
+    """An object with a non-empty string ``id`` and a string ``type``: what a page's entity
+    lists must hold."""
+    if not isinstance(item, dict):
+        return False
+    entity_id = item.get("id")
+    return isinstance(entity_id, str) and bool(entity_id) and isinstance(item.get("type"), str)
+
+
+# --------------------------------------------------------------------------- entity objects
+# Entities mirrored into the cache stay decoded JSON (no typed model is built): these make
+# the fields every layer walks (nested entities, id lists, times) safe to walk.
+
+UNREADABLE_TYPE = "unreadable"
+UNREADABLE_TITLE = "This item could not be read"
+# The key of a stand-in entity holding the item exactly as the server sent it.
+UNREADABLE_VALUE_KEY = "unreadable"
+_ID_LIST_KEYS = ("tag_ids", "reference_content_ids")
+_TIME_KEYS = ("created_at", "updated_at")
+# Notes of notes of ...: deeper nesting than this is hostile, not a thread.
+_MAX_NESTED_DEPTH = 32
+
+
+def readable_entity(item: Any, depth: int = 0) -> JsonObject | None:
+    """``item`` as an entity object every reader can walk, or None when it is not one.
+
+    A nested-entity field that is not a list and an id list that is not one are dropped, a
+    time that is no time (NaN, 2**70) becomes null (with a logged warning); nested items that
+    are not entities are left out. The rest of the item is kept as sent: an item needing none
+    of this is returned itself, a repaired one as a copy. (A NaN elsewhere is stored as null
+    and refused by the typed model of the reader, field by field.)
+    """
+    if not _is_entity_object(item):
+        return None
+    return item if _walkable(item, depth) else _repaired_entity(item, depth)
+
+
+def _walkable(item: JsonObject, depth: int) -> bool:
+    """Whether :func:`readable_entity` has nothing to repair (a fast test: every item of
+    every synced page takes it)."""
+    for key in _ID_LIST_KEYS:
+        value = item.get(key)
+        if value is not None and not isinstance(value, list):
+            return False
+    for key in _TIME_KEYS:
+        value = item.get(key)
+        if value is not None and not is_timestamp(value):
+            return False
+    for key in NESTED_ENTITY_KEYS:
+        nested = item.get(key)
+        if nested is None:
+            continue
+        if not isinstance(nested, list) or depth >= _MAX_NESTED_DEPTH:
+            return False
+        for inner in nested:
+            if not _is_entity_object(inner) or not _walkable(inner, depth + 1):
+                return False
+    return True
+
+
+def _repaired_entity(item: JsonObject, depth: int) -> JsonObject:
+    """A copy of an entity object without what :func:`readable_entity` drops."""
+    fixed = dict(item)
+    dropped: list[str] = []
+    for key in _ID_LIST_KEYS:
+        if fixed.get(key) is not None and not isinstance(fixed[key], list):
+            del fixed[key]
+            dropped.append(key)
+    for key in _TIME_KEYS:
+        if fixed.get(key) is not None and not is_timestamp(fixed[key]):
+            fixed[key] = None
+            dropped.append(key)
+    for key in NESTED_ENTITY_KEYS:
+        nested = fixed.get(key)
+        if nested is None:
+            continue
+        if not isinstance(nested, list) or depth >= _MAX_NESTED_DEPTH:
+            del fixed[key]
+            dropped.append(key)
+            continue
+        readable = [found for found in (readable_entity(n, depth + 1) for n in nested) if found]
+        fixed[key] = readable
+        if len(readable) != len(nested):
+            dropped.append(f"{len(nested) - len(readable)} items of {key}")
+    if dropped:
+        _log.warning("entity %.80s: dropped what is not readable: %s", item["id"], dropped)
+    return fixed
+
+
+def unreadable_entity(value: Any) -> JsonObject:
+    """A stand-in entity for an item that is not one: kept, with its raw JSON, and shown
+    as unreadable instead of being lost.
+
+    Its id is the item's own string id when it has one, else one made from its JSON (the
+    same item sent again is the same stand-in).
+    """
+    own = value.get("id") if isinstance(value, dict) else None
+    if isinstance(own, str) and own:
+        entity_id = own
+    else:
+        entity_id = "unreadable-" + hashlib.blake2b(_json_text(value), digest_size=8).hexdigest()
+    return {
+        "id": entity_id,
+        "type": UNREADABLE_TYPE,
+        "title": f"{UNREADABLE_TITLE} (id {entity_id})",
+        UNREADABLE_VALUE_KEY: value,
+    }
+
+
+def _json_text(value: Any) -> bytes:
+    """A stable serialization of any decoded JSON value (for naming it)."""
+    try:
+        text = json.dumps(value, sort_keys=True, ensure_ascii=True, default=repr)
+    except (ValueError, TypeError, RecursionError):
+        text = f"{type(value).__name__}:{len(value) if isinstance(value, list | dict) else ''}"
+    return text.encode()
 
 
 class PageParse(BaseModel):
@@ -527,6 +760,8 @@ def _resolve_targets(items: list[Any], aliases: dict[str, str]) -> list[Any]:
 class _ParsedPage(ErrorFields):
     """A search page whose entities are keyed by canonical ids, with :class:`PageParse`."""
 
+    whole_or_nothing: ClassVar[frozenset[str]] = frozenset({"results"})
+
     _parse: PageParse = PrivateAttr(default_factory=PageParse)
 
     @property
@@ -556,23 +791,17 @@ class SearchRawResponse(_ParsedPage):
 
 
 def _validate_entity_objects(value: Any) -> list[JsonObject]:
-    """Keep the items that are entity objects (a string ``id`` and ``type``), as they are.
-
-    Items that are not entities are skipped and logged, as :data:`EntityList` does; nested
-    ``annotations`` and ``references`` are left for the reader of the objects to check.
-    """
+    """The items of a page's entity list as readable entity objects (see
+    :func:`readable_entity`); an item that is not one is kept as :func:`unreadable_entity`."""
     if not isinstance(value, list):
         raise ValueError("expected a list of content entities")
     entities = []
     for item in value:
-        if (
-            isinstance(item, dict)
-            and isinstance(item.get("id"), str)
-            and isinstance(item.get("type"), str)
-        ):
-            entities.append(item)
-            continue
-        _log.warning("skipped an item that is not a content entity: %.200r", item)
+        readable = readable_entity(item)
+        if readable is None:
+            _log.warning("kept an item that is not a content entity as unreadable: %.200r", item)
+            readable = unreadable_entity(item)
+        entities.append(readable)
     return entities
 
 

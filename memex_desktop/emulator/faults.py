@@ -23,6 +23,8 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 RetryAfter = int | float | str | datetime | None
+# Turns a response body the emulator produced into the bytes a hostile server sends instead.
+BodyRewrite = Callable[[bytes], bytes]
 
 DEFAULT_SAVE_PATHS = frozenset({"/save-content-entity", "/save-content-by-url"})
 UNREADABLE_MODES = ("garbage", "stall")
@@ -45,6 +47,7 @@ class Fault:
     chunk: int = 1
     interval_s: float = 0.5
     location: str = ""
+    rewrite: BodyRewrite | None = None
 
     def applies_to(self, path: str) -> bool:
         """Whether this fault affects a request to ``path``."""
@@ -196,6 +199,20 @@ class Faults:
             )
         )
 
+    # ---------------------------------------------------------------- planted bodies
+
+    def rewrite_body(
+        self,
+        rewrite: BodyRewrite,
+        count: int = 1,
+        *,
+        paths: Collection[str] | None = None,
+    ) -> None:
+        """Answer the next ``count`` requests with ``rewrite(body)`` of the body the emulator
+        produced (status and headers kept): a planted page of any bytes, valid JSON or not."""
+        on = frozenset(paths) if paths is not None else None
+        self._arm(Fault("rewrite", count, on, rewrite=rewrite))
+
     def clear(self) -> None:
         """Disarm every fault and the latency."""
         with self._lock:
@@ -323,6 +340,8 @@ class FaultMiddleware:
             await _send_json(send, fault.status, {"error": "moved"}, [("location", location)])
         elif fault.kind == "drop":
             await _close_connection(send)
+        elif fault.kind == "rewrite":
+            await _deliver_rewritten(fault, self.app, scope, receive, send)
         else:
             captured = _Captured()
             await self.app(scope, receive, captured.send)
@@ -390,3 +409,16 @@ class FaultMiddleware:
                         return
         finally:
             gone.cancel()
+
+
+async def _deliver_rewritten(
+    fault: Fault, app: App, scope: Scope, receive: Receive, send: Send
+) -> None:
+    """Produce the response, then send ``fault.rewrite`` of its body in one piece."""
+    captured = _Captured()
+    await app(scope, receive, captured.send)
+    assert fault.rewrite is not None
+    body = fault.rewrite(bytes(captured.body))
+    headers = captured.headers_with_length(len(body))
+    await send({"type": "http.response.start", "status": captured.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -25,6 +26,9 @@ from memex_desktop.api.content import (
     time_text,
 )
 from memex_desktop.api.models import (
+    UNREADABLE_TITLE,
+    UNREADABLE_TYPE,
+    UNREADABLE_VALUE_KEY,
     AnnotationContentEntity,
     ContentEntityBase,
     ImageAnalysis,
@@ -565,7 +569,31 @@ def _render_other(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
     return title
 
 
+# --------------------------------------------------------------------------- unreadable items
+
+
+def _render_unreadable(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
+    """An item the server sent in a shape that cannot be read: say so, its id, its raw JSON."""
+    data = entity_data(entity)
+    sent = data.get(UNREADABLE_VALUE_KEY)
+    own_id = sent.get("id") if isinstance(sent, dict) else None
+    shown_id = own_id if isinstance(own_id, str | int | float) and own_id != "" else entity.id
+    doc.add(f'<div class="header"><h1>{esc(UNREADABLE_TITLE)}</h1>')
+    doc.add(f'<p class="meta">id {esc(shown_id)}</p></div>')
+    doc.add(
+        "<p>The server sent this item in a shape this version cannot read. "
+        "It is kept as it was sent:</p>"
+    )
+    try:
+        raw = json.dumps(sent, ensure_ascii=False, indent=2)
+    except (TypeError, ValueError, RecursionError):
+        raw = repr(sent)
+    doc.add(f"<pre>{esc(raw)}</pre>")
+    return UNREADABLE_TITLE
+
+
 _RENDERERS: dict[str, Callable[[Any, DocumentBuilder], str]] = {
+    UNREADABLE_TYPE: _render_unreadable,
     "web": _render_web,
     "twitter": _render_twitter,
     "youtube": _render_youtube,

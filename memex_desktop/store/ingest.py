@@ -20,6 +20,7 @@ from sqlite_utils import Database
 
 from memex_desktop.api.content import epoch_ms, moment_of
 from memex_desktop.api.identity import other_ids
+from memex_desktop.api.models import UNREADABLE_TYPE
 from memex_desktop.store.extract import (
     MENTIONING_TYPES,
     NESTED_KEYS,
@@ -98,6 +99,8 @@ def _collect(tops: Iterable[JsonObject], referenced: Iterable[JsonObject]) -> di
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
             return None
         entity_id: str = data["id"]
+        # A stand-in for an unreadable item never replaces a copy that could be read.
+        authoritative = authoritative and data.get("type") != UNREADABLE_TYPE
         known = items.get(entity_id)
         if (
             known is None
@@ -111,10 +114,10 @@ def _collect(tops: Iterable[JsonObject], referenced: Iterable[JsonObject]) -> di
             items[entity_id] = item
         elif attached_to and known.attached_to is None:
             known.attached_to = attached_to
-        for note in data.get("annotations") or []:
+        for note in _listed(data.get("annotations")):
             visit(note, False, entity_id)
         for key in ("references", "resolvedReferences"):
-            for reference in data.get(key) or []:
+            for reference in _listed(data.get(key)):
                 target = visit(reference, False, None)
                 if target and target not in items[entity_id].nested:
                     items[entity_id].nested.append(target)
@@ -125,6 +128,11 @@ def _collect(tops: Iterable[JsonObject], referenced: Iterable[JsonObject]) -> di
     for data in referenced:
         visit(data, True, None)
     return items
+
+
+def _listed(value: Any) -> list[Any]:
+    """A nested-entity field's items ([] when it is not a list)."""
+    return value if isinstance(value, list) else []
 
 
 def _existing(

@@ -225,7 +225,8 @@ def without_listed_notes(page: SearchRawPage) -> SearchRawPage:
                 targets = [_ref_id(item) for item in entry.content_entity_ids] if entry else []
             if targets:
                 parent_of.setdefault(entity["id"], targets[0])
-        for note in entity.get("annotations") or []:
+        notes = entity.get("annotations")
+        for note in notes if isinstance(notes, list) else []:
             if isinstance(note, dict) and isinstance(note.get("id"), str):
                 parent_of.setdefault(note["id"], entity["id"])
     cleaned: dict[str, ResultReferences] = {}

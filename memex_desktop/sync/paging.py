@@ -35,7 +35,7 @@ from memex_desktop.api.errors import (
     ServerIncompatible,
     ValidationError,
 )
-from memex_desktop.api.models import SearchRawPage
+from memex_desktop.api.models import UNREADABLE_TYPE, SearchRawPage
 from memex_desktop.sync.server_profile import (
     FIRST_PAGE_SIZE,
     MIN_PAGE_SIZE,
@@ -165,7 +165,8 @@ class Pager:
         self.sent += sent
         if page.parse.skipped:
             self._distrust(f"the server sent {page.parse.skipped} items that are not entities")
-        ids = [str(entity["id"]) for entity in page.results]
+        # Stand-ins for unreadable items carry no time and no place in the listing.
+        ids = [str(entity["id"]) for entity in page.results if entity["type"] != UNREADABLE_TYPE]
         if sent and not ids:
             self.malformed(request, "no item on the page could be read")
             return False

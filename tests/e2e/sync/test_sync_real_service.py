@@ -103,7 +103,13 @@ def test_one_malformed_item_marks_nothing_and_says_why(
         assert "not entities" in report.not_reconciled
         emulator.faults.next_status(200, body=bad_page, paths=["/search"])
     assert harness.reader.deleted_upstream() == []
-    assert set(harness.reader.all_ids()) == held
+    kept = set(harness.reader.all_ids())
+    assert held <= kept
+    # The malformed item itself is kept as it was sent, to be shown as unreadable.
+    (stand_in,) = kept - held
+    raw = harness.reader.raw_json(stand_in)
+    assert raw is not None
+    assert raw["unreadable"] == bad_page["results"][0]
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,13 @@ def test_page_counts_what_the_server_sent_and_what_was_skipped() -> None:
     page = SearchRawPage.model_validate(
         {"results": [{"id": None, "type": "web"}, {"id": "a", "type": "web"}, 3]}
     )
-    assert [entity["id"] for entity in page.results] == ["a"]
+    # What is not an entity is kept as an unreadable stand-in, still counted as skipped.
+    assert [entity["type"] for entity in page.results] == ["unreadable", "web", "unreadable"]
+    assert page.results[1]["id"] == "a"
+    assert [entity["unreadable"] for entity in page.results[::2]] == [
+        {"id": None, "type": "web"},
+        3,
+    ]
     assert page.parse.sent == 3
     assert page.parse.skipped == 2
     assert page.parse.problem is None
