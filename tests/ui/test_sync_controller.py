@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -73,8 +74,11 @@ def test_a_failure_on_this_computer_keeps_the_connection_state_and_says_why(
 ) -> None:
     client = MemexClient("http://127.0.0.1:9", api_key="unused-key", max_retries=0)
     controller = make_controller(client, Credential("api_key"))
-    # The outbox file is damaged: each run fails before it reaches the server.
-    outbox_db_path(tmp_path).write_bytes(b"not a database " * 300)
+    # A newer version wrote the outbox, which is never opened to write: each run fails
+    # before it reaches the server.
+    newer = sqlite3.connect(outbox_db_path(tmp_path))
+    newer.execute("PRAGMA user_version = 999")
+    newer.close()
     announced = Emitted(controller.state_changed)
     finished = Emitted(controller.sync_finished)
     assert controller.sync_now()
@@ -84,13 +88,13 @@ def test_a_failure_on_this_computer_keeps_the_connection_state_and_says_why(
     assert report.state is None
     assert controller.state is ConnectionState.ONLINE  # nothing was learnt of the server
     announced.wait(qtbot, 5_000)
-    assert "damaged" in announced.args[1].message.text
+    assert "newer" in announced.args[1].message.text
     failed = Emitted(controller.remote_failed)
     assert controller.remote_search("garden", {}) == 1
     failed.wait(qtbot, 30_000)
     request, message = failed.args
     assert request == 1
-    assert "damaged" in message.text
+    assert "newer" in message.text
     assert controller.state is ConnectionState.ONLINE
 
 
