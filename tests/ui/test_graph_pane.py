@@ -232,8 +232,9 @@ def _busy_baseline_ms(qtbot, seconds: float) -> int:
     ("max_nodes", "budget_ms"),
     [
         # The fast suite only catches freezes: after hundreds of tests in one process, the
-        # leftovers of earlier tests add GUI-thread gaps of their own.
-        (None, 250),
+        # leftovers of earlier tests add GUI-thread gaps of their own (316 ms against 250 once,
+        # on a machine whose own noise measured 64 ms).
+        (None, 500),
         # The 100 ms budget, in the slow suite: the default node budget and all 2,000 nodes.
         pytest.param(None, 100, marks=pytest.mark.slow),
         pytest.param(2000, 100, marks=pytest.mark.slow),
