@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QDesktopServices,
     QGuiApplication,
@@ -227,6 +227,15 @@ class RenderResult:
     truncated: bool = False
     # A first screen of a large item, shown while the rest is rendered.
     preview: bool = False
+    # The parent the documents travelled to the GUI thread under (see _documents).
+    carrier: QObject | None = None
+
+    def unload(self) -> None:
+        """On the GUI thread: the documents leave their carrier and belong to this result."""
+        for document in (self.document, *self.more):
+            if document is not None:
+                document.setParent(None)
+        self.carrier = None
 
 
 def _fetch_images(urls: list[str], cancel: threading.Event) -> dict[str, QImage]:
@@ -250,8 +259,15 @@ def _documents(
     pieces[0].setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, title)
     app = QCoreApplication.instance()
     if app is not None:
+        # One move for every piece: a move takes Qt's locks while this thread holds the
+        # interpreter lock, and the GUI thread may wait for the interpreter lock inside one of
+        # those locks (PySide checking for a Python override during a disconnect). With a
+        # move per piece, a huge document's hundreds of moves made that deadlock likely.
+        carrier = QObject()
         for piece in pieces:
-            piece.moveToThread(app.thread())
+            piece.setParent(carrier)
+        carrier.moveToThread(app.thread())
+        result.carrier = carrier
     result.document = pieces[0]
     result.more = pieces[1:]
     return result
@@ -628,6 +644,7 @@ class ReaderPane(QWidget):
 
     def _is_awaited(self, result: RenderResult) -> bool:
         """Whether ``result`` is of the render asked for last (else it is dropped)."""
+        result.unload()
         if self._pending is not None and result.entity_id == self._pending[0]:
             return True
         for document in (result.document, *result.more):
