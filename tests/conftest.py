@@ -1,7 +1,7 @@
 """Test-wide set-up: headless Qt, a private home for every test, strict logging of secrets.
 
 The shared fixtures of ``tests/support`` are registered here once (``pytest_plugins``), so a
-test anywhere asks for ``emulator``, ``oauth_emulator``, ``harness_factory`` or
+test anywhere asks for ``emulator``, ``oauth_emulator``, ``harness_factory``, ``runner`` or
 ``window_factory`` by name, and each test starts with a fresh token store
 (``support.oauth.fresh_token_store``).
 """
@@ -36,7 +36,13 @@ from support.secrets import SECRETS  # noqa: E402
 from memex_desktop.settings import CONNECTION_ENV_VARS  # noqa: E402
 from memex_desktop.store import CacheReader, Outbox, StoreWriter  # noqa: E402
 
-pytest_plugins = ["support.emulator", "support.oauth", "support.sync_env", "support.window"]
+pytest_plugins = [
+    "support.emulator",
+    "support.oauth",
+    "support.sync_env",
+    "support.tasks",
+    "support.window",
+]
 
 settings.register_profile(
     "ci", deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow]

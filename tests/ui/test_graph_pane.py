@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -46,13 +45,6 @@ def _small_reader() -> MemoryGraph:
         SyntheticEdge("far", "video", "references"),
     ]
     return MemoryGraph(nodes, edges)
-
-
-@pytest.fixture
-def runner() -> Iterator[TaskRunner]:
-    tasks = TaskRunner(max_threads=2)
-    yield tasks
-    assert tasks.shutdown()
 
 
 @pytest.fixture

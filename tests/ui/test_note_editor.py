@@ -182,13 +182,6 @@ def _dialog(qtbot, outbox: object, runner: TaskRunner) -> NoteEditor:
     return dialog
 
 
-@pytest.fixture
-def runner(qapp) -> Iterator[TaskRunner]:
-    tasks = TaskRunner(max_threads=2)
-    yield tasks
-    assert tasks.shutdown(10_000)
-
-
 def test_with_a_runner_the_note_is_committed_on_a_worker(
     qtbot, outbox: Outbox, runner: TaskRunner
 ) -> None:

@@ -14,7 +14,6 @@ from memex_desktop.api.models import SearchRawResponse
 from memex_desktop.store import Backlink, ChangeSet, EntityRow, StoreWriter
 from memex_desktop.ui.links import classify_link
 from memex_desktop.ui.reader_pane import ReaderPane, backlinks_html, clock_text
-from memex_desktop.ui.readers import close_thread_readers
 from memex_desktop.ui.tasks import TaskRunner
 
 pytestmark = pytest.mark.gui
@@ -85,14 +84,6 @@ def cache(tmp_path: Path) -> Iterator[tuple[Path, StoreWriter]]:
     writer.ingest_search_page(_page([video, moment, page, on_it])).result(timeout=30)
     yield path, writer
     writer.close()
-
-
-@pytest.fixture
-def runner(qapp: Any) -> Iterator[TaskRunner]:
-    tasks = TaskRunner(max_threads=2)
-    yield tasks
-    assert tasks.shutdown(10_000)
-    close_thread_readers()
 
 
 @pytest.fixture

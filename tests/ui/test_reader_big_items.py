@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -19,7 +18,6 @@ from support.signals import Emitted
 
 from memex_desktop.store import StoreWriter
 from memex_desktop.ui.reader_pane import PREVIEW_CHARS, ReaderPane
-from memex_desktop.ui.readers import close_thread_readers
 from memex_desktop.ui.tasks import TaskRunner
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -58,14 +56,6 @@ def _cache(path: Path, **sizes: int) -> Path:
     finally:
         writer.close()
     return path
-
-
-@pytest.fixture
-def runner(qapp: Any) -> Iterator[TaskRunner]:
-    tasks = TaskRunner(max_threads=2)
-    yield tasks
-    assert tasks.shutdown(30_000)
-    close_thread_readers()
 
 
 def _pane(qtbot: Any, cache: Path, runner: TaskRunner, item_text_mb: float) -> ReaderPane:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -10,20 +9,11 @@ import pytest
 
 from memex_desktop.store import StoreWriter
 from memex_desktop.ui.reader_pane import ReaderPane
-from memex_desktop.ui.readers import close_thread_readers
 from memex_desktop.ui.tasks import TaskRunner
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 LONG_TITLE = "Local-First Software in Practice: " + "a very long subtitle " * 12
-
-
-@pytest.fixture
-def runner(qapp: Any) -> Iterator[TaskRunner]:
-    tasks = TaskRunner(max_threads=2)
-    yield tasks
-    assert tasks.shutdown(30_000)
-    close_thread_readers()
 
 
 @pytest.fixture

@@ -49,13 +49,6 @@ class Recorder(QObject):
         self.done += 1
 
 
-@pytest.fixture
-def runner(qapp: object) -> Iterator[TaskRunner]:
-    task_runner = TaskRunner(max_threads=2)
-    yield task_runner
-    assert task_runner.shutdown(5_000)
-
-
 def qapp_thread() -> QThread:
     """The GUI thread (the test runs on it)."""
     return QThread.currentThread()

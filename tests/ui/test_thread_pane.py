@@ -114,13 +114,6 @@ def cache(tmp_path: Path) -> Iterator[tuple[Path, StoreWriter]]:
 
 
 @pytest.fixture
-def runner() -> Iterator[TaskRunner]:
-    tasks = TaskRunner(max_threads=2)
-    yield tasks
-    assert tasks.shutdown()
-
-
-@pytest.fixture
 def pane(qtbot, cache, runner, tmp_path: Path) -> Iterator[ThreadPane]:
     path, _writer = cache
     reader = CacheReader(path)

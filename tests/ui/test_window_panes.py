@@ -53,13 +53,6 @@ def cache(tmp_path: Path, library: dict[str, Any]) -> Iterator[tuple[Path, Cache
     reader.close()
 
 
-@pytest.fixture
-def runner(qapp: Any) -> Iterator[TaskRunner]:
-    task_runner = TaskRunner(max_threads=2)
-    yield task_runner
-    assert task_runner.shutdown(10_000)
-
-
 def test_results_model_passes_the_model_tester_through_changes(cache: Any) -> None:
     _path, reader = cache
     model = ResultsModel(reader)
