@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli import Cli
 from support.secrets import TEST_API_KEY
 
 from memex_desktop import cli
@@ -21,24 +22,6 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture(scope="module")
 def library() -> dict[str, Any]:
     return generate_library(250, seed=7, words_per_entity=25)
-
-
-class Cli:
-    """Runs ``memex-desktop`` in this process against one data folder and server."""
-
-    def __init__(
-        self, capsys: pytest.CaptureFixture[str], data_dir: Path, url: str, emulator: Any = None
-    ) -> None:
-        self.capsys = capsys
-        self.emulator = emulator
-        self.base = ["--data-dir", str(data_dir), "--api-url", url, "--api-key", TEST_API_KEY]
-
-    def __call__(self, *args: str) -> tuple[int, str, str]:
-        self.capsys.readouterr()
-        status = cli.main([*args, *self.base])
-        out, err = self.capsys.readouterr()
-        assert "Traceback" not in err
-        return status, out, err
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli import Cli
 
 from memex_desktop import cli
 
@@ -46,28 +47,13 @@ def _library(urls: dict[str, str]) -> dict[str, Any]:
     }
 
 
-class Cli:
-    """``memex-desktop`` in this process on one data folder; no server is ever reached."""
-
-    def __init__(self, capsys: pytest.CaptureFixture[str], data_dir: Path) -> None:
-        self.capsys = capsys
-        self.base = ["--data-dir", str(data_dir), "--api-url", "http://127.0.0.1:9"]
-
-    def __call__(self, *args: str) -> tuple[int, str, str]:
-        self.capsys.readouterr()
-        status = cli.main([*args, *self.base])
-        out, err = self.capsys.readouterr()
-        assert "Traceback" not in err
-        return status, out, err
-
-
 @pytest.fixture
 def seeded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Cli, dict[str, Any]]:
     """A cache holding the malformed-URL pages (and one of 70,000 characters)."""
     library = _library({**MALFORMED, "70k": LONG_URL})
     source = tmp_path / "library.json"
     source.write_text(json.dumps(library), encoding="utf-8")
-    run = Cli(capsys, tmp_path / "data")
+    run = Cli(capsys, tmp_path / "data", "http://127.0.0.1:9", api_key=None)
     status, out, err = run("import", str(source))
     assert status == 0, err
     assert f"imported {len(library['results'])} items" in out
@@ -117,7 +103,7 @@ def test_both_exports_write_every_item(seeded: tuple[Cli, dict[str, Any]], tmp_p
 def test_saving_a_malformed_url_is_refused_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    run = Cli(capsys, tmp_path / "data")
+    run = Cli(capsys, tmp_path / "data", "http://127.0.0.1:9", api_key=None)
     refused = {name: url for name, url in MALFORMED.items() if name != "userinfo"}
     for url in refused.values():
         status, _, err = run("save", url)
