@@ -792,6 +792,33 @@ def upsert_feeds(db: Database, feeds: Sequence[JsonObject]) -> ChangeSet:
     return ChangeSet(feed_ids=frozenset(row[0] for row in rows))
 
 
+def record_feed_members(
+    db: Database, feed_id: str, entity_ids: Sequence[str], *, complete: bool, now_ms: int
+) -> ChangeSet:
+    """Remember the items the server listed for a feed.
+
+    A ``complete`` listing replaces what was remembered (items that left the feed go); a
+    partial one (its newest items only) adds to it.
+    """
+    before = set(
+        row[0]
+        for row in db.execute("SELECT entity_id FROM feed_members WHERE feed_id = ?", [feed_id])
+    )
+    listed = set(entity_ids)
+    if complete:
+        db.execute("DELETE FROM feed_members WHERE feed_id = ?", [feed_id])
+    db.conn.executemany(
+        "INSERT OR IGNORE INTO feed_members (feed_id, entity_id) VALUES (?, ?)",
+        [(feed_id, entity_id) for entity_id in dict.fromkeys(entity_ids)],
+    )
+    db.execute(
+        "INSERT OR REPLACE INTO feed_listings (feed_id, listed_at_ms, complete) VALUES (?, ?, ?)",
+        [feed_id, now_ms, 1 if complete else 0],
+    )
+    after = listed if complete else before | listed
+    return ChangeSet(feed_ids=frozenset({feed_id}) if after != before else frozenset())
+
+
 def set_sync_state(db: Database, key: str, value: str) -> ChangeSet:
     """Persist one sync bookmark (not a visible change)."""
     db.execute("INSERT OR REPLACE INTO sync_state (key, value) VALUES (?, ?)", [key, value])

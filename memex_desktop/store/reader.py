@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from memex_desktop.api.content import epoch_ms, host_of
+from memex_desktop.api.content import epoch_ms
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.store.bounded import BoundedEntity, read_bounded
 from memex_desktop.store.errors import StoreBugError, StoreError, translate
@@ -35,6 +35,7 @@ from memex_desktop.store.rows import (
     Backlink,
     CacheStats,
     EntityRow,
+    FeedListing,
     FeedRow,
     GraphNode,
     Neighbourhood,
@@ -527,37 +528,30 @@ class CacheReader:
         ]
 
     def ids_for_feed(self, feed_id: str, limit: int = 100_000) -> list[str]:
-        """Live entities saved from a followed feed's website (its host or a subdomain of it),
-        newest first.
-
-        The server does not say which saves came through a feed, so membership is "saved
-        from the feed's site" (``www.`` ignored).
-        """
-        found = self._query("SELECT site_url, feed_url FROM feeds WHERE id = ?", [feed_id])
-        if not found:
-            return []
-        site_url, feed_url = found[0]
-        host = host_of(site_url or feed_url)
-        if not host:
-            return []
-        # LIKE only narrows the scan (the host may also appear in a path); the host decides.
-        pattern = f"%{host}%"
-        scan_page = 2000  # candidate rows read per query
-        ids: list[str] = []
-        for offset in itertools.count(0, scan_page):
-            candidates = self._query(
-                "SELECT e.id, e.url FROM entities e WHERE e.deleted_upstream_at IS NULL "
-                "AND e.url LIKE ? ORDER BY e.created_at DESC, e.rowid DESC "
-                "LIMIT ? OFFSET ?",
-                [pattern, scan_page, offset],
+        """Live items the server listed for a followed feed, newest first (ids the feed
+        names by another id of an item resolve to the item)."""
+        return [
+            entity_id
+            for (entity_id,) in self._query(
+                "SELECT DISTINCT e.id FROM feed_members m "
+                "LEFT JOIN entity_aliases a ON a.alias = m.entity_id "
+                "JOIN entities e ON e.id = coalesce(a.id, m.entity_id) "
+                "WHERE m.feed_id = ? AND e.deleted_upstream_at IS NULL "
+                "ORDER BY e.created_at DESC, e.rowid DESC LIMIT ?",
+                [feed_id, limit],
             )
-            for entity_id, url in candidates:
-                entity_host = host_of(url)
-                if entity_host == host or entity_host.endswith("." + host):
-                    ids.append(entity_id)
-            if len(ids) >= limit or len(candidates) < scan_page:
-                break
-        return ids[:limit]
+        ]
+
+    def feed_listing(self, feed_id: str) -> FeedListing | None:
+        """When the server last listed a feed's items (and whether all of them), or None
+        when it never did (its items are not known offline)."""
+        found = self._query(
+            "SELECT listed_at_ms, complete FROM feed_listings WHERE feed_id = ?", [feed_id]
+        )
+        if not found:
+            return None
+        listed_at_ms, complete = found[0]
+        return FeedListing(feed_id, int(listed_at_ms), bool(complete))
 
     # ------------------------------------------------------------------ threads and graph
 

@@ -124,6 +124,15 @@ class FeedRow:
     source_platform: str | None
 
 
+@dataclass(frozen=True)
+class FeedListing:
+    """The server's last listing of a feed's items: when, and whether it held all of them."""
+
+    feed_id: str
+    listed_at_ms: int
+    complete: bool
+
+
 @dataclass
 class ThreadNode:
     """An annotation in a thread with its replies, each level ordered by creation time."""

@@ -231,8 +231,30 @@ def _migrate_v3(db: Database) -> None:
     db.execute("DROP TABLE temp.rekey")
 
 
+def _migrate_v4(db: Database) -> None:
+    """Which items each followed feed holds, as the server listed them, and when it did.
+
+    Membership was guessed from the feed's host before; nothing is carried over: a feed's
+    items are listed by the server the next time it is opened online.
+    """
+    db.execute(
+        """CREATE TABLE feed_members (
+            feed_id TEXT NOT NULL, entity_id TEXT NOT NULL,
+            PRIMARY KEY (feed_id, entity_id)) WITHOUT ROWID"""
+    )
+    db.execute(
+        """CREATE TABLE feed_listings (
+            feed_id TEXT PRIMARY KEY, listed_at_ms INTEGER NOT NULL, complete INTEGER NOT NULL)"""
+    )
+
+
 # Append-only: migration N brings a file from user_version N-1 to N.
-MIGRATIONS: list[Callable[[Database], None]] = [_migrate_v1, _migrate_v2, _migrate_v3]
+MIGRATIONS: list[Callable[[Database], None]] = [
+    _migrate_v1,
+    _migrate_v2,
+    _migrate_v3,
+    _migrate_v4,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -313,6 +313,17 @@ class StoreWriter:
         data = [view.to_json_dict() for view in views]
         return self.submit(lambda db: ingest.upsert_views(db, data))
 
+    def record_feed_members(
+        self, feed_id: str, entity_ids: Sequence[str], *, complete: bool
+    ) -> Future[ChangeSet]:
+        """Remember the items the server listed for a feed (all of them when ``complete``)."""
+        ids = list(entity_ids)
+        return self.submit(
+            lambda db: ingest.record_feed_members(
+                db, feed_id, ids, complete=complete, now_ms=now_ms()
+            )
+        )
+
     def upsert_feeds(self, feeds: Iterable[Feed]) -> Future[ChangeSet]:
         """Store feeds."""
         data = [feed.to_json_dict() for feed in feeds]

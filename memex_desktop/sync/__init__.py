@@ -1,7 +1,7 @@
 """Sync: mirrors the Memex library into the local cache and delivers the outbox (no Qt)."""
 
 from memex_desktop.errors import ConnectionState
-from memex_desktop.sync.engine import OutboxPolicy, SyncEngine, entity_time_ms
+from memex_desktop.sync.engine import FeedItems, OutboxPolicy, SyncEngine, entity_time_ms
 from memex_desktop.sync.types import (
     SyncCancelled,
     SyncOutcome,
@@ -12,6 +12,7 @@ from memex_desktop.sync.types import (
 
 __all__ = [
     "ConnectionState",
+    "FeedItems",
     "OutboxPolicy",
     "SyncCancelled",
     "SyncEngine",

@@ -109,6 +109,20 @@ DELETION_MAX = 200
 DELETION_FLOOR = 3
 # Entity saves answered 5xx this many times need attention instead of retrying forever.
 MAX_SERVER_ERROR_ATTEMPTS = 6
+# The newest items of a feed listed when it is opened: a feed of old posts is listed in
+# part (and then only added to) rather than costing a request per hundred of its past.
+FEED_LISTING_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class FeedItems:
+    """What the server listed for a feed: item ids newest first, whether that was all of
+    them, and what caching them changed."""
+
+    feed_id: str
+    ids: list[str]
+    complete: bool
+    changes: ChangeSet
 
 
 @dataclass(frozen=True)
@@ -648,6 +662,48 @@ class SyncEngine:
         self.last_meta = response.meta
         changes = self._ingest(response)
         return list(dict.fromkeys(entity["id"] for entity in response.results)), changes
+
+    def feed_items(
+        self,
+        feed_id: str,
+        *,
+        limit: int = FEED_LISTING_LIMIT,
+        cancel: threading.Event | None = None,
+    ) -> FeedItems:
+        """The items the server lists for a followed feed, newest first (up to ``limit``):
+        cached (cache-on-view) and remembered as the feed's members for offline use.
+
+        Pages as the full pull does (a short page is not the end); a listing that reached
+        the end with nothing skipped replaces the members remembered before.
+        """
+        pager = Pager(self.server_profile(), self.page_size)
+        ids: dict[str, None] = {}
+        changes: list[ChangeSet] = []
+        ended = False
+        while len(ids) < limit:
+            if cancel is not None and cancel.is_set():
+                raise SyncCancelled
+            request = pager.request()
+            started = time.monotonic()
+            page = self.client.search_raw_page(
+                "",
+                limit=request.limit,
+                offset=request.offset,
+                sort_by="date-desc" if self.server_profile().sends_sort_by else None,
+                include_notes=True,
+                time_range=request.time_range(),
+                feed_ids=[feed_id],
+            )
+            self.last_meta = page.meta
+            ended = pager.take(request, page, time.monotonic() - started)
+            changes.append(self._ingest(page))
+            ids.update((entity["id"], None) for entity in page.results)
+            if ended:
+                break
+        listed = list(ids)[:limit]
+        complete = ended and not pager.unreliable and len(ids) <= limit
+        changes.append(self.writer.record_feed_members(feed_id, listed, complete=complete).result())
+        return FeedItems(feed_id, listed, complete, ChangeSet.merge(changes))
 
     # ------------------------------------------------------------------ the outbox
 

@@ -23,6 +23,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from memex_desktop.errors import UserMessage
 from memex_desktop.store import CacheReader, StoreError, TagRow
+from memex_desktop.sync import FeedItems
 from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.results_model import ResultsModel, SearchFilters, row_positions
 from memex_desktop.ui.search_bar import SearchBar, SearchRequest
@@ -34,7 +35,7 @@ from memex_desktop.ui.sidebar import (
     read_sidebar_snapshot,
     run_view_search,
 )
-from memex_desktop.ui.sync_controller import SyncController
+from memex_desktop.ui.sync_controller import SyncController, list_feed_items
 from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
@@ -334,7 +335,9 @@ class SearchController(QObject):
             return  # a pane of its own, not a list of results
         self.run_search(self._search_bar.request())
         if scope.kind == "feed" and scope.value and self._sync.services.client is not None:
-            self._remote_request = self._sync.remote_search("", {"feed_ids": [scope.value]})
+            self._runner.run(list_feed_items, self._sync.services, scope.value).on_success(
+                self._on_feed_listed
+            ).on_failure(self._on_feed_listing_failed)
         if scope.kind == "view" and scope.value:
             self.run_view_remote(scope.value)
 
@@ -362,6 +365,23 @@ class SearchController(QObject):
             f"{len(result.ids)} results of this view from the server"
             f" ({added} more than the cached view)"
         )
+
+    @Slot(object)
+    def _on_feed_listed(self, listing: FeedItems) -> None:
+        """The server listed a feed (its items cached and remembered): show them."""
+        if listing.changes:
+            self.store_changed.emit(listing.changes)
+        scope = self._sidebar.current_scope()
+        if scope.kind != "feed" or scope.value != listing.feed_id:
+            return
+        self.run_search(self._search_bar.request())
+        if not listing.complete:
+            self._messages.inform(f"Showing the newest {len(listing.ids):,} items of this feed")
+
+    @Slot(object)
+    def _on_feed_listing_failed(self, exc: Exception) -> None:
+        """The server could not list the feed: what the cache remembers stays; say why."""
+        self._messages.show_failure(exc, "Showing this feed's items from the cache")
 
     @Slot(object)
     def _on_view_search_failed(self, exc: Exception) -> None:

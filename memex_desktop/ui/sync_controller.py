@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -23,7 +24,14 @@ from memex_desktop.api.models import SearchMeta
 from memex_desktop.errors import ConnectionState, Credential, state_words, user_message
 from memex_desktop.services import SyncServices
 from memex_desktop.store import CacheReader, ChangeSet, EnqueueResult, Outbox
-from memex_desktop.sync import SyncOutcome, SyncProgress, SyncReport, outcome_for
+from memex_desktop.sync import (
+    FeedItems,
+    SyncEngine,
+    SyncOutcome,
+    SyncProgress,
+    SyncReport,
+    outcome_for,
+)
 from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
@@ -107,17 +115,29 @@ def run_sync(
 RemoteAnswer = tuple[list[str], ChangeSet, SearchMeta | None]
 
 
-def run_remote_search(services: SyncServices, query: str, filters: dict[str, Any]) -> RemoteAnswer:
-    """Worker: a remote search, cached on arrival (ids in server order)."""
+@contextmanager
+def _worker_engine(services: SyncServices) -> Iterator[SyncEngine]:
+    """A sync engine with this worker thread's own reader and outbox connections."""
     reader = CacheReader(services.cache_path)
     outbox = Outbox(services.outbox_path)
     try:
-        engine = services.engine(reader, outbox)
-        ids, changes = engine.remote_search(query, **filters)
-        return ids, changes, engine.last_meta
+        yield services.engine(reader, outbox)
     finally:
         outbox.close()
         reader.close()
+
+
+def run_remote_search(services: SyncServices, query: str, filters: dict[str, Any]) -> RemoteAnswer:
+    """Worker: a remote search, cached on arrival (ids in server order)."""
+    with _worker_engine(services) as engine:
+        ids, changes = engine.remote_search(query, **filters)
+        return ids, changes, engine.last_meta
+
+
+def list_feed_items(services: SyncServices, feed_id: str) -> FeedItems:
+    """Worker: the items the server lists for a feed, cached and remembered as its members."""
+    with _worker_engine(services) as engine:
+        return engine.feed_items(feed_id)
 
 
 def enqueue_urls(cache_path: Path, outbox_path: Path, urls: list[str]) -> list[EnqueueResult]:

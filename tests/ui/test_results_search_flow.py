@@ -8,7 +8,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 from PySide6.QtCore import Qt
@@ -17,7 +16,6 @@ from PySide6.QtTest import QAbstractItemModelTester
 from support.signals import Emitted
 from support.window import WindowFactory
 
-from memex_desktop.api.models import Feed
 from memex_desktop.app import AppContext
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.store import CacheReader, EntityRow
@@ -27,7 +25,6 @@ from memex_desktop.ui import search_controller
 from memex_desktop.ui.results_delegate import ResultDelegate, elide
 from memex_desktop.ui.results_model import ResultsModel, row_positions
 from memex_desktop.ui.search_bar import SearchRequest
-from memex_desktop.ui.sidebar import Scope
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -293,17 +290,3 @@ class _RowsReader:
     def snippets(self, query: str, ids: Sequence[str]) -> dict[str, str]:
         self.snippet_reads += 1
         return {entity_id: f"\x02{query}\x03 of {entity_id}" for entity_id in ids}
-
-
-def test_a_feed_lists_the_saves_of_its_site(qtbot: Any, context: AppContext) -> None:
-    window = context.window
-    context.writer.upsert_feeds(
-        [Feed(id="papers", title="Papers", site_url="https://papers.example.org/")]
-    ).result()
-    expected = context.reader.ids_for_feed("papers")
-    assert expected
-    window.sidebar.refresh()
-    window.sidebar.select_scope(Scope("feed", "papers"))
-    qtbot.waitUntil(lambda: window.results_model.ids() == expected, timeout=10_000)
-    rows = context.reader.get_many(expected)
-    assert {urlsplit(rows[i].url or "").hostname for i in expected} == {"papers.example.org"}
