@@ -27,8 +27,13 @@ class ActionSpec:
 
 
 ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("focus_search", "&Search", ("Ctrl+K",), "Move to the search field", menu="Go"),
     ActionSpec(
-        "focus_search", "&Search", ("Ctrl+K", "Ctrl+F"), "Move to the search field", menu="Go"
+        "find_in_item",
+        "&Find in item",
+        ("Ctrl+F",),
+        "Find text in the item being read (the library search when the reader is not in use)",
+        menu="Edit",
     ),
     ActionSpec(
         "search_remote",

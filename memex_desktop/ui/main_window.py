@@ -24,6 +24,7 @@ from PySide6.QtGui import (
     QResizeEvent,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QMainWindow,
     QSizePolicy,
@@ -244,6 +245,7 @@ class MainWindow(QMainWindow):
         """Which method runs each declared action."""
         return {
             "focus_search": self.search_bar.focus_field,
+            "find_in_item": self._on_find_action,
             "search_remote": self.search.search_remote,
             "sync_now": self._on_sync_now_action,
             "sync_full": self._on_sync_full_action,
@@ -466,6 +468,18 @@ class MainWindow(QMainWindow):
             self.reader_pane.open_external(PRICING_URL)
         elif action == "doctor":
             self.show_doctor()
+
+    @Slot()
+    def _on_find_action(self) -> None:
+        """Ctrl+F: find in the item while the reader is in use, else the library search."""
+        focused = QApplication.focusWidget()
+        in_reader = focused is not None and (
+            focused is self.reader_pane or self.reader_pane.isAncestorOf(focused)
+        )
+        if in_reader and self.reader_pane.current_entity_id is not None:
+            self.reader_pane.open_find()
+        else:
+            self.search_bar.focus_field()
 
     @Slot()
     def _on_sync_now_action(self) -> None:

@@ -31,6 +31,8 @@ from PySide6.QtGui import (
     QDesktopServices,
     QGuiApplication,
     QImage,
+    QKeySequence,
+    QShortcut,
     QTextCursor,
     QTextDocument,
 )
@@ -50,6 +52,7 @@ from memex_desktop.render.remote_images import fetch_images
 from memex_desktop.settings import DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import Backlink, ChangeSet
 from memex_desktop.store.bounded import BoundedEntity
+from memex_desktop.ui.find_bar import ArticleFinder, FindBar
 from memex_desktop.ui.link_dialog import confirm_link
 from memex_desktop.ui.links import LinkTarget, classify_link, entity_link, link_confirmation
 from memex_desktop.ui.messages import message_line
@@ -410,6 +413,8 @@ class ReaderPane(QWidget):
         row.addWidget(self.browser_button)
         layout.addWidget(bar)
         layout.addWidget(self._build_truncation_bar())
+        self.find_bar = FindBar(self)
+        layout.addWidget(self.find_bar)
         self.browser = ReaderBrowser(self)
         self.browser.setObjectName("readerbrowser")
         self.browser.setAccessibleName("Reader")
@@ -422,6 +427,14 @@ class ReaderPane(QWidget):
         self.forward_button.clicked.connect(self.go_forward)
         self.images_button.clicked.connect(self.load_remote_images)
         self.browser_button.clicked.connect(self.open_original)
+        self._finder = ArticleFinder(self.browser)
+        self.find_bar.text_changed.connect(self._on_find_text_changed)
+        self.find_bar.step.connect(self.find_step)
+        self.find_bar.closed.connect(self._on_find_closed)
+        for keys, direction in (("F3", 1), ("Shift+F3", -1)):
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(lambda step=direction: self.find_step(step))
         self._show_placeholder("Pick an item on the left to read it here.")
 
     def _build_truncation_bar(self) -> QWidget:
@@ -597,6 +610,44 @@ class ReaderPane(QWidget):
         top = int(self.browser.cursorRect(cursor).top())
         bar.setValue(bar.value() + top - 24)
 
+    # -- find in the article ---------------------------------------------------------------
+
+    def open_find(self) -> None:
+        """Show the find bar (Ctrl+F in the reader), finding what it holds at once."""
+        self.find_bar.open_bar()
+        if self.find_bar.field.text():
+            self._on_find_text_changed(self.find_bar.field.text())
+
+    def find_step(self, direction: int) -> None:
+        """The next (+1) or previous (-1) match (F3, Shift+F3); opens the bar when closed."""
+        if not self.find_bar.isVisible():
+            self.find_bar.setVisible(True)
+            self._on_find_text_changed(self.find_bar.field.text())
+            if not self.find_bar.field.text():
+                self.find_bar.open_bar()
+            return
+        self._whole_text_appended()
+        self._finder.step(direction)
+        self.find_bar.set_count(self._finder.current, len(self._finder.matches))
+
+    @Slot(str)
+    def _on_find_text_changed(self, text: str) -> None:
+        """Find ``text`` in the whole item (pieces not appended yet are appended first)."""
+        self._whole_text_appended()
+        self._finder.find(text)
+        self.find_bar.set_count(self._finder.current, len(self._finder.matches))
+
+    @Slot()
+    def _on_find_closed(self) -> None:
+        """The bar closed: its paint goes, the reading goes on where the match was."""
+        self._finder.clear()
+        self.browser.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _whole_text_appended(self) -> None:
+        """Append the pieces of a large item still waiting (a match may be in them)."""
+        if self._feeder is not None and not self._feeder.done:
+            self._feeder.finish_now()
+
     def _transcript_position(self, seconds: int) -> int | None:
         """Where the latest transcript timestamp link at or before ``seconds`` starts."""
         best: tuple[int, int] | None = None
@@ -699,6 +750,7 @@ class ReaderPane(QWidget):
         self.title_label.setText(result.title)
         self.title_label.setToolTip(result.title)
         self._show_truncation(result)
+        self._finder.clear()
         if result.more:
             # A large document: the rest follows piece by piece; jumps wait for the whole text.
             self._feed_then = (anchor, scrolled if same_item and not anchor else None)

@@ -1,0 +1,150 @@
+"""Find in the article: Ctrl+F in the reader, Enter/F3 and Shift+F3, a count, Escape closes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from support.window import WindowFactory
+
+from memex_desktop.store import StoreWriter
+from memex_desktop.ui.find_bar import count_text, find_matches
+from memex_desktop.ui.reader_pane import ReaderPane
+from memex_desktop.ui.tasks import TaskRunner
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
+
+ARTICLE = "\n\n".join(
+    [
+        "# Compost at home",
+        "Compost needs air. A compost heap that is turned stays warm.",
+        "Worms like COMPOST too, and a wormery is compost's small cousin.",
+        "Nothing else here.",
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle", "starts"),
+    [
+        ("Compost compost COMPOST", "compost", [0, 8, 16]),
+        ("aaaa", "aa", [0, 2]),
+        ("a.b a+b", "a+b", [4]),  # the needle is text, not a pattern
+        ("İstanbul istanbul", "istanbul", [0, 9]),  # positions stay those of the text
+        ("anything", "", []),
+        ("anything", "   ", []),
+    ],
+)
+def test_matches_ignore_case_and_keep_positions(text: str, needle: str, starts: list[int]) -> None:
+    assert [match.start for match in find_matches(text, needle)] == starts
+
+
+def test_the_count_reads_as_a_sentence() -> None:
+    assert count_text(2, 17, "x") == "3 of 17"
+    assert count_text(None, 0, "x") == "No matches"
+    assert count_text(None, 0, "") == ""
+    assert count_text(0, 12_000, "x") == "1 of 12,000"
+
+
+def _cache(path: Path, **texts: str) -> Path:
+    writer = StoreWriter(path)
+    try:
+        writer.ingest_json(
+            [
+                {"id": key, "type": "web", "title": key, "full_text": text, "created_at": 1}
+                for key, text in texts.items()
+            ]
+        ).result(timeout=60)
+    finally:
+        writer.close()
+    return path
+
+
+@pytest.fixture
+def pane(qtbot: Any, tmp_path: Path, runner: TaskRunner) -> ReaderPane:
+    cache = _cache(tmp_path / "cache.db", article=ARTICLE, other="No match in this one.")
+    reader = ReaderPane(cache, runner)
+    qtbot.addWidget(reader)
+    reader.resize(700, 500)
+    reader.show()
+    reader.show_entity("article")
+    qtbot.waitUntil(lambda: not reader.rendering and reader.current_entity_id == "article")
+    return reader
+
+
+def _selected(pane: ReaderPane) -> tuple[int, str]:
+    cursor = pane.browser.textCursor()
+    return cursor.selectionStart(), cursor.selectedText()
+
+
+def test_typing_counts_highlights_and_selects_the_first_match(qtbot: Any, pane: ReaderPane) -> None:
+    pane.open_find()
+    assert pane.find_bar.isVisible()
+    assert pane.find_bar.field.hasFocus()
+    qtbot.keyClicks(pane.find_bar.field, "compost")
+    assert pane.find_bar.count_label.text() == "1 of 5"
+    assert len(pane.browser.extraSelections()) == 5
+    _start, text = _selected(pane)
+    assert text.lower() == "compost"
+
+
+def test_enter_f3_and_shift_f3_step_and_wrap(qtbot: Any, pane: ReaderPane) -> None:
+    pane.open_find()
+    qtbot.keyClicks(pane.find_bar.field, "compost")
+    starts = [_selected(pane)[0]]
+    qtbot.keyClick(pane.find_bar.field, Qt.Key.Key_Return)
+    starts.append(_selected(pane)[0])
+    assert pane.find_bar.count_label.text() == "2 of 5"
+    qtbot.keyClick(pane.find_bar.field, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert pane.find_bar.count_label.text() == "1 of 5"
+    assert _selected(pane)[0] == starts[0]
+    qtbot.keyClick(pane.find_bar.field, Qt.Key.Key_F3, Qt.KeyboardModifier.ShiftModifier)
+    assert pane.find_bar.count_label.text() == "5 of 5"  # wrapped to the last
+    qtbot.keyClick(pane.browser, Qt.Key.Key_F3)
+    assert pane.find_bar.count_label.text() == "1 of 5"
+    assert starts[1] > starts[0]
+
+
+def test_no_match_says_so_and_escape_closes(qtbot: Any, pane: ReaderPane) -> None:
+    pane.open_find()
+    qtbot.keyClicks(pane.find_bar.field, "rhubarb")
+    assert pane.find_bar.count_label.text() == "No matches"
+    assert not pane.find_bar.next_button.isEnabled()
+    qtbot.keyClick(pane.find_bar.field, Qt.Key.Key_Escape)
+    assert not pane.find_bar.isVisible()
+    assert pane.browser.extraSelections() == []
+    assert pane.browser.hasFocus()
+
+
+def test_another_item_is_searched_afresh(qtbot: Any, pane: ReaderPane) -> None:
+    pane.open_find()
+    qtbot.keyClicks(pane.find_bar.field, "compost")
+    pane.show_entity("other")
+    qtbot.waitUntil(lambda: not pane.rendering and pane.current_entity_id == "other")
+    assert pane.browser.extraSelections() == []
+    pane.find_step(1)
+    assert pane.find_bar.count_label.text() == "No matches"
+
+
+def test_ctrl_f_finds_in_the_reader_and_searches_the_library_elsewhere(
+    qtbot: Any, window_factory: WindowFactory
+) -> None:
+    from memex_desktop.emulator.synthetic import generate_library
+
+    library = generate_library(20, seed=4, words_per_entity=40)
+    context = window_factory(library=library)
+    window = context.window
+    target = next(e["id"] for e in library["results"] if e["type"] == "web")
+    window.open_entity(target)
+    qtbot.waitUntil(lambda: window.reader_pane.current_entity_id == target, timeout=10_000)
+    window.reader_pane.browser.setFocus()
+    qtbot.waitUntil(window.reader_pane.browser.hasFocus)
+    qtbot.keyClick(window.reader_pane.browser, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert window.reader_pane.find_bar.isVisible()
+    assert window.reader_pane.find_bar.field.hasFocus()
+    window.results_view.setFocus()
+    qtbot.waitUntil(window.results_view.hasFocus)
+    qtbot.keyClick(window.results_view, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert window.search_bar.field.hasFocus()
