@@ -1,14 +1,14 @@
-"""Which node labels a drawing can show without two of them overlapping (no Qt).
+"""Which node labels a drawing can show without covering each other or other nodes (no Qt).
 
 The pane hands over, most important node first, the boxes each label could occupy at the
-current zoom (right of its dot, left, above, below); a greedy pass keeps the first box of each
-label that touches no label already kept. A uniform grid of buckets keeps each test to the
-few labels nearby, so a pass over a few hundred labels takes a millisecond or two.
+current zoom (right of its dot, left, above, below, then at its corners); a greedy pass keeps
+the first box of each label that touches no label already kept and covers no other node's dot.
+A uniform grid of buckets keeps each test to the few boxes nearby, so a pass over a few
+hundred labels takes a few milliseconds.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -57,69 +57,127 @@ class Box:
 
 @dataclass(frozen=True)
 class LabelCandidate:
-    """A label to place: its key and the boxes it may take, the preferred one first."""
+    """A label to place: its key and the boxes it may take, the preferred one first.
+
+    ``insist``: when every place would cover something to avoid, take the first place clear of
+    labels anyway (the focused item's label).
+    """
 
     key: str
     boxes: tuple[Box, ...]
+    insist: bool = False
 
 
 def around_dot(
     x: float, y: float, radius: float, width: float, height: float, gap: float
 ) -> tuple[Box, ...]:
-    """The places of a ``width`` × ``height`` label beside a dot: right, left, above, below."""
+    """The places of a ``width`` × ``height`` label beside a dot, the most readable first.
+
+    Right, left, above and below the dot, then the four corners (a label that leans
+    diagonally off its dot still reads as its own).
+    """
     half_h = height / 2
     half_w = width / 2
     reach = radius + gap
+    # A corner place touches the dot's bounding square at one corner only.
+    corner = reach
     return (
         Box(x + reach, y - half_h, x + reach + width, y + half_h),
         Box(x - reach - width, y - half_h, x - reach, y + half_h),
         Box(x - half_w, y - reach - height, x + half_w, y - reach),
         Box(x - half_w, y + reach, x + half_w, y + reach + height),
+        Box(x + corner, y - corner - height, x + corner + width, y - corner),
+        Box(x + corner, y + corner, x + corner + width, y + corner + height),
+        Box(x - corner - width, y - corner - height, x - corner, y - corner),
+        Box(x - corner - width, y + corner, x - corner, y + corner + height),
     )
 
 
 def place_labels(
-    candidates: Sequence[LabelCandidate], *, spacing: float = 0.0, bounds: Box | None = None
+    candidates: Sequence[LabelCandidate],
+    *,
+    spacing: float = 0.0,
+    bounds: Box | None = None,
+    avoid: Sequence[Box] = (),
 ) -> dict[str, int]:
     """Greedy placement in the given order: key -> index of the box it got; others left out.
 
     Two kept boxes are at least ``spacing`` apart; with ``bounds`` every kept box lies inside
-    it. The result depends only on the candidates' order and boxes.
+    it. No kept box covers any of ``avoid`` (the other nodes' dots), except an insisting
+    candidate's when it has no other place. The result depends only on the arguments' order
+    and values.
     """
-    cell = _cell_size(candidates, spacing)
-    grid: dict[tuple[int, int], list[Box]] = {}
+    cell_w, cell_h = _cell_size(candidates, spacing)
+    # Plain tuples in the loop: this runs for every label on every zoom and pan.
+    grid: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
+    obstacles: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
+    for box in avoid:
+        for key in _cells(box.left, box.top, box.right, box.bottom, cell_w, cell_h):
+            obstacles.setdefault(key, []).append((box.left, box.top, box.right, box.bottom))
     placed: dict[str, int] = {}
     half = spacing / 2
     for candidate in candidates:
         if candidate.key in placed:
             continue
+        chosen: tuple[int, tuple[float, float, float, float], list[tuple[int, int]]] | None = None
         for index, box in enumerate(candidate.boxes):
             if bounds is not None and not box.inside(bounds):
                 continue
-            padded = box.grown(half)
-            cells = list(_cells(padded, cell))
-            if any(padded.overlaps(kept) for key in cells for kept in grid.get(key, ())):
+            left, top, right, bottom = box.left, box.top, box.right, box.bottom
+            padded = (left - half, top - half, right + half, bottom + half)
+            cells = _cells(*padded, cell_w, cell_h)
+            if _hits(padded, cells, grid):
                 continue
+            if not _hits((left, top, right, bottom), cells, obstacles):
+                chosen = (index, padded, cells)
+                break
+            if candidate.insist:
+                chosen = chosen or (index, padded, cells)
+        if chosen is not None:
+            index, padded, cells = chosen
             for key in cells:
                 grid.setdefault(key, []).append(padded)
             placed[candidate.key] = index
-            break
     return placed
 
 
-def _cell_size(candidates: Sequence[LabelCandidate], spacing: float) -> float:
-    """A bucket about as wide as the widest label, so a box spans few buckets."""
-    widest = max((box.width for c in candidates for box in c.boxes), default=1.0)
-    return max(widest + spacing, 1e-9)
+def _hits(
+    box: tuple[float, float, float, float],
+    cells: list[tuple[int, int]],
+    grid: dict[tuple[int, int], list[tuple[float, float, float, float]]],
+) -> bool:
+    """Whether ``box`` shares area with anything filed under ``cells``."""
+    left, top, right, bottom = box
+    for key in cells:
+        for other_left, other_top, other_right, other_bottom in grid.get(key, ()):
+            if (
+                left < other_right
+                and other_left < right
+                and top < other_bottom
+                and other_top < bottom
+            ):
+                return True
+    return False
 
 
-def _cells(box: Box, cell: float) -> Iterable[tuple[int, int]]:
-    """The grid buckets a box touches."""
-    x0, x1 = math.floor(box.left / cell), math.floor(box.right / cell)
-    y0, y1 = math.floor(box.top / cell), math.floor(box.bottom / cell)
-    for gx in range(x0, x1 + 1):
-        for gy in range(y0, y1 + 1):
-            yield (gx, gy)
+def _cell_size(candidates: Sequence[LabelCandidate], spacing: float) -> tuple[float, float]:
+    """Buckets as wide as the widest label and as tall as the tallest: a box spans at most
+    two by two of them, and a bucket holds about one kept label."""
+    boxes = [box for c in candidates for box in c.boxes]
+    widest = max((box.width for box in boxes), default=1.0)
+    tallest = max((box.height for box in boxes), default=1.0)
+    return (max(widest + spacing, 1e-9), max(tallest + spacing, 1e-9))
+
+
+def _cells(
+    left: float, top: float, right: float, bottom: float, width: float, height: float
+) -> list[tuple[int, int]]:
+    """The buckets of a ``width`` × ``height`` grid that a box touches."""
+    x0, x1 = int(left // width), int(right // width)
+    y0, y1 = int(top // height), int(bottom // height)
+    if x0 == x1 and y0 == y1:
+        return [(x0, y0)]
+    return [(gx, gy) for gx in range(x0, x1 + 1) for gy in range(y0, y1 + 1)]
 
 
 def importance_order(

@@ -63,9 +63,13 @@ EDGE_LOOKS = {
 
 NODES = "node"
 EDGES = "edge"
-SAMPLE_WIDTH = 26
-SAMPLE_GAP = 6
-ENTRY_GAP = 14
+# Room for a dot, and for a line long enough to show its dashes (pixels).
+DOT_SAMPLE = 12
+LINE_SAMPLE = 22
+SAMPLE_GAP = 4
+ENTRY_GAP = 10
+# The legend is read at a glance: a size smaller than the pane's text saves rows.
+FONT_SCALE = 0.9
 
 
 def node_colour(entity_type: str) -> QColor:
@@ -117,6 +121,11 @@ def edge_icon(kind: str, size: int) -> QIcon:
     return QIcon(pixmap)
 
 
+def _sample_width(entry: LegendEntry) -> int:
+    """Room for the entry's dot or line sample."""
+    return DOT_SAMPLE if entry.group == NODES else LINE_SAMPLE
+
+
 @dataclass(frozen=True)
 class LegendEntry:
     """One line of the legend: a node type or an edge kind, and whether it is hidden."""
@@ -144,6 +153,9 @@ class GraphLegend(QWidget):
         self._entries: list[LegendEntry] = []
         self._boxes: list[QRect] = []
         self._laid_for = -1
+        font = self.font()
+        font.setPointSizeF(font.pointSizeF() * FONT_SCALE)
+        self.setFont(font)
         self.setMouseTracking(True)
         self._update_description()
         self.setFixedHeight(self._row_height())
@@ -177,12 +189,13 @@ class GraphLegend(QWidget):
         self.setAccessibleDescription("; ".join(words) or "Nothing drawn")
 
     def _row_height(self) -> int:
-        """One line of text with room around it."""
-        return QFontMetrics(self.font()).height() + 6
+        """One line of text with a little room around it."""
+        return QFontMetrics(self.font()).height() + 2
 
     def _entry_width(self, entry: LegendEntry) -> int:
         """Sample, gap and text of one entry."""
-        return SAMPLE_WIDTH + SAMPLE_GAP + QFontMetrics(self.font()).horizontalAdvance(entry.text)
+        text = QFontMetrics(self.font()).horizontalAdvance(entry.text)
+        return _sample_width(entry) + SAMPLE_GAP + text
 
     def _lay_out(self, width: int) -> int:
         """Flow the entries into rows of ``width``; the number of rows."""
@@ -225,11 +238,11 @@ class GraphLegend(QWidget):
         """Every entry on one row."""
         widths = [self._entry_width(e) for e in self._entries]
         total = sum(widths) + ENTRY_GAP * max(0, len(widths) - 1)
-        return QSize(max(total, SAMPLE_WIDTH), self._row_height())
+        return QSize(max(total, LINE_SAMPLE), self._row_height())
 
     def minimumSizeHint(self) -> QSize:
         """The widest entry on a row of its own."""
-        widest = max((self._entry_width(e) for e in self._entries), default=SAMPLE_WIDTH)
+        widest = max((self._entry_width(e) for e in self._entries), default=LINE_SAMPLE)
         return QSize(widest, self._row_height())
 
     def _entry_at(self, x: int, y: int) -> LegendEntry | None:
@@ -270,19 +283,18 @@ class GraphLegend(QWidget):
         for entry, box in zip(self._entries, self.entry_rects(), strict=True):
             painter.setOpacity(0.35 if entry.hidden else 1.0)
             middle = box.y() + box.height() / 2
+            sample = _sample_width(entry)
             if entry.group == NODES:
-                radius = min(6.0, box.height() / 2 - 2)
+                radius = min(DOT_SAMPLE / 2 - 1, box.height() / 2 - 1)
                 painter.setPen(QPen(QColor(NODE_OUTLINE), 0.8))
                 painter.setBrush(QBrush(node_colour(entry.kind)))
-                painter.drawEllipse(QPointF(box.x() + SAMPLE_WIDTH / 2, middle), radius, radius)
+                painter.drawEllipse(QPointF(box.x() + sample / 2, middle), radius, radius)
             else:
                 pen = edge_pen(entry.kind)
                 pen.setWidthF(max(pen.widthF(), 1.5))
                 painter.setPen(pen)
-                painter.drawLine(
-                    QPointF(box.x() + 2, middle), QPointF(box.x() + SAMPLE_WIDTH - 2, middle)
-                )
+                painter.drawLine(QPointF(box.x(), middle), QPointF(box.x() + sample, middle))
             painter.setPen(text_colour)
             baseline = box.y() + (box.height() - QFontMetrics(self.font()).height()) / 2 + ascent
-            painter.drawText(QPointF(box.x() + SAMPLE_WIDTH + SAMPLE_GAP, baseline), entry.text)
+            painter.drawText(QPointF(box.x() + sample + SAMPLE_GAP, baseline), entry.text)
         painter.end()

@@ -6,10 +6,12 @@ changes, so a large neighbourhood never freezes the window. Nothing animates: on
 is drawn the pane uses no CPU until something changes. The "Links" tab lists the same
 neighbourhood as an adjacency list for the keyboard and screen readers.
 
-Labels keep their size on screen whatever the zoom; a placement pass (``graph.labels``) shows
-only those that overlap no other, most important first, again after every zoom, so zooming in
-shows more of them; a node's label also shows while the pointer is on it. Until the person
-zooms or pans, the drawing keeps fitting the pane as it is resized or filtered.
+Labels keep their size on screen whatever the zoom; a placement pass (``graph.labels``) shows,
+of the nodes in view, the labels that overlap no other label and no other node's dot, most
+important first, again after every zoom and pan, so zooming in shows more of them; a node's
+label also shows while the pointer is on it. Until the person zooms or pans, the drawing
+keeps fitting the pane as it is resized or filtered. The filter hides content types and kinds
+of link; the legend lists the kinds drawn.
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ from memex_desktop.graph import (
 )
 from memex_desktop.store import ChangeSet, GraphReader
 from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, hop_distances
+from memex_desktop.ui.flow_layout import FlowLayout
 from memex_desktop.ui.graph_legend import (
     EDGE_STYLES,
     EDGES,
@@ -131,6 +134,7 @@ LABEL_PADDING = 3.0
 LABEL_GAP = 2.0
 LABEL_SPACING = 4.0
 LABEL_BACKDROP_ALPHA = 210
+# Above edges and dots (the placement keeps labels off other dots), below the hovered label.
 LABEL_Z = 3.0
 HOVER_Z = 4.0
 ZOOM_STEP = 1.2
@@ -292,6 +296,11 @@ class LabelItem(QGraphicsRectItem):
         self.setPos(box.left, box.top)
 
 
+def _box(rect: QRectF) -> Box:
+    """A Qt rectangle as a placement box."""
+    return Box(rect.left(), rect.top(), rect.right(), rect.bottom())
+
+
 def _node_of(item: QGraphicsItem | None) -> str | None:
     """The node id an item under the pointer stands for (a dot, a label or its text)."""
     while item is not None:
@@ -311,6 +320,7 @@ class GraphView(QGraphicsView):
         zoomed(): the person changed the zoom (wheel, buttons or keys).
         panned(): the person dragged the drawing.
         resized(): the viewport changed size or was first shown.
+        scrolled(): the drawing moved in the viewport (a pan, a centring, a zoom's anchor).
     """
 
     node_clicked = Signal(str)
@@ -318,6 +328,7 @@ class GraphView(QGraphicsView):
     zoomed = Signal()
     panned = Signal()
     resized = Signal()
+    scrolled = Signal()
 
     def __init__(self, scene: QGraphicsScene, parent: QWidget | None = None) -> None:
         super().__init__(scene, parent)
@@ -398,6 +409,11 @@ class GraphView(QGraphicsView):
             event.accept()
             return
         super().mouseDoubleClickEvent(event)
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        """Say so: labels are placed for what is in view."""
+        super().scrollContentsBy(dx, dy)
+        self.scrolled.emit()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Say so: a drawing that fits the pane fits it again."""
@@ -569,6 +585,7 @@ class GraphPane(QWidget):
         self._hidden_edge_kinds: set[str] = set()
         # Until the person zooms or pans, the drawing keeps fitting the pane.
         self._keeps_fitting = True
+        self._fitting = False
 
         self._hops = QComboBox()
         self._hops.addItem("1 hop", 1)
@@ -602,17 +619,15 @@ class GraphPane(QWidget):
         self.filter_button.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0; }")
         self.controls = [self._hops, zoom_in, zoom_out, fit, self.filter_button]
 
-        # The controls on one row, what the graph is doing on the next (wrapped): the pane
-        # stays as narrow as its controls, whatever the status says.
-        bar = QHBoxLayout()
+        # The controls at their full size, wrapping onto a second row in a narrow pane; what
+        # the graph is doing below them (wrapped too): the pane stays as narrow as its widest
+        # control, whatever the status says.
+        bar = FlowLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         for control in self.controls:
-            # Never narrower than they ask: a squeezed tool button cuts its sign off.
             control.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
             bar.addWidget(control)
-        bar.addStretch(1)
         self._status.setWordWrap(True)
-        self._status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         status_row = QHBoxLayout()
         status_row.setContentsMargins(0, 0, 0, 0)
         status_row.addWidget(self._status, 1)
@@ -626,6 +641,7 @@ class GraphPane(QWidget):
         self.view.zoomed.connect(self._on_view_zoomed)
         self.view.panned.connect(self._on_view_panned)
         self.view.resized.connect(self._on_view_resized)
+        self.view.scrolled.connect(self._on_view_scrolled)
         self.legend = GraphLegend()
         self.legend.entry_clicked.connect(self._on_legend_entry_clicked)
         drawing = QWidget()
@@ -738,6 +754,15 @@ class GraphPane(QWidget):
         """Show or hide the edges of a kind."""
         self._set_filtered(self._hidden_edge_kinds, kind, shown)
 
+    def legend_shown(self) -> bool:
+        """Whether the legend is shown below the drawing."""
+        return not self.legend.isHidden()
+
+    @Slot(bool)
+    def set_legend_shown(self, shown: bool) -> None:
+        """Show the legend, or give its rows to the drawing."""
+        self.legend.setVisible(shown)
+
     def show_everything(self) -> None:
         """Clear the filter."""
         if self._hidden_types or self._hidden_edge_kinds:
@@ -782,12 +807,16 @@ class GraphPane(QWidget):
         room_h = max(1, room.height() - 2 * FIT_MARGIN)
         scale = min(room_w / max(nodes.width(), 1.0), room_h / max(nodes.height(), 1.0))
         scale = min(scale, MAX_FIT_ZOOM)
-        self.view.setTransform(QTransform.fromScale(scale, scale))
-        # The scene holds the whole fitted view, so centring is never clamped by its edges.
-        seen = QRectF(0, 0, room.width() / scale, room.height() / scale)
-        seen.moveCenter(nodes.center())
-        self._scene.setSceneRect(self._drawing_rect().united(seen))
-        self.view.centerOn(nodes.center())
+        self._fitting = True  # one placement at the end, not one per step
+        try:
+            self.view.setTransform(QTransform.fromScale(scale, scale))
+            # The scene holds the whole fitted view, so centring is never clamped by its edges.
+            seen = QRectF(0, 0, room.width() / scale, room.height() / scale)
+            seen.moveCenter(nodes.center())
+            self._scene.setSceneRect(self._drawing_rect().united(seen))
+            self.view.centerOn(nodes.center())
+        finally:
+            self._fitting = False
         self._place_labels()
 
     def cancel_layout(self) -> None:
@@ -992,8 +1021,8 @@ class GraphPane(QWidget):
         self.legend.set_entries(entries)
 
     def _label_colours(self) -> tuple[QColor, QColor]:
-        """Label text and backdrop colours from the view's palette (light or dark)."""
-        palette = self.view.palette()
+        """Label text and backdrop colours from the pane's palette (light or dark)."""
+        palette = self.palette()
         backdrop = QColor(palette.color(QPalette.ColorRole.Base))
         backdrop.setAlpha(LABEL_BACKDROP_ALPHA)
         return palette.color(QPalette.ColorRole.Text), backdrop
@@ -1021,18 +1050,30 @@ class GraphPane(QWidget):
         )
 
     def _place_labels(self) -> None:
-        """Show the labels that overlap no more important one at the current zoom."""
+        """Label the nodes in view whose labels overlap no more important one at this zoom."""
         scale = self.view.zoom()
         if scale <= 0 or not self._node_items:
             return
+        seen = self.view.visible_scene_rect()
+        in_view = {
+            node_id
+            for node_id, item in self._node_items.items()
+            if item.isVisible() and seen.contains(item.pos())
+        }
+        # The focused item keeps its label even where it must cover a dot to have one.
         candidates = [
-            LabelCandidate(node_id, self._label_boxes(node_id, scale))
+            LabelCandidate(node_id, self._label_boxes(node_id, scale), node_id == self._center)
             for node_id in self._label_order
-            if self._node_items[node_id].isVisible()
+            if node_id in in_view
         ]
-        rect = self._scene.sceneRect()
-        bounds = Box(rect.left(), rect.top(), rect.right(), rect.bottom())
-        chosen = place_labels(candidates, spacing=LABEL_SPACING / scale, bounds=bounds)
+        dots = [
+            _box(dot)
+            for item in self._node_items.values()
+            if item.isVisible() and (dot := item.sceneBoundingRect()).intersects(seen)
+        ]
+        chosen = place_labels(
+            candidates, spacing=LABEL_SPACING / scale, bounds=_box(seen), avoid=dots
+        )
         boxes = {c.key: c.boxes[chosen[c.key]] for c in candidates if c.key in chosen}
         for node_id, label in self._labels.items():
             if node_id not in boxes and node_id != self._hovered:
@@ -1095,6 +1136,10 @@ class GraphPane(QWidget):
         everything = menu.addAction("Show everything")
         everything.setEnabled(bool(self._hidden_types or self._hidden_edge_kinds))
         everything.triggered.connect(self.show_everything)
+        legend = menu.addAction("Show the legend")
+        legend.setCheckable(True)
+        legend.setChecked(self.legend_shown())
+        legend.toggled.connect(self.set_legend_shown)
 
     def _toggle(self, group: str, kind: str, shown: bool) -> None:
         """Show or hide one kind of the legend's or the menu's groups."""
@@ -1140,6 +1185,12 @@ class GraphPane(QWidget):
     def _on_view_panned(self) -> None:
         """The person moved the drawing: a resize no longer re-fits it."""
         self._keeps_fitting = False
+
+    @Slot()
+    def _on_view_scrolled(self) -> None:
+        """Another part of the drawing in view: label what is there now."""
+        if not self._fitting:
+            self._place_labels()
 
     @Slot()
     def _on_view_resized(self) -> None:

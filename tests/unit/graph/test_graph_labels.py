@@ -61,12 +61,38 @@ def test_bounds_keep_labels_inside_the_drawing() -> None:
     assert placed == {"edge": 1}  # the right-hand place would stick out: it goes left
 
 
-def test_around_dot_offers_right_left_above_below_clear_of_the_dot() -> None:
-    right, left, above, below = around_dot(0, 0, radius=5, width=30, height=10, gap=2)
+def _dot_in(box: Box) -> Box:
+    """A small dot in the middle of a box."""
+    x, y = (box.left + box.right) / 2, (box.top + box.bottom) / 2
+    return Box(x - 1, y - 1, x + 1, y + 1)
+
+
+def test_labels_keep_off_dots_unless_they_insist() -> None:
+    places = around_dot(0, 0, radius=2, width=20, height=6, gap=1)
+    label = LabelCandidate("a", places)
+    assert place_labels([label], avoid=[_dot_in(places[0])]) == {"a": 1}
+    everywhere = [_dot_in(place) for place in places]
+    assert place_labels([label], avoid=everywhere[:5]) == {"a": 5}
+    assert place_labels([label], avoid=everywhere) == {}
+    insisting = LabelCandidate("a", places, insist=True)
+    assert place_labels([insisting], avoid=everywhere) == {"a": 0}
+    assert place_labels([insisting], avoid=everywhere[:5]) == {"a": 5}
+    # An insisting label still never goes over another label.
+    first = LabelCandidate("first", (places[0],))
+    assert place_labels([first, insisting], avoid=everywhere[1:]) == {"first": 0, "a": 1}
+    assert place_labels([first, label], avoid=everywhere[1:2]) == {"first": 0, "a": 2}
+
+
+def test_around_dot_offers_the_sides_then_the_corners_clear_of_the_dot() -> None:
+    places = around_dot(0, 0, radius=5, width=30, height=10, gap=2)
+    right, left, above, below, *corners = places
     dot = Box(-5, -5, 5, 5)
     assert (right.left, right.width, right.height) == (7, 30, 10)
     assert (left.right, above.bottom, below.top) == (-7, -7, 7)
-    assert not any(box.overlaps(dot) for box in (right, left, above, below))
+    assert len(corners) == 4
+    assert all((box.width, box.height) == (30, 10) for box in places)
+    assert not any(box.overlaps(dot) for box in places)
+    assert len(set(places)) == 8
 
 
 @given(
