@@ -9,13 +9,17 @@ hundred labels takes a few milliseconds.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Box:
-    """An axis-aligned rectangle: ``left`` < ``right`` and ``top`` < ``bottom``."""
+class Box(NamedTuple):
+    """An axis-aligned rectangle: ``left`` < ``right`` and ``top`` < ``bottom``.
+
+    A tuple, so the thousands made on every zoom cost little.
+    """
 
     left: float
     top: float
@@ -108,27 +112,29 @@ def place_labels(
     and values.
     """
     cell_w, cell_h = _cell_size(candidates, spacing)
-    # Plain tuples in the loop: this runs for every label on every zoom and pan.
-    grid: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
-    obstacles: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
+    grid: dict[tuple[int, int], list[Box]] = {}
+    obstacles: dict[tuple[int, int], list[Box]] = {}
     for box in avoid:
-        for key in _cells(box.left, box.top, box.right, box.bottom, cell_w, cell_h):
-            obstacles.setdefault(key, []).append((box.left, box.top, box.right, box.bottom))
+        for key in _cells(box, cell_w, cell_h):
+            obstacles.setdefault(key, []).append(box)
+    if bounds is None:
+        bounds = Box(-math.inf, -math.inf, math.inf, math.inf)
+    min_left, min_top, max_right, max_bottom = bounds
     placed: dict[str, int] = {}
     half = spacing / 2
     for candidate in candidates:
         if candidate.key in placed:
             continue
-        chosen: tuple[int, tuple[float, float, float, float], list[tuple[int, int]]] | None = None
+        chosen: tuple[int, Box, list[tuple[int, int]]] | None = None
         for index, box in enumerate(candidate.boxes):
-            if bounds is not None and not box.inside(bounds):
+            left, top, right, bottom = box
+            if left < min_left or top < min_top or right > max_right or bottom > max_bottom:
                 continue
-            left, top, right, bottom = box.left, box.top, box.right, box.bottom
-            padded = (left - half, top - half, right + half, bottom + half)
-            cells = _cells(*padded, cell_w, cell_h)
+            padded = Box(left - half, top - half, right + half, bottom + half)
+            cells = _cells(padded, cell_w, cell_h)
             if _hits(padded, cells, grid):
                 continue
-            if not _hits((left, top, right, bottom), cells, obstacles):
+            if not _hits(box, cells, obstacles):
                 chosen = (index, padded, cells)
                 break
             if candidate.insist:
@@ -141,12 +147,8 @@ def place_labels(
     return placed
 
 
-def _hits(
-    box: tuple[float, float, float, float],
-    cells: list[tuple[int, int]],
-    grid: dict[tuple[int, int], list[tuple[float, float, float, float]]],
-) -> bool:
-    """Whether ``box`` shares area with anything filed under ``cells``."""
+def _hits(box: Box, cells: list[tuple[int, int]], grid: dict[tuple[int, int], list[Box]]) -> bool:
+    """Whether ``box`` shares area with any box filed under ``cells``."""
     left, top, right, bottom = box
     for key in cells:
         for other_left, other_top, other_right, other_bottom in grid.get(key, ()):
@@ -169,10 +171,9 @@ def _cell_size(candidates: Sequence[LabelCandidate], spacing: float) -> tuple[fl
     return (max(widest + spacing, 1e-9), max(tallest + spacing, 1e-9))
 
 
-def _cells(
-    left: float, top: float, right: float, bottom: float, width: float, height: float
-) -> list[tuple[int, int]]:
+def _cells(box: Box, width: float, height: float) -> list[tuple[int, int]]:
     """The buckets of a ``width`` × ``height`` grid that a box touches."""
+    left, top, right, bottom = box
     x0, x1 = int(left // width), int(right // width)
     y0, y1 = int(top // height), int(bottom // height)
     if x0 == x1 and y0 == y1:

@@ -345,6 +345,7 @@ class GraphView(QGraphicsView):
             "Drawing of linked items; the Links tab lists the same links as text"
         )
         self._press_pos: QPointF | None = None
+        self._quiet = False
 
     def node_at(self, pos: QPoint) -> str | None:
         """The id of the node under a viewport position, if any."""
@@ -370,7 +371,11 @@ class GraphView(QGraphicsView):
         # A fit beyond the limits (a huge graph in a small pane) is not pulled back by a step.
         target = min(max(MAX_ZOOM, current), max(min(MIN_ZOOM, current), current * factor))
         if target != current:
-            self.scale(target / current, target / current)
+            self._quiet = True  # the anchor's scrolling is part of the zoom: one signal
+            try:
+                self.scale(target / current, target / current)
+            finally:
+                self._quiet = False
             self.zoomed.emit()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
@@ -413,7 +418,8 @@ class GraphView(QGraphicsView):
     def scrollContentsBy(self, dx: int, dy: int) -> None:
         """Say so: labels are placed for what is in view."""
         super().scrollContentsBy(dx, dy)
-        self.scrolled.emit()
+        if not self._quiet:
+            self.scrolled.emit()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Say so: a drawing that fits the pane fits it again."""
@@ -577,6 +583,8 @@ class GraphPane(QWidget):
         self._label_sizes: dict[str, tuple[float, float]] = {}
         self._label_order: list[str] = []
         self._placed: dict[str, Box] = {}
+        self._boxes: dict[str, tuple[Box, ...]] = {}
+        self._boxes_scale = 0.0
         self._hovered: str | None = None
         self._label_font = QFont(self.font())
         self._center_font = QFont(self.font())
@@ -871,6 +879,8 @@ class GraphPane(QWidget):
         self._drawn_edges = []
         self._labels = {}
         self._placed = {}
+        self._boxes = {}
+        self._boxes_scale = 0.0
         self._hovered = None
         self._positions = {}
 
@@ -1041,13 +1051,21 @@ class GraphPane(QWidget):
         return label
 
     def _label_boxes(self, node_id: str, scale: float) -> tuple[Box, ...]:
-        """Where a node's label may go at this scale (scene units), preferred place first."""
-        item = self._node_items[node_id]
-        width, height = self._label_sizes[node_id]
-        where = item.pos()
-        return around_dot(
-            where.x(), where.y(), item.radius, width / scale, height / scale, LABEL_GAP / scale
-        )
+        """Where a node's label may go at this scale (scene units), preferred place first.
+
+        Kept for the last scale asked: a pan re-places labels without measuring them again.
+        """
+        if self._boxes_scale != scale:
+            self._boxes_scale = scale
+            self._boxes = {}
+        boxes = self._boxes.get(node_id)
+        if boxes is None:
+            x, y = self._positions[node_id]
+            width, height = self._label_sizes[node_id]
+            radius = self._node_items[node_id].radius
+            boxes = around_dot(x, y, radius, width / scale, height / scale, LABEL_GAP / scale)
+            self._boxes[node_id] = boxes
+        return boxes
 
     def _place_labels(self) -> None:
         """Label the nodes in view whose labels overlap no more important one at this zoom."""
