@@ -1,8 +1,9 @@
 """Take the graph pane's screenshot: a 300-node neighbourhood, laid out, fitted and labelled.
 
-Usage: ``python tests/tools/graph_screenshot.py OUT_DIR`` writes ``graph-pane.png`` (with
-``QT_SCALE_FACTOR`` set, ``graph-pane@1.5x.png``). Runs under the X display in ``DISPLAY``
-when Qt's X11 plugin loads there, else offscreen (the same fontconfig fonts).
+Usage: ``python tests/tools/graph_screenshot.py OUT_DIR`` (``make screenshot``) writes
+``graph-pane.png`` (with ``QT_SCALE_FACTOR`` set, ``graph-pane@1.5x.png``). The display is
+chosen as for the window's screenshots (``screenshot.py``): ``DISPLAY``, an ``Xvfb`` it starts,
+or offscreen.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 TESTS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TESTS))
+sys.path.insert(0, str(TESTS))  # support.graph, the in-memory graph of the tests
 
 SIZE = (760, 560)
 NODES = 300
@@ -113,9 +114,15 @@ def main() -> int:
     if len(sys.argv) != 2:
         print("usage: graph_screenshot.py OUT_DIR", file=sys.stderr)
         return 2
-    if not os.environ.get("DISPLAY"):
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    take(Path(sys.argv[1]).resolve())
+    from screenshot import _display
+
+    server = _display()
+    try:
+        take(Path(sys.argv[1]).resolve())
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(10)
     return 0
 
 
