@@ -143,7 +143,7 @@ MAX_ZOOM = 8.0
 # Fit leaves this many pixels around the nodes, and does not blow a small graph up further.
 FIT_MARGIN = 16
 MAX_FIT_ZOOM = 2.0
-# Scene units kept around the nodes (labels of the outermost nodes stay inside this).
+# Scene units around the outermost nodes that a zoomed-in view can still pan to.
 SCENE_MARGIN = 40.0
 # A press that moves further than this (pixels) is a pan, not a click.
 CLICK_SLOP = 4
@@ -286,7 +286,7 @@ class LabelItem(QGraphicsRectItem):
         self.text.setPos(LABEL_PADDING, 0.0)
 
     def set_colours(self, text: QColor, backdrop: QColor) -> None:
-        """Text and backdrop colours (from the view's palette)."""
+        """Text and backdrop colours (from the pane's palette)."""
         self.text.setBrush(QBrush(text))
         self.setBrush(QBrush(backdrop))
 
@@ -1215,6 +1215,8 @@ class GraphPane(QWidget):
         """The viewport changed size: fit again, unless the person chose a zoom."""
         if self._keeps_fitting:
             self.fit()
+        else:
+            self._place_labels()  # more or less of the drawing in view
 
     @Slot(object)
     def _on_task_progress(self, hood: PreparedGraph) -> None:
