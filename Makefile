@@ -52,6 +52,8 @@ bundle: $(VENV)/.installed-app
 screenshot: $(VENV)/.installed-test
 	QT_SCALE_FACTOR= $(BIN)/python tests/tools/screenshot.py resources/screenshots
 	QT_SCALE_FACTOR=1.5 $(BIN)/python tests/tools/screenshot.py build/screenshots
+	QT_SCALE_FACTOR= $(BIN)/python tests/tools/graph_screenshot.py resources/screenshots
+	QT_SCALE_FACTOR=1.5 $(BIN)/python tests/tools/graph_screenshot.py build/screenshots
 
 clean:
 	rm -rf $(VENV) build dist

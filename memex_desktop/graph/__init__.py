@@ -1,9 +1,19 @@
-"""Reference-graph layout: a cancellable force layout of a neighbourhood (no Qt).
+"""Reference-graph layout and label placement (no Qt).
+
+The layout is a cancellable force layout of a neighbourhood; label placement picks the labels
+a drawing can show without overlaps.
 
 Which nodes a neighbourhood keeps is the store's policy (``memex_desktop.store.neighbourhood``):
 the cache reads it, and the pane only lays out what it was given.
 """
 
+from memex_desktop.graph.labels import (
+    Box,
+    LabelCandidate,
+    around_dot,
+    importance_order,
+    place_labels,
+)
 from memex_desktop.graph.layout import (
     Layout,
     LayoutCancelled,
@@ -14,10 +24,15 @@ from memex_desktop.graph.layout import (
 )
 
 __all__ = [
+    "Box",
+    "LabelCandidate",
     "Layout",
     "LayoutCancelled",
+    "around_dot",
     "auto_iterations",
     "edge_ends",
+    "importance_order",
     "layout",
     "node_id",
+    "place_labels",
 ]

@@ -5,6 +5,13 @@ TaskRunner (its own read connection); the previous task is cancelled whenever th
 changes, so a large neighbourhood never freezes the window. Nothing animates: once a layout
 is drawn the pane uses no CPU until something changes. The "Links" tab lists the same
 neighbourhood as an adjacency list for the keyboard and screen readers.
+
+Labels keep their size on screen whatever the zoom; a placement pass (``graph.labels``) shows,
+of the nodes in view, the labels that overlap no other label and no other node's dot, most
+important first, again after every zoom and pan, so zooming in shows more of them; a node's
+label also shows while the pointer is on it. Until the person zooms or pans, the drawing
+keeps fitting the pane as it is resized or filtered. The filter hides content types and kinds
+of link; the legend lists the kinds drawn.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 import zlib
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,40 +27,51 @@ from typing import overload
 
 from PySide6.QtCore import (
     QAbstractItemModel,
+    QEvent,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
     QPoint,
     QPointF,
-    QSize,
+    QRectF,
     Qt,
     Signal,
     Slot,
 )
 from PySide6.QtGui import (
+    QAction,
     QBrush,
     QColor,
-    QFontMetrics,
+    QFont,
+    QFontMetricsF,
     QKeySequence,
     QMouseEvent,
     QPainter,
     QPainterPath,
-    QPaintEvent,
+    QPalette,
     QPen,
     QResizeEvent,
     QShortcut,
+    QShowEvent,
+    QTransform,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
     QComboBox,
     QGraphicsEllipseItem,
+    QGraphicsItem,
     QGraphicsPathItem,
+    QGraphicsRectItem,
     QGraphicsScene,
+    QGraphicsSceneHoverEvent,
     QGraphicsSimpleTextItem,
     QGraphicsView,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QPushButton,
+    QSizePolicy,
+    QStyle,
     QTabWidget,
     QToolButton,
     QTreeView,
@@ -61,38 +80,43 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop.errors import user_message
-from memex_desktop.graph import Layout, LayoutCancelled, layout
+from memex_desktop.graph import (
+    Box,
+    LabelCandidate,
+    Layout,
+    LayoutCancelled,
+    around_dot,
+    importance_order,
+    layout,
+    place_labels,
+)
 from memex_desktop.store import ChangeSet, GraphReader
 from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, hop_distances
+from memex_desktop.ui.flow_layout import FlowLayout
+from memex_desktop.ui.graph_legend import (
+    EDGE_STYLES,
+    EDGES,
+    NODE_OUTLINE,
+    NODES,
+    TYPE_COLOURS,
+    GraphLegend,
+    LegendEntry,
+    edge_icon,
+    edge_name,
+    edge_pen,
+    kind_order,
+    node_colour,
+    type_icon,
+)
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.readers import thread_reader
+from memex_desktop.ui.results_delegate import type_label
 from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 Index = QModelIndex | QPersistentModelIndex
-
-TYPE_COLOURS: dict[str, str] = {
-    "web": "#3b7dd8",
-    "twitter": "#1d9bf0",
-    "youtube": "#d93025",
-    "reddit": "#ff5700",
-    "image": "#8e44ad",
-    "annotation": "#f4b400",
-    "pdf": "#795548",
-    "chatThread": "#009688",
-    "tag": "#7f8c8d",
-}
-OTHER_COLOUR = "#95a5a6"
-
-EDGE_STYLES: dict[str, tuple[str, Qt.PenStyle, float]] = {
-    "annotates": ("#f4b400", Qt.PenStyle.SolidLine, 1.6),
-    "references": ("#3b7dd8", Qt.PenStyle.DashLine, 1.2),
-    "reply": ("#2e7d32", Qt.PenStyle.SolidLine, 2.4),
-    "tag": ("#7f8c8d", Qt.PenStyle.DotLine, 1.0),
-}
-OTHER_EDGE = ("#b0b0b0", Qt.PenStyle.DashDotLine, 1.0)
 
 # How an edge reads from its target's side in the Links list.
 INCOMING_WORDS = {
@@ -103,9 +127,26 @@ INCOMING_WORDS = {
 }
 
 NODE_RADIUS = 7.0
-LABEL_ALL_UP_TO = 400
+CENTER_GROWTH = 1.6
 LABEL_CHARS = 28
+# Label geometry in screen pixels: padding inside its backdrop, gap to its dot, space between.
+LABEL_PADDING = 3.0
+LABEL_GAP = 2.0
+LABEL_SPACING = 4.0
+LABEL_BACKDROP_ALPHA = 210
+# Above edges and dots (the placement keeps labels off other dots), below the hovered label.
+LABEL_Z = 3.0
+HOVER_Z = 4.0
 ZOOM_STEP = 1.2
+MIN_ZOOM = 0.05
+MAX_ZOOM = 8.0
+# Fit leaves this many pixels around the nodes, and does not blow a small graph up further.
+FIT_MARGIN = 16
+MAX_FIT_ZOOM = 2.0
+# Scene units around the outermost nodes that a zoomed-in view can still pan to.
+SCENE_MARGIN = 40.0
+# A press that moves further than this (pixels) is a pan, not a click.
+CLICK_SLOP = 4
 # What still works when no drawing comes.
 LINKS_HINT = " The Links tab lists every link."
 
@@ -117,14 +158,6 @@ class _Node:
     id: str
     type: str
     title: str
-
-
-def _edge_pen(kind: str) -> QPen:
-    """The pen that tells an edge kind apart by colour, width and dash."""
-    colour, style, width = EDGE_STYLES.get(kind, OTHER_EDGE)
-    pen = QPen(QColor(colour), width, style)
-    pen.setCosmetic(True)  # same thickness at every zoom level
-    return pen
 
 
 def _label(node: _Node) -> str:
@@ -199,31 +232,103 @@ def read_and_lay_out(
 
 
 class NodeItem(QGraphicsEllipseItem):
-    """A node: a dot coloured by content type, optionally with its title beside it.
+    """A node: a dot coloured by content type; its label is a separate ``LabelItem``.
 
     Painting is left to Qt (no Python paint()), so redrawing thousands of nodes stays cheap.
     """
 
-    def __init__(self, node: _Node, *, is_center: bool, labelled: bool) -> None:
-        r = NODE_RADIUS * (1.6 if is_center else 1.0)
+    def __init__(
+        self,
+        node: _Node,
+        *,
+        is_center: bool,
+        on_hover: Callable[[str, bool], None] | None = None,
+    ) -> None:
+        self.radius = NODE_RADIUS * (CENTER_GROWTH if is_center else 1.0)
+        r = self.radius
         super().__init__(-r, -r, 2 * r, 2 * r)
         self.node = node
         self.is_center = is_center
-        self.setBrush(QBrush(QColor(TYPE_COLOURS.get(node.type, OTHER_COLOUR))))
-        self.setPen(QPen(QColor("#202020"), 2.0 if is_center else 0.8))
-        self.setToolTip(f"{node.title or node.id} ({node.type})")
+        self._on_hover = on_hover
+        self.setBrush(QBrush(node_colour(node.type)))
+        self.setPen(QPen(QColor(NODE_OUTLINE), 2.0 if is_center else 0.8))
+        self.setToolTip(f"{node.title or node.id} ({type_label(node.type)})")
         self.setZValue(2 if is_center else 1)
-        self.label: QGraphicsSimpleTextItem | None = None
-        if labelled or is_center:
-            self.label = QGraphicsSimpleTextItem(_label(node), self)
-            self.label.setPos(r + 3, -8)
+        self.setAcceptHoverEvents(on_hover is not None)
+
+    def hoverEnterEvent(self, event: QGraphicsSceneHoverEvent) -> None:
+        """The pointer is on the dot: its label shows, whether or not it had room."""
+        if self._on_hover is not None:
+            self._on_hover(self.node.id, True)
+        super().hoverEnterEvent(event)
+
+    def hoverLeaveEvent(self, event: QGraphicsSceneHoverEvent) -> None:
+        """The pointer left: the label goes back to what the placement decided."""
+        if self._on_hover is not None:
+            self._on_hover(self.node.id, False)
+        super().hoverLeaveEvent(event)
+
+
+class LabelItem(QGraphicsRectItem):
+    """A node's title on a translucent backdrop, scaled to keep its size on screen.
+
+    Its rectangle is the box the placement pass reserved, so its ``sceneBoundingRect`` is what
+    the drawing covers.
+    """
+
+    def __init__(self, node_id: str, text: str, font: QFont, width: float, height: float) -> None:
+        super().__init__(0.0, 0.0, width, height)
+        self.node_id = node_id
+        self.setPen(QPen(Qt.PenStyle.NoPen))
+        self.setZValue(LABEL_Z)
+        self.text = QGraphicsSimpleTextItem(text, self)
+        self.text.setFont(font)
+        self.text.setPos(LABEL_PADDING, 0.0)
+
+    def set_colours(self, text: QColor, backdrop: QColor) -> None:
+        """Text and backdrop colours (from the pane's palette)."""
+        self.text.setBrush(QBrush(text))
+        self.setBrush(QBrush(backdrop))
+
+    def place(self, box: Box, scale: float) -> None:
+        """Cover ``box`` (scene units) at a view scale of ``scale``."""
+        self.setScale(1.0 / scale)
+        self.setPos(box.left, box.top)
+
+
+def _box(rect: QRectF) -> Box:
+    """A Qt rectangle as a placement box."""
+    return Box(rect.left(), rect.top(), rect.right(), rect.bottom())
+
+
+def _node_of(item: QGraphicsItem | None) -> str | None:
+    """The node id an item under the pointer stands for (a dot, a label or its text)."""
+    while item is not None:
+        if isinstance(item, NodeItem):
+            return item.node.id
+        if isinstance(item, LabelItem):
+            return item.node_id
+        item = item.parentItem()
+    return None
 
 
 class GraphView(QGraphicsView):
-    """The graph canvas: drag to pan, wheel to zoom, click and double-click on nodes."""
+    """The graph canvas: drag to pan, wheel to zoom, click and double-click on nodes.
+
+    Signals:
+        node_clicked(str), node_double_clicked(str): a click or double-click on a node.
+        zoomed(): the person changed the zoom (wheel, buttons or keys).
+        panned(): the person dragged the drawing.
+        resized(): the viewport changed size or was first shown.
+        scrolled(): the drawing moved in the viewport (a pan, a centring, a zoom's anchor).
+    """
 
     node_clicked = Signal(str)
     node_double_clicked = Signal(str)
+    zoomed = Signal()
+    panned = Signal()
+    resized = Signal()
+    scrolled = Signal()
 
     def __init__(self, scene: QGraphicsScene, parent: QWidget | None = None) -> None:
         super().__init__(scene, parent)
@@ -231,26 +336,47 @@ class GraphView(QGraphicsView):
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
+        # Scroll bars would take room from a fitted drawing; dragging and the keys still pan.
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setMinimumSize(1, 1)
         self.setAccessibleName("Reference graph")
         self.setAccessibleDescription(
             "Drawing of linked items; the Links tab lists the same links as text"
         )
         self._press_pos: QPointF | None = None
+        self._quiet = False
 
     def node_at(self, pos: QPoint) -> str | None:
         """The id of the node under a viewport position, if any."""
         for item in self.items(pos):
-            owner = item if isinstance(item, NodeItem) else item.parentItem()
-            if isinstance(owner, NodeItem):
-                return owner.node.id
+            node = _node_of(item)
+            if node is not None:
+                return node
         return None
+
+    def zoom(self) -> float:
+        """The current scale of scene units to pixels."""
+        return self.transform().m11()
+
+    def visible_scene_rect(self) -> QRectF:
+        """The part of the scene the viewport shows."""
+        return self.mapToScene(self.viewport().rect()).boundingRect()
 
     def zoom_by(self, factor: float) -> None:
         """Scale the view, within limits that keep the graph findable."""
-        current = self.transform().m11()
-        target = min(8.0, max(0.05, current * factor))
-        if current > 0:
-            self.scale(target / current, target / current)
+        current = self.zoom()
+        if current <= 0:
+            return
+        # A fit beyond the limits (a huge graph in a small pane) is not pulled back by a step.
+        target = min(max(MAX_ZOOM, current), max(min(MIN_ZOOM, current), current * factor))
+        if target != current:
+            self._quiet = True  # the anchor's scrolling is part of the zoom: one signal
+            try:
+                self.scale(target / current, target / current)
+            finally:
+                self._quiet = False
+            self.zoomed.emit()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         """Wheel zooms around the pointer (one notch = one step)."""
@@ -267,13 +393,14 @@ class GraphView(QGraphicsView):
         super().mousePressEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        """A release close to its press on a node is a click on that node."""
+        """A release close to its press on a node is a click on that node; further, a pan."""
         super().mouseReleaseEvent(event)
         start, self._press_pos = self._press_pos, None
         if start is None or event.button() != Qt.MouseButton.LeftButton:
             return
         moved = event.position() - start
-        if abs(moved.x()) + abs(moved.y()) > 4:
+        if abs(moved.x()) + abs(moved.y()) > CLICK_SLOP:
+            self.panned.emit()
             return
         node = self.node_at(event.position().toPoint())
         if node is not None:
@@ -288,60 +415,21 @@ class GraphView(QGraphicsView):
             return
         super().mouseDoubleClickEvent(event)
 
-
-class EdgeLegend(QWidget):
-    """A strip showing the line style of each edge kind."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setAccessibleName("Legend")
-        self.setAccessibleDescription(
-            "annotates: yellow solid; references: blue dashed; reply: green thick; tag: grey dotted"
-        )
-        metrics = QFontMetrics(self.font())
-        self._entry_width = 34 + max(metrics.horizontalAdvance(k) for k in EDGE_STYLES) + 12
-        self._row_height = metrics.height() + 6
-        # Entries flow onto more rows when the pane is narrow: the legend never widens it.
-        self.setMinimumWidth(self._entry_width)
-        self.setFixedHeight(self._row_height)
-
-    def _columns(self, width: int) -> int:
-        """How many entries fit side by side in ``width``."""
-        return max(1, min(len(EDGE_STYLES), width // self._entry_width))
-
-    def heightForWidth(self, width: int) -> int:
-        """One row per ``_columns`` entries."""
-        rows = -(-len(EDGE_STYLES) // self._columns(width))
-        return rows * self._row_height
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        """Say so: labels are placed for what is in view."""
+        super().scrollContentsBy(dx, dy)
+        if not self._quiet:
+            self.scrolled.emit()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        """As tall as the rows the new width needs (a tab page does not ask for it)."""
+        """Say so: a drawing that fits the pane fits it again."""
         super().resizeEvent(event)
-        self.setFixedHeight(self.heightForWidth(event.size().width()))
+        self.resized.emit()
 
-    def sizeHint(self) -> QSize:
-        """Every entry on one row."""
-        return QSize(self._entry_width * len(EDGE_STYLES), self._row_height)
-
-    def minimumSizeHint(self) -> QSize:
-        """One entry a row."""
-        return QSize(self._entry_width, self._row_height)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        """One short sample line and name per edge kind, in as many rows as needed."""
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        columns = self._columns(self.width())
-        for index, kind in enumerate(EDGE_STYLES):
-            x = (index % columns) * self._entry_width
-            middle = (index // columns) * self._row_height + self._row_height / 2
-            pen = _edge_pen(kind)
-            pen.setWidthF(max(pen.widthF(), 1.5))
-            painter.setPen(pen)
-            painter.drawLine(QPointF(x + 2, middle), QPointF(x + 30, middle))
-            painter.setPen(self.palette().windowText().color())
-            painter.drawText(QPointF(x + 34, middle + 4), kind)
-        painter.end()
+    def showEvent(self, event: QShowEvent) -> None:
+        """Shown (a tab or dock brought forward): the viewport has its real size now."""
+        super().showEvent(event)
+        self.resized.emit()
 
 
 class LinksModel(QAbstractItemModel):
@@ -486,12 +574,33 @@ class GraphPane(QWidget):
         self._positions: dict[str, tuple[float, float]] = {}
         self._omitted = 0
         self.max_nodes = DEFAULT_MAX_NODES
+        # What the drawing holds: items by node id and edge kind, labels made when first needed.
+        self._node_items: dict[str, NodeItem] = {}
+        self._edge_items: dict[str, QGraphicsPathItem] = {}
+        self._drawn_edges: list[tuple[str, str, str]] = []
+        self._labels: dict[str, LabelItem] = {}
+        self._label_texts: dict[str, str] = {}
+        self._label_sizes: dict[str, tuple[float, float]] = {}
+        self._label_order: list[str] = []
+        self._placed: dict[str, Box] = {}
+        self._boxes: dict[str, tuple[Box, ...]] = {}
+        self._boxes_scale = 0.0
+        self._hovered: str | None = None
+        self._label_font = QFont(self.font())
+        self._center_font = QFont(self.font())
+        # The person's filter choices outlive a re-centring.
+        self._hidden_types: set[str] = set()
+        self._hidden_edge_kinds: set[str] = set()
+        # Until the person zooms or pans, the drawing keeps fitting the pane.
+        self._keeps_fitting = True
+        self._fitting = False
 
         self._hops = QComboBox()
         self._hops.addItem("1 hop", 1)
         self._hops.addItem("2 hops", 2)
         self._hops.setCurrentIndex(1)
         self._hops.setAccessibleName("Neighbourhood depth")
+        self._hops.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self._hops.currentIndexChanged.connect(self._on_hops_changed)
         self._status = QLabel()
         self._status.setAccessibleName("Graph status")
@@ -499,35 +608,33 @@ class GraphPane(QWidget):
         self._stop.setAccessibleName("Stop laying out the graph")
         self._stop.setVisible(False)
         self._stop.clicked.connect(self._on_stop_clicked)
-        zoom_in = QToolButton()
-        zoom_in.setText("+")
-        zoom_in.setAccessibleName("Zoom in")
-        zoom_in.setToolTip("Zoom in (Ctrl++)")
+        zoom_in = self._tool_button("+", "Zoom in", "Zoom in (Ctrl++)")
         zoom_in.clicked.connect(self.zoom_in)
-        zoom_out = QToolButton()
-        zoom_out.setText("−")
-        zoom_out.setAccessibleName("Zoom out")
-        zoom_out.setToolTip("Zoom out (Ctrl+-)")
+        zoom_out = self._tool_button("−", "Zoom out", "Zoom out (Ctrl+-)")
         zoom_out.clicked.connect(self.zoom_out)
-        fit = QToolButton()
-        fit.setText("Fit")
-        fit.setAccessibleName("Fit the graph in view")
-        fit.setToolTip("Fit (Ctrl+0)")
+        fit = self._tool_button("Fit", "Fit the graph in view", "Show every node (Ctrl+0)")
         fit.clicked.connect(self.fit)
-        for button in (zoom_in, zoom_out, fit):
-            # Tool buttons: as wide as the sign and the style's padding, without a push
-            # button's wide minimum (a fixed width narrower than the style's cut them off).
-            button.setMinimumWidth(button.sizeHint().height())
+        self.filter_menu = QMenu(self)
+        self.filter_menu.setObjectName("graphFilterMenu")
+        self.filter_menu.aboutToShow.connect(self._on_filter_menu_about_to_show)
+        self.filter_button = self._tool_button(
+            "Filter", "Filter the graph", "Hide or show content types and kinds of link"
+        )
+        self.filter_button.setMenu(self.filter_menu)
+        self.filter_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        # The style's own arrow sits on the text; the text carries one instead.
+        self.filter_button.setText("Filter ▾")
+        self.filter_button.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0; }")
+        self.controls = [self._hops, zoom_in, zoom_out, fit, self.filter_button]
 
-        # The controls on one row, what the graph is doing on the next (wrapped): the pane
-        # stays as narrow as its controls, whatever the status says.
-        bar = QHBoxLayout()
+        # The controls at their full size, wrapping onto a second row in a narrow pane; what
+        # the graph is doing below them (wrapped too): the pane stays as narrow as its widest
+        # control, whatever the status says.
+        bar = FlowLayout()
         bar.setContentsMargins(0, 0, 0, 0)
-        bar.addWidget(self._hops)
-        bar.addWidget(zoom_in)
-        bar.addWidget(zoom_out)
-        bar.addWidget(fit)
-        bar.addStretch(1)
+        for control in self.controls:
+            control.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
+            bar.addWidget(control)
         self._status.setWordWrap(True)
         status_row = QHBoxLayout()
         status_row.setContentsMargins(0, 0, 0, 0)
@@ -539,7 +646,12 @@ class GraphPane(QWidget):
         self.view = GraphView(self._scene)
         self.view.node_clicked.connect(self._on_view_node_clicked)
         self.view.node_double_clicked.connect(self._on_view_node_double_clicked)
-        self.legend = EdgeLegend()
+        self.view.zoomed.connect(self._on_view_zoomed)
+        self.view.panned.connect(self._on_view_panned)
+        self.view.resized.connect(self._on_view_resized)
+        self.view.scrolled.connect(self._on_view_scrolled)
+        self.legend = GraphLegend()
+        self.legend.entry_clicked.connect(self._on_legend_entry_clicked)
         drawing = QWidget()
         drawing_layout = QVBoxLayout(drawing)
         drawing_layout.setContentsMargins(0, 0, 0, 0)
@@ -578,6 +690,14 @@ class GraphPane(QWidget):
             shortcut.activated.connect(slot)
         self._show_status("Select an item to see its links.")
 
+    def _tool_button(self, text: str, name: str, tip: str) -> QToolButton:
+        """A text tool button of the control row."""
+        button = QToolButton()
+        button.setText(text)
+        button.setAccessibleName(name)
+        button.setToolTip(tip)
+        return button
+
     # ------------------------------------------------------------------ public API
 
     @property
@@ -604,10 +724,59 @@ class GraphPane(QWidget):
 
     def node_item(self, entity_id: str) -> NodeItem | None:
         """The drawn item of a node, if it is on the canvas."""
-        for item in self._scene.items():
-            if isinstance(item, NodeItem) and item.node.id == entity_id:
-                return item
-        return None
+        return self._node_items.get(entity_id)
+
+    def node_items(self) -> list[NodeItem]:
+        """Every drawn node item, shown or filtered out."""
+        return list(self._node_items.values())
+
+    def shown_labels(self) -> dict[str, LabelItem]:
+        """The labels on screen now, by node id."""
+        return {node: label for node, label in self._labels.items() if label.isVisible()}
+
+    def drawn_edges(self) -> list[tuple[str, str, str]]:
+        """(source, target, kind) of the edges drawn now (filters applied)."""
+        return list(self._drawn_edges)
+
+    def types_present(self) -> list[str]:
+        """The content types of the neighbourhood, in legend order."""
+        return kind_order({node.type for node in self._nodes.values()}, TYPE_COLOURS)
+
+    def edge_kinds_present(self) -> list[str]:
+        """The edge kinds of the neighbourhood, in legend order."""
+        return kind_order({kind for _, _, kind in self._edges}, EDGE_STYLES)
+
+    def hidden_types(self) -> frozenset[str]:
+        """Content types the filter hides."""
+        return frozenset(self._hidden_types)
+
+    def hidden_edge_kinds(self) -> frozenset[str]:
+        """Edge kinds the filter hides."""
+        return frozenset(self._hidden_edge_kinds)
+
+    def set_type_shown(self, entity_type: str, shown: bool) -> None:
+        """Show or hide the nodes of a content type (the centre always shows)."""
+        self._set_filtered(self._hidden_types, entity_type, shown)
+
+    def set_edge_kind_shown(self, kind: str, shown: bool) -> None:
+        """Show or hide the edges of a kind."""
+        self._set_filtered(self._hidden_edge_kinds, kind, shown)
+
+    def legend_shown(self) -> bool:
+        """Whether the legend is shown below the drawing."""
+        return not self.legend.isHidden()
+
+    @Slot(bool)
+    def set_legend_shown(self, shown: bool) -> None:
+        """Show the legend, or give its rows to the drawing."""
+        self.legend.setVisible(shown)
+
+    def show_everything(self) -> None:
+        """Clear the filter."""
+        if self._hidden_types or self._hidden_edge_kinds:
+            self._hidden_types.clear()
+            self._hidden_edge_kinds.clear()
+            self._apply_filter()
 
     @Slot(str)
     def show_entity(self, entity_id: str) -> None:
@@ -636,10 +805,27 @@ class GraphPane(QWidget):
 
     @Slot()
     def fit(self) -> None:
-        """Fit the whole graph in the view."""
-        rect = self._scene.itemsBoundingRect()
-        if not rect.isEmpty():
-            self.view.fitInView(rect.adjusted(-20, -20, 20, 20), Qt.AspectRatioMode.KeepAspectRatio)
+        """Zoom and centre so every shown node is in view, and keep fitting on resizes."""
+        self._keeps_fitting = True
+        nodes = self._shown_nodes_rect()
+        if nodes is None:
+            return
+        room = self.view.viewport().rect()
+        room_w = max(1, room.width() - 2 * FIT_MARGIN)
+        room_h = max(1, room.height() - 2 * FIT_MARGIN)
+        scale = min(room_w / max(nodes.width(), 1.0), room_h / max(nodes.height(), 1.0))
+        scale = min(scale, MAX_FIT_ZOOM)
+        self._fitting = True  # one placement at the end, not one per step
+        try:
+            self.view.setTransform(QTransform.fromScale(scale, scale))
+            # The scene holds the whole fitted view, so centring is never clamped by its edges.
+            seen = QRectF(0, 0, room.width() / scale, room.height() / scale)
+            seen.moveCenter(nodes.center())
+            self._scene.setSceneRect(self._drawing_rect().united(seen))
+            self.view.centerOn(nodes.center())
+        finally:
+            self._fitting = False
+        self._place_labels()
 
     def cancel_layout(self) -> None:
         """Stop the running layout, if any; its result will be ignored."""
@@ -681,13 +867,22 @@ class GraphPane(QWidget):
             .on_failure(self._on_task_failed)
         )
 
-    def _edges_pairs(self) -> list[tuple[str, str]]:
-        """The drawn edges as (source, target) pairs."""
-        return [(source, target) for source, target, _ in self._edges]
-
     def _more_text(self) -> str:
         """The "+N more" summary of nodes left out by the budget."""
         return f"  +{self._omitted} more" if self._omitted else ""
+
+    def _clear_drawing(self) -> None:
+        """Take every item off the canvas."""
+        self._scene.clear()
+        self._node_items = {}
+        self._edge_items = {}
+        self._drawn_edges = []
+        self._labels = {}
+        self._placed = {}
+        self._boxes = {}
+        self._boxes_scale = 0.0
+        self._hovered = None
+        self._positions = {}
 
     def _apply_neighbourhood(self, hood: PreparedGraph) -> None:
         """Take a prepared neighbourhood: the Links list now, the drawing when laid out."""
@@ -699,50 +894,329 @@ class GraphPane(QWidget):
         if first.isValid():
             self.links.setExpanded(first, True)
             self.links.setCurrentIndex(first)
-        self._scene.clear()
-        self._positions = {}
+        self._clear_drawing()
+        self._update_legend()
         if len(self._nodes) <= 1:
             self._show_status("No links yet." + self._more_text())
         else:
             self._show_status(f"Laying out {len(self._nodes)} items…")
 
     def _draw(self, result: Layout) -> None:
-        """Put the laid-out nodes and edges on the canvas (one path item per edge kind)."""
-        self._scene.clear()
+        """Put the laid-out nodes and edges on the canvas and fit them in the view."""
+        self._clear_drawing()
         positions = result.positions
         self._positions = dict(positions)
-        paths: dict[str, QPainterPath] = {}
-        for source, target, kind in self._edges:
-            a, b = positions.get(source), positions.get(target)
-            if a is None or b is None:
-                continue
-            path = paths.setdefault(kind, QPainterPath())
-            path.moveTo(a[0], a[1])
-            path.lineTo(b[0], b[1])
-        for kind, path in paths.items():
-            item = QGraphicsPathItem(path)
-            item.setPen(_edge_pen(kind))
-            item.setZValue(0)
-            self._scene.addItem(item)
-        # Labels for every node of a small graph; in a crowd, only the centre's neighbours.
-        labelled_all = len(self._nodes) <= LABEL_ALL_UP_TO
-        hops = {} if labelled_all else hop_distances(self._center or "", self._edges_pairs())
         for node_id, node in self._nodes.items():
             where = positions.get(node_id)
             if where is None:
                 continue
-            dot = NodeItem(
-                node,
-                is_center=node_id == self._center,
-                labelled=labelled_all or hops.get(node_id, 2) <= 1,
-            )
+            dot = NodeItem(node, is_center=node_id == self._center, on_hover=self._on_node_hover)
             dot.setPos(where[0], where[1])
             self._scene.addItem(dot)
-        rect = self._scene.itemsBoundingRect().adjusted(-40, -40, 40, 40)
-        self._scene.setSceneRect(rect)
-        self.fit()
-        count = len(self._nodes)
-        self._show_status(f"{count} item{'s' if count != 1 else ''}{self._more_text()}")
+            self._node_items[node_id] = dot
+        self._measure_labels()
+        pairs = [(source, target) for source, target, _ in self._edges]
+        degree = Counter(end for pair in pairs for end in pair)
+        hops = hop_distances(self._center or "", pairs)
+        self._label_order = importance_order(self._node_items, self._center, hops, degree)
+        self._scene.setSceneRect(self._drawing_rect())
+        self._keeps_fitting = True
+        self._apply_filter()
+
+    def _measure_labels(self) -> None:
+        """Text and on-screen size of every node's label (items are made when first shown)."""
+        self._label_font = QFont(self.view.font())
+        self._center_font = QFont(self._label_font)
+        self._center_font.setBold(True)
+        plain, bold = QFontMetricsF(self._label_font), QFontMetricsF(self._center_font)
+        self._label_texts = {}
+        self._label_sizes = {}
+        for node_id, item in self._node_items.items():
+            text = _label(item.node)
+            metrics = bold if item.is_center else plain
+            self._label_texts[node_id] = text
+            # Rounded up: the text item measures itself slightly differently from the metrics.
+            width = metrics.horizontalAdvance(text) + 2 * LABEL_PADDING + 1
+            self._label_sizes[node_id] = (width, metrics.height())
+
+    def _drawing_rect(self) -> QRectF:
+        """Every node, shown or not, with room around it (scene units)."""
+        if not self._positions:
+            return QRectF()
+        xs = [x for x, _ in self._positions.values()]
+        ys = [y for _, y in self._positions.values()]
+        rect = QRectF(QPointF(min(xs), min(ys)), QPointF(max(xs), max(ys)))
+        return rect.adjusted(-SCENE_MARGIN, -SCENE_MARGIN, SCENE_MARGIN, SCENE_MARGIN)
+
+    def _shown_nodes_rect(self) -> QRectF | None:
+        """The dots of the nodes the filter shows, or None when nothing is drawn."""
+        rect: QRectF | None = None
+        for item in self._node_items.values():
+            if item.isVisible():
+                dot = item.sceneBoundingRect()
+                rect = dot if rect is None else rect.united(dot)
+        return rect
+
+    def _set_filtered(self, hidden: set[str], kind: str, shown: bool) -> None:
+        """Add or remove ``kind`` from a hidden set and redraw if that changed anything."""
+        if shown == (kind not in hidden):
+            return
+        if shown:
+            hidden.discard(kind)
+        else:
+            hidden.add(kind)
+        self._apply_filter()
+
+    def _apply_filter(self) -> None:
+        """Show the nodes and edges the filter lets through, then fit or re-place labels."""
+        for node_id, item in self._node_items.items():
+            shown = node_id == self._center or item.node.type not in self._hidden_types
+            item.setVisible(shown)
+        self._rebuild_edges()
+        self._update_legend()
+        self._update_status()
+        if self._keeps_fitting:
+            self.fit()
+        else:
+            self._place_labels()
+
+    def _rebuild_edges(self) -> None:
+        """One path item per edge kind, through the edges whose kind and ends are shown."""
+        paths: dict[str, QPainterPath] = {}
+        drawn: list[tuple[str, str, str]] = []
+        for source, target, kind in self._edges:
+            if kind in self._hidden_edge_kinds:
+                continue
+            a, b = self._node_items.get(source), self._node_items.get(target)
+            if a is None or b is None or not a.isVisible() or not b.isVisible():
+                continue
+            path = paths.setdefault(kind, QPainterPath())
+            path.moveTo(a.pos())
+            path.lineTo(b.pos())
+            drawn.append((source, target, kind))
+        self._drawn_edges = drawn
+        for kind in set(self._edge_items) - paths.keys():
+            self._edge_items[kind].setPath(QPainterPath())
+        for kind, path in paths.items():
+            item = self._edge_items.get(kind)
+            if item is None:
+                item = QGraphicsPathItem()
+                item.setPen(edge_pen(kind))
+                item.setZValue(0)
+                self._scene.addItem(item)
+                self._edge_items[kind] = item
+            item.setPath(path)
+
+    def _update_status(self) -> None:
+        """How many items the drawing holds, how many more exist, how many the filter hides."""
+        if not self._node_items:
+            return
+        count = len(self._node_items)
+        hidden = sum(1 for item in self._node_items.values() if not item.isVisible())
+        text = f"{count} item{'s' if count != 1 else ''}{self._more_text()}"
+        if hidden:
+            text += f", {hidden} hidden by the filter"
+        self._show_status(text)
+
+    def _update_legend(self) -> None:
+        """List the kinds the neighbourhood holds; the filtered ones marked hidden."""
+        entries = [
+            LegendEntry(NODES, kind, type_label(kind), kind in self._hidden_types)
+            for kind in self.types_present()
+        ]
+        entries += [
+            LegendEntry(EDGES, kind, edge_name(kind), kind in self._hidden_edge_kinds)
+            for kind in self.edge_kinds_present()
+        ]
+        self.legend.set_entries(entries)
+
+    def _label_colours(self) -> tuple[QColor, QColor]:
+        """Label text and backdrop colours from the pane's palette (light or dark)."""
+        palette = self.palette()
+        backdrop = QColor(palette.color(QPalette.ColorRole.Base))
+        backdrop.setAlpha(LABEL_BACKDROP_ALPHA)
+        return palette.color(QPalette.ColorRole.Text), backdrop
+
+    def _label_item(self, node_id: str) -> LabelItem:
+        """The label of a node, made on first use."""
+        label = self._labels.get(node_id)
+        if label is None:
+            width, height = self._label_sizes[node_id]
+            font = self._center_font if node_id == self._center else self._label_font
+            label = LabelItem(node_id, self._label_texts[node_id], font, width, height)
+            label.set_colours(*self._label_colours())
+            label.setVisible(False)
+            self._scene.addItem(label)
+            self._labels[node_id] = label
+        return label
+
+    def _label_boxes(self, node_id: str, scale: float) -> tuple[Box, ...]:
+        """Where a node's label may go at this scale (scene units), preferred place first.
+
+        Kept for the last scale asked: a pan re-places labels without measuring them again.
+        """
+        if self._boxes_scale != scale:
+            self._boxes_scale = scale
+            self._boxes = {}
+        boxes = self._boxes.get(node_id)
+        if boxes is None:
+            x, y = self._positions[node_id]
+            width, height = self._label_sizes[node_id]
+            radius = self._node_items[node_id].radius
+            boxes = around_dot(x, y, radius, width / scale, height / scale, LABEL_GAP / scale)
+            self._boxes[node_id] = boxes
+        return boxes
+
+    def _place_labels(self) -> None:
+        """Label the nodes in view whose labels overlap no more important one at this zoom."""
+        scale = self.view.zoom()
+        if scale <= 0 or not self._node_items:
+            return
+        seen = self.view.visible_scene_rect()
+        in_view = {
+            node_id
+            for node_id, item in self._node_items.items()
+            if item.isVisible() and seen.contains(item.pos())
+        }
+        # The focused item keeps its label even where it must cover a dot to have one.
+        candidates = [
+            LabelCandidate(node_id, self._label_boxes(node_id, scale), node_id == self._center)
+            for node_id in self._label_order
+            if node_id in in_view
+        ]
+        dots = [
+            _box(dot)
+            for item in self._node_items.values()
+            if item.isVisible() and (dot := item.sceneBoundingRect()).intersects(seen)
+        ]
+        chosen = place_labels(
+            candidates, spacing=LABEL_SPACING / scale, bounds=_box(seen), avoid=dots
+        )
+        boxes = {c.key: c.boxes[chosen[c.key]] for c in candidates if c.key in chosen}
+        for node_id, label in self._labels.items():
+            if node_id not in boxes and node_id != self._hovered:
+                label.setVisible(False)
+        for node_id, box in boxes.items():
+            label = self._label_item(node_id)
+            label.place(box, scale)
+            label.setZValue(LABEL_Z)
+            label.setVisible(True)
+        self._placed = boxes
+        if self._hovered is not None:
+            self._show_hover_label(self._hovered)
+
+    def _show_hover_label(self, node_id: str) -> None:
+        """A node's label above everything, at its reserved place or its preferred one."""
+        item = self._node_items.get(node_id)
+        if item is None or not item.isVisible():
+            return
+        scale = self.view.zoom()
+        label = self._label_item(node_id)
+        label.place(self._placed.get(node_id) or self._label_boxes(node_id, scale)[0], scale)
+        label.setZValue(HOVER_Z)
+        label.setVisible(True)
+
+    def _on_node_hover(self, node_id: str, entered: bool) -> None:
+        """Pointer on a node: show its label; off it: back to what the placement decided."""
+        if entered:
+            self._hovered = node_id
+            self._show_hover_label(node_id)
+            return
+        if self._hovered == node_id:
+            self._hovered = None
+        label = self._labels.get(node_id)
+        if label is not None:
+            label.setZValue(LABEL_Z)
+            label.setVisible(node_id in self._placed)
+
+    def _fill_filter_menu(self) -> None:
+        """One checkable entry per content type and edge kind present, and "Show everything"."""
+        menu = self.filter_menu
+        menu.clear()
+        size = self.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
+        menu.addSection("Content types")
+        for kind in kind_order(set(self.types_present()) | self._hidden_types, TYPE_COLOURS):
+            action = menu.addAction(type_icon(kind, size), type_label(kind))
+            action.setCheckable(True)
+            action.setChecked(kind not in self._hidden_types)
+            action.setData((NODES, kind))
+            action.toggled.connect(self._on_filter_action_toggled)
+        menu.addSection("Links")
+        for kind in kind_order(
+            set(self.edge_kinds_present()) | self._hidden_edge_kinds, EDGE_STYLES
+        ):
+            action = menu.addAction(edge_icon(kind, size), edge_name(kind))
+            action.setCheckable(True)
+            action.setChecked(kind not in self._hidden_edge_kinds)
+            action.setData((EDGES, kind))
+            action.toggled.connect(self._on_filter_action_toggled)
+        menu.addSeparator()
+        everything = menu.addAction("Show everything")
+        everything.setEnabled(bool(self._hidden_types or self._hidden_edge_kinds))
+        everything.triggered.connect(self.show_everything)
+        legend = menu.addAction("Show the legend")
+        legend.setCheckable(True)
+        legend.setChecked(self.legend_shown())
+        legend.toggled.connect(self.set_legend_shown)
+
+    def _toggle(self, group: str, kind: str, shown: bool) -> None:
+        """Show or hide one kind of the legend's or the menu's groups."""
+        if group == NODES:
+            self.set_type_shown(kind, shown)
+        else:
+            self.set_edge_kind_shown(kind, shown)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """A new palette (light or dark): labels take its colours."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            colours = self._label_colours()
+            for label in self._labels.values():
+                label.set_colours(*colours)
+
+    @Slot()
+    def _on_filter_menu_about_to_show(self) -> None:
+        """Fill the filter menu with what the drawing holds now."""
+        self._fill_filter_menu()
+
+    @Slot(bool)
+    def _on_filter_action_toggled(self, checked: bool) -> None:
+        """A filter menu entry was ticked or unticked."""
+        action = self.sender()
+        if isinstance(action, QAction):
+            group, kind = action.data()
+            self._toggle(group, kind, checked)
+
+    @Slot(str, str)
+    def _on_legend_entry_clicked(self, group: str, kind: str) -> None:
+        """A click on a legend entry hides that kind, or shows it again."""
+        hidden = self._hidden_types if group == NODES else self._hidden_edge_kinds
+        self._toggle(group, kind, kind in hidden)
+
+    @Slot()
+    def _on_view_zoomed(self) -> None:
+        """The person zoomed: keep that zoom, and show the labels that now have room."""
+        self._keeps_fitting = False
+        self._place_labels()
+
+    @Slot()
+    def _on_view_panned(self) -> None:
+        """The person moved the drawing: a resize no longer re-fits it."""
+        self._keeps_fitting = False
+
+    @Slot()
+    def _on_view_scrolled(self) -> None:
+        """Another part of the drawing in view: label what is there now."""
+        if not self._fitting:
+            self._place_labels()
+
+    @Slot()
+    def _on_view_resized(self) -> None:
+        """The viewport changed size: fit again, unless the person chose a zoom."""
+        if self._keeps_fitting:
+            self.fit()
+        else:
+            self._place_labels()  # more or less of the drawing in view
 
     @Slot(object)
     def _on_task_progress(self, hood: PreparedGraph) -> None:

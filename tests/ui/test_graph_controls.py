@@ -1,0 +1,93 @@
+"""The graph's controls show whole in the real window: 960×600, 1366×768, at 100 % and 150 %."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QEvent, QSize
+from PySide6.QtWidgets import QApplication
+from support.window import WindowFactory
+
+from memex_desktop import paths
+from memex_desktop.ui.main_window import MainWindow
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
+
+SIZES = [QSize(960, 600), QSize(1366, 768)]
+
+
+@pytest.fixture(autouse=True)
+def _app_style(qapp: Any) -> Iterator[None]:
+    """The app's own style sheet, as ``create_application`` sets it: paddings change sizes."""
+    qapp.setStyleSheet(paths.resource_path("style.qss").read_text(encoding="utf-8"))
+    yield
+    qapp.setStyleSheet("")
+
+
+@pytest.fixture(scope="module")
+def library() -> dict[str, Any]:
+    """The demo library."""
+    text = paths.resource_path("demo", "library.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def _settled(window: MainWindow) -> bool:
+    """Whether pending layouts have run."""
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    return window.graph_dock.isVisible() and window.graph_pane.isVisible()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["960x600", "1366x768"])
+def test_every_graph_control_shows_whole_in_the_window(
+    window_factory: WindowFactory, library: dict[str, Any], qtbot: Any, size: QSize
+) -> None:
+    window = window_factory(library=library).window
+    window.resize(size)
+    qtbot.waitUntil(lambda: window.size() == size, timeout=5_000)
+    if not window.graph_dock.isVisible():
+        window.docks.toggle_graph()  # folded away for the reader: the person brings it back
+    qtbot.waitUntil(lambda: _settled(window), timeout=5_000)
+    window.graph_dock.raise_()
+    qtbot.waitUntil(lambda: window.graph_pane.isVisible(), timeout=5_000)
+    pane = window.graph_pane
+    scale = float(os.environ.get("QT_SCALE_FACTOR") or 1)
+    assert window.devicePixelRatio() == pytest.approx(scale)
+    for control in pane.controls:
+        name = control.accessibleName()
+        assert control.isVisible(), name
+        assert control.width() >= control.sizeHint().width(), name
+        assert control.height() >= control.sizeHint().height(), name
+        assert pane.rect().contains(control.geometry()), f"{name} {control.geometry()}"
+        needed = control.fontMetrics().horizontalAdvance(
+            control.currentText() if control is pane.controls[0] else control.text()
+        )
+        assert needed < control.width(), name
+    assert pane.legend.width() <= pane.width()
+    assert pane.view.width() > 100
+
+
+@pytest.mark.skipif(
+    os.environ.get("QT_SCALE_FACTOR", "") not in ("", "1"), reason="this run is the scaled one"
+)
+def test_every_graph_control_shows_whole_at_150_percent(request: pytest.FixtureRequest) -> None:
+    """The same checks in a process where Qt scales everything by 1.5."""
+    env = {**os.environ, "QT_SCALE_FACTOR": "1.5"}
+    module = request.node.nodeid.split("::")[0]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", module, "-k", "window"],
+        cwd=Path(__file__).resolve().parents[2],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
+    assert "2 passed" in done.stdout, done.stdout[-2000:]
