@@ -195,10 +195,10 @@ class ArticleFinder:
             first = max(0, self.current - half)
             for index in range(first, min(len(self.matches), first + MAX_PAINTED_MATCHES)):
                 selection = QTextEdit.ExtraSelection()
-                selection.cursor = self._cursor(self.matches[index])  # type: ignore[misc]
+                selection.cursor = self._cursor(self.matches[index])
                 paint = QTextCharFormat()
                 paint.setBackground(_CURRENT_COLOUR if index == self.current else _MATCH_COLOUR)
-                selection.format = paint  # type: ignore[misc]
+                selection.format = paint
                 selections.append(selection)
             self.view.setTextCursor(self._cursor(self.matches[self.current]))
             self.view.ensureCursorVisible()
