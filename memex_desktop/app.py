@@ -79,6 +79,16 @@ class AppContext:
         """The window's Settings action: the dialog, applied when saved."""
         show_settings_dialog(self, parent)
 
+    def keep_text_size(self, percent: int) -> None:
+        """The reader's text size changed (Ctrl+=, Ctrl+-, Ctrl+0): kept in the settings."""
+        settings = self.settings.model_copy(update={"reader_text_size_percent": percent})
+        try:
+            settings.save()
+        except OSError as exc:
+            self.window.messages.warn(user_message(exc).one_line())
+            return
+        self.settings = settings
+
     def shutdown(self) -> None:
         """Stop timers, syncs and workers, drain the writer, close connections (idempotent).
 
@@ -184,7 +194,10 @@ def build_main_window(
         transcript_language=settings.transcript_language,
         allow_remote_images=settings.allow_remote_images,
         reader_item_text_mb=settings.reader_item_text_mb,
+        reader_text_size_percent=settings.reader_text_size_percent,
+        remember_reading_position=writer.set_reading_position,
     )
+    context.window.reader_pane.text_size_changed.connect(context.keep_text_size)
     if context.provider is not None:
         context.window.status.showMessage("Signed in with Memex", 8000)
     if recovered is not None:

@@ -819,6 +819,16 @@ def record_feed_members(
     return ChangeSet(feed_ids=frozenset({feed_id}) if after != before else frozenset())
 
 
+def set_reading_position(db: Database, entity_id: str, position: int, now_ms: int) -> ChangeSet:
+    """Remember where an item was being read (not a change any pane shows)."""
+    db.execute(
+        "INSERT OR REPLACE INTO reading_positions (entity_id, position, updated_at_ms) "
+        "VALUES (?, ?, ?)",
+        [entity_id, max(0, position), now_ms],
+    )
+    return ChangeSet.empty()
+
+
 def set_sync_state(db: Database, key: str, value: str) -> ChangeSet:
     """Persist one sync bookmark (not a visible change)."""
     db.execute("INSERT OR REPLACE INTO sync_state (key, value) VALUES (?, ?)", [key, value])

@@ -714,6 +714,13 @@ class CacheReader:
 
     # ------------------------------------------------------------------ state
 
+    def reading_position(self, entity_id: str) -> int | None:
+        """Where the item was last being read (a character of its text), if it was."""
+        found = self._query(
+            "SELECT position FROM reading_positions WHERE entity_id = ?", [entity_id]
+        )
+        return int(found[0][0]) if found else None
+
     def sync_state(self, key: str) -> str | None:
         """A sync bookmark written by the writer."""
         found = self._query("SELECT value FROM sync_state WHERE key = ?", [key])

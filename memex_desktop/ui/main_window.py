@@ -95,6 +95,8 @@ class MainWindow(QMainWindow):
         transcript_language: str | None = None,
         allow_remote_images: bool = False,
         reader_item_text_mb: float = DEFAULT_READER_ITEM_TEXT_MB,
+        reader_text_size_percent: int = 100,
+        remember_reading_position: Callable[[str, int], object] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -110,6 +112,8 @@ class MainWindow(QMainWindow):
         self._qsettings = qsettings
         self._open_settings = open_settings
         self._doctor: DoctorDialog | None = None
+        self._reader_text_size = reader_text_size_percent
+        self._remember_reading_position = remember_reading_position
         self._build(transcript_language, allow_remote_images, reader_item_text_mb)
         self.search = SearchController(
             reader=reader,
@@ -175,6 +179,8 @@ class MainWindow(QMainWindow):
             transcript_language=transcript_language,
             allow_all_remote_images=allow_remote_images,
             item_text_mb=item_text_mb,
+            text_size_percent=self._reader_text_size,
+            remember_position=self._remember_reading_position,
             parent=self,
         )
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -260,6 +266,9 @@ class MainWindow(QMainWindow):
             "open_in_browser": self.reader_pane.open_original,
             "copy_link": self.reader_pane.copy_link,
             "load_remote_images": self.reader_pane.load_remote_images,
+            "bigger_text": self.reader_pane.bigger_text,
+            "smaller_text": self.reader_pane.smaller_text,
+            "default_text_size": self.reader_pane.default_text_size,
             "focus_sidebar": self.sidebar.setFocus,
             "focus_results": self.results_view.setFocus,
             "focus_reader": self.reader_pane.browser.setFocus,
@@ -351,7 +360,8 @@ class MainWindow(QMainWindow):
         self.docks.fit_width(event.size().width())
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Save the layout before closing."""
+        """Save the layout (and where the item was being read) before closing."""
+        self.reader_pane.remember_position()
         self.save_state()
         self.docks.close()
         super().closeEvent(event)
