@@ -19,17 +19,20 @@ from memex_desktop.api.content import epoch_ms, host_of
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.store.bounded import BoundedEntity, read_bounded
 from memex_desktop.store.errors import StoreBugError, StoreError, translate
-from memex_desktop.store.extract import body_text, summary_text
+from memex_desktop.store.extract import body_text, columns, summary_text
 from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, Edge, bounded_neighbourhood
 from memex_desktop.store.query import (
     MIN_BODY_PREFIX_CHARS,
     MIN_TITLE_PREFIX_CHARS,
     Filters,
+    groups_expression,
     make_filters,
-    match_expression,
+    matches_text,
     python_snippet,
+    query_words,
+    site_terms,
     snippet_pattern,
-    terms,
+    with_query,
 )
 from memex_desktop.store.rows import (
     Backlink,
@@ -44,6 +47,7 @@ from memex_desktop.store.rows import (
     ViewRow,
 )
 from memex_desktop.store.schema import SCHEMA_VERSION, check_not_too_new, connect, open_cache
+from memex_desktop.store.search_language import SearchQuery, Sort, parse_query
 from memex_desktop.store.sql import IN_LIST, chunks, in_ids
 from memex_desktop.store.state_keys import STATE_LAST_SYNC_MS
 from memex_desktop.store.urls import normalize_url
@@ -57,6 +61,12 @@ _ROW_COLUMNS = (
 RANK_PROBE_LIMIT = 300
 # The not-yet-indexed backlog (during a sync) is scanned directly, its newest rows only.
 BACKLOG_SCAN_ROWS = 2000
+# A phrase is checked on each candidate's text (the indexes hold no word positions): at most
+# this many candidates are read for one search, so a phrase of common words stays bounded.
+PHRASE_SCAN_LIMIT = 5000
+_VERIFY_BATCH = 200
+# A minimum prefix length no word reaches: every word matched whole.
+_NO_PREFIX = 1 << 30
 MAX_THREAD_NODES = 5000
 MAX_BACKLINKS = 1000
 # SQLite virtual-machine steps between two checks of an interruptible read's stop condition:
@@ -148,15 +158,18 @@ class CacheReader:
         date_from_ms: int | None = None,
         date_to_ms: int | None = None,
         include_deleted: bool = False,
+        sort: Sort = "relevance",
         limit: int = 50,
         offset: int = 0,
     ) -> list[SearchHit]:
-        """Local full-text search, best first (an exact URL or title first of all).
+        """Local search in the search language, best first (an exact URL or title first of
+        all) or by date with ``sort``.
 
         An empty query lists the newest items. Snippets mark matches with \\x02..\\x03.
+        Raises SearchLanguageError for a query that means nothing (an unknown type).
         """
         filters = make_filters(types, tag_id, date_from_ms, date_to_ms, include_deleted)
-        ids = self._ranked_ids(query, filters, offset + limit)[offset : offset + limit]
+        ids = self._ranked_ids(query, filters, offset + limit, sort)[offset : offset + limit]
         if not ids:
             return []
         rows = self.get_many(ids)
@@ -183,30 +196,91 @@ class CacheReader:
         date_from_ms: int | None = None,
         date_to_ms: int | None = None,
         include_deleted: bool = False,
+        sort: Sort = "relevance",
         limit: int = 100_000,
     ) -> list[str]:
         """The ids :meth:`search` would return, in order, without rows or snippets."""
         filters = make_filters(types, tag_id, date_from_ms, date_to_ms, include_deleted)
-        return self._ranked_ids(query, filters, limit)
+        return self._ranked_ids(query, filters, limit, sort)
 
-    def _ranked_ids(self, query: str, filters: Filters, needed: int) -> list[str]:
-        """Exact URL/title matches, then title hits, then body hits, then the backlog."""
+    def matching_ids(self, query: str, ids: Sequence[str]) -> list[str]:
+        """Those of ``ids`` (in their order) the query matches: what a server's results keep
+        of the parts of a query the server cannot apply (phrases, exclusions, sites)."""
+        parsed = parse_query(query)
+        filters = with_query(Filters(), parsed, self._tag_ids_named)
+        where, params = filters.sql()
+        kept: set[str] = set()
+        for chunk in chunks(list(dict.fromkeys(ids))):
+            kept.update(
+                row[0]
+                for row in self._query(
+                    f"SELECT e.id FROM entities e WHERE e.id IN {IN_LIST}{where}",
+                    [in_ids(chunk), *params],
+                )
+            )
+        found = [entity_id for entity_id in dict.fromkeys(ids) if entity_id in kept]
+        if parsed.groups or parsed.excluded:
+            found = self._verified(parsed, found, len(found), check_words=True)
+        return found
+
+    def _tag_ids_named(self, name: str) -> tuple[str, ...]:
+        """Ids of the tags called ``name`` (any case), or with that id."""
+        return tuple(
+            row[0]
+            for row in self._query(
+                "SELECT id FROM tags WHERE name = ? COLLATE NOCASE OR id = ? LIMIT 100",
+                [name, name],
+            )
+        )
+
+    def _ranked_ids(
+        self, query: str, filters: Filters, needed: int, sort: Sort = "relevance"
+    ) -> list[str]:
+        """The ids of a query: by relevance (exact URL/title, title hits, body hits, the
+        backlog) or by date; phrases are checked on the candidates' text."""
         if needed <= 0:
             return []
+        parsed = parse_query(query)
+        filters = with_query(filters, parsed, self._tag_ids_named)
         where, params = filters.sql()
-        if not query.strip():
-            return self._newest_ids(filters, needed)
-        ordered: dict[str, None] = dict.fromkeys(self._exact_ids(query, where, params, needed))
-        title_expression = match_expression(query, MIN_TITLE_PREFIX_CHARS)
-        body_expression = match_expression(query, MIN_BODY_PREFIX_CHARS)
-        if title_expression is None or body_expression is None:
+        # A phrase is checked on the text of each candidate: read more of them than needed.
+        wanted = min(needed * 2 + 100, PHRASE_SCAN_LIMIT) if parsed.has_phrases else needed
+        body_groups = [*parsed.groups, *([term] for term in site_terms(parsed.sites))]
+        body_expression = groups_expression(body_groups, MIN_BODY_PREFIX_CHARS)
+        if body_expression is None:
+            found = self._newest_ids(filters, wanted, oldest=sort == "oldest")
+        elif sort != "relevance":
+            found = self._dated_ids(parsed, body_expression, where, params, wanted, sort)
+        elif not parsed.groups:
+            found = self._dated_ids(parsed, body_expression, where, params, wanted, "newest")
+        else:
+            found = self._relevant_ids(parsed, body_expression, where, params, wanted)
+        if parsed.has_phrases:
+            return self._verified(parsed, found, needed)
+        return found[:needed]
+
+    def _relevant_ids(
+        self,
+        parsed: SearchQuery,
+        body_expression: str,
+        where: str,
+        params: list[Any],
+        needed: int,
+    ) -> list[str]:
+        """Exact URL/title matches, then title hits, then body hits, then the backlog."""
+        ordered: dict[str, None] = dict.fromkeys(self._exact_ids(parsed, where, params, needed))
+        title_expression = groups_expression(parsed.groups, MIN_TITLE_PREFIX_CHARS)
+        if title_expression is None:
             return list(ordered)[:needed]
         # The words as typed come before their completions: while "uniq5" is typed, the item
         # holding that very word must not sink below hundreds of newer "uniq50..." ones.
-        whole_words = match_expression(query, min_prefix=len(query) + 1)
+        body_groups = [*parsed.groups, *([term] for term in site_terms(parsed.sites))]
+        whole_words = groups_expression(body_groups, _NO_PREFIX)
+        whole_title = groups_expression(parsed.groups, _NO_PREFIX)
         steps = [("title_fts", title_expression), ("body_fts", body_expression)]
-        if whole_words is not None and "*" in title_expression + body_expression:
-            steps[:0] = [("title_fts", whole_words), ("body_fts", whole_words)]
+        typed = "*" in title_expression + body_expression
+        if whole_words is not None and whole_title is not None and typed:
+            steps[:0] = [("title_fts", whole_title), ("body_fts", whole_words)]
         for table, expression in [*steps, ("", "")]:
             if len(ordered) >= needed:
                 break
@@ -214,13 +288,40 @@ class CacheReader:
             if table:
                 found = self._fts_ids(table, expression, where, params, more)
             else:
-                found = self._backlog_ids(query, where, params, more)
+                found = [row[1] for row in self._backlog_rows(parsed, where, params, more)]
             ordered.update(dict.fromkeys(found))
         return list(ordered)[:needed]
 
-    def _newest_ids(self, filters: Filters, needed: int) -> list[str]:
-        """Newest first: a backwards walk of the created_at index (per type when filtered)."""
-        order = "ORDER BY e.created_at DESC, e.rowid DESC LIMIT ?"
+    def _dated_ids(
+        self,
+        parsed: SearchQuery,
+        expression: str,
+        where: str,
+        params: list[Any],
+        needed: int,
+        sort: Sort,
+    ) -> list[str]:
+        """Matches newest (or oldest) first: the index's rowids are recency keys, so the
+        doclist is read in date order and abandoned after ``needed`` rows."""
+        direction = "ASC" if sort == "oldest" else "DESC"
+        try:
+            indexed = self._query(
+                "SELECT e.rowid, e.id FROM body_fts JOIN entities e ON e.rowid = body_fts.rowid "
+                f"WHERE body_fts MATCH ?{where} ORDER BY body_fts.rowid {direction} LIMIT ?",
+                [expression, *params, needed],
+            )
+        except StoreBugError as exc:
+            if "phrase" in str(exc.__cause__):  # see _fts_ids
+                return []
+            raise
+        rows = indexed + self._backlog_rows(parsed, where, params, needed)
+        rows.sort(key=lambda row: int(row[0]), reverse=direction == "DESC")
+        return list(dict.fromkeys(row[1] for row in rows))[:needed]
+
+    def _newest_ids(self, filters: Filters, needed: int, *, oldest: bool = False) -> list[str]:
+        """Newest (or oldest) first: a walk of the created_at index (per type when filtered)."""
+        direction = "ASC" if oldest else "DESC"
+        order = f"ORDER BY e.created_at {direction}, e.rowid {direction} LIMIT ?"
         if len(filters.types) <= 1:
             where, params = filters.sql()
             return [
@@ -240,27 +341,40 @@ class CacheReader:
                     [*params, needed],
                 )
             )
-        merged = heapq.merge(*walks, key=lambda row: (row[0], row[1]), reverse=True)
+        merged = heapq.merge(*walks, key=lambda row: (row[0], row[1]), reverse=not oldest)
         return [row[2] for row in itertools.islice(merged, needed)]
 
-    def _exact_ids(self, query: str, where: str, params: list[Any], needed: int) -> list[str]:
-        text = query.strip()
-        found = [
-            row[0]
-            for row in self._query(
-                f"SELECT e.id FROM entities e WHERE e.title = ? COLLATE NOCASE{where} "
-                "ORDER BY e.created_at DESC LIMIT ?",
-                [text, *params, needed],
-            )
-        ]
-        candidates = [text] if "://" in text else [text, f"https://{text}"] if "." in text else []
+    def _exact_ids(
+        self, parsed: SearchQuery, where: str, params: list[Any], needed: int
+    ) -> list[str]:
+        """Items whose title is the query's text, or whose address it is (URLs first)."""
+        texts = list(
+            dict.fromkeys(text for text in (parsed.text.strip(), parsed.free_text) if text)
+        )
+        found: list[str] = []
+        for text in texts:
+            found += [
+                row[0]
+                for row in self._query(
+                    f"SELECT e.id FROM entities e WHERE e.title = ? COLLATE NOCASE{where} "
+                    "ORDER BY e.created_at DESC LIMIT ?",
+                    [text, *params, needed],
+                )
+            ]
+        for text in texts:
+            found[:0] = self._url_ids(text, where, params, needed)
+        return list(dict.fromkeys(found))
+
+    def _url_ids(self, text: str, where: str, params: list[Any], needed: int) -> list[str]:
+        """Items saved from the address ``text`` (``https://`` assumed when it has none)."""
+        candidates = [text] if "://" in text else [f"https://{text}"] if "." in text else []
         for candidate in candidates:
             try:
                 normalized = normalize_url(candidate)
             except ValueError:
                 continue
             variants = {normalized, normalized.replace("https://", "http://", 1)}
-            found[:0] = [
+            return [
                 row[0]
                 for row in self._query(
                     f"SELECT e.id FROM entities e WHERE e.normalized_url IN (?, ?){where} "
@@ -268,18 +382,17 @@ class CacheReader:
                     [*sorted(variants), *params, needed],
                 )
             ]
-            break
-        return list(dict.fromkeys(found))
+        return []
 
     def _fts_ids(
         self, table: str, expression: str, where: str, params: list[Any], needed: int
     ) -> list[str]:
-        """Hits of one index: by bm25 when few documents match one word, else newest first.
+        """Hits of one index: by bm25 when few documents match, else newest first.
 
         The newest RANK_PROBE_LIMIT matching rowids are read first (the doclist is in
-        recency order, so this stops early for common words). Fewer than that for a single
-        word means the matching set is small and bm25 over it is cheap; otherwise ranking
-        would cost a pass over long doclists, and newest first is what a person typing wants.
+        recency order, so this stops early for common words). Fewer than that means the
+        matching set is small and bm25 over it is cheap; otherwise ranking would cost a pass
+        over long doclists, and newest first is what a person typing wants.
         """
         join = f"FROM {table} JOIN entities e ON e.rowid = {table}.rowid WHERE {table} MATCH ?"
         try:
@@ -287,14 +400,10 @@ class CacheReader:
                 f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
                 [expression, RANK_PROBE_LIMIT],
             )
-            if len(newest) < RANK_PROBE_LIMIT and " " not in expression:
+            if len(newest) < RANK_PROBE_LIMIT:
                 sql = f"SELECT e.id {join}{where} ORDER BY {table}.rank LIMIT ?"
                 return [row[0] for row in self._query(sql, [expression, *params, needed])]
-            # Several words: bm25 would count the documents of every word (a whole pass over
-            # the doclist of each common one) to weigh them; the matches are known already.
             rowids = [row[0] for row in newest]
-            if not rowids:
-                return []
             found = [
                 row[0]
                 for row in self._query(
@@ -303,7 +412,7 @@ class CacheReader:
                     [in_ids(rowids), *params, needed],
                 )
             ]
-            if len(found) >= needed or len(rowids) < RANK_PROBE_LIMIT:
+            if len(found) >= needed:
                 return found
             sql = f"SELECT e.id {join}{where} ORDER BY {table}.rowid DESC LIMIT ?"
             return [row[0] for row in self._query(sql, [expression, *params, needed])]
@@ -314,21 +423,68 @@ class CacheReader:
                 return []
             raise
 
-    def _backlog_ids(self, query: str, where: str, params: list[Any], needed: int) -> list[str]:
-        """Newest rows not indexed yet (during a sync) whose JSON holds every word."""
-        words = terms(query)
-        if not words or not self._query("SELECT 1 FROM fts_pending LIMIT 1"):
+    def _backlog_rows(
+        self, parsed: SearchQuery, where: str, params: list[Any], needed: int
+    ) -> list[tuple[Any, ...]]:
+        """(rowid, id) of the newest rows not indexed yet (during a sync) whose JSON holds a
+        word of every group, newest first; phrases and exclusions are checked later."""
+        groups = [*parsed.groups, *([term] for term in site_terms(parsed.sites))]
+        if not groups or not self._query("SELECT 1 FROM fts_pending LIMIT 1"):
             return []
-        conditions = " AND ".join("instr(lower(r.raw), ?) > 0" for _ in words)
-        return [
-            row[0]
-            for row in self._query(
-                "SELECT e.id FROM (SELECT rowid FROM fts_pending ORDER BY rowid DESC LIMIT ?) p "
-                "JOIN entities e ON e.rowid = p.rowid JOIN entity_raw r ON r.rowid = p.rowid "
-                f"WHERE {conditions}{where} ORDER BY e.rowid DESC LIMIT ?",
-                [BACKLOG_SCAN_ROWS, *words, *params, needed],
+        conditions: list[str] = []
+        words: list[str] = []
+        for group in groups:
+            alternatives = [term.words for term in group if term.words]
+            conditions.append(
+                "("
+                + " OR ".join(
+                    "(" + " AND ".join("instr(lower(r.raw), ?) > 0" for _ in alt) + ")"
+                    for alt in alternatives
+                )
+                + ")"
             )
-        ]
+            words += [word for alt in alternatives for word in alt]
+        return self._query(
+            "SELECT e.rowid, e.id FROM (SELECT rowid FROM fts_pending ORDER BY rowid DESC "
+            "LIMIT ?) p JOIN entities e ON e.rowid = p.rowid JOIN entity_raw r ON "
+            f"r.rowid = p.rowid WHERE {' AND '.join(conditions)}{where} "
+            "ORDER BY e.rowid DESC LIMIT ?",
+            [BACKLOG_SCAN_ROWS, *words, *params, needed],
+        )
+
+    def _verified(
+        self, parsed: SearchQuery, ids: Sequence[str], needed: int, *, check_words: bool = False
+    ) -> list[str]:
+        """Those of ``ids`` whose text holds the query's phrases (and none it excludes), in
+        order, at most ``needed``; with ``check_words`` the words are checked too (ids that
+        did not come from the index)."""
+        if not (parsed.has_phrases or check_words):
+            return list(ids)[:needed]
+        kept: list[str] = []
+        for start in range(0, len(ids), _VERIFY_BATCH):
+            batch = list(ids[start : start + _VERIFY_BATCH])
+            texts = self._searchable_texts(batch)
+            kept += [i for i in batch if i in texts and matches_text(parsed, texts[i])]
+            if len(kept) >= needed:
+                break
+        return kept[:needed]
+
+    def _searchable_texts(self, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The texts the index holds of each entity (title, author, summary, body)."""
+        found: dict[str, tuple[str, ...]] = {}
+        for entity_id, raw in self._query(
+            "SELECT e.id, r.raw FROM entities e JOIN entity_raw r "
+            f"ON r.rowid = e.rowid WHERE e.id IN {IN_LIST}",
+            [in_ids(ids)],
+        ):
+            data = json.loads(raw)
+            if isinstance(data, dict):
+                cols = columns(data)
+                found[entity_id] = tuple(
+                    cols[key] or ""
+                    for key in ("text_title", "text_author", "text_summary", "text_body")
+                )
+        return found
 
     def snippets(self, query: str, ids: Sequence[str]) -> dict[str, str]:
         """Marked snippets of ``query`` for these entities (those whose text holds a match).
@@ -348,7 +504,7 @@ class CacheReader:
         document (and needs stored text): for 50 long articles that alone would exceed a
         keystroke's budget.
         """
-        words = terms(query)
+        words = query_words(query)
         if not words:
             return {}
         snippets: dict[str, str] = {}
@@ -506,15 +662,8 @@ class CacheReader:
             date_to_ms=date_to,
         )
         query = definition.get("query") if isinstance(definition.get("query"), str) else ""
-        ids = self._ranked_ids(query, filters, limit)
-        if query and definition.get("sortBy") in ("date-desc", "date-asc"):
-            created = {row.id: row.created_at or 0 for row in self.get_many(ids).values()}
-            ids.sort(key=lambda entity_id: created.get(entity_id, 0))
-            if definition.get("sortBy") == "date-desc":
-                ids.reverse()
-        elif not query and definition.get("sortBy") == "date-asc":
-            ids.reverse()
-        return ids
+        sort = _VIEW_SORTS.get(str(definition.get("sortBy")), "relevance")
+        return self._ranked_ids(query, filters, limit, sort)
 
     def feeds(self) -> list[FeedRow]:
         """Followed feeds by title."""
@@ -765,6 +914,7 @@ def _order(nodes: list[ThreadNode], depth: int) -> None:
         _order(node.children, depth + 1)
 
 
+_VIEW_SORTS: dict[str, Sort] = {"date-desc": "newest", "date-asc": "oldest"}
 _RELATIVE_RANGES = {
     "day": timedelta(days=1),
     "today": timedelta(days=1),
