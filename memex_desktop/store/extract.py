@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 from memex_desktop.api.content import (
     BOOKKEEPING_KEYS,
@@ -154,6 +155,17 @@ def summary_text(data: JsonObject) -> str:
     return "\n".join(part for part in parts if part)
 
 
+def _address_text(url: str) -> str:
+    """The host and path of an item's address: their words find it (``site:`` relies on the
+    host's). The query string is left out: tracking parameters are not words of the item."""
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname or ""
+    except ValueError:
+        return ""
+    return f"{host} {parts.path}".strip() if host else ""
+
+
 def storable(text: str) -> str:
     """``text`` as SQLite can store it: lone surrogates (legal in JSON escapes) replaced."""
     if text.isascii():  # constant time for most texts
@@ -214,7 +226,7 @@ def _columns(data: JsonObject, with_body: bool) -> dict[str, Any]:
             )
             if part
         ),
-        "text_summary": summary,
+        "text_summary": "\n".join(part for part in (summary, _address_text(url)) if part),
         "text_body": body if with_body else None,
     }
 
