@@ -330,3 +330,17 @@ def python_snippet(
     prefix = "…" if left else ""
     suffix = "…" if right < len(text) else ""
     return f"{prefix}{text[left:start]}\x02{text[start:end]}\x03{text[end:right]}{suffix}"
+
+
+def indexable(query: SearchQuery, can_look_up: Callable[[str], bool]) -> SearchQuery | None:
+    """The query without the terms holding a word the index cannot look up (one SQLite's
+    older Unicode tables split in two); None when a group keeps no term: nothing matches."""
+
+    def fine(term: Term) -> bool:
+        return all(word.isascii() or can_look_up(word) for word in term.words)
+
+    groups = tuple(tuple(term for term in group if fine(term)) for group in query.groups)
+    if not all(groups):
+        return None
+    excluded = tuple(term for term in query.excluded if fine(term))
+    return replace(query, groups=groups, excluded=excluded)

@@ -26,6 +26,7 @@ from memex_desktop.store.query import (
     MIN_TITLE_PREFIX_CHARS,
     Filters,
     groups_expression,
+    indexable,
     make_filters,
     matches_text,
     python_snippet,
@@ -65,6 +66,7 @@ BACKLOG_SCAN_ROWS = 2000
 # this many candidates are read for one search, so a phrase of common words stays bounded.
 PHRASE_SCAN_LIMIT = 5000
 _VERIFY_BATCH = 200
+_LOOKUPS_KEPT = 10_000
 # A minimum prefix length no word reaches: every word matched whole.
 _NO_PREFIX = 1 << 30
 MAX_THREAD_NODES = 5000
@@ -99,6 +101,7 @@ class CacheReader:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self._lookups: dict[str, bool] = {}
         check_not_too_new(self.path, SCHEMA_VERSION)
         if not self.path.exists() or self.path.stat().st_size == 0:
             open_cache(self.path).close()
@@ -206,8 +209,10 @@ class CacheReader:
     def matching_ids(self, query: str, ids: Sequence[str]) -> list[str]:
         """Those of ``ids`` (in their order) the query matches: what a server's results keep
         of the parts of a query the server cannot apply (phrases, exclusions, sites)."""
-        parsed = parse_query(query)
-        filters = with_query(Filters(), parsed, self._tag_ids_named)
+        parsed = indexable(parse_query(query), self._can_look_up)
+        if parsed is None:
+            return []
+        filters = with_query(Filters(), parsed, self.tag_ids_named)
         where, params = filters.sql()
         kept: set[str] = set()
         for chunk in chunks(list(dict.fromkeys(ids))):
@@ -223,7 +228,26 @@ class CacheReader:
             found = self._verified(parsed, found, len(found), check_words=True)
         return found
 
-    def _tag_ids_named(self, name: str) -> tuple[str, ...]:
+    def _can_look_up(self, word: str) -> bool:
+        """Whether the index can look ``word`` up: SQLite's tokenizer, whose Unicode tables
+        are older than Python's, may split it in two, and a column-detail index cannot match
+        the phrase that makes (asked once per word)."""
+        known = self._lookups.get(word)
+        if known is None:
+            try:
+                self._query(
+                    "SELECT 1 FROM title_fts WHERE title_fts MATCH ? LIMIT 1", [f'"{word}"']
+                )
+                known = True
+            except StoreBugError as exc:
+                if "phrase" not in str(exc.__cause__):
+                    raise
+                known = False
+            if len(self._lookups) < _LOOKUPS_KEPT:
+                self._lookups[word] = known
+        return known
+
+    def tag_ids_named(self, name: str) -> tuple[str, ...]:
         """Ids of the tags called ``name`` (any case), or with that id."""
         return tuple(
             row[0]
@@ -240,8 +264,10 @@ class CacheReader:
         backlog) or by date; phrases are checked on the candidates' text."""
         if needed <= 0:
             return []
-        parsed = parse_query(query)
-        filters = with_query(filters, parsed, self._tag_ids_named)
+        parsed = indexable(parse_query(query), self._can_look_up)
+        if parsed is None:
+            return []
+        filters = with_query(filters, parsed, self.tag_ids_named)
         where, params = filters.sql()
         # A phrase is checked on the text of each candidate: read more of them than needed.
         wanted = min(needed * 2 + 100, PHRASE_SCAN_LIMIT) if parsed.has_phrases else needed

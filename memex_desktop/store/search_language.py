@@ -22,9 +22,10 @@ with words for the person (an unknown type, a date that is not one); nothing els
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Literal
+from typing import Any, Literal
 
 # Letters and digits only, like FTS5's unicode61 tokenizer: every operator character is
 # dropped, so no word can be read as FTS syntax.
@@ -345,3 +346,49 @@ def start_of(value: str, key: str = "after") -> int:
 def type_help() -> str:
     """The type names and what they cover, one line (for ``--help``)."""
     return ", ".join(TYPE_NAMES)
+
+
+# The server's names for the date sorts (no sortBy: by relevance).
+_SERVER_SORTS: dict[str, str] = {"newest": "date-desc", "oldest": "date-asc"}
+
+
+def remote_request(
+    query: SearchQuery,
+    *,
+    sort: Sort = "relevance",
+    tag_ids: Callable[[str], tuple[str, ...]] = lambda _name: (),
+) -> tuple[str, dict[str, Any]]:
+    """The text and ``/search`` options asking the server for what it can apply of a query.
+
+    The server OR-matches words and filters by tags, types and dates; phrases, exclusions,
+    ``site:``, OR between groups of tags and ``is:deleted`` are applied to its results
+    locally (:meth:`CacheReader.matching_ids`). ``tag_ids`` gives the ids the cache knows for
+    a tag name; a name it does not know is sent by name (the server resolves names).
+    """
+    words = [" ".join(term.words) for group in query.groups for term in group]
+    text = " ".join(words) or " ".join(query.sites)
+    options: dict[str, Any] = {}
+    if query.types:
+        options["content_types"] = list(query.types)
+    single = [group[0] for group in query.tags if len(group) == 1]
+    either = [group for group in query.tags if len(group) > 1]
+    names = either[0] if len(either) == 1 and not single else tuple(single)
+    if names:
+        ids = [i for name in names for i in tag_ids(name)]
+        unknown = [name for name in names if not tag_ids(name)]
+        if ids:
+            options["tag_ids"] = ids
+        # The server splits names on spaces and commas: such a name is applied locally only.
+        unknown = [name for name in unknown if not re.search(r"[\s,]", name)]
+        if unknown:
+            options["tag"] = ",".join(unknown)
+        if len(either) == 1 and not single:
+            options["tag_match_strategy"] = "OR"
+    time_range = {"start": query.after_ms, "end": None}
+    if query.before_ms is not None:
+        time_range["end"] = query.before_ms - 1
+    if query.after_ms is not None or query.before_ms is not None:
+        options["time_range"] = time_range
+    if sort in _SERVER_SORTS:
+        options["sort_by"] = _SERVER_SORTS[sort]
+    return text, options

@@ -1,0 +1,135 @@
+"""The search language on a cache filled by the real import: every operator of the table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support.search_table import CASES, LIBRARY, Case
+
+from memex_desktop.errors import user_message
+from memex_desktop.store import CacheReader, StoreWriter
+from memex_desktop.store.search_language import (
+    SearchLanguageError,
+    content_types,
+    parse_query,
+    remote_request,
+)
+from memex_desktop.sync.export import import_json
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CacheReader]:
+    path = tmp_path_factory.mktemp("search") / "cache.db"
+    writer = StoreWriter(path)
+    try:
+        import_json(writer, LIBRARY)
+        writer.flush_index().result()
+    finally:
+        writer.close()
+    reader = CacheReader(path)
+    yield reader
+    reader.close()
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_every_operator_finds_what_it_says(library: CacheReader, case: Case) -> None:
+    if case.error:
+        with pytest.raises(SearchLanguageError) as raised:
+            library.search_ids(case.query)
+        assert case.error in user_message(raised.value).text
+        return
+    found = library.search_ids(case.query, sort=case.sort)  # type: ignore[arg-type]
+    if case.ordered:
+        assert found == list(case.found)
+    else:
+        assert sorted(found) == sorted(case.found)
+
+
+def test_an_exact_title_comes_before_items_that_only_mention_its_words(
+    library: CacheReader,
+) -> None:
+    assert library.search_ids("Worm bin help")[0] == "reddit-1"
+    assert library.search_ids("Build a Worm Bin in 15 Minutes")[0] == "video-1"
+
+
+def test_the_filter_menus_narrow_the_query_further(library: CacheReader) -> None:
+    assert library.search_ids("worm", types=["twitter"]) == ["tweet-1"]
+    assert library.search_ids("type:video", types=["twitter"]) == []
+
+
+def test_snippets_mark_the_words_asked_for_not_the_operators(library: CacheReader) -> None:
+    hit = library.search('"bin worm" -tag:garden site:urbanplots.example.com')[0]
+    assert hit.id == "worm-guide"
+    assert "\x02bin\x03" in hit.snippet or "\x02worm\x03" in hit.snippet
+    assert "\x02garden" not in hit.snippet
+
+
+def test_a_servers_results_keep_what_the_query_allows(library: CacheReader) -> None:
+    every = library.search_ids("")
+    assert library.matching_ids('"bin worm"', every) == ["worm-guide", "other-site"]
+    assert library.matching_ids("site:reddit.com", every) == ["reddit-1"]
+    assert library.matching_ids("-compost", ["tweet-1", "pdf-1", "unknown"]) == ["pdf-1"]
+
+
+def test_the_server_is_asked_what_it_can_apply() -> None:
+    query = parse_query('"bin worm" -mulch #compost type:tweet after:2024-03 site:x.example.com')
+    text, options = remote_request(query, sort="newest", tag_ids=lambda name: ("t-" + name,))
+    assert text == "bin worm"
+    assert options["content_types"] == ["twitter"]
+    assert options["tag_ids"] == ["t-compost"]
+    assert options["sort_by"] == "date-desc"
+    assert options["time_range"]["start"] == query.after_ms
+    _, either = remote_request(parse_query("tag:a OR tag:b"))
+    assert either == {"tag": "a,b", "tag_match_strategy": "OR"}
+
+
+@pytest.mark.parametrize(
+    ("name", "kinds"),
+    [("tweet", ("twitter",)), ("Videos", None), ("note", ("annotation",)), ("chatThread", None)],
+)
+def test_people_names_of_types(name: str, kinds: tuple[str, ...] | None) -> None:
+    found = content_types(name)
+    assert found == kinds if kinds else found
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=80))
+def test_any_text_is_a_query_or_a_clear_error(text: str) -> None:
+    try:
+        parse_query(text)
+    except SearchLanguageError as exc:
+        message = user_message(exc)
+        assert message.level == "warning"
+        assert "went wrong" not in message.text
+
+
+_OPERATORY = st.lists(
+    st.sampled_from(
+        ['"', "-", "OR", "tag:", "#", "type:", "site:", "after:", "is:", "*", "(", ")", ":",
+         "NEAR", "AND", "NOT", "^", "worm", "bin", "compost", " ", "\x00", "é", "\u19b0"]
+    ),
+    max_size=12,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(_OPERATORY)
+def test_no_query_reaches_sqlite_as_bad_syntax(library: CacheReader, text: str) -> None:
+    try:
+        library.search(text)
+        library.search_ids(text, sort="oldest")
+    except SearchLanguageError:
+        pass
+
+
+def test_a_database_of_the_store_test_fixture_is_not_needed(tmp_path: Path) -> None:
+    """Searching a fresh cache with every operator works before anything is cached."""
+    reader = CacheReader(tmp_path / "cache.db")
+    try:
+        assert reader.search_ids('"a b" -c tag:x site:y.example after:2024-01 is:deleted') == []
+    finally:
+        reader.close()
