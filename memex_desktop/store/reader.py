@@ -207,8 +207,9 @@ class CacheReader:
         return self._ranked_ids(query, filters, limit, sort)
 
     def matching_ids(self, query: str, ids: Sequence[str]) -> list[str]:
-        """Those of ``ids`` (in their order) the query matches: what a server's results keep
-        of the parts of a query the server cannot apply (phrases, exclusions, sites)."""
+        """Those of ``ids`` (in their order) that keep to what a server cannot apply of the
+        query: its filters, phrases and exclusions. Its words the server matches its own way
+        (a remote result need not hold every one)."""
         parsed = indexable(parse_query(query), self._can_look_up)
         if parsed is None:
             return []
@@ -224,8 +225,10 @@ class CacheReader:
                 )
             )
         found = [entity_id for entity_id in dict.fromkeys(ids) if entity_id in kept]
-        if parsed.groups or parsed.excluded:
-            found = self._verified(parsed, found, len(found), check_words=True)
+        phrases = tuple(group for group in parsed.groups if all(term.phrase for term in group))
+        local = replace(parsed, groups=phrases)
+        if local.groups or local.excluded:  # results just cached may not be indexed yet
+            found = self._verified(local, found, len(found), check_words=True)
         return found
 
     def _can_look_up(self, word: str) -> bool:
