@@ -44,9 +44,9 @@ from memex_desktop.store.errors import (
     DiskFullError,
     KnownStoreError,
     SchemaTooNewError,
+    SearchLanguageError,
     translate,
 )
-from memex_desktop.store.search_language import SearchLanguageError
 
 Level = Literal["info", "warning", "error"]
 

@@ -27,6 +27,24 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
 
+from memex_desktop.store.errors import SearchLanguageError
+
+__all__ = [
+    "CONTENT_TYPES",
+    "SORTS",
+    "TYPE_NAMES",
+    "SearchLanguageError",
+    "SearchQuery",
+    "Sort",
+    "Term",
+    "content_types",
+    "parse_query",
+    "remote_request",
+    "site_host",
+    "start_of",
+    "type_help",
+]
+
 # Letters and digits only, like FTS5's unicode61 tokenizer: every operator character is
 # dropped, so no word can be read as FTS syntax.
 _WORD = re.compile(r"[^\W_]+")
@@ -79,10 +97,6 @@ _BY_LOWER_TYPE = {kind.lower(): kind for kind in CONTENT_TYPES}
 
 Sort = Literal["relevance", "newest", "oldest"]
 SORTS: tuple[Sort, ...] = ("relevance", "newest", "oldest")
-
-
-class SearchLanguageError(ValueError):
-    """A query the language cannot mean anything by; the message says what to type instead."""
 
 
 @dataclass(frozen=True)
