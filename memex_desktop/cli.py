@@ -37,6 +37,7 @@ from memex_desktop.runtime import settle_garbage_collector
 from memex_desktop.settings import API_KEY_ENV, Settings
 from memex_desktop.store.errors import StoreError
 from memex_desktop.store.search_language import (
+    SERVER_CONTENT_TYPES,
     SORTS,
     SearchLanguageError,
     content_types,
@@ -518,8 +519,8 @@ def _remote_rows(args: argparse.Namespace, session: Session) -> list[dict[str, A
     text, filters = remote_request(
         parse_query(args.query), sort=args.sort, tag_ids=reader.tag_ids_named
     )
-    if args.content_types:
-        filters["content_types"] = list(args.content_types)
+    if sendable := [kind for kind in args.content_types if kind in SERVER_CONTENT_TYPES]:
+        filters["content_types"] = sendable
     if args.tag:
         filters["tag"] = args.tag
     ids, _changes = session.engine().remote_search(text, limit=args.limit, **filters)
@@ -528,7 +529,7 @@ def _remote_rows(args: argparse.Namespace, session: Session) -> list[dict[str, A
     rows = []
     for entity_id in ids:
         row = rows_by_id.get(entity_id)
-        if row is None:
+        if row is None or (args.content_types and row.type not in args.content_types):
             continue
         rows.append(
             {

@@ -31,6 +31,7 @@ from memex_desktop.store.errors import SearchLanguageError
 
 __all__ = [
     "CONTENT_TYPES",
+    "SERVER_CONTENT_TYPES",
     "SORTS",
     "TYPE_NAMES",
     "SearchLanguageError",
@@ -94,6 +95,10 @@ CONTENT_TYPES: tuple[str, ...] = (
     "audioRecording", "book", "audiobook",
 )  # fmt: skip
 _BY_LOWER_TYPE = {kind.lower(): kind for kind in CONTENT_TYPES}
+# The types first-party code of May 2026 lists (research §9.1): a server validates
+# contentTypes and refuses the whole search for a type it does not know, so the later ones
+# are applied to its results locally instead of being sent.
+SERVER_CONTENT_TYPES = frozenset(CONTENT_TYPES[:21])
 
 Sort = Literal["relevance", "newest", "oldest"]
 SORTS: tuple[Sort, ...] = ("relevance", "newest", "oldest")
@@ -382,8 +387,8 @@ def remote_request(
     words = [" ".join(term.words) for group in query.groups for term in group]
     text = " ".join(words) or " ".join(query.sites)
     options: dict[str, Any] = {}
-    if query.types:
-        options["content_types"] = list(query.types)
+    if sendable := [kind for kind in query.types if kind in SERVER_CONTENT_TYPES]:
+        options["content_types"] = sendable
     single = [group[0] for group in query.tags if len(group) == 1]
     either = [group for group in query.tags if len(group) > 1]
     names = either[0] if len(either) == 1 and not single else tuple(single)

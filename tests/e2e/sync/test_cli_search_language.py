@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.cli import Cli
@@ -60,3 +61,20 @@ def test_type_takes_the_names_people_use_and_help_lists_them(
     shown = " ".join(capsys.readouterr().out.split())
     assert all(name in shown for name in TYPE_NAMES)
     assert "relevance,newest,oldest" in shown
+
+
+def test_a_remote_search_applies_here_what_the_server_cannot(
+    library_emulator: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    emulator = library_emulator(json.loads(LIBRARY.read_text(encoding="utf-8")))
+    remote = Cli(capsys, tmp_path / "data", emulator.base_url, emulator)
+    # The server gets "bin worm" and the tag; the phrase is kept to here.
+    status, out, err = remote("search", '"bin worm" #compost', "--remote", "--json")
+    assert status == 0, err
+    assert [row["id"] for row in json.loads(out)] == ["worm-guide"]
+    status, out, err = remote("search", "worm type:tweet", "--remote", "--json")
+    assert status == 0, err
+    assert [row["id"] for row in json.loads(out)] == ["tweet-1"]
+    status, out, err = remote("search", "worm -bin", "--remote", "--json", "--sort", "newest")
+    assert status == 0, err
+    assert [row["id"] for row in json.loads(out)] == ["pdf-1"]
