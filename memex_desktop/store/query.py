@@ -6,6 +6,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from memex_desktop.store.search_language import (
@@ -266,12 +267,42 @@ def matches_text(query: SearchQuery, texts: Sequence[str]) -> bool:
     """Whether the searchable texts of an item hold the query's words and phrases.
 
     Every group needs one of its terms, no excluded term may match; a phrase must stand
-    within one text (a title, an author, a summary, a body), as in a positional index.
+    within one text (a title, an author, a summary, a body), as in a positional index. For
+    items the index does not hold yet.
     """
     columns = [text_tokens(text) for text in texts]
     if not all(any(_term_in(term, columns) for term in group) for group in query.groups):
         return False
     return not any(_term_in(term, columns) for term in query.excluded)
+
+
+# Between two words of a phrase in stored JSON: anything but letters and digits, JSON escapes
+# (a newline is stored as backslash-n) included.
+_JSON_GAP = r"(?:[^\w\\]|_|\\(?:[nrtbf\"/\\]|u[0-9a-f]{4}))+"
+_WORD_START = r"(?:(?<![^\W_])(?<!\\)|(?<=\\[nrtbf]))"
+# An object key of stored JSON ("full_text": would otherwise read as the phrase "full text").
+_JSON_KEY = re.compile(r'"[a-z_][a-z0-9_]*":')
+
+
+def json_words(raw: str) -> str:
+    """Stored JSON prepared for :func:`phrase_in_json`: folded, object keys blanked."""
+    return _JSON_KEY.sub(" ", _fold(raw))
+
+
+@lru_cache(maxsize=256)
+def _phrase_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """The words next to each other, whole, in stored JSON."""
+    inner = _JSON_GAP.join(re.escape(_fold(word)) for word in words)
+    return re.compile(f"{_WORD_START}{inner}(?![^\\W_])")
+
+
+def phrase_in_json(term: Term, prepared: str) -> bool:
+    """Whether the phrase stands in an item's stored JSON (see :func:`json_words`).
+
+    Searching the JSON as stored costs a regular expression, not a decoding and a re-reading
+    of every text of the item: a phrase of common words checks hundreds of candidates.
+    """
+    return _phrase_pattern(term.words).search(prepared) is not None
 
 
 def snippet_pattern(words: Sequence[str]) -> re.Pattern[str]:

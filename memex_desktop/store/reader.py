@@ -27,8 +27,10 @@ from memex_desktop.store.query import (
     Filters,
     groups_expression,
     indexable,
+    json_words,
     make_filters,
     matches_text,
+    phrase_in_json,
     python_snippet,
     query_words,
     site_terms,
@@ -48,7 +50,7 @@ from memex_desktop.store.rows import (
     ViewRow,
 )
 from memex_desktop.store.schema import SCHEMA_VERSION, check_not_too_new, connect, open_cache
-from memex_desktop.store.search_language import SearchQuery, Sort, parse_query
+from memex_desktop.store.search_language import SearchQuery, Sort, Term, parse_query
 from memex_desktop.store.sql import IN_LIST, chunks, in_ids
 from memex_desktop.store.state_keys import STATE_LAST_SYNC_MS
 from memex_desktop.store.urls import normalize_url
@@ -485,35 +487,64 @@ class CacheReader:
         self, parsed: SearchQuery, ids: Sequence[str], needed: int, *, check_words: bool = False
     ) -> list[str]:
         """Those of ``ids`` whose text holds the query's phrases (and none it excludes), in
-        order, at most ``needed``; with ``check_words`` the words are checked too (ids that
-        did not come from the index)."""
-        if not (parsed.has_phrases or check_words):
+        order, at most ``needed``; with ``check_words`` its words too (for ids that did not
+        come from the index: a server's results).
+
+        Phrases are looked for in the stored JSON; words are asked of the index for just
+        these rows. Rows the index does not hold yet are read in full.
+        """
+        groups = [g for g in parsed.groups if check_words or any(t.phrase for t in g)]
+        excluded = [t for t in parsed.excluded if check_words or t.phrase]
+        if not groups and not excluded:
             return list(ids)[:needed]
+        checked = replace(parsed, groups=tuple(groups), excluded=tuple(excluded))
+        words = {t for t in [*(t for g in groups for t in g), *excluded] if not t.phrase}
         kept: list[str] = []
         for start in range(0, len(ids), _VERIFY_BATCH):
             batch = list(ids[start : start + _VERIFY_BATCH])
-            texts = self._searchable_texts(batch)
-            kept += [i for i in batch if i in texts and matches_text(parsed, texts[i])]
+            rows = self._query(
+                "SELECT e.rowid, e.id, r.raw, e.rowid IN (SELECT rowid FROM fts_pending) "
+                f"FROM entities e JOIN entity_raw r ON r.rowid = e.rowid WHERE e.id IN {IN_LIST}",
+                [in_ids(batch)],
+            )
+            indexed = [row[0] for row in rows if not row[3]]
+            having = {term: self._rowids_matching(term, indexed) for term in words}
+            passed = {
+                row[1]
+                for row in rows
+                if (
+                    self._holds_fully(checked, str(row[2]))
+                    if row[3]
+                    else _holds(checked, json_words(str(row[2])), row[0], having)
+                )
+            }
+            kept += [entity_id for entity_id in batch if entity_id in passed]
             if len(kept) >= needed:
                 break
         return kept[:needed]
 
-    def _searchable_texts(self, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
-        """The texts the index holds of each entity (title, author, summary, body)."""
-        found: dict[str, tuple[str, ...]] = {}
-        for entity_id, raw in self._query(
-            "SELECT e.id, r.raw FROM entities e JOIN entity_raw r "
-            f"ON r.rowid = e.rowid WHERE e.id IN {IN_LIST}",
-            [in_ids(ids)],
-        ):
-            data = json.loads(raw)
-            if isinstance(data, dict):
-                cols = columns(data)
-                found[entity_id] = tuple(
-                    cols[key] or ""
-                    for key in ("text_title", "text_author", "text_summary", "text_body")
-                )
-        return found
+    def _rowids_matching(self, term: Term, rowids: Sequence[int]) -> set[int]:
+        """Those of ``rowids`` the body index finds ``term`` in."""
+        if not rowids:
+            return set()
+        expression = groups_expression([[term]], MIN_BODY_PREFIX_CHARS)
+        return {
+            int(row[0])
+            for row in self._query(
+                f"SELECT rowid FROM body_fts WHERE body_fts MATCH ? AND rowid IN {IN_LIST}",
+                [expression, in_ids(rowids)],
+            )
+        }
+
+    @staticmethod
+    def _holds_fully(query: SearchQuery, raw: str) -> bool:
+        """Whether an item the index does not hold yet matches, from all its texts."""
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            return False
+        cols = columns(data)
+        texts = [cols[key] or "" for key in ("text_title", "text_author", "text_summary")]
+        return matches_text(query, [*texts, cols["text_body"] or ""])
 
     def snippets(self, query: str, ids: Sequence[str]) -> dict[str, str]:
         """Marked snippets of ``query`` for these entities (those whose text holds a match).
@@ -933,6 +964,17 @@ class _CacheGraph:
         self.edges_among = reader._edges_among
         self.link_counts = reader._link_counts
         self.graph_nodes = reader._graph_nodes
+
+
+def _holds(query: SearchQuery, prepared: str, rowid: int, having: dict[Term, set[int]]) -> bool:
+    """Whether an indexed item matches: phrases in its prepared JSON, words by the index."""
+
+    def found(term: Term) -> bool:
+        return phrase_in_json(term, prepared) if term.phrase else rowid in having[term]
+
+    if not all(any(found(term) for term in group) for group in query.groups):
+        return False
+    return not any(found(term) for term in query.excluded)
 
 
 def _order(nodes: list[ThreadNode], depth: int) -> None:
