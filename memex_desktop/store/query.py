@@ -130,6 +130,10 @@ class Filters:
     excluded_match: str | None = None
     only_deleted: bool = False
 
+    def narrows(self) -> bool:
+        """Whether anything but deleted items is left out."""
+        return self != Filters(include_deleted=self.include_deleted)
+
     def sql(self, alias: str = "e") -> tuple[str, list[Any]]:
         """A WHERE fragment (starting with ``AND`` when not empty) and its parameters."""
         parts: list[str] = []
@@ -279,7 +283,6 @@ def matches_text(query: SearchQuery, texts: Sequence[str]) -> bool:
 # Between two words of a phrase in stored JSON: anything but letters and digits, JSON escapes
 # (a newline is stored as backslash-n) included.
 _JSON_GAP = r"(?:[^\w\\]|_|\\(?:[nrtbf\"/\\]|u[0-9a-f]{4}))+"
-_WORD_START = r"(?:(?<![^\W_])(?<!\\)|(?<=\\[nrtbf]))"
 # An object key of stored JSON ("full_text": would otherwise read as the phrase "full text").
 _JSON_KEY = re.compile(r'"[a-z_][a-z0-9_]*":')
 
@@ -291,9 +294,18 @@ def json_words(raw: str) -> str:
 
 @lru_cache(maxsize=256)
 def _phrase_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
-    """The words next to each other, whole, in stored JSON."""
-    inner = _JSON_GAP.join(re.escape(_fold(word)) for word in words)
-    return re.compile(f"{_WORD_START}{inner}(?![^\\W_])")
+    """The words next to each other, whole, in stored JSON.
+
+    The pattern starts with the first word itself (the engine then skips ahead to where it
+    occurs); whether a word begins there is checked behind it: no letter or digit before it,
+    nor a backslash, unless that is an escape such as the newline's.
+    """
+    folded = [re.escape(_fold(word)) for word in words]
+    first = folded[0]
+    start = f"(?:(?<![^\\W_]{first})(?<!\\\\{first})|(?<=\\\\[nrtbf]{first}))"
+    return re.compile(
+        first + start + "".join(_JSON_GAP + word for word in folded[1:]) + "(?![^\\W_])"
+    )
 
 
 def phrase_in_json(term: Term, prepared: str) -> bool:

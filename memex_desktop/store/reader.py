@@ -285,7 +285,9 @@ class CacheReader:
         elif not parsed.groups:
             found = self._dated_ids(parsed, body_expression, where, params, wanted, "newest")
         else:
-            found = self._relevant_ids(parsed, body_expression, where, params, wanted)
+            found = self._relevant_ids(
+                parsed, body_expression, where, params, wanted, narrowed=filters.narrows()
+            )
         if parsed.has_phrases:
             return self._verified(parsed, found, needed)
         return found[:needed]
@@ -297,6 +299,8 @@ class CacheReader:
         where: str,
         params: list[Any],
         needed: int,
+        *,
+        narrowed: bool = False,
     ) -> list[str]:
         """Exact URL/title matches, then title hits, then body hits, then the backlog."""
         ordered: dict[str, None] = dict.fromkeys(self._exact_ids(parsed, where, params, needed))
@@ -317,7 +321,11 @@ class CacheReader:
                 break
             more = needed + len(ordered)
             if table:
-                found = self._fts_ids(table, expression, where, params, more)
+                # Title hits come first only among the newest matches when filters narrow
+                # the search: reading on through a common word's doclist for the few that
+                # pass would cost more than a keystroke; the body index finds them anyway.
+                whole = table == "body_fts" or not narrowed
+                found = self._fts_ids(table, expression, where, params, more, exhaustive=whole)
             else:
                 found = [row[1] for row in self._backlog_rows(parsed, where, params, more)]
             ordered.update(dict.fromkeys(found))
@@ -384,10 +392,12 @@ class CacheReader:
         )
         found: list[str] = []
         for text in texts:
+            # Through the title index whatever the filters (the planner may prefer theirs).
             found += [
                 row[0]
                 for row in self._query(
-                    f"SELECT e.id FROM entities e WHERE e.title = ? COLLATE NOCASE{where} "
+                    "SELECT e.id FROM entities e WHERE e.rowid IN (SELECT rowid FROM entities "
+                    f"WHERE title = ? COLLATE NOCASE LIMIT 1000){where} "
                     "ORDER BY e.created_at DESC LIMIT ?",
                     [text, *params, needed],
                 )
@@ -408,7 +418,8 @@ class CacheReader:
             return [
                 row[0]
                 for row in self._query(
-                    f"SELECT e.id FROM entities e WHERE e.normalized_url IN (?, ?){where} "
+                    "SELECT e.id FROM entities e WHERE e.rowid IN (SELECT rowid FROM entities "
+                    f"WHERE normalized_url IN (?, ?) LIMIT 1000){where} "
                     "ORDER BY e.created_at DESC LIMIT ?",
                     [*sorted(variants), *params, needed],
                 )
@@ -416,14 +427,22 @@ class CacheReader:
         return []
 
     def _fts_ids(
-        self, table: str, expression: str, where: str, params: list[Any], needed: int
+        self,
+        table: str,
+        expression: str,
+        where: str,
+        params: list[Any],
+        needed: int,
+        *,
+        exhaustive: bool = True,
     ) -> list[str]:
         """Hits of one index: by bm25 when few documents match, else newest first.
 
         The newest RANK_PROBE_LIMIT matching rowids are read first (the doclist is in
         recency order, so this stops early for common words). Fewer than that means the
-        matching set is small and bm25 over it is cheap; otherwise ranking would cost a pass
-        over long doclists, and newest first is what a person typing wants.
+        matching set is small and bm25 over it is cheap (several words: shortest title
+        first in the title index, newest first in the body); otherwise ranking would cost a
+        pass over long doclists, and newest first is what a person typing wants.
         """
         join = f"FROM {table} JOIN entities e ON e.rowid = {table}.rowid WHERE {table} MATCH ?"
         try:
@@ -431,19 +450,26 @@ class CacheReader:
                 f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
                 [expression, RANK_PROBE_LIMIT],
             )
-            if len(newest) < RANK_PROBE_LIMIT:
+            # bm25 weighs each word by how many documents hold it: a pass over the whole
+            # doclist of every word, which for a common word of a several-word query costs
+            # more than a keystroke may. Those are ranked from what is at hand instead.
+            several = " " in expression
+            few = len(newest) < RANK_PROBE_LIMIT
+            if few and not several:
                 sql = f"SELECT e.id {join}{where} ORDER BY {table}.rank LIMIT ?"
                 return [row[0] for row in self._query(sql, [expression, *params, needed])]
             rowids = [row[0] for row in newest]
+            # Titles holding every word: the shortest first, the closest to what was typed.
+            order = "length(e.title), " if few and table == "title_fts" else ""
             found = [
                 row[0]
                 for row in self._query(
                     f"SELECT e.id FROM entities e WHERE e.rowid IN {IN_LIST}"
-                    f"{where} ORDER BY e.rowid DESC LIMIT ?",
+                    f"{where} ORDER BY {order}e.rowid DESC LIMIT ?",
                     [in_ids(rowids), *params, needed],
                 )
             ]
-            if len(found) >= needed:
+            if len(found) >= needed or few or not exhaustive:
                 return found
             sql = f"SELECT e.id {join}{where} ORDER BY {table}.rowid DESC LIMIT ?"
             return [row[0] for row in self._query(sql, [expression, *params, needed])]
@@ -527,14 +553,17 @@ class CacheReader:
         """Those of ``rowids`` the body index finds ``term`` in."""
         if not rowids:
             return set()
+        # A range, not the list: FTS5 evaluates the whole query again for each rowid of a
+        # list (a fifth of a millisecond each), while a range is one seek into the doclist.
         expression = groups_expression([[term]], MIN_BODY_PREFIX_CHARS)
+        wanted = set(rowids)
         return {
             int(row[0])
             for row in self._query(
-                f"SELECT rowid FROM body_fts WHERE body_fts MATCH ? AND rowid IN {IN_LIST}",
-                [expression, in_ids(rowids)],
+                "SELECT rowid FROM body_fts WHERE body_fts MATCH ? AND rowid BETWEEN ? AND ?",
+                [expression, min(wanted), max(wanted)],
             )
-        }
+        } & wanted
 
     @staticmethod
     def _holds_fully(query: SearchQuery, raw: str) -> bool:
