@@ -283,13 +283,6 @@ def matches_text(query: SearchQuery, texts: Sequence[str]) -> bool:
 # Between two words of a phrase in stored JSON: anything but letters and digits, JSON escapes
 # (a newline is stored as backslash-n) included.
 _JSON_GAP = r"(?:[^\w\\]|_|\\(?:[nrtbf\"/\\]|u[0-9a-f]{4}))+"
-# An object key of stored JSON ("full_text": would otherwise read as the phrase "full text").
-_JSON_KEY = re.compile(r'"[a-z_][a-z0-9_]*":')
-
-
-def json_words(raw: str) -> str:
-    """Stored JSON prepared for :func:`phrase_in_json`: folded, object keys blanked."""
-    return _JSON_KEY.sub(" ", _fold(raw))
 
 
 @lru_cache(maxsize=256)
@@ -308,13 +301,23 @@ def _phrase_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
     )
 
 
-def phrase_in_json(term: Term, prepared: str) -> bool:
-    """Whether the phrase stands in an item's stored JSON (see :func:`json_words`).
+def phrase_in_json(term: Term, raw: str) -> bool:
+    """Whether the phrase stands in an item's stored JSON, lowercased (not in an object key:
+    ``"full_text":`` is not the phrase "full text").
 
     Searching the JSON as stored costs a regular expression, not a decoding and a re-reading
     of every text of the item: a phrase of common words checks hundreds of candidates.
     """
-    return _phrase_pattern(term.words).search(prepared) is not None
+    pattern = _phrase_pattern(term.words)
+    if _found_in_values(pattern, raw):
+        return True
+    return not raw.isascii() and _found_in_values(pattern, _fold(raw))
+
+
+def _found_in_values(pattern: re.Pattern[str], raw: str) -> bool:
+    """Whether ``pattern`` matches ``raw`` somewhere that is not (or crosses) an object key:
+    in JSON ``":`` only ever ends a key (quotes within strings are escaped)."""
+    return any('":' not in raw[hit.start() : hit.end() + 2] for hit in pattern.finditer(raw))
 
 
 def snippet_pattern(words: Sequence[str]) -> re.Pattern[str]:

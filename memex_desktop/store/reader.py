@@ -8,7 +8,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,6 @@ from memex_desktop.store.query import (
     Filters,
     groups_expression,
     indexable,
-    json_words,
     make_filters,
     matches_text,
     phrase_in_json,
@@ -273,20 +272,25 @@ class CacheReader:
         if parsed is None:
             return []
         filters = with_query(filters, parsed, self.tag_ids_named)
-        where, params = filters.sql()
         # A phrase is checked on the text of each candidate: read more of them than needed.
         wanted = min(needed * 2 + 100, PHRASE_SCAN_LIMIT) if parsed.has_phrases else needed
         body_groups = [*parsed.groups, *([term] for term in site_terms(parsed.sites))]
         body_expression = groups_expression(body_groups, MIN_BODY_PREFIX_CHARS)
         if body_expression is None:
             found = self._newest_ids(filters, wanted, oldest=sort == "oldest")
-        elif sort != "relevance":
-            found = self._dated_ids(parsed, body_expression, where, params, wanted, sort)
-        elif not parsed.groups:
-            found = self._dated_ids(parsed, body_expression, where, params, wanted, "newest")
+            return self._verified(parsed, found, needed)
+        # Excluded words go into the index's own query (NOT, a merge of doclists) rather
+        # than a NOT IN list of every item holding them, built again for each statement.
+        excluded = filters.excluded_match
+        matching = Matching(parsed, *filters.sql(), *replace(filters, excluded_match=None).sql())
+        if excluded is not None:
+            body_expression = f"({body_expression}) NOT ({excluded})"
+        if sort != "relevance" or not parsed.groups:
+            order: Sort = "newest" if sort == "relevance" else sort
+            found = self._dated_ids(matching, body_expression, wanted, order)
         else:
             found = self._relevant_ids(
-                parsed, body_expression, where, params, wanted, narrowed=filters.narrows()
+                matching, body_expression, excluded, wanted, narrowed=filters.narrows()
             )
         if parsed.has_phrases:
             return self._verified(parsed, found, needed)
@@ -294,29 +298,41 @@ class CacheReader:
 
     def _relevant_ids(
         self,
-        parsed: SearchQuery,
+        matching: Matching,
         body_expression: str,
-        where: str,
-        params: list[Any],
+        excluded: str | None,
         needed: int,
         *,
         narrowed: bool = False,
     ) -> list[str]:
         """Exact URL/title matches, then title hits, then body hits, then the backlog."""
-        ordered: dict[str, None] = dict.fromkeys(self._exact_ids(parsed, where, params, needed))
-        title_expression = groups_expression(parsed.groups, MIN_TITLE_PREFIX_CHARS)
+        parsed = matching.query
+        ordered: dict[str, None] = dict.fromkeys(
+            self._exact_ids(parsed, matching.where, matching.params, needed)
+        )
+        # With excluded words the title hits are asked of the body index, in its title and
+        # author columns, so that NOT sees the whole item.
+        title_table, min_prefix = (
+            ("body_fts", MIN_BODY_PREFIX_CHARS)
+            if excluded
+            else ("title_fts", MIN_TITLE_PREFIX_CHARS)
+        )
+        title_expression = self._title_expression(parsed, min_prefix, excluded)
         if title_expression is None:
             return list(ordered)[:needed]
         # The words as typed come before their completions: while "uniq5" is typed, the item
         # holding that very word must not sink below hundreds of newer "uniq50..." ones.
         body_groups = [*parsed.groups, *([term] for term in site_terms(parsed.sites))]
         whole_words = groups_expression(body_groups, _NO_PREFIX)
-        whole_title = groups_expression(parsed.groups, _NO_PREFIX)
-        steps = [("title_fts", title_expression), ("body_fts", body_expression)]
+        whole_title = self._title_expression(parsed, _NO_PREFIX, excluded)
+        if whole_words is not None and excluded is not None:
+            whole_words = f"({whole_words}) NOT ({excluded})"
+        steps = [(title_table, title_expression), ("body_fts", body_expression)]
         typed = "*" in title_expression + body_expression
         if whole_words is not None and whole_title is not None and typed:
-            steps[:0] = [("title_fts", whole_title), ("body_fts", whole_words)]
-        for table, expression in [*steps, ("", "")]:
+            steps[:0] = [(title_table, whole_title), ("body_fts", whole_words)]
+        where, params = matching.fts_where, matching.fts_params
+        for index, (table, expression) in enumerate([*steps, ("", "")]):
             if len(ordered) >= needed:
                 break
             more = needed + len(ordered)
@@ -324,36 +340,38 @@ class CacheReader:
                 # Title hits come first only among the newest matches when filters narrow
                 # the search: reading on through a common word's doclist for the few that
                 # pass would cost more than a keystroke; the body index finds them anyway.
-                whole = table == "body_fts" or not narrowed
+                whole = index % 2 == 1 or not narrowed  # title and body steps alternate
                 found = self._fts_ids(table, expression, where, params, more, exhaustive=whole)
             else:
-                found = [row[1] for row in self._backlog_rows(parsed, where, params, more)]
+                found = [row[1] for row in self._backlog_rows(matching, more)]
             ordered.update(dict.fromkeys(found))
         return list(ordered)[:needed]
 
-    def _dated_ids(
-        self,
-        parsed: SearchQuery,
-        expression: str,
-        where: str,
-        params: list[Any],
-        needed: int,
-        sort: Sort,
-    ) -> list[str]:
+    @staticmethod
+    def _title_expression(parsed: SearchQuery, min_prefix: int, excluded: str | None) -> str | None:
+        """The title step's query: of the title index, or (with exclusions) of the body
+        index's title and author columns, NOT the excluded words."""
+        expression = groups_expression(parsed.groups, min_prefix)
+        if expression is None or excluded is None:
+            return expression
+        return f"({{title author}} : ({expression})) NOT ({excluded})"
+
+    def _dated_ids(self, matching: Matching, expression: str, needed: int, sort: Sort) -> list[str]:
         """Matches newest (or oldest) first: the index's rowids are recency keys, so the
         doclist is read in date order and abandoned after ``needed`` rows."""
         direction = "ASC" if sort == "oldest" else "DESC"
         try:
             indexed = self._query(
                 "SELECT e.rowid, e.id FROM body_fts JOIN entities e ON e.rowid = body_fts.rowid "
-                f"WHERE body_fts MATCH ?{where} ORDER BY body_fts.rowid {direction} LIMIT ?",
-                [expression, *params, needed],
+                f"WHERE body_fts MATCH ?{matching.fts_where} "
+                f"ORDER BY body_fts.rowid {direction} LIMIT ?",
+                [expression, *matching.fts_params, needed],
             )
         except StoreBugError as exc:
             if "phrase" in str(exc.__cause__):  # see _fts_ids
                 return []
             raise
-        rows = indexed + self._backlog_rows(parsed, where, params, needed)
+        rows = indexed + self._backlog_rows(matching, needed)
         rows.sort(key=lambda row: int(row[0]), reverse=direction == "DESC")
         return list(dict.fromkeys(row[1] for row in rows))[:needed]
 
@@ -480,11 +498,10 @@ class CacheReader:
                 return []
             raise
 
-    def _backlog_rows(
-        self, parsed: SearchQuery, where: str, params: list[Any], needed: int
-    ) -> list[tuple[Any, ...]]:
+    def _backlog_rows(self, matching: Matching, needed: int) -> list[tuple[Any, ...]]:
         """(rowid, id) of the newest rows not indexed yet (during a sync) whose JSON holds a
-        word of every group, newest first; phrases and exclusions are checked later."""
+        word of every group and no excluded word, newest first; phrases are checked later."""
+        parsed = matching.query
         groups = [*parsed.groups, *([term] for term in site_terms(parsed.sites))]
         if not groups or not self._query("SELECT 1 FROM fts_pending LIMIT 1"):
             return []
@@ -492,21 +509,18 @@ class CacheReader:
         words: list[str] = []
         for group in groups:
             alternatives = [term.words for term in group if term.words]
-            conditions.append(
-                "("
-                + " OR ".join(
-                    "(" + " AND ".join("instr(lower(r.raw), ?) > 0" for _ in alt) + ")"
-                    for alt in alternatives
-                )
-                + ")"
-            )
+            conditions.append("(" + " OR ".join(_all_in_raw(alt) for alt in alternatives) + ")")
             words += [word for alt in alternatives for word in alt]
+        for term in parsed.excluded:
+            if not term.phrase:
+                conditions.append(f"NOT {_all_in_raw(term.words)}")
+                words += term.words
         return self._query(
             "SELECT e.rowid, e.id FROM (SELECT rowid FROM fts_pending ORDER BY rowid DESC "
             "LIMIT ?) p JOIN entities e ON e.rowid = p.rowid JOIN entity_raw r ON "
-            f"r.rowid = p.rowid WHERE {' AND '.join(conditions)}{where} "
+            f"r.rowid = p.rowid WHERE {' AND '.join(conditions)}{matching.fts_where} "
             "ORDER BY e.rowid DESC LIMIT ?",
-            [BACKLOG_SCAN_ROWS, *words, *params, needed],
+            [BACKLOG_SCAN_ROWS, *words, *matching.fts_params, needed],
         )
 
     def _verified(
@@ -525,6 +539,8 @@ class CacheReader:
             return list(ids)[:needed]
         checked = replace(parsed, groups=tuple(groups), excluded=tuple(excluded))
         words = {t for t in [*(t for g in groups for t in g), *excluded] if not t.phrase}
+        # An excluded phrase can only stand where the index holds all its words.
+        words |= {replace(t, phrase=False) for t in excluded if t.phrase}
         kept: list[str] = []
         for start in range(0, len(ids), _VERIFY_BATCH):
             batch = list(ids[start : start + _VERIFY_BATCH])
@@ -541,7 +557,7 @@ class CacheReader:
                 if (
                     self._holds_fully(checked, str(row[2]))
                     if row[3]
-                    else _holds(checked, json_words(str(row[2])), row[0], having)
+                    else _holds(checked, str(row[2]).lower(), row[0], having)
                 )
             }
             kept += [entity_id for entity_id in batch if entity_id in passed]
@@ -995,15 +1011,37 @@ class _CacheGraph:
         self.graph_nodes = reader._graph_nodes
 
 
+@dataclass(frozen=True)
+class Matching:
+    """A parsed query with its SQL filters: ``where`` in full, ``fts_where`` without the
+    excluded words (which the index's own query then leaves out)."""
+
+    query: SearchQuery
+    where: str
+    params: list[Any]
+    fts_where: str
+    fts_params: list[Any]
+
+
+def _all_in_raw(words: Sequence[str]) -> str:
+    """SQL true when the stored JSON holds every one of ``words`` (one parameter each)."""
+    return "(" + " AND ".join("instr(lower(r.raw), ?) > 0" for _ in words) + ")"
+
+
 def _holds(query: SearchQuery, prepared: str, rowid: int, having: dict[Term, set[int]]) -> bool:
     """Whether an indexed item matches: phrases in its prepared JSON, words by the index."""
 
     def found(term: Term) -> bool:
         return phrase_in_json(term, prepared) if term.phrase else rowid in having[term]
 
+    def excludes(term: Term) -> bool:
+        if term.phrase and rowid not in having[replace(term, phrase=False)]:
+            return False
+        return found(term)
+
     if not all(any(found(term) for term in group) for group in query.groups):
         return False
-    return not any(found(term) for term in query.excluded)
+    return not any(excludes(term) for term in query.excluded)
 
 
 def _order(nodes: list[ThreadNode], depth: int) -> None:
