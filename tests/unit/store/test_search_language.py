@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,9 +12,11 @@ from hypothesis import strategies as st
 from support.search_table import CASES, LIBRARY, Case
 
 from memex_desktop.errors import user_message
-from memex_desktop.store import CacheReader, StoreWriter
+from memex_desktop.store import CacheReader, StoreWriter, ingest, open_cache
+from memex_desktop.store.query import phrase_in_json
 from memex_desktop.store.search_language import (
     SearchLanguageError,
+    Term,
     content_types,
     parse_query,
     remote_request,
@@ -124,6 +127,61 @@ def test_no_query_reaches_sqlite_as_bad_syntax(library: CacheReader, text: str) 
         library.search_ids(text, sort="oldest")
     except SearchLanguageError:
         pass
+
+
+@pytest.fixture(scope="module")
+def not_indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CacheReader]:
+    """The table's library written as a sync page is, before the index has taken it in
+    (its words are then looked for in the stored JSON, as parts of words too)."""
+    path = tmp_path_factory.mktemp("backlog") / "cache.db"
+    library = json.loads(LIBRARY.read_text(encoding="utf-8"))
+    db = open_cache(path)
+    with db.conn:
+        page = ingest.prepare_page(library["results"], tags=library["referencedTags"])
+        ingest.apply_page(db, page, now_ms=0)
+    db.close()
+    reader = CacheReader(path)
+    yield reader
+    reader.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ("kitchen -tomatoes", ["worm-guide"]),
+        ("scraps -kitchen", []),
+        ('"bin worm"', ["other-site", "worm-guide"]),
+        ('kitchen -"friendly worm"', ["worm-guide"]),
+        ('kitchen -"worm friendly"', []),
+        ("mulch OR tomatoes", ["blog-sub", "note-1", "tomato-log"]),
+        ("site:urbanplots.example.com", ["blog-sub", "gone-1", "tomato-log", "worm-guide"]),
+    ],
+)
+def test_items_the_index_does_not_hold_yet_follow_the_language(
+    not_indexed: CacheReader, query: str, found: list[str]
+) -> None:
+    assert not_indexed.search_ids("urbanplots") != []  # read from the backlog
+    assert sorted(not_indexed.search_ids(query)) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "holds"),
+    [
+        ({"full_text": "A worm\nbin"}, ("worm", "bin"), True),
+        ({"full_text": "**worm** _bin_"}, ("worm", "bin"), True),
+        ({"full_text": "Café bar"}, ("cafe", "bar"), True),
+        ({"full_text": "x", "title": "bin"}, ("full", "text"), False),
+        ({"title": "bin worm"}, ("title", "bin"), False),
+        ({"full_text": "bin\nworm"}, ("nworm",), False),
+        ({"full_text": "bin worms"}, ("bin", "worm"), False),
+        ({"full_text": "worm and bin"}, ("worm", "bin"), False),
+    ],
+)
+def test_a_phrase_in_stored_json(
+    text: dict[str, str], phrase: tuple[str, ...], holds: bool
+) -> None:
+    raw = json.dumps(text, ensure_ascii=False).lower()
+    assert phrase_in_json(Term(phrase, phrase=True), raw) is holds
 
 
 def test_a_database_of_the_store_test_fixture_is_not_needed(tmp_path: Path) -> None:
