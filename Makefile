@@ -18,7 +18,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.installed-app
 
+# On Linux the window needs X11/xcb system libraries the Qt wheel does not bring: installed
+# here when run as root with apt-get, otherwise the one command to run is printed.
 demo: $(VENV)/.installed-app
+	QT_QPA_PLATFORM= $(BIN)/python -m memex_desktop.system_libs --install
 	QT_QPA_PLATFORM= $(BIN)/memex-desktop --demo
 
 lint: $(VENV)/.installed-test
@@ -26,7 +29,9 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# The offscreen plugin the tests' windows use links GL, EGL, fontconfig and xkbcommon.
 test: lint
+	$(BIN)/python -m memex_desktop.system_libs --install
 	$(BIN)/python -m pytest -q -m "not slow and not bundle"
 
 test-slow: $(VENV)/.installed-test

@@ -344,36 +344,71 @@ def start_demo() -> DemoSession:
 
 
 class _Handoff(QObject):
-    """Opens what another start of the app handed over, and brings the window forward."""
+    """Opens what another start of the app handed over, and brings the window forward.
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    Until the window exists (the first-run dialog is still asking) links are kept and the
+    dialog is raised instead; the window opens them once it is built.
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.window: MainWindow | None = None
+        self.waiting_dialog: QDialog | None = None
+        self.pending: list[EntityLink] = []
+
+    def attach(self, window: MainWindow) -> None:
+        """From now on ``window`` answers later starts; it opens the links kept so far."""
         self.window = window
+        self.waiting_dialog = None
+        pending, self.pending = self.pending, []
+        for link in pending:
+            window.open_entity(link.entity_id, link.anchor)
 
     @Slot(object)
     def on_entity_requested(self, link: EntityLink) -> None:
-        """``memex-desktop memex://entity/ID`` was run while this window was open."""
-        self.window.open_entity(link.entity_id, link.anchor)
+        """``memex-desktop memex://entity/ID`` was run while this app was open."""
+        if self.window is None:
+            self.pending.append(link)
+        else:
+            self.window.open_entity(link.entity_id, link.anchor)
         self.on_show_requested()
 
     @Slot()
     def on_show_requested(self) -> None:
-        """Raise the window (restored if minimised)."""
-        if self.window.isMinimized():
-            self.window.showNormal()
-        self.window.show()
-        self.window.raise_()
-        self.window.activateWindow()
+        """Raise the window (restored if minimised), or the dialog asked before it."""
+        shown: QWidget | None = self.window if self.window is not None else self.waiting_dialog
+        if shown is None:
+            return
+        if shown.isMinimized():
+            shown.showNormal()
+        shown.show()
+        shown.raise_()
+        shown.activateWindow()
+
+
+def listen_for_later_starts(
+    name: str, parent: QObject | None = None
+) -> tuple[SingleInstance, _Handoff] | None:
+    """Listen on ``name`` for later starts (before any window: they may come while the
+    first-run dialog asks); None when another instance holds it already."""
+    guard = SingleInstance(name, parent if parent is not None else QApplication.instance())
+    if not guard.listen():
+        guard.deleteLater()
+        return None
+    handoff = _Handoff(guard)
+    guard.entity_requested.connect(handoff.on_entity_requested)
+    guard.show_requested.connect(handoff.on_show_requested)
+    return guard, handoff
 
 
 def attach_single_instance(context: AppContext, name: str) -> SingleInstance | None:
-    """Listen for later starts on ``name``; None when another instance holds it already."""
-    guard = SingleInstance(name, context.window)
-    if not guard.listen():
+    """Listen for later starts on ``name`` for this window; None when another instance holds
+    it already."""
+    listening = listen_for_later_starts(name, context.window)
+    if listening is None:
         return None
-    handoff = _Handoff(context.window)
-    guard.entity_requested.connect(handoff.on_entity_requested)
-    guard.show_requested.connect(handoff.on_show_requested)
+    guard, handoff = listening
+    handoff.attach(context.window)
     context.cleanups.append(guard.close)
     return guard
 
@@ -428,8 +463,12 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
     want_demo = bool(getattr(args, "demo", False))
     quit_after_sync = bool(getattr(args, "quit_after_sync", False))
     single = not want_demo and not quit_after_sync
-    if single and hand_off(settings.effective_data_dir(data_dir_arg), getattr(args, "url", None)):
-        return 0
+    listening: tuple[SingleInstance, _Handoff] | None = None
+    if single:
+        own_folder = settings.effective_data_dir(data_dir_arg)
+        if hand_off(own_folder, getattr(args, "url", None)):
+            return 0
+        listening = listen_for_later_starts(server_name(own_folder))
     connection: Connection | None = None
     first_choice: int | None = None  # what the first-run dialog answered, if it was shown
     if not want_demo:
@@ -437,7 +476,10 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
             settings, api_url=api_url, api_key=api_key, key_store=credentials
         )
         if not quit_after_sync and services.first_run(connection):
-            first_choice = FirstRunDialog().exec()
+            dialog = FirstRunDialog()
+            if listening is not None:
+                listening[1].waiting_dialog = dialog
+            first_choice = dialog.exec()
             want_demo = first_choice == FirstRunDialog.DEMO
     if want_demo:
         demo = start_demo()
@@ -458,8 +500,15 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
     if demo is not None:
         context.cleanups.append(demo.close)
         context.window.setWindowTitle("Memex (demo library)")
-    elif single:
-        attach_single_instance(context, server_name(data_dir))
+    if listening is not None:
+        guard, handoff = listening
+        # The demo chosen at first run is a library of its own: later starts no longer come
+        # to it (links they hand over meanwhile still open here, in the window chosen).
+        if demo is None:
+            context.cleanups.append(guard.close)
+        else:
+            guard.close()
+        handoff.attach(context.window)
     if entity is not None:
         context.window.open_entity(entity.entity_id, entity.anchor)
     opened = OpenedWindow(context)

@@ -295,10 +295,21 @@ class Session:
         """Create the data folder (a clear error when it cannot be)."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
 
-    def reader(self) -> CacheReader:
-        """The read connection of this thread (opens the cache, migrating it if needed)."""
+    def reader(self, *, create: bool = False) -> CacheReader:
+        """The read connection of this thread (opens the cache, migrating it if needed).
+
+        Without ``create`` a data folder that holds no cache is an error, not a new library.
+        """
         if self._reader is None:
-            self.writer()  # opening the writer creates and migrates the cache first
+            cache = paths.cache_db_path(self.data_dir)
+            if not create and self._writer is None and not cache.exists():
+                # A read command never creates a library: a mistyped --data-dir would
+                # otherwise answer every search with an empty new cache.
+                raise CliError(
+                    f"There is no library in {self.data_dir} (no {cache.name} there). Run "
+                    f"`{PROG} sync` to create it, or check --data-dir and MEMEX_DATA_DIR."
+                )
+            self.writer()  # opening the writer migrates the cache first
             from memex_desktop.store import CacheReader
 
             self._reader = CacheReader(paths.cache_db_path(self.data_dir))
@@ -470,7 +481,7 @@ def cmd_search(args: argparse.Namespace, session: Session) -> int:
         args.content_types = tuple(kind for name in args.type for kind in content_types(name))
     except SearchLanguageError as exc:
         raise CliError(user_message(exc).one_line(), EXIT_USAGE) from exc
-    reader = session.reader()
+    reader = session.reader(create=args.remote)
     tag_id: str | None = None
     if args.tag:
         matches = [tag for tag in reader.tags() if tag.name.lower() == args.tag.lower()]

@@ -25,8 +25,10 @@ from memex_desktop.store.extract import (
     MENTIONING_TYPES,
     NESTED_KEYS,
     JsonObject,
+    Texts,
     columns,
     own_references,
+    searchable_texts,
     tag_ids_of,
 )
 from memex_desktop.store.recency import assign_keys
@@ -471,7 +473,6 @@ _ENTITY_COLUMNS = (
 _ENTITY_ASSIGNMENTS = ", ".join(f"{name.strip()} = ?" for name in _ENTITY_COLUMNS.split(","))
 
 # The four indexed texts of an entity: title, author, summary, body.
-Texts = tuple[str, str, str, str]
 # raw_hash -> texts computed while ingesting, so indexing later need not re-read the JSON.
 TextMemo = MutableMapping[str, Texts]
 MEMO_LIMIT = 3000  # texts kept for the indexer (about 20 MB); beyond, it re-reads the JSON
@@ -494,7 +495,7 @@ def _texts(cols: Mapping[str, Any]) -> Texts:
 def texts_of_raw(raw: str) -> Texts:
     """The indexed texts of an entity, re-derived from its stored JSON."""
     data = json.loads(raw)
-    return _texts(columns(data if isinstance(data, dict) else {}))
+    return searchable_texts(data if isinstance(data, dict) else {})
 
 
 def _write_entities(

@@ -6,15 +6,19 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtNetwork import QLocalSocket
-from support.window import WindowFactory
+from support.window import WindowFactory, seeded_cache
 
-from memex_desktop.app import AppContext, attach_single_instance
+from memex_desktop import app
+from memex_desktop.app import AppContext, OpenedWindow, attach_single_instance, open_window
 from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.settings import CONNECTION_ENV_VARS
+from memex_desktop.ui.dialogs import FirstRunDialog
 from memex_desktop.ui.single_instance import (
     MAX_LINE_BYTES,
     EntityLink,
@@ -257,3 +261,59 @@ def test_command_line_passes_the_link_and_quit_after_sync(
     assert seen[0].url == url
     assert seen[0].quit_after_sync is quit_after_sync
     assert seen[0].command is None
+
+
+def test_a_link_opened_during_the_first_run_dialog_reaches_the_first_window(
+    qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first start asks how to begin (no key anywhere); a link clicked meanwhile starts a
+    # second process, which must hand its link over instead of opening a second window.
+    for name in CONNECTION_ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
+    library = generate_library(20, seed=3, words_per_entity=20)
+    target = next(e["id"] for e in library["results"] if e["type"] == "web")
+    data_dir = tmp_path / "data"
+    seeded_cache(data_dir, library)
+    second_start: list[subprocess.CompletedProcess[str]] = []
+
+    def first_run_dialog(dialog: FirstRunDialog) -> int:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "memex_desktop",
+                f"memex://entity/{target}",
+                "--data-dir",
+                str(data_dir),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            # The dialog's own event loop is what answers the second start.
+            qtbot.waitUntil(lambda: process.poll() is not None, timeout=60_000)
+        finally:
+            if process.poll() is None:
+                process.kill()
+        out, err = process.communicate()
+        second_start.append(subprocess.CompletedProcess(process.args, process.returncode, out, err))
+        return FirstRunDialog.CONNECT
+
+    monkeypatch.setattr(FirstRunDialog, "exec", first_run_dialog)
+    monkeypatch.setattr(app, "show_settings_dialog", lambda *_args, **_kwargs: False)
+    args = SimpleNamespace(
+        api_url=None, api_key=None, data_dir=data_dir, demo=False, quit_after_sync=False
+    )
+    opened = open_window(args)
+    assert isinstance(opened, OpenedWindow)
+    try:
+        qtbot.addWidget(opened.context.window)
+        assert [done.returncode for done in second_start] == [0], second_start
+        qtbot.waitUntil(
+            lambda: opened.context.window.reader_pane.current_entity_id == target, timeout=10_000
+        )
+        # The first window keeps answering later starts.
+        assert Peer(server_name(data_dir), "show").wait(qtbot) == "ok"
+    finally:
+        opened.context.shutdown()

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from memex_desktop import __version__, cli
+from memex_desktop import __version__, cli, paths
 from memex_desktop.bench import BenchError, format_table
+from memex_desktop.store import StoreWriter
 from memex_desktop.sync import ConnectionState, SyncOutcome
 
 
@@ -31,6 +32,7 @@ def test_a_link_next_to_a_subcommand_is_that_subcommands_argument(
     fake = types.ModuleType("memex_desktop.app")
     fake.run_gui = windows.append  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "memex_desktop.app", fake)
+    StoreWriter(paths.cache_db_path(tmp_path)).close()
     status = cli.main(["show", "memex://entity/abc", "--data-dir", str(tmp_path)])
     assert windows == []
     assert status == cli.EXIT_NOT_FOUND
