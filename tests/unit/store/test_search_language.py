@@ -59,6 +59,11 @@ def test_an_exact_title_comes_before_items_that_only_mention_its_words(
     assert library.search_ids("Build a Worm Bin in 15 Minutes")[0] == "video-1"
 
 
+def test_saved_views_speak_the_same_language(library: CacheReader) -> None:
+    assert library.ids_for_view("v-phrase") == ["worm-guide", "other-site"]
+    assert library.ids_for_view("v-tweets") == ["tweet-1"]
+
+
 def test_the_filter_menus_narrow_the_query_further(library: CacheReader) -> None:
     assert library.search_ids("worm", types=["twitter"]) == ["tweet-1"]
     assert library.search_ids("type:video", types=["twitter"]) == []
