@@ -36,6 +36,15 @@ from memex_desktop.errors import (
 from memex_desktop.runtime import settle_garbage_collector
 from memex_desktop.settings import API_KEY_ENV, Settings
 from memex_desktop.store.errors import StoreError
+from memex_desktop.store.search_language import (
+    SERVER_CONTENT_TYPES,
+    SORTS,
+    SearchLanguageError,
+    content_types,
+    parse_query,
+    remote_request,
+    type_help,
+)
 
 if TYPE_CHECKING:
     from memex_desktop.api.client import MemexClient
@@ -145,11 +154,23 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
     cmd = command("search", cmd_search, "search the local cache (or the server with --remote)")
+    cmd.description = (
+        'search the local cache (or the server with --remote). QUERY: words, "a phrase", '
+        '-word, -"a phrase", a OR b, tag:NAME or #NAME, type:NAME, site:HOST, '
+        "after:YYYY-MM-DD, before:YYYY-MM, is:deleted"
+    )
     cmd.add_argument("query", metavar="QUERY")
     cmd.add_argument(
-        "--type", action="append", default=[], metavar="T", help="content type (repeatable)"
+        "--type",
+        action="append",
+        default=[],
+        metavar="T",
+        help=f"kind of item (repeatable): {type_help()}, or a Memex content type",
     )
     cmd.add_argument("--tag", metavar="NAME", help="only items with this tag")
+    cmd.add_argument(
+        "--sort", choices=SORTS, default="relevance", help="result order (default: relevance)"
+    )
     cmd.add_argument("--limit", type=_positive_int, default=20, metavar="N")
     cmd.add_argument(
         "--remote", action="store_true", help="ask the server too and cache what it returns"
@@ -455,6 +476,11 @@ def _plain_snippet(snippet: str) -> str:
 
 def cmd_search(args: argparse.Namespace, session: Session) -> int:
     """Search the cache (and the server with --remote); text lines or a JSON array."""
+    try:
+        parse_query(args.query)
+        args.content_types = tuple(kind for name in args.type for kind in content_types(name))
+    except SearchLanguageError as exc:
+        raise CliError(user_message(exc).one_line(), EXIT_USAGE) from exc
     reader = session.reader(create=args.remote)
     tag_id: str | None = None
     if args.tag:
@@ -466,7 +492,9 @@ def cmd_search(args: argparse.Namespace, session: Session) -> int:
     if args.remote:
         rows = _remote_rows(args, session)
     else:
-        hits = reader.search(args.query, types=tuple(args.type), tag_id=tag_id, limit=args.limit)
+        hits = reader.search(
+            args.query, types=args.content_types, tag_id=tag_id, sort=args.sort, limit=args.limit
+        )
         rows = [
             {
                 "id": hit.id,
@@ -493,19 +521,26 @@ def cmd_search(args: argparse.Namespace, session: Session) -> int:
 
 
 def _remote_rows(args: argparse.Namespace, session: Session) -> list[dict[str, Any]]:
-    """Ask the server, cache what it returns (cache-on-view), rows in the server's order."""
-    filters: dict[str, Any] = {}
-    if args.type:
-        filters["content_types"] = list(args.type)
+    """Ask the server, cache what it returns (cache-on-view), rows in the server's order.
+
+    The server applies what it can of the query (words, tags, types, dates, the order); the
+    rest (phrases, exclusions, sites) is applied here to what it returned.
+    """
+    reader = session.reader()
+    text, filters = remote_request(
+        parse_query(args.query), sort=args.sort, tag_ids=reader.tag_ids_named
+    )
+    if sendable := [kind for kind in args.content_types if kind in SERVER_CONTENT_TYPES]:
+        filters["content_types"] = sendable
     if args.tag:
         filters["tag"] = args.tag
-    ids, _changes = session.engine().remote_search(args.query, limit=args.limit, **filters)
-    reader = session.reader()
+    ids, _changes = session.engine().remote_search(text, limit=args.limit, **filters)
+    ids = reader.matching_ids(args.query, ids)
     rows_by_id = reader.get_many(ids)
     rows = []
     for entity_id in ids:
         row = rows_by_id.get(entity_id)
-        if row is None:
+        if row is None or (args.content_types and row.type not in args.content_types):
             continue
         rows.append(
             {

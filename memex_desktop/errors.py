@@ -44,6 +44,7 @@ from memex_desktop.store.errors import (
     DiskFullError,
     KnownStoreError,
     SchemaTooNewError,
+    SearchLanguageError,
     translate,
 )
 
@@ -376,6 +377,8 @@ def user_message(exc: BaseException, credential: Credential | None = None) -> Us
         return _api_message(exc, credential)
     if isinstance(exc, KnownStoreError):
         return _store_message(exc)
+    if isinstance(exc, SearchLanguageError):
+        return UserMessage("warning", str(exc))
     if isinstance(exc, OSError):
         return _os_message(exc)
     if isinstance(exc, KeyboardInterrupt):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 from memex_desktop.api.content import (
     BOOKKEEPING_KEYS,
@@ -179,6 +180,17 @@ def summary_text(data: JsonObject) -> str:
     return "\n".join(part for part in parts if part)
 
 
+def _address_text(url: str) -> str:
+    """The host and path of an item's address: their words find it (``site:`` relies on the
+    host's). The query string is left out: tracking parameters are not words of the item."""
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname or ""
+    except ValueError:
+        return ""
+    return f"{host} {parts.path}".strip() if host else ""
+
+
 def storable(text: str) -> str:
     """``text`` as SQLite can store it: lone surrogates (legal in JSON escapes) replaced."""
     if text.isascii():  # constant time for most texts
@@ -236,9 +248,14 @@ def _columns(data: JsonObject, with_body: bool) -> dict[str, Any]:
         "status": status if isinstance(status, str) else None,
         "text_title": title,
         "text_author": _author_text(data, author),
-        "text_summary": summary,
+        "text_summary": _indexed_summary(summary, url),
         "text_body": body if with_body else None,
     }
+
+
+def _indexed_summary(summary: str, url: str) -> str:
+    """The searchable summary: the describing text and the words of the item's address."""
+    return "\n".join(part for part in (summary, _address_text(url)) if part)
 
 
 def _author_text(data: JsonObject, author: str) -> str:
@@ -256,7 +273,7 @@ def searchable_texts(data: JsonObject) -> Texts:
     title, author, summary, body = (
         display_title(data),
         _author_text(data, author_of(data)),
-        summary_text(data),
+        _indexed_summary(summary_text(data), text_of(data.get("url"))),
         body_text(data),
     )
     return storable(title), storable(author), storable(summary), storable(body)

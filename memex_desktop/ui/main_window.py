@@ -53,6 +53,7 @@ from memex_desktop.ui.save_controller import SaveController, carries_links
 from memex_desktop.ui.search_bar import SearchBar, SearchRequest
 from memex_desktop.ui.search_controller import SearchController
 from memex_desktop.ui.sidebar import Scope, Sidebar
+from memex_desktop.ui.sort_control import SortControl
 from memex_desktop.ui.status_bar import StatusBar
 from memex_desktop.ui.sync_controller import OutboxCounts, SyncController
 from memex_desktop.ui.tasks import TaskRunner
@@ -123,6 +124,7 @@ class MainWindow(QMainWindow):
             sidebar=self.sidebar,
             search_bar=self.search_bar,
             results=self.results_model,
+            sort_control=self.sort_control,
             parent=self,
         )
         self.saves = SaveController(
@@ -172,6 +174,8 @@ class MainWindow(QMainWindow):
         column.setContentsMargins(8, 8, 0, 0)
         column.setSpacing(8)
         column.addWidget(self.search_bar)
+        self.sort_control = SortControl(middle)
+        column.addWidget(self.sort_control)
         column.addWidget(self.results_view, 1)
         self.reader_pane = ReaderPane(
             self.cache_path,
