@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 from memex_desktop.api.urls import MAX_HOST_CHARS, UrlProblem, parse_url
 
@@ -64,6 +64,18 @@ def parse_and_normalize(url: str) -> str:
     path = quote(unquote(parsed.path.replace("\\", "/")), safe=_PATH_SAFE).rstrip("/")
     query = _normalize_query(parsed.query)
     return urlunsplit((parsed.scheme, netloc, path, query, ""))
+
+
+def earlier_key_prefixes(normalized: str) -> list[str]:
+    """Where keys an earlier :func:`normalize_url` gave this page begin (before any query).
+
+    Earlier versions kept ``www.`` and the :data:`TRACKING_PARAMETERS`: a key stored then
+    is this key's scheme (either one), host with or without ``www.`` and path, then nothing
+    or a query. Whoever looks such keys up normalizes each candidate again to compare.
+    """
+    parts = urlsplit(normalized)
+    hosts = (parts.netloc, f"www.{parts.netloc}")
+    return [f"{scheme}://{host}{parts.path}" for scheme in _DEFAULT_PORTS for host in hosts]
 
 
 def _is_canonical(url: str) -> bool:
