@@ -131,6 +131,18 @@ class EnqueueResult:
     entity_id: str | None
 
 
+@dataclass(frozen=True)
+class UndoAnswer:
+    """The outbox's answer to an undo: the save was removed, or it stays as ``op`` says.
+
+    ``op`` is None when the save was removed, or when there was none by that id (dropped
+    or undone already); otherwise it is the save as it is now, on its way or in the library.
+    """
+
+    undone: bool
+    op: OutboxOp | None = None
+
+
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -581,13 +593,16 @@ class Outbox:
         with self._write() as conn:
             return conn.execute("DELETE FROM ops WHERE id = ?", (op_id,)).rowcount > 0
 
-    def undo(self, op_id: int) -> bool:
-        """Drop an operation that was never sent; False when it was already on its way."""
+    def undo(self, op_id: int) -> UndoAnswer:
+        """Drop an operation that was never sent; one already on its way stays, as answered."""
         with self._write() as conn:
             cursor = conn.execute(
                 "DELETE FROM ops WHERE id = ? AND state = 'queued' AND attempts = 0", (op_id,)
             )
-            return cursor.rowcount > 0
+            if cursor.rowcount > 0:
+                return UndoAnswer(True)
+            row = conn.execute(f"SELECT {_OP_COLUMNS} FROM ops WHERE id = ?", (op_id,)).fetchone()
+        return UndoAnswer(False, _op(row) if row else None)
 
     def pause(self, failure: OutboxFailure) -> None:
         """Stop handing out operations (e.g. out of credits) until :meth:`resume`."""

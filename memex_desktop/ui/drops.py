@@ -32,9 +32,6 @@ SHORTCUT_SUFFIXES = (".url", ".webloc")
 URI_LIST = "text/uri-list"
 MOZ_URL = "text/x-moz-url"
 PLAIN_TEXT = "text/plain"
-TOO_MANY_REASON = (
-    f"One drop saves at most {MAX_URLS_PER_DROP:,} links; drop or paste this one again."
-)
 
 
 @dataclass(frozen=True)
@@ -179,6 +176,11 @@ def judge_url(url: str) -> DropVerdict:
     return DropVerdict(text, True)
 
 
+def too_many_reason() -> str:
+    """Why a link past the most one drop saves was not queued, and what to do."""
+    return f"One drop saves at most {MAX_URLS_PER_DROP:,} links; drop or paste this one again."
+
+
 def judge_drop(
     payloads: Mapping[str, bytes], *, read_file: Callable[[Path], bytes] | None = None
 ) -> list[DropVerdict]:
@@ -193,7 +195,7 @@ def judge_drop(
         if verdict.accepted:
             accepted += 1
             if accepted > MAX_URLS_PER_DROP:
-                verdict = DropVerdict(verdict.url, False, TOO_MANY_REASON)
+                verdict = DropVerdict(verdict.url, False, too_many_reason())
         verdicts.append(verdict)
     return verdicts
 

@@ -1,15 +1,17 @@
 """Saving links: drops, the clipboard, undo, and the outbox pane's retry and drop.
 
 Every link is queued in the outbox on a worker, committed before the toast says so, and sent by
-the next sync: saving works offline and is never lost. Undo removes saves not sent yet; the
-outbox answers which it could remove, and the toast says exactly that.
+the next sync: saving works offline and is never lost. A link that is not queued is named in
+the toast with the reason. Undo removes saves not sent yet; the outbox answers which it could
+remove, and the toast says exactly that: a save already sent stays in the library, and the
+toast offers to open it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QObject, Signal, Slot
@@ -60,12 +62,22 @@ class QueuedLinks:
 
 
 @dataclass(frozen=True)
+class SentSave:
+    """A save undo came too late for: it was sent, and stays (its item, once known)."""
+
+    op_id: int
+    url: str | None
+    entity_id: str | None
+
+
+@dataclass(frozen=True)
 class UndoResult:
-    """The outbox's answer to an undo: the saves removed, those already on their way."""
+    """The outbox's answer to an undo: saves removed, saves already sent, saves not there."""
 
     undone: list[int]
-    too_late: list[int]
+    sent: list[SentSave]
     counts: OutboxCounts
+    gone: list[int] = field(default_factory=list)
 
 
 def queue_links(
@@ -75,15 +87,32 @@ def queue_links(
     return QueuedLinks(enqueue_urls(cache_path, outbox_path, accepted), refused)
 
 
-def undo_saves(outbox_path: Path, op_ids: list[int]) -> UndoResult:
-    """Worker: remove queued saves that were never sent; the others are too late."""
-    outbox = Outbox(outbox_path)
+def undo_saves(cache_path: Path, outbox_path: Path, op_ids: list[int]) -> UndoResult:
+    """Worker: remove queued saves that were never sent; say what became of the others."""
+    outbox = Outbox(outbox_path, cache_path=cache_path)
     try:
-        undone = [op_id for op_id in op_ids if outbox.undo(op_id)]
-        too_late = [op_id for op_id in op_ids if op_id not in undone]
-        return UndoResult(undone, too_late, outbox_counts(outbox))
+        undone: list[int] = []
+        sent: list[SentSave] = []
+        gone: list[int] = []
+        for op_id in op_ids:
+            answer = outbox.undo(op_id)
+            if answer.undone:
+                undone.append(op_id)
+            elif answer.op is None:
+                gone.append(op_id)
+            else:
+                sent.append(_sent_save(outbox, answer.op))
+        return UndoResult(undone, sent, outbox_counts(outbox), gone)
     finally:
         outbox.close()
+
+
+def _sent_save(outbox: Outbox, op: OutboxOp) -> SentSave:
+    """A save that stays, with its item: as the server named it, or as the cache has it."""
+    entity_id = op.entity_id
+    if entity_id is None and op.normalized_url:
+        entity_id = outbox.known_in_cache(op.normalized_url)
+    return SentSave(op.id, op.url, entity_id)
 
 
 def list_outbox(outbox_path: Path) -> tuple[list[OutboxOp], OutboxCounts]:
@@ -107,18 +136,27 @@ def _saves(count: int) -> str:
 
 
 def undo_text(result: UndoResult) -> str:
-    """What the toast says after an undo: only what the outbox confirmed."""
-    undone, too_late = len(result.undone), len(result.too_late)
-    if not too_late:
-        return "Save undone." if undone == 1 else f"{_saves(undone)} undone."
-    if not undone:
-        sent = "it was" if too_late == 1 else "they were"
-        return f"Too late to undo: {sent} already sent to Memex."
-    return f"{_saves(undone)} undone; {too_late} already sent to Memex."
+    """What the toast says after an undo: only what the outbox answered."""
+    undone, sent, gone = len(result.undone), len(result.sent), len(result.gone)
+    if sent and not (undone or gone):
+        stays = "it stays" if sent == 1 else "they stay"
+        return f"Already sent to Memex; {stays} in your library."
+    if gone and not (undone or sent):
+        which = "that save is" if gone == 1 else "those saves are"
+        return f"Nothing to undo: {which} no longer in the outbox."
+    if undone == 1 and not (sent or gone):
+        return "Save undone."
+    parts = [f"{_saves(undone)} undone"] if undone else []
+    if sent:
+        was, stays = ("was", "stays") if sent == 1 else ("were", "stay")
+        parts.append(f"{sent} {was} already sent to Memex and {stays} in your library")
+    if gone:
+        parts.append(f"{gone} no longer in the outbox")
+    return "; ".join(parts) + "."
 
 
 def queued_text(results: list[EnqueueResult], refused: list[DropVerdict]) -> str:
-    """What the toast says after a drop: saving, already saved, refused."""
+    """What the toast says after a drop: saving, already saved, not saved (listed below it)."""
     queued = sum(r.status == "queued" for r in results)
     known = len(results) - queued
     parts = []
@@ -127,8 +165,15 @@ def queued_text(results: list[EnqueueResult], refused: list[DropVerdict]) -> str
     if known:
         parts.append(f"{known} already saved")
     if refused:
-        parts.append(f"{len(refused)} refused: {refused[0].reason}")
+        parts.append(f"{len(refused)} not saved")
+    if not parts:
+        return "Nothing to save in what was dropped."
     return " · ".join(parts) + "."
+
+
+def refused_lines(refused: list[DropVerdict]) -> list[str]:
+    """One line per link that was not saved: the link and why."""
+    return [f"{verdict.url} — {verdict.reason}" for verdict in refused]
 
 
 class SaveController(QObject):
@@ -137,11 +182,14 @@ class SaveController(QObject):
     Signals:
         saves_queued(object, object): a drop or paste was handled (the EnqueueResults of the
             links queued or already saved, and the refused DropVerdicts).
-        entity_found(str): a link handed over is already in the library (this entity).
+        entity_found(str): a link handed over is already in the library (this entity), or the
+            person asked to open the item of a save that undo came too late for.
+        outbox_requested(): the person asked to see a save in the outbox pane.
     """
 
     saves_queued = Signal(object, object)
     entity_found = Signal(str)
+    outbox_requested = Signal()
 
     def __init__(
         self,
@@ -167,6 +215,7 @@ class SaveController(QObject):
         self._listings_asked = 0
         self._listing_shown = 0
         toast.undo_requested.connect(self._on_toast_undo_requested)
+        toast.open_requested.connect(self._on_toast_open_requested)
         outbox_pane.retry_requested.connect(self.retry)
         outbox_pane.drop_requested.connect(self.drop)
 
@@ -177,8 +226,10 @@ class SaveController(QObject):
         accepted = [v.url for v in verdicts if v.accepted]
         refused = [v for v in verdicts if not v.accepted]
         if not accepted:
-            reason = refused[0].reason if refused else "Nothing to save in what was dropped."
-            self._toast.show_message(reason)
+            if len(refused) == 1:
+                self._toast.show_message(f"Not saved: {refused_lines(refused)[0]}")
+            else:
+                self._toast.show_message(queued_text([], refused), details=refused_lines(refused))
             self.saves_queued.emit([], refused)
             return None
         return (
@@ -218,7 +269,13 @@ class SaveController(QObject):
         results = queued.results
         fresh = [r for r in results if r.status == "queued"]
         self._last_queued = [r.op.id for r in fresh if r.op is not None]
-        self._toast.show_message(queued_text(results, queued.refused), self._last_queued or None)
+        self._toast.show_message(
+            queued_text(results, queued.refused),
+            self._last_queued or None,
+            details=refused_lines(queued.refused),
+        )
+        if queued.refused:
+            log.info("not saved: %s", "; ".join(refused_lines(queued.refused)))
         for result in results:
             if result.status == "queued":
                 continue
@@ -256,7 +313,9 @@ class SaveController(QObject):
         """Remove these saves unless they were sent already; the toast says which."""
         self._last_queued = [op_id for op_id in self._last_queued if op_id not in op_ids]
         return (
-            self._runner.run(undo_saves, self._outbox_path, list(op_ids), durable=True)
+            self._runner.run(
+                undo_saves, self._cache_path, self._outbox_path, list(op_ids), durable=True
+            )
             .on_success(self._on_undo_finished)
             .on_failure(self._on_outbox_action_failed)
         )
@@ -268,9 +327,26 @@ class SaveController(QObject):
             self.undo(op_ids)
 
     @Slot(object)
+    def _on_toast_open_requested(self, token: object) -> None:
+        """The toast's open button: a save's item in the reader, or the save in the outbox."""
+        if isinstance(token, str):
+            self.entity_found.emit(token)
+        elif isinstance(token, int):
+            self.outbox_requested.emit()
+            self._outbox_pane.select_op(token)
+
+    @Slot(object)
     def _on_undo_finished(self, result: UndoResult) -> None:
-        """Say what the outbox could undo, and show the outbox as it is now."""
-        self._toast.show_message(undo_text(result))
+        """Say what the outbox could undo, offer to open what stays, show the outbox as it is."""
+        text = undo_text(result)
+        if not result.sent:
+            self._toast.show_message(text)
+        elif result.sent[0].entity_id:
+            self._toast.show_message(text, open_token=result.sent[0].entity_id)
+        else:  # sent, but the server has not named its item yet
+            self._toast.show_message(
+                text, open_token=result.sent[0].op_id, open_label="Show in outbox"
+            )
         self._on_outbox_action_finished(result.counts)
 
     # -- the outbox pane -----------------------------------------------------------------------
