@@ -537,6 +537,26 @@ class Outbox:
             next_attempt_at=_as_ms(retry_at),
         )
 
+    def mark_not_sent(self, op_id: int, failure: OutboxFailure, retry_at: float) -> None:
+        """Back to the queue, due at ``retry_at``, as if never tried: the server never took
+        this send (it was not reached, or refused the credentials or the plan unread).
+
+        ``attempts`` counts only the sends that may have reached the server, which is what
+        undo needs to know: a save whose every try was refused so can still be undone.
+        """
+        with self._write() as conn:
+            conn.execute(
+                "UPDATE ops SET state = 'queued', attempts = max(attempts - 1, 0), reason = ?, "
+                "error_kind = ?, updated_at = ?, next_attempt_at = ? WHERE id = ?",
+                (
+                    failure.message[:_MAX_REASON_CHARS],
+                    failure.kind,
+                    _now_ms(),
+                    _as_ms(retry_at),
+                    op_id,
+                ),
+            )
+
     def mark_needs_attention(self, op_id: int, failure: OutboxFailure) -> None:
         """The server refused it for a reason retrying cannot fix; kept with that reason."""
         self._set(

@@ -62,22 +62,33 @@ class QueuedLinks:
 
 
 @dataclass(frozen=True)
-class SentSave:
-    """A save undo came too late for: it was sent, and stays (its item, once known)."""
+class StayingSave:
+    """A save undo came too late for: sent (in the library) or on its way, with its item."""
 
     op_id: int
     url: str | None
+    sent: bool
     entity_id: str | None
 
 
 @dataclass(frozen=True)
 class UndoResult:
-    """The outbox's answer to an undo: saves removed, saves already sent, saves not there."""
+    """The outbox's answer to an undo: saves removed, saves that stay, saves not there."""
 
     undone: list[int]
-    sent: list[SentSave]
+    staying: list[StayingSave]
     counts: OutboxCounts
     gone: list[int] = field(default_factory=list)
+
+    @property
+    def sent(self) -> list[StayingSave]:
+        """The saves that stay because Memex has them."""
+        return [save for save in self.staying if save.sent]
+
+    @property
+    def on_their_way(self) -> list[StayingSave]:
+        """The saves that stay because they are being sent (or a try may have reached Memex)."""
+        return [save for save in self.staying if not save.sent]
 
 
 def queue_links(
@@ -92,7 +103,7 @@ def undo_saves(cache_path: Path, outbox_path: Path, op_ids: list[int]) -> UndoRe
     outbox = Outbox(outbox_path, cache_path=cache_path)
     try:
         undone: list[int] = []
-        sent: list[SentSave] = []
+        staying: list[StayingSave] = []
         gone: list[int] = []
         for op_id in op_ids:
             answer = outbox.undo(op_id)
@@ -101,18 +112,19 @@ def undo_saves(cache_path: Path, outbox_path: Path, op_ids: list[int]) -> UndoRe
             elif answer.op is None:
                 gone.append(op_id)
             else:
-                sent.append(_sent_save(outbox, answer.op))
-        return UndoResult(undone, sent, outbox_counts(outbox), gone)
+                staying.append(_staying_save(outbox, answer.op))
+        return UndoResult(undone, staying, outbox_counts(outbox), gone)
     finally:
         outbox.close()
 
 
-def _sent_save(outbox: Outbox, op: OutboxOp) -> SentSave:
+def _staying_save(outbox: Outbox, op: OutboxOp) -> StayingSave:
     """A save that stays, with its item: as the server named it, or as the cache has it."""
+    sent = op.state in ("accepted", "confirmed")
     entity_id = op.entity_id
-    if entity_id is None and op.normalized_url:
+    if sent and entity_id is None and op.normalized_url:
         entity_id = outbox.known_in_cache(op.normalized_url)
-    return SentSave(op.id, op.url, entity_id)
+    return StayingSave(op.id, op.url, sent, entity_id)
 
 
 def list_outbox(outbox_path: Path) -> tuple[list[OutboxOp], OutboxCounts]:
@@ -137,19 +149,24 @@ def _saves(count: int) -> str:
 
 def undo_text(result: UndoResult) -> str:
     """What the toast says after an undo: only what the outbox answered."""
-    undone, sent, gone = len(result.undone), len(result.sent), len(result.gone)
-    if sent and not (undone or gone):
+    undone, gone = len(result.undone), len(result.gone)
+    sent, on_way = len(result.sent), len(result.on_their_way)
+    if sent and not (undone or on_way or gone):
         stays = "it stays" if sent == 1 else "they stay"
         return f"Already sent to Memex; {stays} in your library."
-    if gone and not (undone or sent):
+    if on_way and not (undone or sent or gone):
+        return f"Too late to undo: {'it is' if on_way == 1 else 'they are'} on the way to Memex."
+    if gone and not (undone or sent or on_way):
         which = "that save is" if gone == 1 else "those saves are"
         return f"Nothing to undo: {which} no longer in the outbox."
-    if undone == 1 and not (sent or gone):
+    if undone == 1 and not (sent or on_way or gone):
         return "Save undone."
     parts = [f"{_saves(undone)} undone"] if undone else []
     if sent:
         was, stays = ("was", "stays") if sent == 1 else ("were", "stay")
         parts.append(f"{sent} {was} already sent to Memex and {stays} in your library")
+    if on_way:
+        parts.append(f"{on_way} {'is' if on_way == 1 else 'are'} on the way to Memex")
     if gone:
         parts.append(f"{gone} no longer in the outbox")
     return "; ".join(parts) + "."
@@ -339,14 +356,15 @@ class SaveController(QObject):
     def _on_undo_finished(self, result: UndoResult) -> None:
         """Say what the outbox could undo, offer to open what stays, show the outbox as it is."""
         text = undo_text(result)
-        if not result.sent:
-            self._toast.show_message(text)
-        elif result.sent[0].entity_id:
-            self._toast.show_message(text, open_token=result.sent[0].entity_id)
-        else:  # sent, but the server has not named its item yet
+        opened = next((save.entity_id for save in result.sent if save.entity_id), None)
+        if opened is not None:
+            self._toast.show_message(text, open_token=opened)
+        elif result.staying:  # on its way, or the server has not named its item yet
             self._toast.show_message(
-                text, open_token=result.sent[0].op_id, open_label="Show in outbox"
+                text, open_token=result.staying[0].op_id, open_label="Show in outbox"
             )
+        else:
+            self._toast.show_message(text)
         self._on_outbox_action_finished(result.counts)
 
     # -- the outbox pane -----------------------------------------------------------------------
