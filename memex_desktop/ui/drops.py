@@ -178,7 +178,7 @@ def judge_url(url: str) -> DropVerdict:
 
 def too_many_reason() -> str:
     """Why a link past the most one drop saves was not queued, and what to do."""
-    return f"One drop saves at most {MAX_URLS_PER_DROP:,} links; drop or paste this one again."
+    return f"One drop saves at most {MAX_URLS_PER_DROP:,} links; drop or paste the rest again."
 
 
 def judge_drop(

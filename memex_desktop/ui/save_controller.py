@@ -189,8 +189,15 @@ def queued_text(results: list[EnqueueResult], refused: list[DropVerdict]) -> str
 
 
 def refused_lines(refused: list[DropVerdict]) -> list[str]:
-    """One line per link that was not saved: the link and why."""
-    return [f"{verdict.url} — {verdict.reason}" for verdict in refused]
+    """Every link that was not saved, listed under the reason it was refused for."""
+    by_reason: dict[str, list[str]] = {}
+    for verdict in refused:
+        by_reason.setdefault(verdict.reason, []).append(verdict.url)
+    lines: list[str] = []
+    for reason, urls in by_reason.items():
+        lines.append(reason)
+        lines.extend(f"    {url}" for url in urls)
+    return lines
 
 
 class SaveController(QObject):
@@ -244,7 +251,7 @@ class SaveController(QObject):
         refused = [v for v in verdicts if not v.accepted]
         if not accepted:
             if len(refused) == 1:
-                self._toast.show_message(f"Not saved: {refused_lines(refused)[0]}")
+                self._toast.show_message(f"Not saved: {refused[0].url} — {refused[0].reason}")
             else:
                 self._toast.show_message(queued_text([], refused), details=refused_lines(refused))
             self.saves_queued.emit([], refused)
@@ -277,7 +284,11 @@ class SaveController(QObject):
             return None
         verdicts = judge_drop(mime_payloads(mime))
         if not verdicts and mime.hasText():
-            verdicts = [judge_url(mime.text().strip())]
+            verdicts = judge_drop({PLAIN_TEXT: mime.text().encode()})
+        if not verdicts:
+            self._toast.show_message("Nothing to save: the clipboard holds no link.")
+            self.saves_queued.emit([], [])
+            return None
         return self.save_links(verdicts)
 
     @Slot(object)
@@ -292,7 +303,7 @@ class SaveController(QObject):
             details=refused_lines(queued.refused),
         )
         if queued.refused:
-            log.info("not saved: %s", "; ".join(refused_lines(queued.refused)))
+            log.info("not saved: %s", "; ".join(f"{v.url} ({v.reason})" for v in queued.refused))
         for result in results:
             if result.status == "queued":
                 continue

@@ -59,7 +59,7 @@ class Toast(QFrame):
         self.details.setObjectName("toastdetails")
         self.details.setAccessibleName("Details")
         self.details.setReadOnly(True)
-        self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.details.setMaximumHeight(DETAILS_MAX_HEIGHT)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QMimeData
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
 from support.signals import Emitted
 
@@ -131,8 +132,9 @@ def test_links_a_drop_does_not_queue_are_named_in_one_message(
         assert len(outbox.list()) == 200
     assert toast.text() == "Saving 200 links · 51 not saved."
     lines = toast.details_lines()
-    assert lines[:50] == [f"{url} — {too_many_reason()}" for url in links[200:]]
-    assert lines[50].startswith("javascript:alert(1) — Only web links")
+    assert lines[:51] == [too_many_reason(), *(f"    {url}" for url in links[200:])]
+    assert lines[51].startswith("Only web links")
+    assert lines[52:] == ["    javascript:alert(1)"]
     assert toast.close_button.isVisibleTo(toast)
 
 
@@ -145,3 +147,26 @@ def test_a_drop_with_nothing_to_save_says_which_link_and_why(qtbot: Any, saves: 
         "Not saved: ftp://files.example.com/a — Only web links (http and https) can be saved; "
         "ftp: links are refused."
     )
+
+
+@pytest.mark.gui
+def test_pasting_text_from_the_clipboard_saves_the_links_in_it(qtbot: Any, saves: Any) -> None:
+    controller, toast, outbox_path = saves
+    QGuiApplication.clipboard().setText("read this: https://clip.example.com/article, it's good")
+    queued = Emitted(controller.saves_queued)
+    controller.save_clipboard()
+    results, refused = queued.wait(qtbot, 10_000)
+    assert ([r.status for r in results], refused) == (["queued"], [])
+    with Outbox(outbox_path) as outbox:
+        assert [op.url for op in outbox.list()] == ["https://clip.example.com/article"]
+    assert toast.text() == "Saving 1 link."
+
+
+@pytest.mark.gui
+def test_a_clipboard_without_a_link_says_so(qtbot: Any, saves: Any) -> None:
+    controller, toast, outbox_path = saves
+    QGuiApplication.clipboard().setText("mail bob@example.com about it")
+    assert controller.save_clipboard() is None
+    assert toast.text() == "Nothing to save: the clipboard holds no link."
+    with Outbox(outbox_path) as outbox:
+        assert outbox.list() == []
