@@ -41,11 +41,7 @@ _GLUED_NEXT = re.compile(r"[,;](?=https?://)", re.IGNORECASE)
 
 def find_links(text: str) -> list[str]:
     """Every link in ``text``, in order, each once (bare ``www.`` ones as ``https://``)."""
-    found: list[str] = []
-    for link in _links(text):
-        if link not in found:
-            found.append(link)
-    return found
+    return list(dict.fromkeys(_links(text)))
 
 
 def _links(text: str) -> list[str]:
@@ -55,14 +51,30 @@ def _links(text: str) -> list[str]:
     for match in _MARKDOWN_TARGET.finditer(text):
         if match.start() < position or not _LINK_START.match(text, match.end()):
             continue
-        target = _scan(text, match.end())
-        if target is None:
+        close = _target_end(text, match.end())
+        target = _plain_links(text[match.end() : close])
+        if not target:
             continue
         links.extend(_plain_links(text[position : match.start()]))
-        link, position = target
-        links.append(link)
+        links.append(target[0])
+        position = close
     links.extend(_plain_links(text[position:]))
     return links
+
+
+def _target_end(text: str, start: int) -> int:
+    """Where a markdown link's target ends: its closing parenthesis, or white space."""
+    depth = 0
+    end = start
+    while end < len(text) and not text[end].isspace():
+        if text[end] == "(":
+            depth += 1
+        elif text[end] == ")":
+            if depth == 0:
+                break
+            depth -= 1
+        end += 1
+    return end
 
 
 def _plain_links(text: str) -> list[str]:
@@ -109,17 +121,18 @@ def _ends_link(char: str) -> bool:
 
 
 def _trim(candidate: str) -> str:
-    """``candidate`` without trailing punctuation and unbalanced closing brackets."""
-    link = candidate
-    while link and (link[-1] in _TRAILING or _unbalanced_close(link)):
-        link = link[:-1]
-    return link
-
-
-def _unbalanced_close(link: str) -> bool:
-    """Whether ``link`` ends in a closing bracket that no bracket inside it opened."""
-    last = link[-1]
-    return last in _CLOSING and link.count(last) > link.count(_CLOSING[last])
+    """``candidate`` without trailing punctuation and closing brackets nothing inside opened."""
+    opened = {close: candidate.count(opening) for close, opening in _CLOSING.items()}
+    closed = {close: candidate.count(close) for close in _CLOSING}
+    end = len(candidate)
+    while end:
+        last = candidate[end - 1]
+        if last in _CLOSING and closed[last] > opened[last]:
+            closed[last] -= 1
+        elif last not in _TRAILING:
+            break
+        end -= 1
+    return candidate[:end]
 
 
 def _has_body(link: str) -> bool:

@@ -48,6 +48,11 @@ PASTED: list[tuple[str, str, list[str]]] = [
     ),
     ("markdown link to www", "[t](www.example.com/x)", ["https://www.example.com/x"]),
     (
+        "markdown link glued to the next word",
+        "[t](https://md.example.com/a)and [u](<https://md.example.com/b>).",
+        ["https://md.example.com/a", "https://md.example.com/b"],
+    ),
+    (
         "markdown link to wikipedia",
         "[Foo](https://en.wikipedia.org/wiki/Foo_(bar))",
         ["https://en.wikipedia.org/wiki/Foo_(bar)"],
