@@ -41,6 +41,8 @@ from memex_desktop.ui.toast import Toast
 log = logging.getLogger(__name__)
 
 DROP_FORMATS = (URI_LIST, MOZ_URL, PLAIN_TEXT)
+NOTHING_DROPPED = "Nothing to save in what was dropped."
+NOTHING_ON_CLIPBOARD = "Nothing to save: the clipboard holds no link."
 
 
 def mime_payloads(mime: QMimeData) -> dict[str, bytes]:
@@ -55,10 +57,14 @@ def carries_links(mime: QMimeData) -> bool:
 
 @dataclass(frozen=True)
 class QueuedLinks:
-    """What queueing a drop did: one EnqueueResult per accepted link, and the refused ones."""
+    """What queueing a drop did: one EnqueueResult per accepted link, and the refused ones.
+
+    ``nothing_found`` is what to say when the drop or paste held no link at all.
+    """
 
     results: list[EnqueueResult]
     refused: list[DropVerdict]
+    nothing_found: str = NOTHING_DROPPED
 
 
 @dataclass(frozen=True)
@@ -96,6 +102,22 @@ def queue_links(
 ) -> QueuedLinks:
     """Worker: queue the accepted links (committed before returning)."""
     return QueuedLinks(enqueue_urls(cache_path, outbox_path, accepted), refused)
+
+
+def queue_drop(
+    cache_path: Path,
+    outbox_path: Path,
+    payloads: dict[str, bytes],
+    read_file: Callable[[Path], bytes] | None,
+    nothing_found: str,
+) -> QueuedLinks:
+    """Worker: find and judge every link of a drop or paste (shortcut files are read here, off
+    the GUI thread, as is a long text), then queue the accepted ones."""
+    verdicts = judge_drop(payloads, read_file=read_file)
+    accepted = [v.url for v in verdicts if v.accepted]
+    refused = [v for v in verdicts if not v.accepted]
+    results = enqueue_urls(cache_path, outbox_path, accepted) if accepted else []
+    return QueuedLinks(results, refused, nothing_found)
 
 
 def undo_saves(cache_path: Path, outbox_path: Path, op_ids: list[int]) -> UndoResult:
@@ -183,9 +205,7 @@ def queued_text(results: list[EnqueueResult], refused: list[DropVerdict]) -> str
         parts.append(f"{known} already saved")
     if refused:
         parts.append(f"{len(refused)} not saved")
-    if not parts:
-        return "Nothing to save in what was dropped."
-    return " · ".join(parts) + "."
+    return " · ".join(parts) + "." if parts else NOTHING_DROPPED
 
 
 def refused_lines(refused: list[DropVerdict]) -> list[str]:
@@ -250,11 +270,7 @@ class SaveController(QObject):
         accepted = [v.url for v in verdicts if v.accepted]
         refused = [v for v in verdicts if not v.accepted]
         if not accepted:
-            if len(refused) == 1:
-                self._toast.show_message(f"Not saved: {refused[0].url} — {refused[0].reason}")
-            else:
-                self._toast.show_message(queued_text([], refused), details=refused_lines(refused))
-            self.saves_queued.emit([], refused)
+            self._on_links_queued(QueuedLinks([], refused))
             return None
         return (
             self._runner.run(
@@ -272,38 +288,60 @@ class SaveController(QObject):
         self,
         mime: QMimeData,
         read_file: Callable[[Path], bytes] | None = read_shortcut_bounded,
-    ) -> Task[QueuedLinks] | None:
+    ) -> Task[QueuedLinks]:
         """Queue every web link of a drop (internet shortcut files are read, bounded)."""
-        return self.save_links(judge_drop(mime_payloads(mime), read_file=read_file))
+        return self._save_payloads(
+            mime_payloads(mime), read_file, QueuedLinks([], []).nothing_found
+        )
 
     @Slot()
     def save_clipboard(self) -> Task[QueuedLinks] | None:
-        """Queue the link on the clipboard (a copied link, or text that is one)."""
+        """Queue the links on the clipboard (a copied link, or text that holds links)."""
         mime = QGuiApplication.clipboard().mimeData()
         if mime is None:
             return None
-        verdicts = judge_drop(mime_payloads(mime))
-        if not verdicts and mime.hasText():
-            verdicts = judge_drop({PLAIN_TEXT: mime.text().encode()})
-        if not verdicts:
-            self._toast.show_message("Nothing to save: the clipboard holds no link.")
-            self.saves_queued.emit([], [])
-            return None
-        return self.save_links(verdicts)
+        payloads = mime_payloads(mime)
+        if mime.hasText():
+            payloads.setdefault(PLAIN_TEXT, mime.text().encode())
+        return self._save_payloads(payloads, None, "Nothing to save: the clipboard holds no link.")
+
+    def _save_payloads(
+        self,
+        payloads: dict[str, bytes],
+        read_file: Callable[[Path], bytes] | None,
+        nothing_found: str,
+    ) -> Task[QueuedLinks]:
+        """Find, judge and queue the links of a drop or paste on a worker."""
+        return (
+            self._runner.run(
+                queue_drop,
+                self._cache_path,
+                self._outbox_path,
+                payloads,
+                read_file,
+                nothing_found,
+                durable=True,
+            )
+            .on_success(self._on_links_queued)
+            .on_failure(self._on_links_queue_failed)
+        )
 
     @Slot(object)
     def _on_links_queued(self, queued: QueuedLinks) -> None:
         """Say what happened to each link; point at one that was already saved."""
-        results = queued.results
+        results, refused = queued.results, queued.refused
+        if refused:
+            log.info("not saved: %s", "; ".join(f"{v.url} ({v.reason})" for v in refused))
+        if not results:
+            self._tell_nothing_queued(queued)
+            return
         fresh = [r for r in results if r.status == "queued"]
         self._last_queued = [r.op.id for r in fresh if r.op is not None]
         self._toast.show_message(
-            queued_text(results, queued.refused),
+            queued_text(results, refused),
             self._last_queued or None,
-            details=refused_lines(queued.refused),
+            details=refused_lines(refused),
         )
-        if queued.refused:
-            log.info("not saved: %s", "; ".join(f"{v.url} ({v.reason})" for v in queued.refused))
         for result in results:
             if result.status == "queued":
                 continue
@@ -312,10 +350,21 @@ class SaveController(QObject):
                 break
             if result.op is not None:
                 self._outbox_pane.select_op(result.op.id)
-        self.saves_queued.emit(results, queued.refused)
+        self.saves_queued.emit(results, refused)
         self.refresh_outbox()
         if fresh:
             self._sync.sync_now()
+
+    def _tell_nothing_queued(self, queued: QueuedLinks) -> None:
+        """Nothing was queued: say there was no link, or name the refused one(s) and why."""
+        refused = queued.refused
+        if not refused:
+            self._toast.show_message(queued.nothing_found)
+        elif len(refused) == 1:
+            self._toast.show_message(f"Not saved: {refused[0].url} — {refused[0].reason}")
+        else:
+            self._toast.show_message(queued_text([], refused), details=refused_lines(refused))
+        self.saves_queued.emit([], refused)
 
     @Slot(object)
     def _on_links_queue_failed(self, exc: Exception) -> None:

@@ -166,7 +166,9 @@ def test_pasting_text_from_the_clipboard_saves_the_links_in_it(qtbot: Any, saves
 def test_a_clipboard_without_a_link_says_so(qtbot: Any, saves: Any) -> None:
     controller, toast, outbox_path = saves
     QGuiApplication.clipboard().setText("mail bob@example.com about it")
-    assert controller.save_clipboard() is None
+    queued = Emitted(controller.saves_queued)
+    controller.save_clipboard()
+    assert queued.wait(qtbot, 10_000) == [[], []]
     assert toast.text() == "Nothing to save: the clipboard holds no link."
     with Outbox(outbox_path) as outbox:
         assert outbox.list() == []
