@@ -182,7 +182,14 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--format", choices=("text", "html"), default="text")
 
     cmd = command("save", cmd_save, "queue URL saves (sent at once when online)")
-    cmd.add_argument("urls", nargs="+", metavar="URL")
+    cmd.add_argument(
+        "urls", nargs="+", metavar="URL", help="a web address; - reads text from stdin (as --text)"
+    )
+    cmd.add_argument(
+        "--text",
+        action="store_true",
+        help="the arguments are text: save the links in it, found as a paste into the window does",
+    )
 
     cmd = command("note", cmd_note, "write a note on a cached item (or a reply) through the outbox")
     cmd.add_argument("id", metavar="ID", help="the item the note is on")
@@ -594,7 +601,11 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
         cache_problem = None
     invalid = 0
     queued = 0
-    for url in args.urls:
+    urls, without_links = _urls_to_save(args.urls, as_text=args.text)
+    for text in without_links:
+        print(f"{PROG}: no link to save in {text[:200]!r}", file=sys.stderr)
+        invalid += 1
+    for url in urls:
         try:
             normalize_url(url)
         except ValueError as exc:
@@ -621,6 +632,28 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
         return status
     sent = _send_queued(session, outbox, f"{queued} saves")
     return sent if sent != EXIT_OK else status
+
+
+def _urls_to_save(arguments: list[str], *, as_text: bool) -> tuple[list[str], list[str]]:
+    """The URLs ``save`` queues, and the texts that hold none.
+
+    An argument is a URL as typed, so a malformed one is refused rather than cut down to
+    what looks valid; with ``--text``, or ``-`` (stdin), it is text and its links are taken.
+    """
+    from memex_desktop.api.text_links import find_links
+
+    urls: list[str] = []
+    without_links: list[str] = []
+    for argument in arguments:
+        if not as_text and argument != "-":
+            urls.append(argument)
+            continue
+        text = sys.stdin.read() if argument == "-" else argument
+        found = find_links(text)
+        urls.extend(found)
+        if not found:
+            without_links.append(text.strip() or "(empty)")
+    return urls, without_links
 
 
 def cmd_note(args: argparse.Namespace, session: Session) -> int:

@@ -294,6 +294,7 @@ class MainWindow(QMainWindow):
         self.search.store_changed.connect(self._on_store_changed)
         self.saves.saves_queued.connect(self.saves_queued)
         self.saves.entity_found.connect(self.select_entity)
+        self.saves.outbox_requested.connect(self.docks.show_outbox)
         self.search_bar.move_to_results.connect(self.results_view.enter)
         self.sidebar.scope_selected.connect(self._on_sidebar_scope_selected)
         self.results_view.current_entity_changed.connect(self._on_results_current_changed)
