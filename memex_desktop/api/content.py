@@ -66,8 +66,19 @@ BOOKKEEPING_KEYS = frozenset(
         "id", "type", "user_id", "external_id", "subreddit_id", "tag_ids",
         "reference_content_ids", "created_at", "updated_at", "metadata", "normalized_url",
         "content_type", "save_type", "content_id", "contentEntityId", "userLibraryId",
+        "mime_type", "mimeType", "storage_path", "storagePath", "selector_type", "target_id",
     }
 )  # fmt: skip
+# Names of ids of other rows (``channel_id``, ``speakerIds``) and of hashes, at any depth.
+_ID_KEY = re.compile(r"(?:^|_)ids?$|[a-z0-9]Ids?$")
+_HASH_KEY = re.compile(r"(?:^|_)(?:hash|sha1|sha256|md5|checksum|etag)$|[a-z0-9](?:Hash|Checksum)$")
+
+
+def is_bookkeeping(key: str) -> bool:
+    """Whether a field (at any depth) holds an id, a hash or bookkeeping, not reading matter."""
+    return key in BOOKKEEPING_KEYS or bool(_ID_KEY.search(key) or _HASH_KEY.search(key))
+
+
 # Fields holding web addresses: shown as links, not indexed as words.
 LINK_KEYS = frozenset(
     {
@@ -171,12 +182,58 @@ _TIME_FIELD = re.compile(r"(?:^|_)(?:at|date|time|timestamp)$|[a-z](?:At|Date|Ti
 _YEAR_2000_MS = 946_684_800_000
 
 
+# An integer in this range is epoch milliseconds (2000 to 2100) whatever its field is named:
+# 13 digits no count or score reaches, and an ISBN-13 starts above it (978...).
+_YEAR_2100_MS = 4_102_444_800_000
+
+
 def field_instant(key: str, value: Any) -> int | None:
-    """Epoch milliseconds of a field that holds a date (``published_at``...), else None."""
-    if isinstance(value, bool) or not _TIME_FIELD.search(key):
+    """Epoch milliseconds of a field that holds a date (``published_at``, or any integer that
+    can only be epoch milliseconds), else None."""
+    if isinstance(value, bool):
         return None
+    if not _TIME_FIELD.search(key):
+        is_epoch = isinstance(value, int) and _YEAR_2000_MS <= value < _YEAR_2100_MS
+        return value if is_epoch else None
     ms = epoch_ms(value)
     return ms if ms is not None and ms >= _YEAR_2000_MS else None
+
+
+# Fields holding a length of time, and how many of them make a second.
+_DURATION_KEYS = (
+    ("duration_s", 1), ("duration", 1), ("duration_seconds", 1), ("length_s", 1),
+    ("duration_ms", 1000), ("durationMs", 1000),
+)  # fmt: skip
+
+
+def duration_key_scale(key: str) -> int | None:
+    """How many units of a duration field make a second, or None when it names no duration."""
+    return next((scale for name, scale in _DURATION_KEYS if name == key), None)
+
+
+def duration_seconds(data: JsonObject) -> float | None:
+    """How long a recording or video is, in seconds (``duration_s``, ``duration_ms``...)."""
+    for key, scale in _DURATION_KEYS:
+        seconds = seconds_of(data.get(key))
+        if seconds is not None and not isinstance(data.get(key), str):
+            return seconds / scale
+    return None
+
+
+def selector_target(data: JsonObject) -> str | None:
+    """The item a highlight (``selector``) belongs to: its ``target_id``."""
+    target = data.get("target_id")
+    return target.strip() if isinstance(target, str) and target.strip() else None
+
+
+def summary_thread(data: JsonObject) -> str | None:
+    """The chat thread holding an item's AI summary (audio recordings keep its id in
+    ``metadata.summary``); a text there is a summary itself, not an id."""
+    metadata = data.get("metadata")
+    found = metadata.get("summary") if isinstance(metadata, dict) else None
+    if not isinstance(found, str) or not found.strip() or len(found) > 200:
+        return None
+    return None if any(char.isspace() for char in found.strip()) else found.strip()
 
 
 def quoted_item(data: JsonObject) -> str | None:
@@ -368,6 +425,77 @@ def message_references(message: JsonObject) -> list[Reference]:
     return found
 
 
+# ----------------------------------------------------------------------------- transcripts
+
+
+@dataclass(frozen=True)
+class TranscriptLine:
+    """One line of a transcript: what is said, from when (seconds, when known), and by whom."""
+
+    text: str
+    seconds: float | None = None
+    speaker: str | None = None
+
+
+_LINE_START_KEYS = ("offset", "start", "start_time", "startTime")
+
+
+def seconds_of(value: Any) -> float | None:
+    """A transcript offset (a number or a numeric string) in seconds, or None when unusable."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
+        value = float(value)
+    if isinstance(value, int | float) and finite_number(value) and value >= 0:
+        return float(value)
+    return None
+
+
+def transcripts_of(data: JsonObject) -> dict[str, list[TranscriptLine]]:
+    """Every transcript of an item by language: its own ``transcript`` first, then those of
+    its ``media`` (speakers named by the medium's ``speaker_labels``). A transcript given as
+    one text is one line; its language is "" when it names none."""
+    found: dict[str, list[TranscriptLine]] = {}
+    sources: list[tuple[Any, Any]] = [(data.get("transcript"), None)]
+    media = data.get("media")
+    if isinstance(media, list):
+        sources += [
+            (m.get("transcript"), m.get("speaker_labels")) for m in media if isinstance(m, dict)
+        ]
+    for transcript, labels in sources:
+        if isinstance(transcript, str) and transcript.strip():
+            found.setdefault("", [TranscriptLine(transcript)])
+        elif isinstance(transcript, dict):
+            for language, lines in transcript.items():
+                read = _transcript_lines(lines, labels)
+                if read and str(language) not in found:
+                    found[str(language)] = read
+    return found
+
+
+def _transcript_lines(lines: Any, labels: Any) -> list[TranscriptLine]:
+    """The lines of one language's transcript (a list of ``{text, offset, speakerId}``)."""
+    if isinstance(lines, str):
+        return [TranscriptLine(lines)] if lines.strip() else []
+    if not isinstance(lines, list):
+        return []
+    read: list[TranscriptLine] = []
+    for line in lines:
+        if not isinstance(line, dict) or not text_of(line.get("text")).strip():
+            continue
+        start = next((line[key] for key in _LINE_START_KEYS if key in line), None)
+        read.append(TranscriptLine(line["text"], seconds_of(start), _speaker(line, labels)))
+    return read
+
+
+def _speaker(line: JsonObject, labels: Any) -> str | None:
+    """The name of who says a transcript line, when the medium labels its speakers."""
+    speaker = line.get("speakerId")
+    label = labels.get(speaker) if isinstance(labels, dict) and isinstance(speaker, str) else None
+    name = label.get("label") if isinstance(label, dict) else label
+    return name.strip() if isinstance(name, str) and name.strip() else None
+
+
 # ----------------------------------------------------------------------------- titles and sites
 
 TITLE_CHARS = 120
@@ -396,13 +524,20 @@ def display_title(data: JsonObject) -> str:
     Its own title when it has one; else the first line of what it says (a tweet's or a note's
     text, a chat's first message, a description); else its URL or id.
     """
-    for key in _TITLE_KEYS:
-        if (value := text_of(data.get(key))) and (line := first_line(value)):
-            return line
+    if (key := title_field(data)) is not None:
+        return first_line(data[key])
     for text in _title_sources(data):
         if text and (line := first_line(text)):
             return line
     return text_of(data.get("url")).strip() or text_of(data.get("id"))
+
+
+def title_field(data: JsonObject) -> str | None:
+    """The field an item's own title is in (``title``, ``name``...), when it has one."""
+    for key in _TITLE_KEYS:
+        if (value := text_of(data.get(key))) and first_line(value):
+            return key
+    return None
 
 
 def _title_sources(data: JsonObject) -> Iterator[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -32,6 +32,8 @@ from memex_desktop.render.sanitize import (
 from memex_desktop.render.text import html_to_text
 
 Lookup = Callable[[str], ContentEntityBase | None]
+TagNames = Callable[[str], str | None]
+NotesOn = Callable[[str], Sequence[str]]
 
 
 @dataclass(frozen=True)
@@ -42,11 +44,15 @@ class RenderContext:
         allow_remote: show remote images of this item (the person opted in for it).
         transcript_language: preferred transcript/summary language; else the first one.
         lookup: resolves referenced ids (from the cache) for reference cards.
+        tag_names: the name of a tag id (from the cache); tags it cannot name are not shown.
+        notes_on: the ids of the notes attached to an item, for the highlights they annotate.
     """
 
     allow_remote: bool = False
     transcript_language: str | None = None
     lookup: Lookup | None = None
+    tag_names: TagNames | None = None
+    notes_on: NotesOn | None = None
 
 
 @dataclass(frozen=True)
@@ -176,7 +182,8 @@ def reference_card(entity_id: str, context: RenderContext) -> str:
 def reference_block(entity_id: str, context: RenderContext, caption: str) -> str:
     """A block card (caption, inline card and an excerpt) for quotes and note targets."""
     target = lookup_entity(context, entity_id)
-    parts = [f'<blockquote class="ref-card"><p>{esc(caption)} {reference_card(entity_id, context)}']
+    lead = f"{esc(caption)} " if caption else ""
+    parts = [f'<blockquote class="ref-card"><p>{lead}{reference_card(entity_id, context)}']
     if target is not None:
         excerpt = excerpt_of(target)
         if excerpt and excerpt != display_title(target):

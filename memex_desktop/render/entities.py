@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import json
-import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from memex_desktop.api.content import (
-    BOOKKEEPING_KEYS,
     CITATION_RE,
     NUMBERED_REF_RE,
+    TranscriptLine,
     chat_messages,
     citations,
+    date_text,
+    duration_seconds,
     field_instant,
     host_of,
     localized_text,
@@ -22,8 +23,13 @@ from memex_desktop.api.content import (
     message_text,
     quoted_item,
     rich_text_references,
+    seconds_of,
+    selector_target,
     strings_in,
-    time_text,
+    summary_thread,
+    text_of,
+    title_field,
+    transcripts_of,
 )
 from memex_desktop.api.models import (
     UNREADABLE_TITLE,
@@ -34,7 +40,6 @@ from memex_desktop.api.models import (
     ImageAnalysis,
     ImageContentEntity,
     RedditContentEntity,
-    TranscriptSegment,
     TweetContentEntity,
     TweetVideo,
     WebContentEntity,
@@ -50,6 +55,7 @@ from memex_desktop.render.document import (
     entity_data,
     entity_href,
     esc,
+    excerpt_of,
     format_timestamp,
     image,
     link,
@@ -59,18 +65,25 @@ from memex_desktop.render.document import (
     reference_card,
     shorten,
 )
+from memex_desktop.render.fields import duration_text, field_label, fields_html
 from memex_desktop.render.markdown_html import markdown_to_html, markdown_to_safe_html
 from memex_desktop.render.prosemirror import prosemirror_to_html
 from memex_desktop.render.sanitize import escape_attr, sanitize_html, usable_base_url
-from memex_desktop.render.text import linkify, plain_text_to_html
+from memex_desktop.render.text import plain_text_to_html
 
 DONE_STATUS = "indexing-done"
 SAVE_TYPES = {"like": "a like", "retweet": "a retweet", "bookmark": "a bookmark"}
-# Keys shown in the header of every item or that are bookkeeping (ids, tag ids, dates):
-# the field list never shows them as text.
-_HEADER_KEYS = BOOKKEEPING_KEYS
 # Keys that are structure, not reading matter (nested search graph, ids shown as cards).
 _STRUCTURE_KEYS = frozenset({"annotations", "references", "resolvedReferences"})
+# What people call the types whose name is not already a word.
+_TYPE_LABELS = {
+    "pdf": "PDF",
+    "selector": "Highlight",
+    "chatThread": "Chat",
+    "youtube": "YouTube",
+    "twitter": "Tweet",
+    "annotation": "Note",
+}
 
 
 # --------------------------------------------------------------------------- shared parts
@@ -82,12 +95,18 @@ def _header(
     title: str,
     meta: list[str | None],
     links: list[tuple[str, str]] | None = None,
+    *,
+    heading_html: str | None = None,
 ) -> None:
-    """Title, a meta line (type, site, author, date ...), links, and the processing notice."""
-    doc.add(f'<div class="header"><h1>{esc(title)}</h1>')
+    """Title (or another heading, a highlight's quote), a meta line (type, site, author,
+    date ...), the item's tags, links, and the processing notice."""
+    doc.add(f'<div class="header">{heading_html or f"<h1>{esc(title)}</h1>"}')
     meta_items = [item for item in meta if item]
     if meta_items:
         doc.add(f'<p class="meta">{esc(" · ".join(meta_items))}</p>')
+    tags = _tag_names(doc.context, entity)
+    if tags:
+        doc.add(f'<p class="meta tags">Tags: {esc(", ".join(tags))}</p>')
     for url, label in links or []:
         if url:
             doc.add(f'<p class="meta">{esc(label)}: {address_link(url)}</p>')
@@ -98,6 +117,19 @@ def _header(
             f'<p class="notice">Still processing on the server (status: {esc(status)}): '
             "some content may be missing or incomplete.</p>"
         )
+
+
+def _tag_names(context: RenderContext, entity: ContentEntityBase) -> list[str]:
+    """The names of the item's tags the cache knows, in the item's order, each once."""
+    if context.tag_names is None:
+        return []
+    names = (context.tag_names(tag_id) for tag_id in strings_in(entity_data(entity).get("tag_ids")))
+    return list(dict.fromkeys(name.strip() for name in names if name and name.strip()))
+
+
+def type_label(entity_type: str) -> str:
+    """A content type as people say it (``audioRecording`` is "Audio recording")."""
+    return _TYPE_LABELS.get(entity_type) or field_label(entity_type)
 
 
 def _section(doc: DocumentBuilder, heading: str) -> None:
@@ -135,58 +167,63 @@ def _images(
 
 
 def _extra_fields(doc: DocumentBuilder, entity: ContentEntityBase, used: set[str]) -> None:
-    """Fields the server sent that this type's layout does not show: nothing is hidden."""
-    extra = entity.model_extra or {}
-    rows = [
-        row
-        for key in extra
-        if key not in used and key not in _HEADER_KEYS and key not in _STRUCTURE_KEYS
-        for row in _walk(extra[key], key)
-    ]
-    if rows:
-        _section(doc, "Other fields")
-        _field_list(doc, rows)
+    """Fields the server sent that this type's layout does not show: labelled, under
+    "Other fields"; only ids and bookkeeping are left out."""
+    _fields_section(doc, entity_data(entity), set(entity.model_extra or {}) - used)
 
 
-# A field's value as the reader shows it: its text, and whether that text is the reader's
-# own formatting (a date, yes/no) rather than the item's words.
-FieldRow = tuple[str, str, bool]
+def _fields_section(
+    doc: DocumentBuilder, data: dict[str, Any], keys: set[str], heading: str | None = "Other fields"
+) -> None:
+    """The fields ``keys`` of ``data`` in the item's order (the title's field is in the header)."""
+    left_out = _STRUCTURE_KEYS | {title_field(data) or ""}
+    shown = fields_html((key, value) for key, value in data.items() if key in keys - left_out)
+    if shown:
+        if heading:
+            _section(doc, heading)
+        doc.add(shown)
 
 
-def _walk(value: Any, path: str, depth: int = 0) -> Iterator[FieldRow]:
-    """Every scalar inside ``value`` as a row: strings, numbers, dates, nested lists/dicts."""
-    if depth > 40:
-        return
-    key = path.rsplit(".", 1)[-1].split("[", 1)[0]
-    if (instant := field_instant(key, value)) is not None:
-        yield path, time_text(instant) or "", True
-    elif isinstance(value, str):
-        if value.strip():
-            yield path, value, False
-    elif isinstance(value, bool):
-        yield path, "yes" if value else "no", True
-    elif isinstance(value, int | float):
-        yield path, str(value), False
-    elif isinstance(value, dict):
-        for name, item in value.items():
-            yield from _walk(item, f"{path}.{name}" if path else str(name), depth + 1)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _walk(item, f"{path}[{index}]", depth + 1)
+def _prose(doc: DocumentBuilder, text: str) -> None:
+    """A text field: markdown when it is written as markdown, else paragraphs as typed."""
+    if _MARKDOWN_BLOCK.search(text):
+        _markdown(doc, text)
+    else:
+        doc.add(f'<div class="body">{plain_text_to_html(text)}</div>')
 
 
-def _field_list(doc: DocumentBuilder, rows: list[FieldRow]) -> None:
-    """Rows of ``name: value``; multi-line values follow their name as paragraphs with links."""
-    doc.add('<div class="fields">')
-    for name, value, formatted in rows:
-        label = f'<span class="field-name"><b>{esc(name)}:</b></span>'
-        if formatted:
-            doc.add(f'<p>{label} <span class="fact">{esc(value)}</span></p>')
-        elif "\n" in value.strip():
-            doc.add(f"<p>{label}</p>{plain_text_to_html(value)}")
-        else:
-            doc.add(f"<p>{label} {linkify(value.strip())}</p>")
-    doc.add("</div>")
+# A line that starts a heading, a list item, a quote or a fence: the text is markdown.
+_MARKDOWN_BLOCK = re.compile(r"^ {0,3}(?:#{1,6}[ \t]|[-*+][ \t]|\d{1,9}[.)][ \t]|>|```|~~~)", re.M)
+
+
+def _published(data: dict[str, Any], keys: tuple[str, ...] = ()) -> tuple[str | None, str | None]:
+    """When an item was published (or, under ``keys``, made), as a date or as the item says
+    it, and the field that says it."""
+    for key in keys + _PUBLISHED_KEYS:
+        value = data.get(key)
+        if (instant := field_instant(key, value)) is not None:
+            return date_text(instant), key
+        if isinstance(value, str) and value.strip() and len(value) <= 40:
+            return value.strip(), key
+        if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10_000:
+            return str(value), key  # a year
+    return None, None
+
+
+_PUBLISHED_KEYS = (
+    "published_at", "publication_date", "published_date", "release_date", "date",
+    "published_year", "publication_year", "year", "published",
+)  # fmt: skip
+
+
+def _notes(doc: DocumentBuilder, entity_id: str) -> None:
+    """Cards for the notes attached to an item, when the caller can find them."""
+    finder = doc.context.notes_on
+    notes = list(dict.fromkeys(finder(entity_id))) if finder is not None else []
+    if notes:
+        _section(doc, "Note" if len(notes) == 1 else "Notes")
+        for note in notes:
+            doc.add(reference_block(note, doc.context, ""))
 
 
 # --------------------------------------------------------------------------- web
@@ -278,15 +315,6 @@ def _render_twitter(entity: TweetContentEntity, doc: DocumentBuilder) -> str:
 # --------------------------------------------------------------------------- youtube
 
 
-def _offset_seconds(offset: object) -> float | None:
-    """A transcript offset (number or numeric string) in seconds, or None when unusable."""
-    try:
-        seconds = float(offset)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return seconds if math.isfinite(seconds) and seconds >= 0 else None
-
-
 def format_offset(seconds: float) -> str:
     """``mm:ss`` (``h:mm:ss`` from one hour on)."""
     whole = int(seconds)
@@ -331,41 +359,58 @@ def _render_youtube(entity: YoutubeContentEntity, doc: DocumentBuilder) -> str:
     if entity.description and entity.description.strip():
         _section(doc, "Description")
         doc.add(f'<div class="body">{plain_text_to_html(entity.description)}</div>')
-    transcripts = {k: v for k, v in (entity.transcript or {}).items() if v}
-    language = _choose(transcripts, preferred)
-    if language is not None:
-        _transcript(doc, entity.id, language, transcripts, entity.url)
+    transcripts = {
+        language: [TranscriptLine(line.text, seconds_of(line.offset)) for line in lines]
+        for language, lines in (entity.transcript or {}).items()
+        if lines
+    }
+    _transcripts(doc, entity.id, transcripts, entity.url)
     _extra_fields(doc, entity, {"channel_title"})
     return title
+
+
+def _transcripts(
+    doc: DocumentBuilder,
+    entity_id: str,
+    transcripts: dict[str, list[TranscriptLine]],
+    media_url: str | None = None,
+) -> bool:
+    """The transcript in the preferred language (else the first), when there is one."""
+    language = _choose(transcripts, doc.context.transcript_language)
+    if language is None:
+        return False
+    _transcript(doc, entity_id, language, transcripts, media_url)
+    return True
 
 
 def _transcript(
     doc: DocumentBuilder,
     entity_id: str,
     language: str,
-    transcripts: dict[str, list[TranscriptSegment]],
-    video_url: str | None = None,
+    transcripts: dict[str, list[TranscriptLine]],
+    media_url: str | None = None,
 ) -> None:
-    """One paragraph per segment, each starting with a ``[mm:ss]`` link to its place in the
+    """One paragraph per line, each starting with a ``[mm:ss]`` link to its place in the
     transcript and a ``▶`` link that opens the video at that moment (after the reader shows
     where it goes, as for every web link)."""
-    _section(doc, f"Transcript ({language})")
-    others = [name for name in transcripts if name != language]
+    _section(doc, f"Transcript ({language})" if language else "Transcript")
+    others = [name or "unnamed" for name in transcripts if name != language]
     if others:
         doc.add(f'<p class="meta">Also available in: {esc(", ".join(others))}</p>')
     base = entity_href(entity_id)
     parts = ['<div class="transcript">']
-    for segment in transcripts[language]:
-        seconds = _offset_seconds(segment.offset)
+    for line in transcripts[language]:
+        seconds = line.seconds
         if seconds is None:
             stamp = ""
         else:
             href = escape_attr(f"{base}?t={int(seconds)}")
             stamp = f'<a class="timestamp" href="{href}">[{format_offset(seconds)}]</a> '
-            moment = moment_url(video_url, seconds) if video_url else None
+            moment = moment_url(media_url, seconds) if media_url else None
             if moment is not None:
                 stamp += f'<a class="moment" href="{escape_attr(moment)}">▶</a> '
-        parts.append(f'<p class="segment">{stamp}{esc(segment.text)}</p>')
+        speaker = f"<b>{esc(line.speaker)}:</b> " if line.speaker else ""
+        parts.append(f'<p class="segment">{stamp}{speaker}{esc(line.text)}</p>')
     parts.append("</div>")
     doc.add("".join(parts))
 
@@ -540,35 +585,335 @@ def _render_chat_thread(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
             doc.add("</div>")
     _more_references(doc, strings_in(data.get("reference_content_ids")), shown, "References")
     used = {"title", "summary", "model_name", "messages", "reference_content_ids"}
-    rows = [
-        row
-        for key, value in data.items()
-        if key not in used | _HEADER_KEYS and key not in _STRUCTURE_KEYS
-        for row in _walk(value, key)
-    ]
-    if rows:
-        _section(doc, "Other fields")
-        _field_list(doc, rows)
+    _fields_section(doc, data, set(data) - used)
     return title
+
+
+# --------------------------------------------------------------------------- pdf
+
+
+def _render_pdf(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
+    """Paper: authors, page count and date, its links, the abstract and the full text."""
+    data = entity_data(entity)
+    title = display_title(entity)
+    used = {"url", "pdf_url", "source_urls", "authors", "author", "page_count"}
+    authors = _authors(data)
+    pages = data.get("page_count")
+    published, published_key = _published(data)
+    used.add(published_key or "")
+    url = text_of(data.get("url"))
+    pdf_url = text_of(data.get("pdf_url"))
+    links = [(url, "PDF" if url.lower().split("?")[0].endswith(".pdf") else "Link")]
+    links.append((pdf_url, "PDF") if pdf_url != url else ("", ""))
+    links += [(source, "Source") for source in strings_in(data.get("source_urls"))]
+    _header(
+        doc,
+        entity,
+        title,
+        [
+            "PDF",
+            _byline(authors),
+            _count(pages, "page"),
+            published and f"published {published}",
+            _created(entity),
+        ],
+        links,
+    )
+    used |= _texts(doc, data, ("abstract", "Abstract"))
+    used |= _summary(doc, data)
+    used |= _full_text(doc, data, "Full text")
+    _fields_section(doc, data, set(data) - used)
+    return title
+
+
+def _authors(data: dict[str, Any]) -> list[str]:
+    """The authors of a paper or a book (``authors``, else ``author``)."""
+    return strings_in(data.get("authors")) or [text_of(data.get("author")).strip()]
+
+
+def _byline(authors: list[str]) -> str | None:
+    """``by A, B`` for the meta line, or None without authors."""
+    named = [author.strip() for author in authors if author.strip()]
+    return "by " + ", ".join(named) if named else None
+
+
+def _count(value: object, noun: str) -> str | None:
+    """``22 pages`` for a positive whole number, else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return f"{value} {noun}{'' if value == 1 else 's'}"
+    return None
+
+
+def _summary(doc: DocumentBuilder, data: dict[str, Any]) -> set[str]:
+    """The item's summary as markdown with citations; returns the field when shown."""
+    summary = _preferred_text(data.get("summary"), doc.context.transcript_language)
+    if not summary.strip():
+        return set()
+    _section(doc, "Summary")
+    _with_citations(doc, summary)
+    return {"summary"}
+
+
+def _texts(doc: DocumentBuilder, data: dict[str, Any], *fields: tuple[str, str | None]) -> set[str]:
+    """Each of ``fields`` (a key and its heading, if any) that has text; returns those shown."""
+    shown: set[str] = set()
+    for key, heading in fields:
+        text = text_of(data.get(key))
+        if text.strip():
+            if heading:
+                _section(doc, heading)
+            _prose(doc, text)
+            shown.add(key)
+    return shown
+
+
+def _preferred_text(value: object, preferred: str | None) -> str:
+    """A per-language text in the preferred language (else the first), or a plain string."""
+    if isinstance(value, dict):
+        texts = {key: text for key, text in value.items() if isinstance(text, str) and text}
+        language = _choose(texts, preferred)
+        return texts[language] if language is not None else ""
+    return text_of(value)
+
+
+def _full_text(doc: DocumentBuilder, data: dict[str, Any], heading: str | None) -> set[str]:
+    """``full_text`` as markdown, else sanitised ``html``; returns the field shown."""
+    base = usable_base_url(data.get("url"))
+    full_text = text_of(data.get("full_text"))
+    html = text_of(data.get("html"))
+    if not full_text.strip() and not html.strip():
+        return set()
+    if heading:
+        _section(doc, heading)
+    if full_text.strip():
+        _markdown(doc, full_text, base)
+        return {"full_text"}
+    safe, remote = sanitize_html(html, allow_remote=doc.context.allow_remote, base_url=base)
+    doc.add_fragment(safe, remote)
+    return {"html"}
+
+
+# --------------------------------------------------------------------------- book
+
+
+_COVER_KEYS = ("cover_url", "cover_image_url", "cover", "image_url", "thumbnail_url")
+_ISBN_KEYS = ("isbn", "isbn13", "isbn_13", "isbn10", "isbn_10")
+
+
+def _render_book(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
+    """Book: author, publisher, year and ISBN as present, its cover and its description."""
+    data = entity_data(entity)
+    title = display_title(entity)
+    used = {"url", "authors", "author", "publisher", "page_count"}
+    authors = _authors(data)
+    published, published_key = _published(data)
+    used.add(published_key or "")
+    isbn_key = next((key for key in _ISBN_KEYS if _plain_value(data.get(key))), None)
+    used.add(isbn_key or "")
+    publisher = text_of(data.get("publisher")).strip()
+    _header(
+        doc,
+        entity,
+        title,
+        [
+            "Book",
+            _byline(authors),
+            publisher or None,
+            published,
+            isbn_key and f"ISBN {_plain_value(data.get(isbn_key))}",
+            _count(data.get("page_count"), "page"),
+            _created(entity),
+        ],
+        [(text_of(data.get("url")), "Link")],
+    )
+    cover_key = next((key for key in _COVER_KEYS if text_of(data.get(key)).strip()), None)
+    if cover_key is not None:
+        doc.add(f'<p class="media">{image(data[cover_key], "cover")}</p>')
+        used.add(cover_key)
+    used |= _texts(doc, data, ("description", None), ("text", None))
+    used |= _summary(doc, data)
+    used |= _full_text(doc, data, "Full text")
+    _fields_section(doc, data, set(data) - used)
+    return title
+
+
+def _plain_value(value: object) -> str:
+    """A string or a whole number as text ('' for anything else)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value.strip() if isinstance(value, str) else ""
+
+
+# --------------------------------------------------------------------------- audio recording
+
+
+def _render_audio_recording(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
+    """Audio recording: length and date, its summary (its own, or its summary thread's), the
+    transcript and the notes on it."""
+    data = entity_data(entity)
+    title = display_title(entity)
+    duration = duration_seconds(data)
+    published, published_key = _published(data, ("recorded_at", "recorded"))
+    used = {"url", "duration_s", "duration", "duration_ms", published_key or ""}
+    _header(
+        doc,
+        entity,
+        title,
+        [
+            "Audio recording",
+            duration_text(duration) if duration is not None else None,
+            published and f"recorded {published}",
+            _created(entity),
+        ],
+        [(text_of(data.get("url")), "Link")],
+    )
+    used |= _summary(doc, data) | _texts(doc, data, ("description", None))
+    thread = summary_thread(data)
+    if thread is not None:
+        _summary_thread(doc, thread, show_summary="summary" not in used)
+    shown = dict(data)
+    if _transcripts(doc, entity.id, transcripts_of(data), text_of(data.get("url"))):
+        used.add("transcript")
+        shown["media"] = _without_transcripts(data.get("media"))
+        heading = "Text"
+    else:
+        heading = "Transcript"
+    used |= _texts(doc, data, ("text", heading))
+    used |= _full_text(doc, data, "Full text")
+    _notes(doc, entity.id)
+    _fields_section(doc, shown, set(data) - used)
+    return title
+
+
+def _summary_thread(doc: DocumentBuilder, thread_id: str, *, show_summary: bool) -> None:
+    """The chat thread holding the item's AI summary: a card, and the summary it gives when
+    the item has none of its own (the thread's words, so in the card's box)."""
+    thread = lookup_entity(doc.context, thread_id)
+    summary = _thread_summary(entity_data(thread)) if thread is not None else ""
+    if not show_summary or not summary.strip():
+        doc.add(reference_block(thread_id, doc.context, "Summary thread:"))
+        return
+    _section(doc, "Summary")
+    doc.add('<div class="ref-card">')
+    doc.add(f"<p>From its summary thread {reference_card(thread_id, doc.context)}</p>")
+    # Citations name items the recording does not reference: they are left out, not linked.
+    source = _UNCITED.sub("", _SUMMARY_HEADING.sub("", summary, count=1))
+    _markdown(doc, NUMBERED_REF_RE.sub(lambda m: f"[{m.group(1)}]", source))
+    doc.add("</div>")
+
+
+# A citation with the space before it, and a first heading that only says "Summary" (the
+# section is already called that).
+_UNCITED = re.compile(r"[ \t]*" + CITATION_RE.pattern)
+_SUMMARY_HEADING = re.compile(r"\A\s*#{1,6}[ \t]+summary[ \t]*#*[ \t]*(?:\n|\Z)", re.I)
+
+
+def _thread_summary(data: dict[str, Any]) -> str:
+    """What a summary thread says: its summary, else its last assistant message."""
+    summary = localized_text(data.get("summary"))
+    if summary.strip():
+        return summary
+    answers = [m for m in chat_messages(data) if m.get("role") == "assistant"]
+    return (message_text(answers[-1]) or "") if answers else ""
+
+
+# --------------------------------------------------------------------------- highlight
+
+
+def _render_selector(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
+    """Highlight: the quote, the item it is in (and, in a video, its moment), and its notes."""
+    data = entity_data(entity)
+    title = display_title(entity)
+    quote = text_of(data.get("text"))
+    target = selector_target(data) or next(
+        iter(strings_in(data.get("reference_content_ids"))), None
+    )
+    start = seconds_of(data.get("start_time"))
+    end = seconds_of(data.get("end_time"))
+    if quote.strip():
+        heading = f'<blockquote class="quote">{plain_text_to_html(quote)}</blockquote>'
+        _header(doc, entity, title, ["Highlight", _created(entity)], heading_html=heading)
+    else:
+        # Without a quote the title would be the highlight's id: the reader names it instead.
+        heading = '<h1><span class="fact">Highlight</span></h1>'
+        _header(doc, entity, title, ["no saved text", _created(entity)], heading_html=heading)
+    if target is not None:
+        doc.add(_highlight_source(doc.context, target, start, end))
+    _notes(doc, entity.id)
+    used = {"text", "target_id", "start_time", "end_time", "reference_content_ids"}
+    _fields_section(doc, data, set(data) - used)
+    references = [t for t in strings_in(data.get("reference_content_ids")) if t != target]
+    if references:
+        doc.add('<p class="meta">Also names: ')
+        doc.add(", ".join(reference_card(t, doc.context) for t in dict.fromkeys(references)))
+        doc.add("</p>")
+    return title
+
+
+def _highlight_source(
+    context: RenderContext, target: str, start: float | None, end: float | None
+) -> str:
+    """A card for the item a highlight is in: the moment of a video highlight as a link into
+    that item's transcript (and ``▶`` to the video at that moment), then an excerpt."""
+    parts = [f'<blockquote class="ref-card"><p>From {reference_card(target, context)}']
+    if start is not None:
+        span = format_offset(start)
+        if end is not None and end > start:
+            span += f"–{format_offset(end)}"
+        href = escape_attr(f"{entity_href(target)}?t={int(start)}")
+        parts.append(f' <a class="timestamp" href="{href}">at {esc(span)}</a>')
+        item = lookup_entity(context, target)
+        moment = moment_url(item.url, start) if item is not None and item.url else None
+        if moment is not None:
+            parts.append(f' <a class="moment" href="{escape_attr(moment)}">▶</a>')
+    item = lookup_entity(context, target)
+    excerpt = excerpt_of(item) if item is not None else None
+    if item is not None and excerpt and excerpt != display_title(item):
+        parts.append(f'<br><span class="excerpt">{esc(excerpt)}</span>')
+    parts.append("</p></blockquote>")
+    return "".join(parts)
 
 
 # --------------------------------------------------------------------------- any other type
 
 
+def _page_url(data: dict[str, Any]) -> str:
+    """The page a transcribed medium was found on (``metadata.page_url``), or ''."""
+    metadata = data.get("metadata")
+    return text_of(metadata.get("page_url")) if isinstance(metadata, dict) else ""
+
+
+def _without_transcripts(media: Any) -> Any:
+    """``media`` without the transcripts the reader shows already (and their speakers)."""
+    if not isinstance(media, list):
+        return media
+    kept = ("transcript", "speaker_labels", "speakerIds")
+    return [
+        {key: value for key, value in item.items() if key not in kept}
+        if isinstance(item, dict)
+        else item
+        for item in media
+    ]
+
+
 def _render_other(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
-    """Unknown type: the title and every field the server sent, nested values included."""
+    """A type no layout knows: its title, its summary and texts as reading matter, its
+    transcript as a video's, then every other field labelled (ids and bookkeeping left out)."""
     data = entity_data(entity)
     title = display_title(entity)
-    _header(doc, entity, title, [entity.type, _created(entity)], [(entity.url or "", "Link")])
-    rows = [
-        row
-        for key, value in data.items()
-        if key not in _HEADER_KEYS and key not in _STRUCTURE_KEYS and key != "url"
-        for row in _walk(value, key)
-    ]
-    if rows:
-        _field_list(doc, rows)
-    references = [t for t in entity.reference_content_ids or [] if isinstance(t, str) and t]
+    url = text_of(data.get("url"))
+    links = [(url, "Link")] if url else [(_page_url(data), "Found on")]
+    _header(doc, entity, title, [type_label(entity.type), _created(entity)], links)
+    used = {"url", "reference_content_ids"}
+    used |= _summary(doc, data)
+    used |= _texts(doc, data, ("abstract", "Abstract"), ("description", None), ("text", None))
+    used |= _full_text(doc, data, None)
+    shown = dict(data)
+    if _transcripts(doc, entity.id, transcripts_of(data), url or _page_url(data)):
+        used.add("transcript")
+        shown["media"] = _without_transcripts(data.get("media"))
+    _fields_section(doc, shown, set(data) - used, heading="Other fields" if len(used) > 2 else None)
+    references = strings_in(data.get("reference_content_ids"))
     if references:
         doc.add('<p class="meta">References: ')
         doc.add(", ".join(reference_card(t, doc.context) for t in references))
@@ -608,6 +953,10 @@ _RENDERERS: dict[str, Callable[[Any, DocumentBuilder], str]] = {
     "image": _render_image,
     "annotation": _render_annotation,
     "chatThread": _render_chat_thread,
+    "pdf": _render_pdf,
+    "book": _render_book,
+    "audioRecording": _render_audio_recording,
+    "selector": _render_selector,
 }
 _MODELS: dict[str, type[ContentEntityBase]] = {
     "web": WebContentEntity,

@@ -139,6 +139,8 @@ CLASS_NAMES = frozenset(
         "field-name",
         "fact",
         "excerpt",
+        "quote",
+        "tags",
     }
 )
 _CLASS_TAGS = ("a", "blockquote", "div", "dl", "dt", "dd", "h1", "h2", "h3", "p", "span", "table")

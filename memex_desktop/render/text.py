@@ -75,10 +75,14 @@ class _Blocks:
     def __init__(self) -> None:
         self.lists: list[list[int]] = []  # one [next number] per open list; -1 means bullets
         self.first_cell = True
+        self.term_ended = False  # the last tag closed a <dt>
 
     def tag(self, match: re.Match[str]) -> str:
         """The text that stands for one block-level tag."""
         closing, name = match.group(1), match.group(2)
+        after_term, self.term_ended = self.term_ended, name == "dt" and bool(closing)
+        if name == "dd" and not closing and after_term:
+            return ": "  # a term and its definition read as one line: "Page count: 22"
         lists = self.lists
         if name in ("ul", "ol"):
             if closing:

@@ -23,6 +23,7 @@ from memex_desktop.api.content import (
     display_title,
     epoch_ms,
     field_instant,
+    is_bookkeeping,
     localized_text,
     message_doc,
     message_references,
@@ -31,8 +32,10 @@ from memex_desktop.api.content import (
     quoted_item,
     rich_text,
     rich_text_references,
+    selector_target,
     site_of,
     strings_in,
+    summary_thread,
     text_of,
     visible_html_text,
 )
@@ -98,13 +101,14 @@ def _other_fields(data: JsonObject) -> list[str]:
     """
     found: list[str] = []
     for key, value in data.items():
-        if key not in _NOT_PROSE and not isinstance(value, bool):
+        if key not in _NOT_PROSE and not is_bookkeeping(key) and not isinstance(value, bool):
             _field_words(key, value, found, 0)
     return found
 
 
 def _field_words(key: str, value: Any, found: list[str], depth: int) -> None:
-    """Append the words of one field (a plain recursion into lists and objects)."""
+    """Append the words of one field (a plain recursion into lists and objects; ids and
+    bookkeeping inside them are not words, as the reader does not show them)."""
     if isinstance(value, str):
         if field_instant(key, value) is None:
             found.append(value)
@@ -114,7 +118,8 @@ def _field_words(key: str, value: Any, found: list[str], depth: int) -> None:
     elif depth < _MAX_FIELD_DEPTH:
         if isinstance(value, dict):
             for name, item in value.items():
-                _field_words(str(name), item, found, depth + 1)
+                if not is_bookkeeping(str(name)):
+                    _field_words(str(name), item, found, depth + 1)
         elif isinstance(value, list):
             for item in value:
                 _field_words(key, item, found, depth + 1)
@@ -288,8 +293,10 @@ def own_references(data: JsonObject, json_text: str | None = None) -> tuple[str 
     ``parent`` is the first ``reference_content_ids`` item of a note (what it is attached
     to); mentions are the other ids, reference nodes in ``content`` and chat messages, and
     ``{{content:ID}}`` citations in chat text, each with a video moment when one is known.
-    ``json_text``, the entity serialized as JSON (nested entities left out), lets documents
-    without any reference node or citation skip the walk through their content.
+    A tweet names the tweet it quotes, a highlight the item it is in (``target_id``), an
+    audio recording its summary thread. ``json_text``, the entity serialized as JSON (nested
+    entities left out), lets documents without any reference node or citation skip the walk
+    through their content.
     """
     ids = strings_in(data.get("reference_content_ids"))
     parent = ids[0] if ids and data.get("type") == "annotation" else None
@@ -297,6 +304,10 @@ def own_references(data: JsonObject, json_text: str | None = None) -> tuple[str 
     mentions: dict[str, float | None] = {target: moment for target in (ids[1:] if parent else ids)}
     if quoted := quoted_item(data):
         mentions.setdefault(quoted, None)
+    if target := selector_target(data):
+        mentions.setdefault(target, moment_of(data))
+    if thread := summary_thread(data):
+        mentions.setdefault(thread, None)
     if json_text is None or _may_reference(json_text):
         for reference in rich_text_references(data.get("content")):
             mentions.setdefault(reference.target, reference.seconds)

@@ -43,7 +43,7 @@ References = Mapping[str, tuple[Sequence[tuple[str, str | None]], Sequence[str]]
 # api/content.py changes what they yield for the same JSON (tests/unit/store/
 # test_extract_digest.py fails until it is raised); the indexes are then rebuilt. Unicode data
 # decides what a word is (str.isalnum, casefolding), the Python patch version does not.
-EXTRACT_VERSION = 4
+EXTRACT_VERSION = 5
 FTS_FINGERPRINT = (
     f"extract-{EXTRACT_VERSION}/unicode-{unicodedata.unidata_version}"
     f"/sqlite-{sqlite3.sqlite_version}"

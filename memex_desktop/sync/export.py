@@ -26,6 +26,7 @@ from memex_desktop.api.models import (
 )
 from memex_desktop.api.urls import UrlProblem, parse_web_url
 from memex_desktop.render import RenderContext, render_entity
+from memex_desktop.render.document import Lookup
 from memex_desktop.render.text import plain_text_to_markdown
 from memex_desktop.store import CacheReader, StoreWriter, ThreadNode
 
@@ -155,6 +156,40 @@ def import_json(writer: StoreWriter, path: Path) -> int:
 # --------------------------------------------------------------------------- rendering
 
 
+def cache_render_context(
+    reader: CacheReader,
+    *,
+    lookup: Lookup | None = None,
+    allow_remote: bool = False,
+    transcript_language: str | None = None,
+) -> RenderContext:
+    """How the window and the command line render an item of the cache: referenced items,
+    tag names and the notes on a highlight come from ``reader`` (``lookup`` may bound the
+    referenced items read)."""
+    names: dict[str, str] = {}
+
+    def tag_name(tag_id: str) -> str | None:
+        if not names:
+            names.update((tag.id, tag.name) for tag in reader.tags())
+        return names.get(tag_id)
+
+    def notes_on(entity_id: str) -> list[str]:
+        links = reader.backlinks(entity_id)
+        return [
+            link.source.id
+            for link in reversed(links)  # oldest first, as the thread pane shows them
+            if link.kind == "annotates" and link.source.type == "annotation"
+        ]
+
+    return RenderContext(
+        allow_remote=allow_remote,
+        transcript_language=transcript_language,
+        lookup=lookup or reader.entity,
+        tag_names=tag_name,
+        notes_on=notes_on,
+    )
+
+
 def render_for_cli(
     entity: ContentEntityBase,
     reader: CacheReader,
@@ -163,9 +198,7 @@ def render_for_cli(
     transcript_language: str | None = None,
 ) -> str:
     """The reader's rendering of an entity: plain text, or the same safe HTML as the reader."""
-    context = RenderContext(
-        allow_remote=False, transcript_language=transcript_language, lookup=reader.entity
-    )
+    context = cache_render_context(reader, transcript_language=transcript_language)
     doc = render_entity(entity, context)
     out = doc.html if fmt == "html" else doc.text
     return out if out.endswith("\n") else out + "\n"

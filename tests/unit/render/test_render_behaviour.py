@@ -117,27 +117,27 @@ def test_reply_and_note_captions_and_unknown_ids() -> None:
     assert "not in the cache yet" in no_cache.text
 
 
-def test_unknown_type_hides_nothing() -> None:
+def test_unknown_type_hides_nothing_but_bookkeeping() -> None:
     data = {
         "id": "u",
-        "type": "selector",
-        "target_id": "w1",
+        "type": "audiobook",
+        "user_id": "someone",
         "start_time": 12.5,
         "deep": {"list": ["one", {"two": "three"}]},
     }
-    text = _render(data).text
-    for expected in (
-        "target_id: w1",
-        "start_time: 12.5",
-        "deep.list[0]: one",
-        "deep.list[1].two: three",
-    ):
-        assert expected in text
+    doc = _render(data)
+    assert (
+        '<dt class="field-name">Deep</dt><dd><dl class="fields">'
+        '<dt class="field-name">List</dt><dd><ul><li>one</li><li><dl class="fields">'
+        '<dt class="field-name">Two</dt><dd>three</dd></dl></li></ul></dd></dl></dd>'
+    ) in doc.html
+    assert '<dt class="field-name">Start time</dt><dd>12.5</dd>' in doc.html
+    assert "someone" not in doc.text
 
 
 def test_known_type_extra_fields_are_shown() -> None:
-    text = _render({"id": "w", "type": "web", "title": "t", "reading_time": "7 min"}).text
-    assert "reading_time: 7 min" in text
+    html = _render({"id": "w", "type": "web", "title": "t", "reading_time": "7 min"}).html
+    assert '<dt class="field-name">Reading time</dt><dd>7 min</dd>' in html
 
 
 def test_typed_entity_with_bad_fields_still_renders_everything() -> None:

@@ -28,10 +28,21 @@ UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 
 
 def render_case(name: str, **options: Any) -> RenderedDoc:
-    """Render one fixture with a lookup over its small library."""
+    """Render one fixture as the cache would: a lookup over its small library, its tag names
+    (``tags``) and the notes of its library attached to each item."""
     case = CASES[name]
     library = {item["id"]: parse_content_entity(item) for item in case["library"]}
-    context = RenderContext(lookup=library.get, **options)
+    tags: dict[str, str] = case.get("tags", {})
+
+    def notes_on(entity_id: str) -> list[str]:
+        return [
+            item["id"]
+            for item in case["library"]
+            if item["type"] == "annotation"
+            and item.get("reference_content_ids", [None])[0] == entity_id
+        ]
+
+    context = RenderContext(lookup=library.get, tag_names=tags.get, notes_on=notes_on, **options)
     return render_entity(parse_content_entity(case["entity"]), context)
 
 
@@ -70,4 +81,11 @@ def test_fixtures_cover_the_acceptance_list() -> None:
         "web_description_only",
         "reddit_post",
         "image_item",
+        "pdf_paper",
+        "book_item",
+        "audio_recording",
+        "highlight_moment",
+        "highlight_text",
+        "transcribed_media",
+        "invented_type",
     } <= set(CASES)
