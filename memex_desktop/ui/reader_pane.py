@@ -48,11 +48,12 @@ from PySide6.QtWidgets import (
 
 from memex_desktop import paths
 from memex_desktop.errors import user_message
-from memex_desktop.render import RenderContext, render_entity
+from memex_desktop.render import render_entity
 from memex_desktop.render.remote_images import fetch_images
 from memex_desktop.settings import DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import Backlink, ChangeSet
 from memex_desktop.store.bounded import BoundedEntity
+from memex_desktop.sync.export import cache_render_context
 from memex_desktop.ui.find_bar import ArticleFinder, FindBar
 from memex_desktop.ui.link_dialog import confirm_link
 from memex_desktop.ui.links import LinkTarget, classify_link, entity_link, link_confirmation
@@ -345,8 +346,8 @@ def render_document(
         found = reader.entity_within(reference_id, REFERENCE_CHARS)
         return found.entity() if found is not None else None
 
-    context = RenderContext(
-        allow_remote=allow_remote, transcript_language=transcript_language, lookup=lookup
+    context = cache_render_context(
+        reader, lookup=lookup, allow_remote=allow_remote, transcript_language=transcript_language
     )
     links = reader.backlinks(entity_id)
     backlinks = backlinks_html(links, entity_id)

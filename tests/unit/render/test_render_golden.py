@@ -11,39 +11,13 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
+from support.render_cases import CASES, FIXTURES, render_case
 from support.render_safety import problems
 
-from memex_desktop.api.models import parse_content_entity
-from memex_desktop.render import RenderContext, RenderedDoc, render_entity
-
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "render"
 GOLDEN = FIXTURES / "golden"
-CASES: dict[str, dict[str, Any]] = json.loads(
-    (FIXTURES / "entities.json").read_text(encoding="utf-8")
-)
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
-
-
-def render_case(name: str, **options: Any) -> RenderedDoc:
-    """Render one fixture as the cache would: a lookup over its small library, its tag names
-    (``tags``) and the notes of its library attached to each item."""
-    case = CASES[name]
-    library = {item["id"]: parse_content_entity(item) for item in case["library"]}
-    tags: dict[str, str] = case.get("tags", {})
-
-    def notes_on(entity_id: str) -> list[str]:
-        return [
-            item["id"]
-            for item in case["library"]
-            if item["type"] == "annotation"
-            and item.get("reference_content_ids", [None])[0] == entity_id
-        ]
-
-    context = RenderContext(lookup=library.get, tag_names=tags.get, notes_on=notes_on, **options)
-    return render_entity(parse_content_entity(case["entity"]), context)
 
 
 def _reviewable(html: str) -> str:
