@@ -155,5 +155,10 @@ def test_field_instants_are_dates_only_for_time_fields() -> None:
     assert content.field_instant("published_at", 1_700_000_000_000) == 1_700_000_000_000
     assert content.field_instant("publishedAt", "2023-11-14T22:13:20Z") == 1_700_000_000_000
     assert content.field_instant("start_time", 12.5) is None  # a video moment in seconds
-    assert content.field_instant("page_count", 1_700_000_000_000) is None
+    assert content.field_instant("page_count", 22) is None
+    # Thirteen digits from 2000 to 2100 can only be epoch milliseconds, whatever the name...
+    assert content.field_instant("lastPlayed", 1_700_000_000_000) == 1_700_000_000_000
+    # ...and an ISBN-13 given as a number is above them.
+    assert content.field_instant("isbn", 9_780_000_000_017) is None
+    assert content.field_instant("score", 1_700_000_000) is None  # ten digits: ambiguous
     assert content.field_instant("created_at", True) is None
