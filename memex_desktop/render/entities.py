@@ -596,11 +596,11 @@ def _render_pdf(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
     """Paper: authors, page count and date, its links, the abstract and the full text."""
     data = entity_data(entity)
     title = display_title(entity)
-    used = {"url", "pdf_url", "source_urls", "authors", "author", "page_count"}
-    authors = _authors(data)
-    pages = data.get("page_count")
+    authors, authors_key = _authors(data)
+    pages = _count(data.get("page_count"), "page")
     published, published_key = _published(data)
-    used.add(published_key or "")
+    used = {"url", "pdf_url", "source_urls", authors_key, published_key or ""}
+    used |= {"page_count"} if pages else set()
     url = text_of(data.get("url"))
     pdf_url = text_of(data.get("pdf_url"))
     links = [(url, "PDF" if url.lower().split("?")[0].endswith(".pdf") else "Link")]
@@ -613,7 +613,7 @@ def _render_pdf(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
         [
             "PDF",
             _byline(authors),
-            _count(pages, "page"),
+            pages,
             published and f"published {published}",
             _created(entity),
         ],
@@ -626,9 +626,10 @@ def _render_pdf(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
     return title
 
 
-def _authors(data: dict[str, Any]) -> list[str]:
-    """The authors of a paper or a book (``authors``, else ``author``)."""
-    return strings_in(data.get("authors")) or [text_of(data.get("author")).strip()]
+def _authors(data: dict[str, Any]) -> tuple[list[str], str]:
+    """The authors of a paper or a book (``authors``, else ``author``) and the field read."""
+    listed = strings_in(data.get("authors"))
+    return (listed, "authors") if listed else ([text_of(data.get("author")).strip()], "author")
 
 
 def _byline(authors: list[str]) -> str | None:
@@ -704,13 +705,15 @@ def _render_book(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
     """Book: author, publisher, year and ISBN as present, its cover and its description."""
     data = entity_data(entity)
     title = display_title(entity)
-    used = {"url", "authors", "author", "publisher", "page_count"}
-    authors = _authors(data)
+    authors, authors_key = _authors(data)
+    pages = _count(data.get("page_count"), "page")
     published, published_key = _published(data)
-    used.add(published_key or "")
+    used = {"url", authors_key, published_key or ""}
+    used |= {"page_count"} if pages else set()
     isbn_key = next((key for key in _ISBN_KEYS if _plain_value(data.get(key))), None)
     used.add(isbn_key or "")
     publisher = text_of(data.get("publisher")).strip()
+    used |= {"publisher"} if publisher else set()
     _header(
         doc,
         entity,
@@ -721,7 +724,7 @@ def _render_book(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
             publisher or None,
             published,
             isbn_key and f"ISBN {_plain_value(data.get(isbn_key))}",
-            _count(data.get("page_count"), "page"),
+            pages,
             _created(entity),
         ],
         [(text_of(data.get("url")), "Link")],

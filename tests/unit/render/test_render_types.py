@@ -189,3 +189,18 @@ def test_tags_are_named_in_every_header() -> None:
     ):
         assert "Tags: canals, locks\n" in _render(data, tag_names=names).text + "\n"
         assert "Tags" not in _render(data).text
+
+
+def test_fields_a_layout_cannot_read_are_listed_not_lost() -> None:
+    doc = _render(
+        {
+            "id": "b",
+            "type": "book",
+            "title": "A book",
+            "authors": [{"name": "Agnes Whitlow"}],
+            "publisher": {"name": "Towpath Press"},
+            "page_count": "about 200",
+        }
+    )
+    for line in ("Name: Agnes Whitlow", "Name: Towpath Press", "Page count: about 200"):
+        assert line in doc.text
