@@ -252,6 +252,8 @@ class MainWindow(QMainWindow):
             "cancel_sync": self.controller.cancel,
             "save_clipboard": self.saves.save_clipboard,
             "undo_save": self.saves.undo_last,
+            "add_note": self.thread_pane.add_note,
+            "reply_note": self.thread_pane.reply_to_current,
             "go_back": self.reader_pane.go_back,
             "go_forward": self.reader_pane.go_forward,
             "next_result": self.results_view.select_next,
@@ -292,6 +294,7 @@ class MainWindow(QMainWindow):
         self.docks.outbox_shown.connect(self.saves.refresh_outbox)
         self.thread_pane.note_queued.connect(self.saves.on_queued_elsewhere)
         self.thread_pane.link_queued.connect(self.saves.on_queued_elsewhere)
+        self.thread_pane.set_quote_source(self.reader_pane.selected_text)
         sync = self.controller
         sync.store_changed.connect(self._on_store_changed)
         sync.sync_started.connect(self.status.on_sync_started)

@@ -610,6 +610,11 @@ class ReaderPane(QWidget):
         top = int(self.browser.cursorRect(cursor).top())
         bar.setValue(bar.value() + top - 24)
 
+    def selected_text(self) -> str:
+        """The passage selected in the reader, as plain text ("" when nothing is selected)."""
+        text = self.browser.textCursor().selectedText()
+        return text.replace("\u2029", "\n").replace("\u2028", "\n").replace("\xa0", " ")
+
     # -- find in the article ---------------------------------------------------------------
 
     def open_find(self) -> None:

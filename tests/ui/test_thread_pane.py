@@ -192,7 +192,7 @@ def test_offline_reply_is_queued_shown_pending_and_shown_once_after_sync(
     assert outline.index((3, pending_id, True)) == outline.index((3, "r1aa", False)) + 1
     card = next(card for card in pane.cards if card.entry.id == pending_id)
     assert card.badge.isVisibleTo(card)
-    assert card.badge.text() == "Pending"
+    assert card.badge.text() == "Sending…"
 
     # The next sync sends it and pulls it back with a server id and the same external_id.
     note = _note("server-7", "r1a", "Agreed, lavender works", T0 + 9 * DAY)
