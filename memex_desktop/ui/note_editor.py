@@ -74,6 +74,7 @@ class NoteTextEdit(QPlainTextEdit):
 
     reference_picked = Signal(str)
     url_dropped = Signal(str)
+    save_requested = Signal()
 
     def __init__(self, reader: TitleSearch, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -171,7 +172,13 @@ class NoteTextEdit(QPlainTextEdit):
             self.pick(self._labels.index(label))
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        """Let the completer popup have Enter, Escape and arrows while it is open."""
+        """Ctrl+Enter saves; the completer popup has Enter, Escape and arrows while open."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and (
+            event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        ):
+            self.save_requested.emit()
+            event.accept()
+            return
         popup = self._popup()
         if popup.isVisible() and event.key() in (
             Qt.Key.Key_Return,
@@ -299,6 +306,7 @@ class NoteEditor(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(buttons)
         self.editor.url_dropped.connect(self._on_editor_url_dropped)
+        self.editor.save_requested.connect(self.save)
         self.resize(460, 260)
 
     def payload(self) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from PySide6.QtGui import (
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
+    QAbstractScrollArea,
     QApplication,
     QFrame,
     QHBoxLayout,
@@ -431,8 +432,32 @@ class NoteText(QTextBrowser):
             self.fit()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
-        """The pane scrolls, not the note: leave the wheel to the scroll area around it."""
-        event.ignore()
+        """The pane scrolls, not the note: the wheel goes to the scroll area around it."""
+        area = self._outer_scroll_area()
+        if area is None:
+            event.ignore()
+            return
+        viewport = area.viewport()
+        forwarded = QWheelEvent(
+            viewport.mapFromGlobal(event.globalPosition()),
+            event.globalPosition(),
+            event.pixelDelta(),
+            event.angleDelta(),
+            event.buttons(),
+            event.modifiers(),
+            event.phase(),
+            event.inverted(),
+            event.source(),
+        )
+        QApplication.sendEvent(viewport, forwarded)
+        event.accept()
+
+    def _outer_scroll_area(self) -> QAbstractScrollArea | None:
+        """The scroll area the note is shown in (the pane's), if any."""
+        parent = self.parentWidget()
+        while parent is not None and not isinstance(parent, QAbstractScrollArea):
+            parent = parent.parentWidget()
+        return parent
 
     @Slot()
     def _on_document_resized(self, *_args: object) -> None:
@@ -495,11 +520,16 @@ class NoteCard(QFrame):
         self.body.setAccessibleDescription(summary[:200])
         top = QHBoxLayout()
         top.addWidget(self.meta, 1)
-        top.addWidget(self.badge)
         top.addWidget(self.reply)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6 + INDENT_PX * min(depth, MAX_INDENT_LEVELS), 4, 6, 4)
         layout.addLayout(top)
+        # A line of its own: the marker never squeezes the date or pushes Reply out of a
+        # narrow pane.
+        marker_row = QHBoxLayout()
+        marker_row.addWidget(self.badge)
+        marker_row.addStretch(1)
+        layout.addLayout(marker_row)
         layout.addWidget(self.body)
         layout.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
         self.body.fit()
