@@ -61,6 +61,7 @@ from memex_desktop.store import (
     ThreadNode,
     ThreadReader,
 )
+from memex_desktop.ui.actions import ACTIONS_BY_KEY
 from memex_desktop.ui.links import classify_link
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.note_editor import NoteEditor, quoted_passage
@@ -335,6 +336,11 @@ def load_thread_in_worker(
     return load_thread(thread_reader(cache_path), outbox, entity_id, sequence)
 
 
+def _keys_of(action_key: str) -> str:
+    """The shortcuts of a window action, as the help lists them."""
+    return ", ".join(ACTIONS_BY_KEY[action_key].shortcuts)
+
+
 def line_bottoms(document: QTextDocument) -> list[float]:
     """Where every laid-out line of a document ends, top to bottom, in document coordinates."""
     layout = document.documentLayout()
@@ -510,6 +516,7 @@ class NoteCard(QFrame):
         self.body.foldable_changed.connect(self._on_body_foldable_changed)
         self.reply = QPushButton("Reply")
         self.reply.setAccessibleName("Reply to this note")
+        self.reply.setToolTip(f"Reply to this note ({_keys_of('reply_note')} while it has focus)")
         self.reply.clicked.connect(self._on_reply_clicked)
         summary = note_words(entry.entity)
         self.setAccessibleName(
@@ -602,6 +609,7 @@ class ThreadPane(QWidget):
         self.heading.setWordWrap(True)
         self.add_button = QPushButton("Add note")
         self.add_button.setAccessibleName("Add a note to this item")
+        self.add_button.setToolTip(f"Add a note to this item ({_keys_of('add_note')})")
         self.add_button.setEnabled(False)
         self.add_button.clicked.connect(self._on_add_clicked)
         bar = QHBoxLayout()
