@@ -21,6 +21,7 @@ from memex_desktop.store.bounded import BoundedEntity, read_bounded
 from memex_desktop.store.errors import StoreBugError, StoreError, translate
 from memex_desktop.store.extract import body_text, summary_text
 from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, Edge, bounded_neighbourhood
+from memex_desktop.store.plain_text import SNIPPET_WINDOW, plain_text, with_cited_titles
 from memex_desktop.store.query import (
     MIN_BODY_PREFIX_CHARS,
     MIN_TITLE_PREFIX_CHARS,
@@ -72,7 +73,7 @@ def _row(values: Sequence[Any]) -> EntityRow:
     return EntityRow(
         id=values[0],
         type=values[1],
-        title=values[2] or "",
+        title=plain_text(values[2] or ""),
         url=values[3],
         author=values[4],
         site=values[5],
@@ -80,7 +81,7 @@ def _row(values: Sequence[Any]) -> EntityRow:
         updated_at=values[7],
         status=values[8],
         deleted_upstream_at=values[9],
-        snippet_source=values[10] or "",
+        snippet_source=plain_text(values[10] or ""),
     )
 
 
@@ -362,11 +363,15 @@ class CacheReader:
             if not isinstance(data, dict):
                 continue
             for text in (body_text(data), summary_text(data)):
-                snippet = python_snippet(text, words, pattern=pattern)
+                snippet = python_snippet(text, words, SNIPPET_WINDOW, pattern=pattern)
                 if "\x02" in snippet:
                     snippets[entity_id] = snippet
                     break
-        return snippets
+        return with_cited_titles(snippets, self._titles)
+
+    def _titles(self, ids: Iterable[str]) -> dict[str, str]:
+        """The titles of these entities (those cached), for the citations of a snippet."""
+        return {entity_id: row.title for entity_id, row in self.get_many(ids).items()}
 
     # ------------------------------------------------------------------ rows
 
@@ -453,6 +458,15 @@ class CacheReader:
             )
         )
 
+    def count_deleted_upstream(self, limit: int = 100_000) -> int:
+        """How many entities :meth:`deleted_upstream` lists with the same ``limit``."""
+        found = self._query(
+            "SELECT count(*) FROM (SELECT 1 FROM entities e "
+            "WHERE e.deleted_upstream_at IS NOT NULL LIMIT ?)",
+            [limit],
+        )
+        return int(found[0][0])
+
     def deleted_upstream(self, limit: int = 1000) -> list[EntityRow]:
         """Entities the server no longer returns, most recently noticed first."""
         return [
@@ -467,13 +481,15 @@ class CacheReader:
     # ------------------------------------------------------------------ tags, views, feeds
 
     def tags(self, limit: int = 10_000) -> list[TagRow]:
-        """Every tag with its number of cached entities, by name."""
+        """Every tag with the number of entities a search by that tag lists, by name."""
+        live, params = Filters().sql()
         return [
             TagRow(*values)
             for values in self._query(
-                "SELECT t.id, t.name, (SELECT count(*) FROM entity_tags et WHERE et.tag_id = t.id) "
+                "SELECT t.id, t.name, (SELECT count(*) FROM entities e WHERE e.id IN "
+                f"(SELECT entity_id FROM entity_tags et WHERE et.tag_id = t.id){live}) "
                 "FROM tags t ORDER BY t.name COLLATE NOCASE LIMIT ?",
-                [limit],
+                [*params, limit],
             )
         ]
 
