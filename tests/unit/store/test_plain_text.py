@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
+from memex_desktop.api.models import SearchRawResponse
+from memex_desktop.paths import resource_path
+from memex_desktop.store import CacheReader, StoreWriter
 from memex_desktop.store.plain_text import (
     cited_ids,
     plain_excerpt,
@@ -83,3 +89,44 @@ def test_snippets_look_up_every_cited_title_once() -> None:
     found = with_cited_titles({"x": "see {{content:a}}", "y": "and {{content:b}} too"}, lookup)
     assert found == {"x": "see Title A", "y": "and too"}
     assert asked == [{"a", "b"}]
+
+
+# -- through the cache: what the list and the command line are given ------------------------
+
+
+def demo_cache(writer: StoreWriter) -> None:
+    """The bundled demo library written into the cache, as a sync would."""
+    library = json.loads(resource_path("demo", "library.json").read_text(encoding="utf-8"))
+    writer.ingest_search_page(SearchRawResponse.model_validate(library)).result(30)
+    writer.flush_index().result(30)
+
+
+MARKUP = re.compile(r"\*\*|\]\(|\{\{|</?[a-z]+[ >]|^#+ ")
+
+
+@pytest.mark.parametrize("query", ["outbox", "sleep", "sqlite", "spacing", "burnout", "routine"])
+def test_cached_titles_and_snippets_hold_no_markup(
+    writer: StoreWriter, reader: CacheReader, query: str
+) -> None:
+    demo_cache(writer)
+    hits = reader.search(query, limit=100)
+    assert hits
+    for hit in hits:
+        assert not MARKUP.search(hit.title), hit.title
+        assert not MARKUP.search(hit.snippet.replace("\x02", "").replace("\x03", "")), hit.snippet
+    for row in reader.get_many(reader.all_ids()).values():
+        assert not MARKUP.search(row.title), row.title
+        assert not MARKUP.search(row.snippet_source), row.snippet_source
+
+
+def test_a_snippet_names_the_item_a_citation_points_at(
+    writer: StoreWriter, reader: CacheReader
+) -> None:
+    demo_cache(writer)
+    routine = reader.search_ids("A realistic daily study routine")[0]
+    snippet = reader.snippets("consolidation", [routine])[routine]
+    cited = reader.get("web-sleep-and-memory")
+    assert cited is not None
+    assert "{{" not in snippet
+    assert "\x02" in snippet
+    assert cited.title[:20] in snippet.replace("\x02", "").replace("\x03", "")
