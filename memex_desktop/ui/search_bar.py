@@ -258,6 +258,8 @@ class SearchBar(QWidget):
         self.clear_all_button.clicked.connect(self.clear_all)
         self._chip_row.addStretch(1)
         self._chip_row.addWidget(self.clear_all_button)
+        # Many chips never widen the results column (each ends its words with "…" first).
+        self.chips.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.chips.hide()
         self._scope_chip: str | None = None
         self._shown_query = ""
@@ -396,6 +398,7 @@ class SearchBar(QWidget):
         if [chip.label for chip in self.chip_buttons()] != wanted:
             for chip in self.chip_buttons():
                 self._chip_row.removeWidget(chip)
+                chip.hide()  # gone at once, though deleted only when the event loop is back
                 chip.deleteLater()
             for position, label in enumerate(wanted):
                 chip = FilterChip(label, self.chips)
