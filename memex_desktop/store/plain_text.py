@@ -36,13 +36,14 @@ _LINE_MARKERS = re.compile(
 )
 _RULE = re.compile(r"(?m)^[ \t]*(?:[-*_][ \t]*){3,}$")
 _STRAY_MARKERS = re.compile(r"\*\*|__|~~")
+# What a markdown line marker (heading, quote, list item, rule) starts with.
+_LINE_STARTS = frozenset("#>-*+_0123456789")
 # Pieces a window may start with: the end of a link, a citation or a tag cut at its start.
 _CUT_HEAD = re.compile(
     rf"^[^\s\[{_MARKS}]*\]\([^)\s]*\)?|^[^\s(]*\)(?=\s|$)|^[^{{}}]*\}}\}}|^[^<>]*>"
 )
 # ... and end with: a link, a citation or a tag cut before its end.
 _CUT_TAIL = re.compile(r"!?\[([^\]\n]*)(?:\]\([^)]*)?$|\{\{[^}]*$|<[A-Za-z/!][^>]*$")
-_SPACES = re.compile(r"[ \t\r\f\v]*\n[ \t\r\f\v\n]*|[ \t\r\f\v]{2,}")
 
 # How long a snippet is shown, and how much raw text is cut out for it: markup takes room.
 SNIPPET_WIDTH = 160
@@ -83,9 +84,10 @@ def plain_text(text: str, titles: Mapping[str, str] | None = None) -> str:
         text = _STRONG.sub(r"\2", text)
         text = _EMPHASIS.sub(r"\2", text)
         text = _STRAY_MARKERS.sub("", text)
-    text = _RULE.sub("", text)
-    text = _LINE_MARKERS.sub("", text)
-    return _SPACES.sub(" ", text).strip()
+    if "\n" in text or text.lstrip()[:1] in _LINE_STARTS:
+        text = _RULE.sub("", text)
+        text = _LINE_MARKERS.sub("", text)
+    return " ".join(text.split())
 
 
 def plain_excerpt(window: str, titles: Mapping[str, str] | None = None) -> str:

@@ -481,15 +481,22 @@ class CacheReader:
     # ------------------------------------------------------------------ tags, views, feeds
 
     def tags(self, limit: int = 10_000) -> list[TagRow]:
-        """Every tag with the number of entities a search by that tag lists, by name."""
-        live, params = Filters().sql()
+        """Every tag with the number of entities a search by that tag lists (live ones), by name.
+
+        Tagged minus tagged-and-deleted, the few deleted items driving their join (CROSS JOIN
+        keeps that order): looking up every tagged item to see whether it is live costs 30
+        times as much.
+        """
         return [
             TagRow(*values)
             for values in self._query(
-                "SELECT t.id, t.name, (SELECT count(*) FROM entities e WHERE e.id IN "
-                f"(SELECT entity_id FROM entity_tags et WHERE et.tag_id = t.id){live}) "
-                "FROM tags t ORDER BY t.name COLLATE NOCASE LIMIT ?",
-                [*params, limit],
+                "SELECT t.id, t.name, "
+                "(SELECT count(*) FROM entity_tags et WHERE et.tag_id = t.id) - coalesce(d.n, 0) "
+                "FROM tags t LEFT JOIN (SELECT et.tag_id, count(*) AS n FROM entities e "
+                "CROSS JOIN entity_tags et ON et.entity_id = e.id "
+                "WHERE e.deleted_upstream_at IS NOT NULL GROUP BY et.tag_id) d ON d.tag_id = t.id "
+                "ORDER BY t.name COLLATE NOCASE LIMIT ?",
+                [limit],
             )
         ]
 

@@ -103,7 +103,10 @@ class ResultsGuide(QObject):
 
     @Slot()
     def refresh(self) -> None:
-        """Draw why the list is empty (or nothing, when it has rows)."""
+        """Draw why the list is empty (or nothing, when it has rows); nothing after shutdown,
+        when the window's reader is closed and late signals still arrive."""
+        if self._sync.closed:
+            return
         if self._results.rowCount():
             self._view.set_empty_state(None)
         else:

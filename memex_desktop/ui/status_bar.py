@@ -183,7 +183,8 @@ class StatusBar(QStatusBar):
             if self.state is ConnectionState.ONLINE:
                 self.set_state(ConnectionState.ONLINE, self.words)
         sentence = sync_sentence(report, time.monotonic() - self._sync_started_at)
-        if sentence:
+        # A closed window hears late results too: it says (and starts timers for) nothing.
+        if sentence and self.window().isVisible():
             self.showMessage(sentence, 5000)
 
     @Slot(object)
