@@ -17,11 +17,11 @@ from sqlite_utils import Database
 
 from memex_desktop.api.content import epoch_ms, host_of
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
+from memex_desktop.api.plain_text import SNIPPET_WINDOW, plain_text, with_cited_titles
 from memex_desktop.store.bounded import BoundedEntity, read_bounded
 from memex_desktop.store.errors import StoreBugError, StoreError, translate
 from memex_desktop.store.extract import body_text, summary_text
 from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, Edge, bounded_neighbourhood
-from memex_desktop.store.plain_text import SNIPPET_WINDOW, plain_text, with_cited_titles
 from memex_desktop.store.query import (
     MIN_BODY_PREFIX_CHARS,
     MIN_TITLE_PREFIX_CHARS,

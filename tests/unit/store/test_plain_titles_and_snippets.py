@@ -7,16 +7,17 @@ import re
 
 import pytest
 
+from memex_desktop.api.content import display_title
 from memex_desktop.api.models import SearchRawResponse
-from memex_desktop.paths import resource_path
-from memex_desktop.store import CacheReader, StoreWriter
-from memex_desktop.store.plain_text import (
+from memex_desktop.api.plain_text import (
     cited_ids,
     plain_excerpt,
     plain_text,
     trimmed,
     with_cited_titles,
 )
+from memex_desktop.paths import resource_path
+from memex_desktop.store import CacheReader, StoreWriter
 
 
 @pytest.mark.parametrize(
@@ -130,3 +131,18 @@ def test_a_snippet_names_the_item_a_citation_points_at(
     assert "{{" not in snippet
     assert "\x02" in snippet
     assert cited.title[:20] in snippet.replace("\x02", "").replace("\x03", "")
+
+
+@pytest.mark.parametrize(
+    ("data", "title"),
+    [
+        (
+            {"id": "n", "text": "**Bold** idea, see [the guide](https://x.example/g)"},
+            "Bold idea, see the guide",
+        ),
+        ({"id": "c", "title": "Chat about {{content:web-1}} <i>things</i>"}, "Chat about things"),
+        ({"id": "w", "title": "C++ and snake_case, 2 * 3"}, "C++ and snake_case, 2 * 3"),
+    ],
+)
+def test_the_one_display_title_is_plain_words(data: dict[str, str], title: str) -> None:
+    assert display_title(data) == title
