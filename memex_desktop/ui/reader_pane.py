@@ -266,6 +266,8 @@ class RenderResult:
     carrier: QObject | None = None
     # Where the person was reading this item last (a character of its text), if anywhere.
     position: int | None = None
+    # A render given up for a newer one (of the same item, perhaps): never shown.
+    cancelled: bool = False
 
     def unload(self) -> None:
         """On the GUI thread: the documents leave their carrier and belong to this result."""
@@ -379,7 +381,7 @@ def render_document(
     if first.stored_bytes > PREVIEW_ABOVE_BYTES:
         progress(result_for(first.entity(), first, preview=True))
     if cancel.is_set():
-        return RenderResult(entity_id, None)
+        return RenderResult(entity_id, None, cancelled=True)
     whole = reader.entity_within(entity_id, budget)
     if whole is None:  # deleted meanwhile
         return RenderResult(entity_id, None)
@@ -822,7 +824,11 @@ class ReaderPane(QWidget):
     def _is_awaited(self, result: RenderResult) -> bool:
         """Whether ``result`` is of the render asked for last (else it is dropped)."""
         result.unload()
-        if self._pending is not None and result.entity_id == self._pending[0]:
+        if (
+            not result.cancelled
+            and self._pending is not None
+            and result.entity_id == self._pending[0]
+        ):
             return True
         for document in (result.document, *result.more):
             if document is not None:
