@@ -79,6 +79,16 @@ class AppContext:
         """The window's Settings action: the dialog, applied when saved."""
         show_settings_dialog(self, parent)
 
+    def keep_text_size(self, percent: int) -> None:
+        """The reader's text size changed (Ctrl+=, Ctrl+-, Ctrl+0): kept in the settings."""
+        settings = self.settings.model_copy(update={"reader_text_size_percent": percent})
+        try:
+            settings.save()
+        except OSError as exc:
+            self.window.messages.warn(user_message(exc).one_line())
+            return
+        self.settings = settings
+
     def shutdown(self) -> None:
         """Stop timers, syncs and workers, drain the writer, close connections (idempotent).
 
@@ -184,7 +194,10 @@ def build_main_window(
         transcript_language=settings.transcript_language,
         allow_remote_images=settings.allow_remote_images,
         reader_item_text_mb=settings.reader_item_text_mb,
+        reader_text_size_percent=settings.reader_text_size_percent,
+        remember_reading_position=writer.set_reading_position,
     )
+    context.window.reader_pane.text_size_changed.connect(context.keep_text_size)
     if context.provider is not None:
         context.window.status.showMessage("Signed in with Memex", 8000)
     if recovered is not None:
@@ -207,8 +220,11 @@ def show_settings_dialog(
         key_in_memory_only=context.credentials.backend_is_memory,
         runner=context.runner,
         provider=context.provider,
+        api_url_in_use=context.api_url,
         parent=parent,
     )
+    # The demo (or --api-url) chose the server for this session: saving keeps it.
+    session_url = context.api_url if dialog.api_url_fixed else None
     if start_sign_in and dialog.sign_in is not None and context.provider is None:
         dialog.sign_in.start()  # first run, "Sign in with Memex": the browser opens at once
     accepted = dialog.exec() == QDialog.DialogCode.Accepted
@@ -231,7 +247,7 @@ def show_settings_dialog(
         QMessageBox.warning(parent, "Settings not saved", user_message(exc).one_line())
         return False
     context.settings = settings
-    context.api_url = settings.effective_api_url()
+    context.api_url = session_url or settings.effective_api_url()
     if choice.api_key:
         context.credentials.set_api_key(choice.api_key)
     context.provider = dialog.provider

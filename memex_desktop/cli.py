@@ -36,6 +36,15 @@ from memex_desktop.errors import (
 from memex_desktop.runtime import settle_garbage_collector
 from memex_desktop.settings import API_KEY_ENV, Settings
 from memex_desktop.store.errors import StoreError
+from memex_desktop.store.search_language import (
+    SERVER_CONTENT_TYPES,
+    SORTS,
+    SearchLanguageError,
+    content_types,
+    parse_query,
+    remote_request,
+    type_help,
+)
 
 if TYPE_CHECKING:
     from memex_desktop.api.client import MemexClient
@@ -145,11 +154,23 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
     cmd = command("search", cmd_search, "search the local cache (or the server with --remote)")
+    cmd.description = (
+        'search the local cache (or the server with --remote). QUERY: words, "a phrase", '
+        '-word, -"a phrase", a OR b, tag:NAME or #NAME, type:NAME, site:HOST, '
+        "after:YYYY-MM-DD, before:YYYY-MM, is:deleted"
+    )
     cmd.add_argument("query", metavar="QUERY")
     cmd.add_argument(
-        "--type", action="append", default=[], metavar="T", help="content type (repeatable)"
+        "--type",
+        action="append",
+        default=[],
+        metavar="T",
+        help=f"kind of item (repeatable): {type_help()}, or a Memex content type",
     )
     cmd.add_argument("--tag", metavar="NAME", help="only items with this tag")
+    cmd.add_argument(
+        "--sort", choices=SORTS, default="relevance", help="result order (default: relevance)"
+    )
     cmd.add_argument("--limit", type=_positive_int, default=20, metavar="N")
     cmd.add_argument(
         "--remote", action="store_true", help="ask the server too and cache what it returns"
@@ -161,7 +182,14 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--format", choices=("text", "html"), default="text")
 
     cmd = command("save", cmd_save, "queue URL saves (sent at once when online)")
-    cmd.add_argument("urls", nargs="+", metavar="URL")
+    cmd.add_argument(
+        "urls", nargs="+", metavar="URL", help="a web address; - reads text from stdin (as --text)"
+    )
+    cmd.add_argument(
+        "--text",
+        action="store_true",
+        help="the arguments are text: save the links in it, found as a paste into the window does",
+    )
 
     cmd = command("note", cmd_note, "write a note on a cached item (or a reply) through the outbox")
     cmd.add_argument("id", metavar="ID", help="the item the note is on")
@@ -455,6 +483,11 @@ def _plain_snippet(snippet: str) -> str:
 
 def cmd_search(args: argparse.Namespace, session: Session) -> int:
     """Search the cache (and the server with --remote); text lines or a JSON array."""
+    try:
+        parse_query(args.query)
+        args.content_types = tuple(kind for name in args.type for kind in content_types(name))
+    except SearchLanguageError as exc:
+        raise CliError(user_message(exc).one_line(), EXIT_USAGE) from exc
     reader = session.reader(create=args.remote)
     tag_id: str | None = None
     if args.tag:
@@ -466,7 +499,9 @@ def cmd_search(args: argparse.Namespace, session: Session) -> int:
     if args.remote:
         rows = _remote_rows(args, session)
     else:
-        hits = reader.search(args.query, types=tuple(args.type), tag_id=tag_id, limit=args.limit)
+        hits = reader.search(
+            args.query, types=args.content_types, tag_id=tag_id, sort=args.sort, limit=args.limit
+        )
         rows = [
             {
                 "id": hit.id,
@@ -493,19 +528,26 @@ def cmd_search(args: argparse.Namespace, session: Session) -> int:
 
 
 def _remote_rows(args: argparse.Namespace, session: Session) -> list[dict[str, Any]]:
-    """Ask the server, cache what it returns (cache-on-view), rows in the server's order."""
-    filters: dict[str, Any] = {}
-    if args.type:
-        filters["content_types"] = list(args.type)
+    """Ask the server, cache what it returns (cache-on-view), rows in the server's order.
+
+    The server applies what it can of the query (words, tags, types, dates, the order); the
+    rest (phrases, exclusions, sites) is applied here to what it returned.
+    """
+    reader = session.reader()
+    text, filters = remote_request(
+        parse_query(args.query), sort=args.sort, tag_ids=reader.tag_ids_named
+    )
+    if sendable := [kind for kind in args.content_types if kind in SERVER_CONTENT_TYPES]:
+        filters["content_types"] = sendable
     if args.tag:
         filters["tag"] = args.tag
-    ids, _changes = session.engine().remote_search(args.query, limit=args.limit, **filters)
-    reader = session.reader()
+    ids, _changes = session.engine().remote_search(text, limit=args.limit, **filters)
+    ids = reader.matching_ids(args.query, ids)
     rows_by_id = reader.get_many(ids)
     rows = []
     for entity_id in ids:
         row = rows_by_id.get(entity_id)
-        if row is None:
+        if row is None or (args.content_types and row.type not in args.content_types):
             continue
         rows.append(
             {
@@ -559,7 +601,11 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
         cache_problem = None
     invalid = 0
     queued = 0
-    for url in args.urls:
+    urls, without_links = _urls_to_save(args.urls, as_text=args.text)
+    for text in without_links:
+        print(f"{PROG}: no link to save in {text[:200]!r}", file=sys.stderr)
+        invalid += 1
+    for url in urls:
         try:
             normalize_url(url)
         except ValueError as exc:
@@ -586,6 +632,28 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
         return status
     sent = _send_queued(session, outbox, f"{queued} saves")
     return sent if sent != EXIT_OK else status
+
+
+def _urls_to_save(arguments: list[str], *, as_text: bool) -> tuple[list[str], list[str]]:
+    """The URLs ``save`` queues, and the texts that hold none.
+
+    An argument is a URL as typed, so a malformed one is refused rather than cut down to
+    what looks valid; with ``--text``, or ``-`` (stdin), it is text and its links are taken.
+    """
+    from memex_desktop.api.text_links import find_links
+
+    urls: list[str] = []
+    without_links: list[str] = []
+    for argument in arguments:
+        if not as_text and argument != "-":
+            urls.append(argument)
+            continue
+        text = sys.stdin.read() if argument == "-" else argument
+        found = find_links(text)
+        urls.extend(found)
+        if not found:
+            without_links.append(text.strip() or "(empty)")
+    return urls, without_links
 
 
 def cmd_note(args: argparse.Namespace, session: Session) -> int:

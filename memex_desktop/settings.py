@@ -123,6 +123,15 @@ class Settings(BaseModel):
         default=False,
         description="Load remote images in the reader for every item (off: per item on request).",
     )
+    reader_text_size_percent: int = Field(
+        default=100,
+        ge=50,
+        le=300,
+        description=(
+            "Size of the reader's text, in percent of its own (Ctrl+= and Ctrl+- change it "
+            "and keep it here)."
+        ),
+    )
     reader_item_text_mb: float = Field(
         default=DEFAULT_READER_ITEM_TEXT_MB,
         gt=0,

@@ -236,6 +236,36 @@ def parse_web_url(text: object) -> ParsedUrl | UrlProblem:
     )
 
 
+# Hosts whose players start at ``?t=SECONDSs``; any other video is asked for its moment with a
+# media fragment (``#t=SECONDS``, which HTML video players and Vimeo honour).
+_YOUTUBE_DOMAINS = frozenset({"youtube.com", "youtu.be", "youtube-nocookie.com"})
+
+
+def moment_url(url: object, seconds: float) -> str | None:
+    """The web address of a video at ``seconds`` into it, or None when ``url`` is not a web
+    address (what the reader's "Open at this moment" opens)."""
+    parsed = parse_web_url(url)
+    if isinstance(parsed, UrlProblem) or seconds < 0:
+        return None
+    at = int(seconds)
+    if parsed.registrable_domain in _YOUTUBE_DOMAINS:
+        kept = [
+            part
+            for part in parsed.query.split("&")
+            if part and part.split("=", 1)[0] not in ("t", "start")
+        ]
+        query = "&".join([*kept, f"t={at}s"])
+        return _with_parts(parsed, query, parsed.fragment)
+    return _with_parts(parsed, parsed.query, f"t={at}")
+
+
+def _with_parts(parsed: ParsedUrl, query: str, fragment: str) -> str:
+    """``parsed`` as ASCII text with another query and fragment."""
+    base = parsed.ascii_url(fragment=False).split("?", 1)[0]
+    text = base + ("?" + _encode(query, _QUERY_SAFE) if query else "")
+    return text + ("#" + _encode(fragment, _QUERY_SAFE) if fragment else "")
+
+
 def registrable_domain(ascii_host: str) -> str:
     """The part of a host someone registered: ``news.bbc.co.uk`` gives ``bbc.co.uk``.
 

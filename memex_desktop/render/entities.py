@@ -40,6 +40,7 @@ from memex_desktop.api.models import (
     WebContentEntity,
     YoutubeContentEntity,
 )
+from memex_desktop.api.urls import moment_url
 from memex_desktop.render.document import (
     DocumentBuilder,
     RenderContext,
@@ -333,7 +334,7 @@ def _render_youtube(entity: YoutubeContentEntity, doc: DocumentBuilder) -> str:
     transcripts = {k: v for k, v in (entity.transcript or {}).items() if v}
     language = _choose(transcripts, preferred)
     if language is not None:
-        _transcript(doc, entity.id, language, transcripts)
+        _transcript(doc, entity.id, language, transcripts, entity.url)
     _extra_fields(doc, entity, {"channel_title"})
     return title
 
@@ -343,8 +344,11 @@ def _transcript(
     entity_id: str,
     language: str,
     transcripts: dict[str, list[TranscriptSegment]],
+    video_url: str | None = None,
 ) -> None:
-    """One paragraph per segment, each starting with a ``[mm:ss]`` link into the video."""
+    """One paragraph per segment, each starting with a ``[mm:ss]`` link to its place in the
+    transcript and a ``▶`` link that opens the video at that moment (after the reader shows
+    where it goes, as for every web link)."""
     _section(doc, f"Transcript ({language})")
     others = [name for name in transcripts if name != language]
     if others:
@@ -358,6 +362,9 @@ def _transcript(
         else:
             href = escape_attr(f"{base}?t={int(seconds)}")
             stamp = f'<a class="timestamp" href="{href}">[{format_offset(seconds)}]</a> '
+            moment = moment_url(video_url, seconds) if video_url else None
+            if moment is not None:
+                stamp += f'<a class="moment" href="{escape_attr(moment)}">▶</a> '
         parts.append(f'<p class="segment">{stamp}{esc(segment.text)}</p>')
     parts.append("</div>")
     doc.add("".join(parts))

@@ -131,6 +131,7 @@ CLASS_NAMES = frozenset(
         "media",
         "transcript",
         "timestamp",
+        "moment",
         "segment",
         "message",
         "role",

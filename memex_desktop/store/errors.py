@@ -56,6 +56,11 @@ class SchemaTooNewError(KnownStoreError):
         self.supported = supported
 
 
+class SearchLanguageError(ValueError):
+    """A search the search language cannot mean anything by (an unknown type, a date that is
+    not one); the message says what to type instead. Not a failure of the store."""
+
+
 class StoreBugError(StoreError):
     """An SQLite error no environment explains (bad SQL, a misused connection): a bug.
 

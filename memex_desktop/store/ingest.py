@@ -43,7 +43,7 @@ References = Mapping[str, tuple[Sequence[tuple[str, str | None]], Sequence[str]]
 # api/content.py changes what they yield for the same JSON (tests/unit/store/
 # test_extract_digest.py fails until it is raised); the indexes are then rebuilt. Unicode data
 # decides what a word is (str.isalnum, casefolding), the Python patch version does not.
-EXTRACT_VERSION = 3
+EXTRACT_VERSION = 4
 FTS_FINGERPRINT = (
     f"extract-{EXTRACT_VERSION}/unicode-{unicodedata.unidata_version}"
     f"/sqlite-{sqlite3.sqlite_version}"
@@ -817,6 +817,16 @@ def record_feed_members(
     )
     after = listed if complete else before | listed
     return ChangeSet(feed_ids=frozenset({feed_id}) if after != before else frozenset())
+
+
+def set_reading_position(db: Database, entity_id: str, position: int, now_ms: int) -> ChangeSet:
+    """Remember where an item was being read (not a change any pane shows)."""
+    db.execute(
+        "INSERT OR REPLACE INTO reading_positions (entity_id, position, updated_at_ms) "
+        "VALUES (?, ?, ?)",
+        [entity_id, max(0, position), now_ms],
+    )
+    return ChangeSet.empty()
 
 
 def set_sync_state(db: Database, key: str, value: str) -> ChangeSet:

@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 from memex_desktop.store.errors import (
     DatabaseCorruptError,
+    KnownStoreError,
     SchemaTooNewError,
     translate,
 )
@@ -42,7 +43,7 @@ from memex_desktop.store.outbox_recovery import (
     copy_aside,
     salvage,
 )
-from memex_desktop.store.urls import normalize_url
+from memex_desktop.store.urls import earlier_key_prefixes, normalize_url
 
 _log = logging.getLogger(__name__)
 
@@ -54,6 +55,10 @@ _BUSY_TIMEOUT_S = 10.0
 # index and a few commits of saves must fit.
 MIN_FREE_BYTES = 8 * 1024 * 1024
 _MAX_REASON_CHARS = 500
+# Which normalize_url the URL saves are keyed by (control key "url_keys"): 2 drops ``www.``
+# and fbclid, gclid, mc_cid, mc_eid. A file keyed by an earlier one is keyed again when it is
+# opened; the schema is unchanged, so earlier versions still open the file.
+URL_KEYS_VERSION = 2
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS ops (
@@ -126,6 +131,18 @@ class EnqueueResult:
     entity_id: str | None
 
 
+@dataclass(frozen=True)
+class UndoAnswer:
+    """The outbox's answer to an undo: the save was removed, or it stays as ``op`` says.
+
+    ``op`` is None when the save was removed, or when there was none by that id (dropped
+    or undone already); otherwise it is the save as it is now, on its way or in the library.
+    """
+
+    undone: bool
+    op: OutboxOp | None = None
+
+
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -187,6 +204,7 @@ class Outbox:
             version = OUTBOX_SCHEMA_VERSION
         if version < OUTBOX_SCHEMA_VERSION:
             self._migrate()
+        self._rekey_urls()
 
     def _inspect(self) -> int | None:
         """The file's schema version, read without writing (0 for a new file); None when it
@@ -228,6 +246,46 @@ class Outbox:
                     for statement in statements:
                         conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {OUTBOX_SCHEMA_VERSION}")
+
+    def _url_keys_version(self, conn: sqlite3.Connection) -> int:
+        """The normalize_url version the file's URL saves are keyed by (1 before it was kept)."""
+        row = conn.execute("SELECT value FROM control WHERE key = 'url_keys'").fetchone()
+        return int(row[0]) if row and str(row[0]).isdigit() else 1
+
+    def _rekey_urls(self) -> None:
+        """Key URL saves written by an earlier version as this one does, so they are found.
+
+        A row whose new key another row holds already (the same page saved twice, as
+        ``www.`` and bare) keeps its old key: both saves stay and nothing is lost. A file that
+        cannot be written now is keyed the next time it is opened.
+        """
+        try:
+            with self._conn() as conn:
+                if self._url_keys_version(conn) >= URL_KEYS_VERSION:
+                    return
+            with self._write() as conn:
+                if self._url_keys_version(conn) >= URL_KEYS_VERSION:
+                    return
+                rows = conn.execute(
+                    "SELECT id, url, normalized_url FROM ops "
+                    "WHERE kind = 'save_url' AND url IS NOT NULL ORDER BY id"
+                ).fetchall()
+                for op_id, url, key in rows:
+                    try:
+                        new_key = normalize_url(url)
+                    except ValueError:
+                        continue
+                    if new_key != key:
+                        conn.execute(
+                            "UPDATE OR IGNORE ops SET normalized_url = ? WHERE id = ?",
+                            (new_key, op_id),
+                        )
+                conn.execute(
+                    "INSERT OR REPLACE INTO control (key, value) VALUES ('url_keys', ?)",
+                    (str(URL_KEYS_VERSION),),
+                )
+        except (KnownStoreError, sqlite3.Error) as exc:
+            _log.warning("the URL saves of %s were not keyed again: %s", self.path, exc)
 
     def _recover(self) -> OutboxRecovery:
         """Copy the damaged file aside and put what can be read into a fresh outbox."""
@@ -365,31 +423,44 @@ class Outbox:
         return EnqueueResult("queued" if inserted else "already_queued", op, op.entity_id)
 
     def known_in_cache(self, normalized: str) -> str | None:
-        """The id of a cached entity with this normalized URL (http or https), if any."""
+        """The id of a cached entity with this normalized URL (http or https), if any.
+
+        The cache may hold keys an earlier normalize_url gave (with ``www.`` or a tracking
+        parameter): candidates are found by where such keys begin and compared normalized
+        again, so items cached before the rules changed are still found.
+        """
         if not self.cache_path.exists():
             return None
-        variants = sorted(
-            {
-                normalized,
-                normalized.replace("https://", "http://", 1),
-                normalized.replace("http://", "https://", 1),
-            }
+        wanted = {
+            normalized,
+            normalized.replace("https://", "http://", 1),
+            normalized.replace("http://", "https://", 1),
+        }
+        prefixes = earlier_key_prefixes(normalized)
+        ranges = " OR ".join(
+            ["normalized_url = ? OR normalized_url BETWEEN ? AND ?"] * len(prefixes)
         )
+        params = [value for p in prefixes for value in (p, f"{p}?", f"{p}?\U0010ffff")]
         try:
             conn = sqlite3.connect(f"{self.cache_path.resolve().as_uri()}?mode=ro", uri=True)
             try:
-                row = conn.execute(
-                    "SELECT id FROM entities WHERE normalized_url IN "
-                    f"({','.join('?' * len(variants))}) "
-                    "AND deleted_upstream_at IS NULL LIMIT 1",
-                    variants,
-                ).fetchone()
+                rows = conn.execute(
+                    f"SELECT id, normalized_url FROM entities WHERE ({ranges}) "
+                    "AND deleted_upstream_at IS NULL ORDER BY rowid LIMIT 1000",
+                    params,
+                ).fetchall()
             finally:
                 conn.close()
         except sqlite3.Error:
             # The cache is disposable and may be missing or mid-rebuild: then just queue.
             return None
-        return str(row[0]) if row else None
+        for entity_id, key in rows:
+            try:
+                if normalize_url(str(key)) in wanted:
+                    return str(entity_id)
+            except ValueError:
+                continue
+        return None
 
     # ------------------------------------------------------------------ reads
 
@@ -466,6 +537,26 @@ class Outbox:
             next_attempt_at=_as_ms(retry_at),
         )
 
+    def mark_not_sent(self, op_id: int, failure: OutboxFailure, retry_at: float) -> None:
+        """Back to the queue, due at ``retry_at``, as if never tried: the server never took
+        this send (it was not reached, or refused the credentials or the plan unread).
+
+        ``attempts`` counts only the sends that may have reached the server, which is what
+        undo needs to know: a save whose every try was refused so can still be undone.
+        """
+        with self._write() as conn:
+            conn.execute(
+                "UPDATE ops SET state = 'queued', attempts = max(attempts - 1, 0), reason = ?, "
+                "error_kind = ?, updated_at = ?, next_attempt_at = ? WHERE id = ?",
+                (
+                    failure.message[:_MAX_REASON_CHARS],
+                    failure.kind,
+                    _now_ms(),
+                    _as_ms(retry_at),
+                    op_id,
+                ),
+            )
+
     def mark_needs_attention(self, op_id: int, failure: OutboxFailure) -> None:
         """The server refused it for a reason retrying cannot fix; kept with that reason."""
         self._set(
@@ -522,13 +613,16 @@ class Outbox:
         with self._write() as conn:
             return conn.execute("DELETE FROM ops WHERE id = ?", (op_id,)).rowcount > 0
 
-    def undo(self, op_id: int) -> bool:
-        """Drop an operation that was never sent; False when it was already on its way."""
+    def undo(self, op_id: int) -> UndoAnswer:
+        """Drop an operation that was never sent; one already on its way stays, as answered."""
         with self._write() as conn:
             cursor = conn.execute(
                 "DELETE FROM ops WHERE id = ? AND state = 'queued' AND attempts = 0", (op_id,)
             )
-            return cursor.rowcount > 0
+            if cursor.rowcount > 0:
+                return UndoAnswer(True)
+            row = conn.execute(f"SELECT {_OP_COLUMNS} FROM ops WHERE id = ?", (op_id,)).fetchone()
+        return UndoAnswer(False, _op(row) if row else None)
 
     def pause(self, failure: OutboxFailure) -> None:
         """Stop handing out operations (e.g. out of credits) until :meth:`resume`."""

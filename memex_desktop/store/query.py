@@ -1,11 +1,20 @@
-"""Turning what a person types into a safe FTS5 expression, and filters into SQL."""
+"""Turning a parsed query into safe FTS5 expressions and SQL filters, and checking phrases."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
+
+from memex_desktop.store.search_language import (
+    SearchLanguageError,
+    SearchQuery,
+    Term,
+    parse_query,
+)
 
 # Letters and digits only, like FTS5's unicode61 tokenizer: every operator character
 # (", *, ^, :, parentheses, NEAR/AND/OR as bare words) is dropped or quoted away.
@@ -25,6 +34,37 @@ def terms(query: str) -> list[str]:
     return _TOKEN.findall(query.lower())[:MAX_TERMS]
 
 
+def query_words(query: str) -> list[str]:
+    """The words a query asks for (operators and exclusions left out), to mark in snippets."""
+    try:
+        return parse_query(query).words
+    except SearchLanguageError:
+        return terms(query)
+
+
+def _term_expression(term: Term, min_prefix: int) -> str:
+    """One term in FTS5 syntax: its words quoted (never read as syntax), all required.
+
+    The indexes hold no positions (detail=column), so a phrase is its words here and is
+    checked in Python afterwards.
+    """
+    quoted = [f'"{word}"' for word in term.words]
+    if term.prefix and not term.phrase and len(term.words[-1]) >= min_prefix:
+        quoted[-1] += "*"
+    return quoted[0] if len(quoted) == 1 else "(" + " AND ".join(quoted) + ")"
+
+
+def groups_expression(groups: Sequence[Sequence[Term]], min_prefix: int) -> str | None:
+    """An FTS5 MATCH expression requiring every group (any one of its terms); None if empty."""
+    parts = []
+    for group in groups:
+        alternatives = [_term_expression(term, min_prefix) for term in group if term.words]
+        if alternatives:
+            joined = " OR ".join(alternatives)
+            parts.append(joined if len(alternatives) == 1 else f"({joined})")
+    return " AND ".join(parts) if parts else None
+
+
 def match_expression(query: str, min_prefix: int = MIN_PREFIX_CHARS) -> str | None:
     """An FTS5 MATCH expression: every word required, the last one as a prefix while typing.
 
@@ -34,45 +74,113 @@ def match_expression(query: str, min_prefix: int = MIN_PREFIX_CHARS) -> str | No
     words = terms(query)
     if not words:
         return None
-    quoted = [f'"{word}"' for word in words]
     typing = not query[-1:].isspace() and not query.rstrip().endswith('"')
-    if typing and len(words[-1]) >= min_prefix:
-        quoted[-1] += "*"
-    return " ".join(quoted)
+    groups = [
+        [Term((word,), prefix=typing and index == len(words) - 1)]
+        for index, word in enumerate(words)
+    ]
+    return groups_expression(groups, min_prefix)
+
+
+def site_terms(hosts: Sequence[str]) -> list[Term]:
+    """The words of each host as terms of the body index, which holds the words of URLs."""
+    return [Term(words) for host in hosts if (words := tuple(terms(host)))]
+
+
+def _like_escaped(text: str) -> str:
+    """``text`` for a LIKE pattern with ``ESCAPE '!'``."""
+    return text.replace("!", "!!").replace("%", "!%").replace("_", "!_")
+
+
+def site_condition(host: str, alias: str = "e") -> tuple[str, list[Any]]:
+    """SQL true for items saved from ``host`` or a subdomain of it.
+
+    ``site`` holds the host without ``www.``; a Reddit post's holds its subreddit, so its
+    address decides.
+    """
+    escaped = _like_escaped(host)
+    sql = (
+        f"({alias}.site = ? OR {alias}.site LIKE ? ESCAPE '!' OR ({alias}.site LIKE 'r/%' AND "
+        f"({alias}.url LIKE ? ESCAPE '!' OR {alias}.url LIKE ? ESCAPE '!')))"
+    )
+    return sql, [host, f"%.{escaped}", f"%://{escaped}/%", f"%.{escaped}/%"]
 
 
 @dataclass(frozen=True)
 class Filters:
-    """Restrictions every read of entities honours."""
+    """Restrictions every read of entities honours.
+
+    ``types`` and ``tag_ids`` come from filter menus and the sidebar; the others from the
+    query's operators, each narrowing further.
+    """
 
     types: tuple[str, ...] = ()
     tag_ids: tuple[str, ...] = ()
     date_from_ms: int | None = None
     date_to_ms: int | None = None
     include_deleted: bool = False
+    query_types: tuple[str, ...] = ()
+    excluded_types: tuple[str, ...] = ()
+    # Every group: one of its tags (ids); a tag name the cache does not know matches nothing.
+    tag_groups: tuple[tuple[str, ...], ...] = ()
+    excluded_tag_ids: tuple[str, ...] = ()
+    sites: tuple[str, ...] = ()
+    excluded_sites: tuple[str, ...] = ()
+    # An FTS5 expression of the excluded words (matched on the body index, which has them all).
+    excluded_match: str | None = None
+    only_deleted: bool = False
+
+    def narrows(self) -> bool:
+        """Whether anything but deleted items is left out."""
+        return self != Filters(include_deleted=self.include_deleted)
 
     def sql(self, alias: str = "e") -> tuple[str, list[Any]]:
         """A WHERE fragment (starting with ``AND`` when not empty) and its parameters."""
         parts: list[str] = []
         params: list[Any] = []
-        if self.types:
-            parts.append(f"{alias}.type IN ({','.join('?' * len(self.types))})")
-            params += list(self.types)
-        if self.tag_ids:
+        for kinds, negated in (
+            (self.types, False),
+            (self.query_types, False),
+            (self.excluded_types, True),
+        ):
+            if kinds:
+                marks = ",".join("?" * len(kinds))
+                parts.append(f"{alias}.type {'NOT IN' if negated else 'IN'} ({marks})")
+                params += list(kinds)
+        for group in ((self.tag_ids,) if self.tag_ids else ()) + self.tag_groups:
+            parts.append(f"{alias}.id IN {_TAGGED}({','.join('?' * len(group))}))")
+            params += list(group)
+        if self.excluded_tag_ids:
+            marks = ",".join("?" * len(self.excluded_tag_ids))
+            parts.append(f"{alias}.id NOT IN {_TAGGED}({marks}))")
+            params += list(self.excluded_tag_ids)
+        for hosts, negated in ((self.sites, False), (self.excluded_sites, True)):
+            if hosts:
+                conditions = [site_condition(host, alias) for host in hosts]
+                joined = " OR ".join(sql for sql, _ in conditions)
+                parts.append(f"{'NOT ' if negated else ''}({joined})")
+                params += [param for _, values in conditions for param in values]
+        if self.excluded_match is not None:
             parts.append(
-                f"{alias}.id IN (SELECT entity_id FROM entity_tags WHERE tag_id IN "
-                f"({','.join('?' * len(self.tag_ids))}))"
+                f"{alias}.rowid NOT IN (SELECT rowid FROM body_fts WHERE body_fts MATCH ?)"
             )
-            params += list(self.tag_ids)
+            params.append(self.excluded_match)
         if self.date_from_ms is not None:
             parts.append(f"{alias}.created_at >= ?")
             params.append(self.date_from_ms)
         if self.date_to_ms is not None:
             parts.append(f"{alias}.created_at <= ?")
             params.append(self.date_to_ms)
-        if not self.include_deleted:
+        if self.only_deleted:
+            parts.append(f"{alias}.deleted_upstream_at IS NOT NULL")
+        elif not self.include_deleted:
             parts.append(f"{alias}.deleted_upstream_at IS NULL")
         return "".join(f" AND {part}" for part in parts), params
+
+
+_TAGGED = "(SELECT entity_id FROM entity_tags WHERE tag_id IN "
+# Stands for a tag name the cache does not know: no item carries it.
+UNKNOWN_TAG = "\x00no such tag"
 
 
 def make_filters(
@@ -92,6 +200,124 @@ def make_filters(
         date_to_ms=date_to_ms,
         include_deleted=include_deleted,
     )
+
+
+def with_query(
+    filters: Filters, query: SearchQuery, tag_ids: Callable[[str], tuple[str, ...]]
+) -> Filters:
+    """``filters`` narrowed by the query's operators; ``tag_ids`` names the ids of a tag name."""
+    before = query.before_ms - 1 if query.before_ms is not None else None
+    # One group of alternatives: any excluded word excludes the item.
+    excluded_words = [term for term in query.excluded if not term.phrase]
+    return replace(
+        filters,
+        query_types=query.types,
+        excluded_types=query.excluded_types,
+        tag_groups=tuple(
+            tuple(dict.fromkeys(i for name in group for i in tag_ids(name) or (UNKNOWN_TAG,)))
+            for group in query.tags
+        ),
+        excluded_tag_ids=tuple(i for name in query.excluded_tags for i in tag_ids(name)),
+        sites=query.sites,
+        excluded_sites=query.excluded_sites,
+        excluded_match=groups_expression([excluded_words], MIN_BODY_PREFIX_CHARS),
+        date_from_ms=_later(filters.date_from_ms, query.after_ms),
+        date_to_ms=_earlier(filters.date_to_ms, before),
+        only_deleted=query.deleted,
+        include_deleted=filters.include_deleted or query.deleted,
+    )
+
+
+def _later(first: int | None, second: int | None) -> int | None:
+    """The later of two optional bounds."""
+    return second if first is None else first if second is None else max(first, second)
+
+
+def _earlier(first: int | None, second: int | None) -> int | None:
+    """The earlier of two optional bounds."""
+    return second if first is None else first if second is None else min(first, second)
+
+
+def _fold(text: str) -> str:
+    """Lowercased without diacritics, as the index compares words (remove_diacritics)."""
+    lowered = text.lower()
+    if lowered.isascii():
+        return lowered
+    decomposed = unicodedata.normalize("NFKD", lowered)
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+def text_tokens(text: str) -> list[str]:
+    """The words of a text as the index sees them (folded)."""
+    return _TOKEN.findall(_fold(text))
+
+
+def _term_in(term: Term, columns: Sequence[Sequence[str]]) -> bool:
+    """Whether a term matches texts given as word lists (a phrase within one of them)."""
+    words = [_fold(word) for word in term.words]
+    if term.phrase:
+        needle = " " + " ".join(words) + " "
+        return any(needle in " " + " ".join(tokens) + " " for tokens in columns)
+    present = {token for tokens in columns for token in tokens}
+    *whole, last = words
+    if not all(word in present for word in whole):
+        return False
+    if term.prefix:
+        return any(token.startswith(last) for token in present)
+    return last in present
+
+
+def matches_text(query: SearchQuery, texts: Sequence[str]) -> bool:
+    """Whether the searchable texts of an item hold the query's words and phrases.
+
+    Every group needs one of its terms, no excluded term may match; a phrase must stand
+    within one text (a title, an author, a summary, a body), as in a positional index. For
+    items the index does not hold yet.
+    """
+    columns = [text_tokens(text) for text in texts]
+    if not all(any(_term_in(term, columns) for term in group) for group in query.groups):
+        return False
+    return not any(_term_in(term, columns) for term in query.excluded)
+
+
+# Between two words of a phrase in stored JSON: anything but letters and digits, JSON escapes
+# (a newline is stored as backslash-n) included.
+_JSON_GAP = r"(?:[^\w\\]|_|\\(?:[nrtbf\"/\\]|u[0-9a-f]{4}))+"
+
+
+@lru_cache(maxsize=256)
+def _phrase_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """The words next to each other, whole, in stored JSON.
+
+    The pattern starts with the first word itself (the engine then skips ahead to where it
+    occurs); whether a word begins there is checked behind it: no letter or digit before it,
+    nor a backslash, unless that is an escape such as the newline's.
+    """
+    folded = [re.escape(_fold(word)) for word in words]
+    first = folded[0]
+    start = f"(?:(?<![^\\W_]{first})(?<!\\\\{first})|(?<=\\\\[nrtbf]{first}))"
+    return re.compile(
+        first + start + "".join(_JSON_GAP + word for word in folded[1:]) + "(?![^\\W_])"
+    )
+
+
+def phrase_in_json(term: Term, raw: str) -> bool:
+    """Whether the phrase stands in an item's stored JSON, lowercased (not in an object key:
+    ``"full_text":`` is not the phrase "full text").
+
+    Searching the JSON as stored costs a regular expression, not a decoding and a re-reading
+    of every text of the item: a phrase of common words checks hundreds of candidates.
+    """
+    pattern = _phrase_pattern(term.words)
+    if _found_in_values(pattern, raw):
+        return True
+    return not raw.isascii() and _found_in_values(pattern, _fold(raw))
+
+
+def _found_in_values(pattern: re.Pattern[str], raw: str) -> bool:
+    """Whether ``pattern`` matches ``raw`` somewhere that is not (or crosses) an object key:
+    in JSON ``":`` only ever ends a key (quotes within strings are escaped)."""
+    return any('":' not in raw[hit.start() : hit.end() + 2] for hit in pattern.finditer(raw))
 
 
 def snippet_pattern(words: Sequence[str]) -> re.Pattern[str]:
@@ -128,6 +354,33 @@ def _word_span(text: str, words: Sequence[str]) -> tuple[int, int] | None:
     return best, end
 
 
+def text_through_first_word(
+    parts: Iterable[str], words: Sequence[str], after: int, pattern: re.Pattern[str]
+) -> str:
+    """The parts joined by newlines, as far as ``after`` characters past the first word
+    starting with one of ``words`` (all of them when none does): what a snippet of the whole
+    text around that word needs, without computing the parts after it."""
+    taken: list[str] = []
+    length = 0  # of "\n".join(taken)
+    found_end: int | None = None
+    for part in parts:
+        if not part:
+            continue
+        start = length + 1 if taken else 0
+        taken.append(part)
+        length = start + len(part)
+        if found_end is None:
+            span = _word_span(part, words)
+            if span is None and len(part.lower()) != len(part):
+                hit = pattern.search(part)
+                span = hit.span() if hit is not None else None
+            if span is not None:
+                found_end = start + span[1]
+        if found_end is not None and length > found_end + after:
+            break
+    return "\n".join(taken)
+
+
 def python_snippet(
     text: str, words: Sequence[str], width: int = 160, *, pattern: re.Pattern[str] | None = None
 ) -> str:
@@ -150,3 +403,17 @@ def python_snippet(
     prefix = "…" if left else ""
     suffix = "…" if right < len(text) else ""
     return f"{prefix}{text[left:start]}\x02{text[start:end]}\x03{text[end:right]}{suffix}"
+
+
+def indexable(query: SearchQuery, can_look_up: Callable[[str], bool]) -> SearchQuery | None:
+    """The query without the terms holding a word the index cannot look up (one SQLite's
+    older Unicode tables split in two); None when a group keeps no term: nothing matches."""
+
+    def fine(term: Term) -> bool:
+        return all(word.isascii() or can_look_up(word) for word in term.words)
+
+    groups = tuple(tuple(term for term in group if fine(term)) for group in query.groups)
+    if not all(groups):
+        return None
+    excluded = tuple(term for term in query.excluded if fine(term))
+    return replace(query, groups=groups, excluded=excluded)

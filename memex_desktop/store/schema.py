@@ -248,12 +248,22 @@ def _migrate_v4(db: Database) -> None:
     )
 
 
+def _migrate_v5(db: Database) -> None:
+    """Where the person was reading each item: the character at the top of the reader."""
+    db.execute(
+        """CREATE TABLE reading_positions (
+            entity_id TEXT PRIMARY KEY, position INTEGER NOT NULL,
+            updated_at_ms INTEGER NOT NULL) WITHOUT ROWID"""
+    )
+
+
 # Append-only: migration N brings a file from user_version N-1 to N.
 MIGRATIONS: list[Callable[[Database], None]] = [
     _migrate_v1,
     _migrate_v2,
     _migrate_v3,
     _migrate_v4,
+    _migrate_v5,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

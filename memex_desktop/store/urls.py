@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 from memex_desktop.api.urls import MAX_HOST_CHARS, UrlProblem, parse_url
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+# Parameters that say who shared a link or which campaign sent it, never which page it is
+# (Facebook, Google Ads, Mailchimp), dropped beside every ``utm_*``.
+TRACKING_PARAMETERS = frozenset({"fbclid", "gclid", "mc_cid", "mc_eid"})
+_TRACKING_IN_QUERY = re.compile(
+    rf"[?&](?:utm_|(?:{'|'.join(sorted(TRACKING_PARAMETERS))})(?:[=&]|$))", re.IGNORECASE
+)
 _PATH_SAFE = "/:@!$&'()*+,;=-._~"
 # URLs already in canonical form (what the server mostly returns): lowercase http(s) scheme
 # and host without port, user or trailing dot, a path and query of characters the slow
@@ -23,9 +29,10 @@ _CANONICAL = re.compile(
 def normalize_url(url: str) -> str:
     """The canonical form of an http(s) URL used as the identity of a save.
 
-    Lowercases scheme and host (IDN hosts become punycode), drops default ports, the
-    fragment, ``utm_*`` parameters and a trailing slash, and percent-encodes the path the
-    same way every time, so ``normalize_url(normalize_url(u)) == normalize_url(u)``.
+    Lowercases scheme and host (IDN hosts become punycode), drops a leading ``www.``, default
+    ports, the fragment, ``utm_*`` and the other :data:`TRACKING_PARAMETERS`, and a trailing
+    slash, and percent-encodes the path the same way every time, so
+    ``normalize_url(normalize_url(u)) == normalize_url(u)``.
 
     Raises:
         ValueError: when ``url`` is not an absolute http or https URL with a host that
@@ -51,12 +58,24 @@ def parse_and_normalize(url: str) -> str:
         raise ValueError(f"not a valid URL: {text[:200]!r} ({reason.rstrip('.')})")
     if parsed.scheme not in _DEFAULT_PORTS:
         raise ValueError(f"only http and https URLs can be saved, not {text[:200]!r}")
-    host = parsed.ascii_host.removesuffix(".")
+    host = _without_www(parsed.ascii_host.removesuffix("."))
     port = parsed.port
     netloc = host if port in (None, _DEFAULT_PORTS[parsed.scheme]) else f"{host}:{port}"
     path = quote(unquote(parsed.path.replace("\\", "/")), safe=_PATH_SAFE).rstrip("/")
     query = _normalize_query(parsed.query)
     return urlunsplit((parsed.scheme, netloc, path, query, ""))
+
+
+def earlier_key_prefixes(normalized: str) -> list[str]:
+    """Where keys an earlier :func:`normalize_url` gave this page begin (before any query).
+
+    Earlier versions kept ``www.`` and the :data:`TRACKING_PARAMETERS`: a key stored then
+    is this key's scheme (either one), host with or without ``www.`` and path, then nothing
+    or a query. Whoever looks such keys up normalizes each candidate again to compare.
+    """
+    parts = urlsplit(normalized)
+    hosts = (parts.netloc, f"www.{parts.netloc}")
+    return [f"{scheme}://{host}{parts.path}" for scheme in _DEFAULT_PORTS for host in hosts]
 
 
 def _is_canonical(url: str) -> bool:
@@ -69,11 +88,26 @@ def _is_canonical(url: str) -> bool:
     # Numeric hosts must be valid IPv4 and xn-- labels valid punycode: the parser checks.
     if len(host) > MAX_HOST_CHARS or "xn--" in host or host.rsplit(".", 1)[-1].isdigit():
         return False
+    if host.startswith("www."):
+        return False
     query = url.find("?")
-    if query >= 0 and ("?utm_" in url.lower() or "&utm_" in url.lower()):
+    if query >= 0 and _TRACKING_IN_QUERY.search(url, query) is not None:
         return False
     path_end = query if query >= 0 else len(url)
     return not url[:path_end].endswith("/")
+
+
+def _without_www(host: str) -> str:
+    """``host`` without leading ``www.`` labels, unless only a top-level domain is left."""
+    while host.startswith("www.") and "." in host[4:]:
+        host = host[4:]
+    return host
+
+
+def _is_tracking(key: str) -> bool:
+    """Whether a query parameter only tracks who shared or sent the link."""
+    lowered = key.lower()
+    return lowered.startswith("utm_") or lowered in TRACKING_PARAMETERS
 
 
 def _normalize_query(query: str) -> str:
@@ -83,6 +117,6 @@ def _normalize_query(query: str) -> str:
     pairs = [
         (key, value)
         for key, value in parse_qsl(query, keep_blank_values=True)
-        if not key.lower().startswith("utm_")
+        if not _is_tracking(key)
     ]
     return urlencode(pairs, quote_via=quote, safe="/:@!$'()*,;-._~")

@@ -334,6 +334,12 @@ class StoreWriter:
         id_list = list(ids)
         return self.submit(lambda db: ingest.mark_deleted_upstream(db, id_list, now_ms()))
 
+    def set_reading_position(self, entity_id: str, position: int) -> Future[ChangeSet]:
+        """Remember the character at the top of the reader for an item."""
+        return self.submit(
+            lambda db: ingest.set_reading_position(db, entity_id, position, now_ms())
+        )
+
     def set_sync_state(self, key: str, value: str) -> Future[ChangeSet]:
         """Persist a sync bookmark (page offset, newest timestamp, ...)."""
         return self.submit(lambda db: ingest.set_sync_state(db, key, value))

@@ -768,7 +768,7 @@ class SyncEngine:
                 delay = self.outbox_policy.backoff_s(op.attempts, self._rand)
                 if _unreachable(exc):
                     # Nothing reached the server: offline. The save waits for the next sync.
-                    self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock())
+                    self.outbox.mark_not_sent(op.id, _reason(exc), self._clock())
                     return self._drain_report(SyncOutcome.OFFLINE, sent, attention, changes, exc)
                 # The connection broke after the request went out: the save may even have been
                 # applied. Resending is safe (idempotent by identity), after a backoff.
@@ -780,10 +780,10 @@ class SyncEngine:
                 continue
             except AuthError as exc:
                 # Not this save's fault: put it back as it was and stop until the key is fixed.
-                self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock())
+                self.outbox.mark_not_sent(op.id, _reason(exc), self._clock())
                 return self._drain_report(outcome_for(exc), sent, attention, changes, exc)
             except InsufficientCredits as exc:
-                self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock())
+                self.outbox.mark_not_sent(op.id, _reason(exc), self._clock())
                 self.outbox.pause(_reason(exc))
                 self._attach_plans(exc)
                 return self._drain_report(

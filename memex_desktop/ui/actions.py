@@ -127,6 +127,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
         ("Ctrl+Shift+I",),
         "Load the pictures of the item being read from the web (this item only)",
     ),
+    ActionSpec(
+        "bigger_text", "&Bigger text", ("Ctrl+=", "Ctrl++"), "Make the reader's text bigger"
+    ),
+    ActionSpec("smaller_text", "&Smaller text", ("Ctrl+-",), "Make the reader's text smaller"),
+    ActionSpec(
+        "default_text_size", "&Actual text size", ("Ctrl+0",), "Show the reader's text at 100 %"
+    ),
     ActionSpec("focus_sidebar", "Go to sidebar", ("Ctrl+1",), "Move to the sidebar"),
     ActionSpec("focus_results", "Go to results", ("Ctrl+2",), "Move to the results list"),
     ActionSpec("focus_reader", "Go to reader", ("Ctrl+3",), "Move to the reader"),

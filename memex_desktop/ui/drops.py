@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import configparser
 import plistlib
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 from xml.parsers.expat import ExpatError
 
+from memex_desktop.api.text_links import find_links
 from memex_desktop.api.urls import WEB_SCHEMES, UrlProblem, parse_url
 from memex_desktop.store.urls import normalize_url
 
-MAX_URLS_PER_DROP = 200
+# Every save is a request to Memex and uses the person's plan: a drop of more links than this is
+# almost always a whole file dropped by accident. The links past it are refused by name.
+MAX_URLS_PER_DROP = 5_000
 MAX_SHORTCUT_BYTES = 64 * 1024
 MAX_URL_LENGTH = 8 * 1024
 SHORTCUT_SUFFIXES = (".url", ".webloc")
@@ -30,9 +32,6 @@ SHORTCUT_SUFFIXES = (".url", ".webloc")
 URI_LIST = "text/uri-list"
 MOZ_URL = "text/x-moz-url"
 PLAIN_TEXT = "text/plain"
-
-# A scheme followed by ":" at the start of a token: enough to tell a link from prose.
-_SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
 @dataclass(frozen=True)
@@ -70,8 +69,8 @@ def parse_moz_url(text: str) -> list[str]:
 
 
 def parse_plain_text(text: str) -> list[str]:
-    """Tokens of dropped plain text that look like links (anything with a scheme)."""
-    return [token for token in text.split() if _SCHEME_RE.match(token)]
+    """The links in dropped or pasted text, found as chat apps find them."""
+    return find_links(text)
 
 
 def parse_shortcut_file(name: str, content: bytes) -> str | None:
@@ -141,12 +140,19 @@ def urls_from_mime(
         found = parse_moz_url(_decode(payloads[MOZ_URL], MOZ_URL))
     if not found and payloads.get(PLAIN_TEXT):
         found = parse_plain_text(_decode(payloads[PLAIN_TEXT], PLAIN_TEXT))
-    unique: list[str] = []
-    for url in found[:MAX_URLS_PER_DROP]:
+    unique: dict[str, str] = {}
+    for url in found:
         resolved = _resolve_shortcut(url, read_file)
-        if resolved not in unique:
-            unique.append(resolved)
-    return unique
+        unique.setdefault(_save_identity(resolved), resolved)
+    return list(unique.values())
+
+
+def _save_identity(url: str) -> str:
+    """What makes two links one save (``www.`` and tracking variants are one page)."""
+    try:
+        return normalize_url(url.strip())
+    except ValueError:
+        return url
 
 
 def judge_url(url: str) -> DropVerdict:
@@ -170,11 +176,28 @@ def judge_url(url: str) -> DropVerdict:
     return DropVerdict(text, True)
 
 
+def too_many_reason() -> str:
+    """Why a link past the most one drop saves was not queued, and what to do."""
+    return f"One drop saves at most {MAX_URLS_PER_DROP:,} links; drop or paste the rest again."
+
+
 def judge_drop(
     payloads: Mapping[str, bytes], *, read_file: Callable[[Path], bytes] | None = None
 ) -> list[DropVerdict]:
-    """Every link of a drop with its verdict, in the order they were dropped."""
-    return [judge_url(url) for url in urls_from_mime(payloads, read_file=read_file)]
+    """Every link of a drop with its verdict, in the order they were dropped.
+
+    Links past the first :data:`MAX_URLS_PER_DROP` accepted ones are refused, each by name.
+    """
+    verdicts: list[DropVerdict] = []
+    accepted = 0
+    for url in urls_from_mime(payloads, read_file=read_file):
+        verdict = judge_url(url)
+        if verdict.accepted:
+            accepted += 1
+            if accepted > MAX_URLS_PER_DROP:
+                verdict = DropVerdict(verdict.url, False, too_many_reason())
+        verdicts.append(verdict)
+    return verdicts
 
 
 def read_shortcut_bounded(path: Path) -> bytes:

@@ -47,12 +47,14 @@ from memex_desktop.ui.menus import build_menus
 from memex_desktop.ui.messages import SHOWN_FOR_MS, message_line
 from memex_desktop.ui.reader_pane import ReaderPane
 from memex_desktop.ui.results_delegate import ResultDelegate
+from memex_desktop.ui.results_guide import ResultsGuide
 from memex_desktop.ui.results_model import ResultsModel
 from memex_desktop.ui.results_view import ResultsView
 from memex_desktop.ui.save_controller import SaveController, carries_links
 from memex_desktop.ui.search_bar import SearchBar, SearchRequest
 from memex_desktop.ui.search_controller import SearchController
 from memex_desktop.ui.sidebar import Scope, Sidebar
+from memex_desktop.ui.sort_control import SortControl
 from memex_desktop.ui.status_bar import StatusBar
 from memex_desktop.ui.sync_controller import OutboxCounts, SyncController
 from memex_desktop.ui.tasks import TaskRunner
@@ -95,6 +97,8 @@ class MainWindow(QMainWindow):
         transcript_language: str | None = None,
         allow_remote_images: bool = False,
         reader_item_text_mb: float = DEFAULT_READER_ITEM_TEXT_MB,
+        reader_text_size_percent: int = 100,
+        remember_reading_position: Callable[[str, int], object] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -110,6 +114,8 @@ class MainWindow(QMainWindow):
         self._qsettings = qsettings
         self._open_settings = open_settings
         self._doctor: DoctorDialog | None = None
+        self._reader_text_size = reader_text_size_percent
+        self._remember_reading_position = remember_reading_position
         self._build(transcript_language, allow_remote_images, reader_item_text_mb)
         self.search = SearchController(
             reader=reader,
@@ -119,6 +125,16 @@ class MainWindow(QMainWindow):
             sidebar=self.sidebar,
             search_bar=self.search_bar,
             results=self.results_model,
+            sort_control=self.sort_control,
+            parent=self,
+        )
+        self.guide = ResultsGuide(
+            reader=reader,
+            sidebar=self.sidebar,
+            search_bar=self.search_bar,
+            results=self.results_model,
+            view=self.results_view,
+            sync=controller,
             parent=self,
         )
         self.saves = SaveController(
@@ -168,6 +184,8 @@ class MainWindow(QMainWindow):
         column.setContentsMargins(8, 8, 0, 0)
         column.setSpacing(8)
         column.addWidget(self.search_bar)
+        self.sort_control = SortControl(middle)
+        column.addWidget(self.sort_control)
         column.addWidget(self.results_view, 1)
         self.reader_pane = ReaderPane(
             self.cache_path,
@@ -175,6 +193,8 @@ class MainWindow(QMainWindow):
             transcript_language=transcript_language,
             allow_all_remote_images=allow_remote_images,
             item_text_mb=item_text_mb,
+            text_size_percent=self._reader_text_size,
+            remember_position=self._remember_reading_position,
             parent=self,
         )
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -262,6 +282,9 @@ class MainWindow(QMainWindow):
             "open_in_browser": self.reader_pane.open_original,
             "copy_link": self.reader_pane.copy_link,
             "load_remote_images": self.reader_pane.load_remote_images,
+            "bigger_text": self.reader_pane.bigger_text,
+            "smaller_text": self.reader_pane.smaller_text,
+            "default_text_size": self.reader_pane.default_text_size,
             "focus_sidebar": self.sidebar.setFocus,
             "focus_results": self.results_view.setFocus,
             "focus_reader": self.reader_pane.browser.setFocus,
@@ -283,6 +306,7 @@ class MainWindow(QMainWindow):
         self.search.store_changed.connect(self._on_store_changed)
         self.saves.saves_queued.connect(self.saves_queued)
         self.saves.entity_found.connect(self.select_entity)
+        self.saves.outbox_requested.connect(self.docks.show_outbox)
         self.search_bar.move_to_results.connect(self.results_view.enter)
         self.sidebar.scope_selected.connect(self._on_sidebar_scope_selected)
         self.results_view.current_entity_changed.connect(self._on_results_current_changed)
@@ -307,6 +331,7 @@ class MainWindow(QMainWindow):
         sync.outbox_changed.connect(self._on_controller_outbox_changed)
         sync.meta_changed.connect(self.status.on_meta_changed)
         self.status.action_requested.connect(self._on_status_action_requested)
+        self.results_view.empty_action_requested.connect(self._on_status_action_requested)
         self.status.cancel_requested.connect(sync.cancel)
         self.status.outbox_requested.connect(self.docks.toggle_outbox)
         self.status.set_state(sync.state, None)
@@ -354,7 +379,8 @@ class MainWindow(QMainWindow):
         self.docks.fit_width(event.size().width())
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Save the layout before closing."""
+        """Save the layout (and where the item was being read) before closing."""
+        self.reader_pane.remember_position()
         self.save_state()
         self.docks.close()
         super().closeEvent(event)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from memex_desktop.errors import user_message
 from memex_desktop.store import EnqueueResult, NoteQueue, StoreError, TitleSearch
+from memex_desktop.store.errors import SearchLanguageError
 from memex_desktop.sync.notes import (
     CLOSE,
     TRIGGER,
@@ -129,7 +130,10 @@ class NoteTextEdit(QPlainTextEdit):
 
     def _fill_completions(self, query: str) -> None:
         """Titles of cached items matching what was typed (newest first when nothing yet)."""
-        hits = self._reader.search(query, limit=COMPLETIONS) if query.strip() else []
+        try:  # what follows [[ is a title being typed; "type:x" in it is no error to show
+            hits = self._reader.search(query, limit=COMPLETIONS) if query.strip() else []
+        except SearchLanguageError:
+            hits = []
         if not query.strip():
             hits = self._reader.search("", limit=COMPLETIONS)
         self._ids = [hit.id for hit in hits]

@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QPoint, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QDesktopServices,
+    QFont,
     QGuiApplication,
     QImage,
     QKeySequence,
@@ -72,6 +73,19 @@ REFERENCE_CHARS = 64_000
 # A document of this many pieces (about 2 MB of HTML) is appended as the reader scrolls
 # towards its end, LOOKAHEAD_SCREENS ahead, rather than all at once.
 LAZY_ABOVE_PIECES = 128
+# The reading position is written this long after the reader stops scrolling (and when the
+# item changes or the window closes), not at every step of a scroll.
+POSITION_SAVE_DELAY_MS = 1500
+# The size of the reader's text at 100 % (reader.css sizes headings and code to go with it).
+TEXT_POINTS = 11.0
+TEXT_SIZES = (50, 67, 80, 90, 100, 110, 125, 150, 175, 200, 250, 300)
+
+
+def clamp_text_size(percent: int) -> int:
+    """The nearest text size the reader offers (50-300 %)."""
+    return min(TEXT_SIZES, key=lambda size: abs(size - percent))
+
+
 LOOKAHEAD_SCREENS = 3
 MEGABYTE = 1_000_000
 BACKLINK_SNIPPET_CHARS = 140
@@ -99,6 +113,16 @@ def reader_css() -> str:
         return paths.resource_path("reader.css").read_text(encoding="utf-8")
     except (FileNotFoundError, OSError):
         return FALLBACK_CSS
+
+
+_POINT_SIZE = re.compile(r"(\d+(?:\.\d+)?)pt\b")
+
+
+def scaled_css(css: str, percent: int) -> str:
+    """``css`` with every point size scaled to ``percent`` (the reader's text size)."""
+    if percent == 100:
+        return css
+    return _POINT_SIZE.sub(lambda found: f"{float(found.group(1)) * percent / 100:.1f}pt", css)
 
 
 def clock_text(seconds: float) -> str:
@@ -177,10 +201,18 @@ class SafeTextDocument(QTextDocument):
     never make the app read the disk, so every request not pre-fetched is refused and noted.
     """
 
-    def __init__(self, images: dict[str, QImage] | None = None) -> None:
+    def __init__(
+        self, images: dict[str, QImage] | None = None, text_points: float | None = None
+    ) -> None:
         super().__init__()
         self._images = images or {}
         self.refused: list[str] = []
+        if text_points is not None:
+            # Qt's HTML import takes no font size from a default stylesheet's body rule:
+            # the text's own size is the document's default font.
+            font = QFont(self.defaultFont())
+            font.setPointSizeF(text_points)
+            self.setDefaultFont(font)
 
     def loadResource(self, kind: int, url: QUrl | str) -> Any:
         """The pre-fetched image for ``url``, else nothing (never the file system)."""
@@ -232,6 +264,10 @@ class RenderResult:
     preview: bool = False
     # The parent the documents travelled to the GUI thread under (see _documents).
     carrier: QObject | None = None
+    # Where the person was reading this item last (a character of its text), if anywhere.
+    position: int | None = None
+    # A render given up for a newer one (of the same item, perhaps): never shown.
+    cancelled: bool = False
 
     def unload(self) -> None:
         """On the GUI thread: the documents leave their carrier and belong to this result."""
@@ -255,10 +291,15 @@ def _fetch_images(urls: list[str], cancel: threading.Event) -> dict[str, QImage]
 
 
 def _documents(
-    result: RenderResult, html_text: str, title: str, images: dict[str, QImage], css: str
+    result: RenderResult,
+    html_text: str,
+    title: str,
+    images: dict[str, QImage],
+    css: str,
+    text_points: float,
 ) -> RenderResult:
     """``result`` with the documents of ``html_text`` built and moved to the GUI thread."""
-    pieces = build_documents(html_text, lambda: SafeTextDocument(images), css)
+    pieces = build_documents(html_text, lambda: SafeTextDocument(images, text_points), css)
     pieces[0].setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, title)
     app = QCoreApplication.instance()
     if app is not None:
@@ -283,6 +324,7 @@ def render_document(
     transcript_language: str | None,
     css: str,
     text_budget: int | None,
+    text_points: float = TEXT_POINTS,
     *,
     cancel: threading.Event,
     progress: Callable[[RenderResult], None],
@@ -310,6 +352,7 @@ def render_document(
     )
     links = reader.backlinks(entity_id)
     backlinks = backlinks_html(links, entity_id)
+    position = reader.reading_position(entity_id)
 
     def result_for(entity: Any, bounded: BoundedEntity, preview: bool = False) -> RenderResult:
         rendered = render_entity(entity, context)
@@ -325,17 +368,20 @@ def render_document(
             # A first screen cannot know yet; an item stored bigger than the budget is cut.
             truncated=bounded.stored_bytes > budget if preview else bounded.truncated,
             preview=preview,
+            position=position,
         )
         fetch = allow_remote and not preview
         images = _fetch_images(rendered.remote_resources, cancel) if fetch else {}
-        return _documents(result, rendered.html + backlinks, rendered.title, images, css)
+        return _documents(
+            result, rendered.html + backlinks, rendered.title, images, css, text_points
+        )
 
     if not first.truncated or budget <= PREVIEW_CHARS:
         return result_for(first.entity(), first)
     if first.stored_bytes > PREVIEW_ABOVE_BYTES:
         progress(result_for(first.entity(), first, preview=True))
     if cancel.is_set():
-        return RenderResult(entity_id, None)
+        return RenderResult(entity_id, None, cancelled=True)
     whole = reader.entity_within(entity_id, budget)
     if whole is None:  # deleted meanwhile
         return RenderResult(entity_id, None)
@@ -349,11 +395,13 @@ class ReaderPane(QWidget):
         entity_shown(str): an entity is now displayed (after its render finished).
         link_refused(str): a link was refused; the text says why.
         message(str): something to show in the status bar.
+        text_size_changed(int): the person made the text bigger or smaller (percent).
     """
 
     entity_shown = Signal(str)
     link_refused = Signal(str)
     message = Signal(str)
+    text_size_changed = Signal(int)
 
     def __init__(
         self,
@@ -363,17 +411,27 @@ class ReaderPane(QWidget):
         transcript_language: str | None = None,
         allow_all_remote_images: bool = False,
         item_text_mb: float = DEFAULT_READER_ITEM_TEXT_MB,
+        text_size_percent: int = 100,
+        remember_position: Callable[[str, int], object] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("readerpane")
+        self._remember_position = remember_position
+        # Where each item was being read, this session (the cache keeps it across restarts).
+        self._positions: dict[str, int] = {}
+        self.text_size_percent = clamp_text_size(text_size_percent)
+        self._position_timer = QTimer(self)
+        self._position_timer.setSingleShot(True)
+        self._position_timer.setInterval(POSITION_SAVE_DELAY_MS)
+        self._position_timer.timeout.connect(self.remember_position)
         self._text_budget = max(1, int(item_text_mb * MEGABYTE))
         self._whole_allowed: set[str] = set()
         self._cache_path = cache_path
         self._runner = runner
         self._transcript_language = transcript_language
         self._allow_all_remote = allow_all_remote_images
-        self._css = reader_css()
+        self._css = scaled_css(reader_css(), self.text_size_percent)
         self._history: list[tuple[str, str | None]] = []
         self._position = -1
         self._remote_allowed: set[str] = set()
@@ -610,6 +668,74 @@ class ReaderPane(QWidget):
         top = int(self.browser.cursorRect(cursor).top())
         bar.setValue(bar.value() + top - 24)
 
+    # -- reading position and text size ----------------------------------------------------
+
+    def top_position(self) -> int | None:
+        """The character at the top of what the reader shows, or None with nothing shown."""
+        if self._current is None or self._current.document is None:
+            return None
+        return self.browser.cursorForPosition(QPoint(0, 0)).position()
+
+    @Slot()
+    def remember_position(self) -> None:
+        """Keep where the current item is being read (this session and in the cache)."""
+        self._position_timer.stop()
+        position = self.top_position()
+        if position is None or self._current is None:
+            return
+        # The item on screen: the history may already name the one asked for next.
+        entity_id = self._current.entity_id
+        known = self._positions.get(entity_id, self._current.position)
+        if known == position or (known is None and position == 0):
+            return
+        self._positions[entity_id] = position
+        if self._remember_position is not None:
+            self._remember_position(entity_id, position)
+
+    def _restore_position(self, position: int) -> None:
+        """Scroll so that character ``position`` is at the top (the rest of a large item is
+        appended first when the position lies in it)."""
+        document = self.browser.document()
+        if position >= document.characterCount() - 1:
+            self._whole_text_appended()
+        cursor = QTextCursor(document)
+        cursor.setPosition(max(0, min(position, document.characterCount() - 1)))
+        bar = self.browser.verticalScrollBar()
+        bar.setValue(bar.value() + int(self.browser.cursorRect(cursor).top()))
+
+    def set_text_size(self, percent: int) -> None:
+        """Show the text at ``percent`` of its size; the current item keeps its place."""
+        percent = clamp_text_size(percent)
+        if percent == self.text_size_percent:
+            return
+        self.text_size_percent = percent
+        self._css = scaled_css(reader_css(), percent)
+        self.text_size_changed.emit(percent)
+        self.message.emit(f"Text size {percent} %")
+        entity_id = self.current_entity_id
+        if entity_id is not None:
+            self.remember_position()
+            self._render(entity_id, None)
+
+    @Slot()
+    def bigger_text(self) -> None:
+        """Ctrl+=: the next text size up."""
+        larger = [size for size in TEXT_SIZES if size > self.text_size_percent]
+        if larger:
+            self.set_text_size(larger[0])
+
+    @Slot()
+    def smaller_text(self) -> None:
+        """Ctrl+-: the next text size down."""
+        smaller = [size for size in TEXT_SIZES if size < self.text_size_percent]
+        if smaller:
+            self.set_text_size(smaller[-1])
+
+    @Slot()
+    def default_text_size(self) -> None:
+        """Ctrl+0: the text at its own size."""
+        self.set_text_size(100)
+
     def selected_text(self) -> str:
         """The passage selected in the reader, as plain text ("" when nothing is selected)."""
         text = self.browser.textCursor().selectedText()
@@ -674,6 +800,7 @@ class ReaderPane(QWidget):
 
     def _render(self, entity_id: str, anchor: str | None) -> None:
         """Start rendering an entity on a worker; the newest request wins."""
+        self.remember_position()
         if self._task is not None:
             self._task.cancel()
         self._pending = (entity_id, anchor)
@@ -689,6 +816,7 @@ class ReaderPane(QWidget):
                 self._transcript_language,
                 self._css,
                 budget,
+                TEXT_POINTS * self.text_size_percent / 100,
                 cancel=True,
                 progress=True,
             )
@@ -701,7 +829,11 @@ class ReaderPane(QWidget):
     def _is_awaited(self, result: RenderResult) -> bool:
         """Whether ``result`` is of the render asked for last (else it is dropped)."""
         result.unload()
-        if self._pending is not None and result.entity_id == self._pending[0]:
+        if (
+            not result.cancelled
+            and self._pending is not None
+            and result.entity_id == self._pending[0]
+        ):
             return True
         for document in (result.document, *result.more):
             if document is not None:
@@ -749,6 +881,9 @@ class ReaderPane(QWidget):
         result.document.setParent(self)
         if previous is not None:
             previous.deleteLater()
+        kept = self._positions.get(result.entity_id, result.position)
+        if anchor or result.preview:
+            kept = None
         if same_item and not anchor:
             # A refresh of the item being read keeps the reading position.
             self.browser.verticalScrollBar().setValue(scrolled)
@@ -768,6 +903,9 @@ class ReaderPane(QWidget):
                 self.scroll_to(anchor)
         elif anchor:
             self.scroll_to(anchor)
+        if kept:
+            # Where the person was reading it (also after a restart, or a new text size).
+            self._restore_position(kept)
         self._update_buttons()
 
     def _show_truncation(self, result: RenderResult) -> None:
@@ -820,7 +958,10 @@ class ReaderPane(QWidget):
 
     @Slot()
     def _on_scroll_changed(self) -> None:
-        """The reader moved (or the text grew): append more of a huge document if wanted."""
+        """The reader moved (or the text grew): append more of a huge document if wanted,
+        and keep the reading position once the scrolling stops."""
+        if self._current is not None and not self._current.preview:
+            self._position_timer.start()
         if self._feeder is not None and self._feeder.waiting and self._wants_more_text():
             self._feeder.resume()
 

@@ -1,15 +1,17 @@
 """Saving links: drops, the clipboard, undo, and the outbox pane's retry and drop.
 
 Every link is queued in the outbox on a worker, committed before the toast says so, and sent by
-the next sync: saving works offline and is never lost. Undo removes saves not sent yet; the
-outbox answers which it could remove, and the toast says exactly that.
+the next sync: saving works offline and is never lost. A link that is not queued is named in
+the toast with the reason. Undo removes saves not sent yet; the outbox answers which it could
+remove, and the toast says exactly that: a save already sent stays in the library, and the
+toast offers to open it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QObject, Signal, Slot
@@ -39,6 +41,8 @@ from memex_desktop.ui.toast import Toast
 log = logging.getLogger(__name__)
 
 DROP_FORMATS = (URI_LIST, MOZ_URL, PLAIN_TEXT)
+NOTHING_DROPPED = "Nothing to save in what was dropped."
+NOTHING_ON_CLIPBOARD = "Nothing to save: the clipboard holds no link."
 
 
 def mime_payloads(mime: QMimeData) -> dict[str, bytes]:
@@ -53,19 +57,44 @@ def carries_links(mime: QMimeData) -> bool:
 
 @dataclass(frozen=True)
 class QueuedLinks:
-    """What queueing a drop did: one EnqueueResult per accepted link, and the refused ones."""
+    """What queueing a drop did: one EnqueueResult per accepted link, and the refused ones.
+
+    ``nothing_found`` is what to say when the drop or paste held no link at all.
+    """
 
     results: list[EnqueueResult]
     refused: list[DropVerdict]
+    nothing_found: str = NOTHING_DROPPED
+
+
+@dataclass(frozen=True)
+class StayingSave:
+    """A save undo came too late for: sent (in the library) or on its way, with its item."""
+
+    op_id: int
+    url: str | None
+    sent: bool
+    entity_id: str | None
 
 
 @dataclass(frozen=True)
 class UndoResult:
-    """The outbox's answer to an undo: the saves removed, those already on their way."""
+    """The outbox's answer to an undo: saves removed, saves that stay, saves not there."""
 
     undone: list[int]
-    too_late: list[int]
+    staying: list[StayingSave]
     counts: OutboxCounts
+    gone: list[int] = field(default_factory=list)
+
+    @property
+    def sent(self) -> list[StayingSave]:
+        """The saves that stay because Memex has them."""
+        return [save for save in self.staying if save.sent]
+
+    @property
+    def on_their_way(self) -> list[StayingSave]:
+        """The saves that stay because they are being sent (or a try may have reached Memex)."""
+        return [save for save in self.staying if not save.sent]
 
 
 def queue_links(
@@ -75,15 +104,49 @@ def queue_links(
     return QueuedLinks(enqueue_urls(cache_path, outbox_path, accepted), refused)
 
 
-def undo_saves(outbox_path: Path, op_ids: list[int]) -> UndoResult:
-    """Worker: remove queued saves that were never sent; the others are too late."""
-    outbox = Outbox(outbox_path)
+def queue_drop(
+    cache_path: Path,
+    outbox_path: Path,
+    payloads: dict[str, bytes],
+    read_file: Callable[[Path], bytes] | None,
+    nothing_found: str,
+) -> QueuedLinks:
+    """Worker: find and judge every link of a drop or paste (shortcut files are read here, off
+    the GUI thread, as is a long text), then queue the accepted ones."""
+    verdicts = judge_drop(payloads, read_file=read_file)
+    accepted = [v.url for v in verdicts if v.accepted]
+    refused = [v for v in verdicts if not v.accepted]
+    results = enqueue_urls(cache_path, outbox_path, accepted) if accepted else []
+    return QueuedLinks(results, refused, nothing_found)
+
+
+def undo_saves(cache_path: Path, outbox_path: Path, op_ids: list[int]) -> UndoResult:
+    """Worker: remove queued saves that were never sent; say what became of the others."""
+    outbox = Outbox(outbox_path, cache_path=cache_path)
     try:
-        undone = [op_id for op_id in op_ids if outbox.undo(op_id)]
-        too_late = [op_id for op_id in op_ids if op_id not in undone]
-        return UndoResult(undone, too_late, outbox_counts(outbox))
+        undone: list[int] = []
+        staying: list[StayingSave] = []
+        gone: list[int] = []
+        for op_id in op_ids:
+            answer = outbox.undo(op_id)
+            if answer.undone:
+                undone.append(op_id)
+            elif answer.op is None:
+                gone.append(op_id)
+            else:
+                staying.append(_staying_save(outbox, answer.op))
+        return UndoResult(undone, staying, outbox_counts(outbox), gone)
     finally:
         outbox.close()
+
+
+def _staying_save(outbox: Outbox, op: OutboxOp) -> StayingSave:
+    """A save that stays, with its item: as the server named it, or as the cache has it."""
+    sent = op.state in ("accepted", "confirmed")
+    entity_id = op.entity_id
+    if sent and entity_id is None and op.normalized_url:
+        entity_id = outbox.known_in_cache(op.normalized_url)
+    return StayingSave(op.id, op.url, sent, entity_id)
 
 
 def list_outbox(outbox_path: Path) -> tuple[list[OutboxOp], OutboxCounts]:
@@ -107,18 +170,32 @@ def _saves(count: int) -> str:
 
 
 def undo_text(result: UndoResult) -> str:
-    """What the toast says after an undo: only what the outbox confirmed."""
-    undone, too_late = len(result.undone), len(result.too_late)
-    if not too_late:
-        return "Save undone." if undone == 1 else f"{_saves(undone)} undone."
-    if not undone:
-        sent = "it was" if too_late == 1 else "they were"
-        return f"Too late to undo: {sent} already sent to Memex."
-    return f"{_saves(undone)} undone; {too_late} already sent to Memex."
+    """What the toast says after an undo: only what the outbox answered."""
+    undone, gone = len(result.undone), len(result.gone)
+    sent, on_way = len(result.sent), len(result.on_their_way)
+    if sent and not (undone or on_way or gone):
+        stays = "it stays" if sent == 1 else "they stay"
+        return f"Already sent to Memex; {stays} in your library."
+    if on_way and not (undone or sent or gone):
+        return f"Too late to undo: {'it is' if on_way == 1 else 'they are'} on the way to Memex."
+    if gone and not (undone or sent or on_way):
+        which = "that save is" if gone == 1 else "those saves are"
+        return f"Nothing to undo: {which} no longer in the outbox."
+    if undone == 1 and not (sent or on_way or gone):
+        return "Save undone."
+    parts = [f"{_saves(undone)} undone"] if undone else []
+    if sent:
+        was, stays = ("was", "stays") if sent == 1 else ("were", "stay")
+        parts.append(f"{sent} {was} already sent to Memex and {stays} in your library")
+    if on_way:
+        parts.append(f"{on_way} {'is' if on_way == 1 else 'are'} on the way to Memex")
+    if gone:
+        parts.append(f"{gone} no longer in the outbox")
+    return "; ".join(parts) + "."
 
 
 def queued_text(results: list[EnqueueResult], refused: list[DropVerdict]) -> str:
-    """What the toast says after a drop: saving, already saved, refused."""
+    """What the toast says after a drop: saving, already saved, not saved (listed below it)."""
     queued = sum(r.status == "queued" for r in results)
     known = len(results) - queued
     parts = []
@@ -127,8 +204,20 @@ def queued_text(results: list[EnqueueResult], refused: list[DropVerdict]) -> str
     if known:
         parts.append(f"{known} already saved")
     if refused:
-        parts.append(f"{len(refused)} refused: {refused[0].reason}")
-    return " · ".join(parts) + "."
+        parts.append(f"{len(refused)} not saved")
+    return " · ".join(parts) + "." if parts else NOTHING_DROPPED
+
+
+def refused_lines(refused: list[DropVerdict]) -> list[str]:
+    """Every link that was not saved, listed under the reason it was refused for."""
+    by_reason: dict[str, list[str]] = {}
+    for verdict in refused:
+        by_reason.setdefault(verdict.reason, []).append(verdict.url)
+    lines: list[str] = []
+    for reason, urls in by_reason.items():
+        lines.append(reason)
+        lines.extend(f"    {url}" for url in urls)
+    return lines
 
 
 class SaveController(QObject):
@@ -137,11 +226,14 @@ class SaveController(QObject):
     Signals:
         saves_queued(object, object): a drop or paste was handled (the EnqueueResults of the
             links queued or already saved, and the refused DropVerdicts).
-        entity_found(str): a link handed over is already in the library (this entity).
+        entity_found(str): a link handed over is already in the library (this entity), or the
+            person asked to open the item of a save that undo came too late for.
+        outbox_requested(): the person asked to see a save in the outbox pane.
     """
 
     saves_queued = Signal(object, object)
     entity_found = Signal(str)
+    outbox_requested = Signal()
 
     def __init__(
         self,
@@ -167,6 +259,7 @@ class SaveController(QObject):
         self._listings_asked = 0
         self._listing_shown = 0
         toast.undo_requested.connect(self._on_toast_undo_requested)
+        toast.open_requested.connect(self._on_toast_open_requested)
         outbox_pane.retry_requested.connect(self.retry)
         outbox_pane.drop_requested.connect(self.drop)
 
@@ -177,9 +270,7 @@ class SaveController(QObject):
         accepted = [v.url for v in verdicts if v.accepted]
         refused = [v for v in verdicts if not v.accepted]
         if not accepted:
-            reason = refused[0].reason if refused else "Nothing to save in what was dropped."
-            self._toast.show_message(reason)
-            self.saves_queued.emit([], refused)
+            self._on_links_queued(QueuedLinks([], refused))
             return None
         return (
             self._runner.run(
@@ -197,28 +288,60 @@ class SaveController(QObject):
         self,
         mime: QMimeData,
         read_file: Callable[[Path], bytes] | None = read_shortcut_bounded,
-    ) -> Task[QueuedLinks] | None:
+    ) -> Task[QueuedLinks]:
         """Queue every web link of a drop (internet shortcut files are read, bounded)."""
-        return self.save_links(judge_drop(mime_payloads(mime), read_file=read_file))
+        return self._save_payloads(
+            mime_payloads(mime), read_file, QueuedLinks([], []).nothing_found
+        )
 
     @Slot()
     def save_clipboard(self) -> Task[QueuedLinks] | None:
-        """Queue the link on the clipboard (a copied link, or text that is one)."""
+        """Queue the links on the clipboard (a copied link, or text that holds links)."""
         mime = QGuiApplication.clipboard().mimeData()
         if mime is None:
             return None
-        verdicts = judge_drop(mime_payloads(mime))
-        if not verdicts and mime.hasText():
-            verdicts = [judge_url(mime.text().strip())]
-        return self.save_links(verdicts)
+        payloads = mime_payloads(mime)
+        if mime.hasText():
+            payloads.setdefault(PLAIN_TEXT, mime.text().encode())
+        return self._save_payloads(payloads, None, "Nothing to save: the clipboard holds no link.")
+
+    def _save_payloads(
+        self,
+        payloads: dict[str, bytes],
+        read_file: Callable[[Path], bytes] | None,
+        nothing_found: str,
+    ) -> Task[QueuedLinks]:
+        """Find, judge and queue the links of a drop or paste on a worker."""
+        return (
+            self._runner.run(
+                queue_drop,
+                self._cache_path,
+                self._outbox_path,
+                payloads,
+                read_file,
+                nothing_found,
+                durable=True,
+            )
+            .on_success(self._on_links_queued)
+            .on_failure(self._on_links_queue_failed)
+        )
 
     @Slot(object)
     def _on_links_queued(self, queued: QueuedLinks) -> None:
         """Say what happened to each link; point at one that was already saved."""
-        results = queued.results
+        results, refused = queued.results, queued.refused
+        if refused:
+            log.info("not saved: %s", "; ".join(f"{v.url} ({v.reason})" for v in refused))
+        if not results:
+            self._tell_nothing_queued(queued)
+            return
         fresh = [r for r in results if r.status == "queued"]
         self._last_queued = [r.op.id for r in fresh if r.op is not None]
-        self._toast.show_message(queued_text(results, queued.refused), self._last_queued or None)
+        self._toast.show_message(
+            queued_text(results, refused),
+            self._last_queued or None,
+            details=refused_lines(refused),
+        )
         for result in results:
             if result.status == "queued":
                 continue
@@ -227,10 +350,21 @@ class SaveController(QObject):
                 break
             if result.op is not None:
                 self._outbox_pane.select_op(result.op.id)
-        self.saves_queued.emit(results, queued.refused)
+        self.saves_queued.emit(results, refused)
         self.refresh_outbox()
         if fresh:
             self._sync.sync_now()
+
+    def _tell_nothing_queued(self, queued: QueuedLinks) -> None:
+        """Nothing was queued: say there was no link, or name the refused one(s) and why."""
+        refused = queued.refused
+        if not refused:
+            self._toast.show_message(queued.nothing_found)
+        elif len(refused) == 1:
+            self._toast.show_message(f"Not saved: {refused[0].url} — {refused[0].reason}")
+        else:
+            self._toast.show_message(queued_text([], refused), details=refused_lines(refused))
+        self.saves_queued.emit([], refused)
 
     @Slot(object)
     def _on_links_queue_failed(self, exc: Exception) -> None:
@@ -256,7 +390,9 @@ class SaveController(QObject):
         """Remove these saves unless they were sent already; the toast says which."""
         self._last_queued = [op_id for op_id in self._last_queued if op_id not in op_ids]
         return (
-            self._runner.run(undo_saves, self._outbox_path, list(op_ids), durable=True)
+            self._runner.run(
+                undo_saves, self._cache_path, self._outbox_path, list(op_ids), durable=True
+            )
             .on_success(self._on_undo_finished)
             .on_failure(self._on_outbox_action_failed)
         )
@@ -268,9 +404,27 @@ class SaveController(QObject):
             self.undo(op_ids)
 
     @Slot(object)
+    def _on_toast_open_requested(self, token: object) -> None:
+        """The toast's open button: a save's item in the reader, or the save in the outbox."""
+        if isinstance(token, str):
+            self.entity_found.emit(token)
+        elif isinstance(token, int):
+            self.outbox_requested.emit()
+            self._outbox_pane.select_op(token)
+
+    @Slot(object)
     def _on_undo_finished(self, result: UndoResult) -> None:
-        """Say what the outbox could undo, and show the outbox as it is now."""
-        self._toast.show_message(undo_text(result))
+        """Say what the outbox could undo, offer to open what stays, show the outbox as it is."""
+        text = undo_text(result)
+        opened = next((save.entity_id for save in result.sent if save.entity_id), None)
+        if opened is not None:
+            self._toast.show_message(text, open_token=opened)
+        elif result.staying:  # on its way, or the server has not named its item yet
+            self._toast.show_message(
+                text, open_token=result.staying[0].op_id, open_label="Show in outbox"
+            )
+        else:
+            self._toast.show_message(text)
         self._on_outbox_action_finished(result.counts)
 
     # -- the outbox pane -----------------------------------------------------------------------

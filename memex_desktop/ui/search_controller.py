@@ -17,12 +17,17 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from memex_desktop.errors import UserMessage
+from memex_desktop.errors import UserMessage, user_message
 from memex_desktop.store import CacheReader, StoreError, TagRow
+from memex_desktop.store.search_language import (
+    SearchLanguageError,
+    Sort,
+    parse_query,
+    remote_request,
+)
 from memex_desktop.sync import FeedItems
 from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.results_model import ResultsModel, SearchFilters, row_positions
@@ -35,6 +40,7 @@ from memex_desktop.ui.sidebar import (
     read_sidebar_snapshot,
     run_view_search,
 )
+from memex_desktop.ui.sort_control import SortControl
 from memex_desktop.ui.sync_controller import SyncController, list_feed_items
 from memex_desktop.ui.tasks import Task, TaskRunner
 
@@ -58,6 +64,7 @@ class LocalSearchResult:
     ids: list[str]
     complete: bool = True  # False: only the first page; the full list follows
     positions: dict[str, int] | None = None  # row of each id, built on the worker
+    sort: Sort = "relevance"
 
 
 def scope_lists_ids(scope: Scope) -> bool:
@@ -92,6 +99,7 @@ def local_search(
     request: SearchRequest,
     scope: Scope,
     limit: int = SEARCH_LIMIT,
+    sort: Sort = "relevance",
     *,
     cancel: threading.Event | None = None,
 ) -> LocalSearchResult:
@@ -103,26 +111,39 @@ def local_search(
     """
     reader = thread_reader(cache_path)
     if cancel is None:
-        result = _local_search(reader, sequence, request, scope, limit)
+        result = _local_search(reader, sequence, request, scope, limit, sort)
     else:
         with reader.interrupted_when(cancel.is_set):
-            result = _local_search(reader, sequence, request, scope, limit)
-    return replace(result, positions=row_positions(result.ids))
+            result = _local_search(reader, sequence, request, scope, limit, sort)
+    return replace(result, positions=row_positions(result.ids), sort=sort)
 
 
 def _local_search(
-    reader: CacheReader, sequence: int, request: SearchRequest, scope: Scope, limit: int
+    reader: CacheReader,
+    sequence: int,
+    request: SearchRequest,
+    scope: Scope,
+    limit: int,
+    sort: Sort = "relevance",
 ) -> LocalSearchResult:
     """The ids of :func:`local_search`, read with ``reader``."""
     filters = scoped_filters(request, scope)
     listed = scope_ids(reader, scope)
     if listed is None:
-        ids = reader.search_ids(request.query, limit=limit, **filters.as_kwargs())
+        ids = reader.search_ids(request.query, limit=limit, sort=sort, **filters.as_kwargs())
         return LocalSearchResult(sequence, request, ids, len(ids) < limit or limit >= SEARCH_LIMIT)
-    if not request.query:
-        return LocalSearchResult(sequence, request, listed)
-    matching = set(reader.search_ids(request.query, limit=SEARCH_LIMIT, include_deleted=True))
-    return LocalSearchResult(sequence, request, [i for i in listed if i in matching])
+    if request.query:
+        matching = set(reader.search_ids(request.query, limit=SEARCH_LIMIT, include_deleted=True))
+        listed = [i for i in listed if i in matching]
+    return LocalSearchResult(sequence, request, by_date(reader, listed, sort))
+
+
+def by_date(reader: CacheReader, ids: list[str], sort: Sort) -> list[str]:
+    """A list scope's ids in the order asked for (relevance keeps the scope's own order)."""
+    if sort == "relevance":
+        return ids
+    created = {row.id: row.created_at or 0 for row in reader.get_many(ids).values()}
+    return sorted(ids, key=lambda i: created.get(i, 0), reverse=sort == "newest")
 
 
 def sidebar_snapshot(cache_path: Path) -> SidebarSnapshot:
@@ -152,6 +173,7 @@ class SearchController(QObject):
         sidebar: Sidebar,
         search_bar: SearchBar,
         results: ResultsModel,
+        sort_control: SortControl | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -163,12 +185,15 @@ class SearchController(QObject):
         self._sidebar = sidebar
         self._search_bar = search_bar
         self._results = results
+        self._sort_control = sort_control
+        self._remote_query = ""
         self._sequence = 0
         # What the results model shows: the search it came from and whether it is complete.
         self._applied_sequence = 0
         self._applied_complete = True
         self._applied_filters: SearchFilters | None = None
         self._applied_scope: Scope | None = None
+        self._applied_sort: Sort = "relevance"
         self._local_tasks: list[Task[LocalSearchResult]] = []
         self._remote_request = 0
         self._snapshot_task: Task[SidebarSnapshot] | None = None
@@ -178,6 +203,8 @@ class SearchController(QObject):
         sidebar.scope_selected.connect(self._on_sidebar_scope_selected)
         sync.remote_results.connect(self._on_sync_remote_results)
         sync.remote_failed.connect(self._on_sync_remote_failed)
+        if sort_control is not None:
+            sort_control.sort_changed.connect(self._on_sort_control_sort_changed)
 
     @property
     def local_tasks(self) -> list[Task[LocalSearchResult]]:
@@ -196,11 +223,35 @@ class SearchController(QObject):
         for task in self._local_tasks:
             task.cancel()
         self._local_tasks = [task for task in self._local_tasks if not task.is_done()]
+        try:
+            parse_query(request.query)
+        except SearchLanguageError as exc:
+            self._show_query_problem(request, exc)
+            return self._sequence
         if not self._first_page_here(request):
             self._submit_local_search(request, FIRST_PAGE)
         if request.remote and request.query:
             self.ask_remote(request)
         return self._sequence
+
+    def sort(self) -> Sort:
+        """The order the results are asked in."""
+        return self._sort_control.sort() if self._sort_control is not None else "relevance"
+
+    def _show_query_problem(self, request: SearchRequest, exc: SearchLanguageError) -> None:
+        """A query that means nothing: no results, and the words that say what to type."""
+        self._applied_sequence = self._sequence
+        self._applied_complete = True
+        self._results.set_results([], query=request.query, filters=request.filters)
+        self._applied_filters = request.filters
+        self._applied_scope = self._sidebar.current_scope()
+        self._messages.show(user_message(exc))
+        self.search_applied.emit(0)
+
+    @Slot(str)
+    def _on_sort_control_sort_changed(self, _sort: str) -> None:
+        """Another order: the same search again (the server is not asked again)."""
+        self.run_current_search()
 
     def run_current_search(self) -> int:
         """Search again for what the search bar shows, without asking the server (the store
@@ -221,13 +272,13 @@ class SearchController(QObject):
         try:
             with self._reader.interrupted_when(lambda: time.perf_counter() > deadline):
                 ids = self._reader.search_ids(
-                    request.query, limit=FIRST_PAGE, **filters.as_kwargs()
+                    request.query, limit=FIRST_PAGE, sort=self.sort(), **filters.as_kwargs()
                 )
         except (StoreError, sqlite3.Error) as exc:  # over budget, or a failure a worker reports
             log.debug("first page left to a worker: %s", exc)
             return False
         self._on_local_search_finished(
-            LocalSearchResult(self._sequence, request, ids, len(ids) < FIRST_PAGE)
+            LocalSearchResult(self._sequence, request, ids, len(ids) < FIRST_PAGE, sort=self.sort())
         )
         return True
 
@@ -236,7 +287,14 @@ class SearchController(QObject):
         by the message bridge; a superseded search is cancelled and says nothing)."""
         scope = self._sidebar.current_scope()
         task = self._runner.run(
-            local_search, self._cache_path, self._sequence, request, scope, limit, cancel=True
+            local_search,
+            self._cache_path,
+            self._sequence,
+            request,
+            scope,
+            limit,
+            self.sort(),
+            cancel=True,
         ).on_success(self._on_local_search_finished)
         self._local_tasks.append(task)
 
@@ -260,6 +318,7 @@ class SearchController(QObject):
             result.request.query == self._results.query
             and result.request.filters == self._applied_filters
             and self._applied_scope == scope
+            and self._applied_sort == result.sort
         )
         if same and not result.complete:
             pass  # the same search again (the store changed): its full list follows as row moves
@@ -274,6 +333,7 @@ class SearchController(QObject):
             )
         self._applied_filters = result.request.filters
         self._applied_scope = scope
+        self._applied_sort = result.sort
         self.search_applied.emit(self._results.rowCount())
         if not result.complete:
             self._submit_local_search(result.request, SEARCH_LIMIT)
@@ -286,13 +346,20 @@ class SearchController(QObject):
     # -- the server's results ------------------------------------------------------------------
 
     def ask_remote(self, request: SearchRequest) -> None:
-        """Ask the server for the query; results merge in when they arrive."""
-        filters: dict[str, Any] = {}
+        """Ask the server for what it can apply of the query; the rest is applied to its
+        results here (see CacheReader.matching_ids), which merge in when they arrive."""
+        try:
+            parsed = parse_query(request.query)
+        except SearchLanguageError as exc:
+            self._messages.show(user_message(exc))
+            return
+        text, filters = remote_request(parsed, sort=self.sort(), tag_ids=self._reader.tag_ids_named)
         if request.filters.types:
             filters["content_types"] = list(request.filters.types)
         if request.filters.tag_id:
-            filters["tag_ids"] = [request.filters.tag_id]
-        self._remote_request = self._sync.remote_search(request.query, filters)
+            filters["tag_ids"] = [*filters.get("tag_ids", []), request.filters.tag_id]
+        self._remote_query = request.query
+        self._remote_request = self._sync.remote_search(text, filters)
         if self._remote_request:
             self._messages.inform("Asking the Memex server…")
 
@@ -314,6 +381,11 @@ class SearchController(QObject):
     def _on_sync_remote_results(self, request: int, ids: list[str]) -> None:
         """Merge the server's results for the latest remote request."""
         if request != self._remote_request:
+            return
+        try:
+            ids = self._reader.matching_ids(self._remote_query, ids)
+        except (StoreError, sqlite3.Error) as exc:
+            self._messages.show_failure(exc, "Keeping the server's results to the search")
             return
         added = self._results.merge_remote(ids)
         self._messages.inform(

@@ -16,7 +16,7 @@ from memex_desktop.services import sync_services
 from memex_desktop.settings import Settings
 from memex_desktop.store import Outbox, StoreWriter
 from memex_desktop.ui.outbox_pane import OutboxPane
-from memex_desktop.ui.save_controller import SaveController, UndoResult, undo_text
+from memex_desktop.ui.save_controller import SaveController, StayingSave, UndoResult, undo_text
 from memex_desktop.ui.sync_controller import OutboxCounts, SyncController
 from memex_desktop.ui.tasks import TaskRunner
 from memex_desktop.ui.toast import Toast
@@ -75,7 +75,11 @@ def test_links_are_queued_before_the_toast_says_so(qtbot: Any, saving: Saving) -
     assert [r.status for r in results] == ["queued"]
     assert len(refused) == 1
     assert _queued_urls(saving.outbox_path) == ["https://a.example/1"]
-    assert saving.toast.text().startswith("Saving 1 link · 1 refused: ")
+    assert saving.toast.text() == "Saving 1 link · 1 not saved."
+    assert saving.toast.details_lines() == [
+        "Only web links (http and https) can be saved; javascript: links are refused.",
+        "    javascript:alert(1)",
+    ]
 
 
 def test_undo_removes_saves_not_sent_yet(qtbot: Any, saving: Saving) -> None:
@@ -96,8 +100,11 @@ def test_undo_after_the_save_left_says_so_and_keeps_it(qtbot: Any, saving: Savin
     task = saving.saves.undo_last()
     assert task is not None
     Emitted(task.finished).wait(qtbot, 10_000)
-    assert saving.toast.text() == "Too late to undo: it was already sent to Memex."
+    assert saving.toast.text() == "Too late to undo: it is on the way to Memex."
     assert _queued_urls(saving.outbox_path) == ["https://a.example/1"]
+    # Memex has not named its item yet: the button shows the save in the outbox.
+    assert saving.toast.open_button.isVisibleTo(saving.toast)
+    assert saving.toast.open_button.text() == "Show in outbox"
 
 
 def test_the_toast_undo_button_undoes_the_saves_it_announced(qtbot: Any, saving: Saving) -> None:
@@ -121,17 +128,38 @@ def test_a_failed_queue_is_told_through_the_message_bridge(
     assert message.level == "error"
 
 
+def _staying(*op_ids: int, sent: bool = True) -> list[StayingSave]:
+    return [StayingSave(op_id, f"https://a.example/{op_id}", sent, None) for op_id in op_ids]
+
+
 @pytest.mark.parametrize(
-    ("undone", "too_late", "text"),
+    ("undone", "staying", "gone", "text"),
     [
-        ([1], [], "Save undone."),
-        ([1, 2], [], "2 saves undone."),
-        ([], [1], "Too late to undo: it was already sent to Memex."),
-        ([], [1, 2], "Too late to undo: they were already sent to Memex."),
-        ([1], [2, 3], "1 save undone; 2 already sent to Memex."),
+        ([1], [], [], "Save undone."),
+        ([1, 2], [], [], "2 saves undone."),
+        ([], _staying(1), [], "Already sent to Memex; it stays in your library."),
+        ([], _staying(1, 2), [], "Already sent to Memex; they stay in your library."),
+        ([], _staying(1, sent=False), [], "Too late to undo: it is on the way to Memex."),
+        ([], _staying(1, 2, sent=False), [], "Too late to undo: they are on the way to Memex."),
+        (
+            [1],
+            _staying(2, 3),
+            [],
+            "1 save undone; 2 were already sent to Memex and stay in your library.",
+        ),
+        (
+            [1, 2],
+            [*_staying(3), *_staying(4, sent=False)],
+            [],
+            "2 saves undone; 1 was already sent to Memex and stays in your library; "
+            "1 is on the way to Memex.",
+        ),
+        ([], [], [4], "Nothing to undo: that save is no longer in the outbox."),
+        ([1], [], [4], "1 save undone; 1 no longer in the outbox."),
     ],
 )
 def test_undo_text_says_only_what_the_outbox_confirmed(
-    undone: list[int], too_late: list[int], text: str
+    undone: list[int], staying: list[StayingSave], gone: list[int], text: str
 ) -> None:
-    assert undo_text(UndoResult(undone, too_late, OutboxCounts(0, 0, 0))) == text
+    result = UndoResult(undone, staying, OutboxCounts(0, 0, 0), gone)
+    assert undo_text(result) == text

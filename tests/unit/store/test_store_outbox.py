@@ -90,7 +90,7 @@ def test_pause_undo_and_entity_saves(outbox: Outbox) -> None:
     assert outbox.claim_next() is None
     outbox.resume()
     assert queued.op is not None
-    assert outbox.undo(queued.op.id)
+    assert outbox.undo(queued.op.id).undone
     assert outbox.list() == []
 
 
