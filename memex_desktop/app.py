@@ -220,8 +220,11 @@ def show_settings_dialog(
         key_in_memory_only=context.credentials.backend_is_memory,
         runner=context.runner,
         provider=context.provider,
+        api_url_in_use=context.api_url,
         parent=parent,
     )
+    # The demo (or --api-url) chose the server for this session: saving keeps it.
+    session_url = context.api_url if dialog.api_url_fixed else None
     if start_sign_in and dialog.sign_in is not None and context.provider is None:
         dialog.sign_in.start()  # first run, "Sign in with Memex": the browser opens at once
     accepted = dialog.exec() == QDialog.DialogCode.Accepted
@@ -244,7 +247,7 @@ def show_settings_dialog(
         QMessageBox.warning(parent, "Settings not saved", user_message(exc).one_line())
         return False
     context.settings = settings
-    context.api_url = settings.effective_api_url()
+    context.api_url = session_url or settings.effective_api_url()
     if choice.api_key:
         context.credentials.set_api_key(choice.api_key)
     context.provider = dialog.provider

@@ -36,6 +36,7 @@ from memex_desktop.api.errors import (
 )
 from memex_desktop.api.models import AvailablePlansOutput
 from memex_desktop.api.oauth import NotSignedIn, SignInError
+from memex_desktop.api.plans import plan_label
 from memex_desktop.store.errors import (
     DatabaseAccessError,
     DatabaseCorruptError,
@@ -101,13 +102,7 @@ def describe_plans(options: AvailablePlansOutput | None) -> str | None:
     """A short list of the plans the server offers when usage runs out."""
     if options is None or not options.plans:
         return None
-    names = []
-    for plan in options.plans[:5]:
-        label = plan.plan_name or plan.id
-        if plan.amount is not None and plan.currency:
-            label += f" ({plan.amount} {plan.currency.upper()})"
-        names.append(label)
-    return "Plans: " + ", ".join(names)
+    return "Plans: " + ", ".join(plan_label(plan) for plan in options.plans[:5])
 
 
 def _offline() -> UserMessage:

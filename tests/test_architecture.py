@@ -42,10 +42,12 @@ EVERYTHING = (PACKAGE_NAME,)
 CONTENT = _project("api.content")
 # The one URL parser (api.urls) decides for the cache, the renderer and the link policy alike.
 URLS = _project("api.urls")
+# Titles and snippets as plain words (api.plain_text), the same in the cache and the reader.
+PLAIN = _project("api.plain_text")
 LAYERS: dict[str, Layer] = {
     "api": Layer(),
     # api.identity: the one reading of an item's ids, which the cache indexes.
-    "store": Layer(_project("api.models", "api.identity") + CONTENT + URLS),
+    "store": Layer(_project("api.models", "api.identity") + CONTENT + URLS + PLAIN),
     "render": Layer(_project("api.models") + CONTENT + URLS),
     "graph": Layer(),
     "emulator": Layer(_project("api.models") + CONTENT),
@@ -66,6 +68,8 @@ LAYERS: dict[str, Layer] = {
         )
     ),
     "bench": Layer(_project("paths")),
+    # Why a list is empty, in words: plain values in, words out.
+    "empty_states": Layer(),
     # The window is started through importlib only when the GUI runs: see the test below.
     "cli": Layer(EVERYTHING, but_not=_project("ui", "app")),
     "__main__": Layer(_project("cli")),

@@ -19,6 +19,7 @@ from html import unescape
 from typing import Any
 from urllib.parse import urlsplit
 
+from memex_desktop.api.plain_text import plain_excerpt
 from memex_desktop.api.urls import hidden_characters
 
 JsonObject = dict[str, Any]
@@ -522,12 +523,13 @@ def display_title(data: JsonObject) -> str:
     """The one title of an item, in the list, the reader, the graph and the export.
 
     Its own title when it has one; else the first line of what it says (a tweet's or a note's
-    text, a chat's first message, a description); else its URL or id.
+    text, a chat's first message, a description); else its URL or id. Plain words: markdown,
+    link syntax, tags and citations are dropped (:mod:`memex_desktop.api.plain_text`).
     """
     if (key := title_field(data)) is not None:
-        return first_line(data[key])
+        return plain_excerpt(first_line(data[key]))
     for text in _title_sources(data):
-        if text and (line := first_line(text)):
+        if text and (line := plain_excerpt(first_line(text))):
             return line
     return text_of(data.get("url")).strip() or text_of(data.get("id"))
 
@@ -535,7 +537,7 @@ def display_title(data: JsonObject) -> str:
 def title_field(data: JsonObject) -> str | None:
     """The field an item's own title is in (``title``, ``name``...), when it has one."""
     for key in _TITLE_KEYS:
-        if (value := text_of(data.get(key))) and first_line(value):
+        if (value := text_of(data.get(key))) and plain_excerpt(first_line(value)):
             return key
     return None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
@@ -352,6 +352,33 @@ def _word_span(text: str, words: Sequence[str]) -> tuple[int, int] | None:
     while end < len(text) and text[end].isalnum():
         end += 1
     return best, end
+
+
+def text_through_first_word(
+    parts: Iterable[str], words: Sequence[str], after: int, pattern: re.Pattern[str]
+) -> str:
+    """The parts joined by newlines, as far as ``after`` characters past the first word
+    starting with one of ``words`` (all of them when none does): what a snippet of the whole
+    text around that word needs, without computing the parts after it."""
+    taken: list[str] = []
+    length = 0  # of "\n".join(taken)
+    found_end: int | None = None
+    for part in parts:
+        if not part:
+            continue
+        start = length + 1 if taken else 0
+        taken.append(part)
+        length = start + len(part)
+        if found_end is None:
+            span = _word_span(part, words)
+            if span is None and len(part.lower()) != len(part):
+                hit = pattern.search(part)
+                span = hit.span() if hit is not None else None
+            if span is not None:
+                found_end = start + span[1]
+        if found_end is not None and length > found_end + after:
+            break
+    return "\n".join(taken)
 
 
 def python_snippet(

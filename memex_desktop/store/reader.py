@@ -17,9 +17,10 @@ from sqlite_utils import Database
 
 from memex_desktop.api.content import epoch_ms
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
+from memex_desktop.api.plain_text import SNIPPET_WINDOW, plain_text, with_cited_titles
 from memex_desktop.store.bounded import BoundedEntity, read_bounded
 from memex_desktop.store.errors import StoreBugError, StoreError, translate
-from memex_desktop.store.extract import body_text, columns, summary_text
+from memex_desktop.store.extract import body_parts, body_text, columns, summary_text
 from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, Edge, bounded_neighbourhood
 from memex_desktop.store.query import (
     MIN_BODY_PREFIX_CHARS,
@@ -34,6 +35,7 @@ from memex_desktop.store.query import (
     query_words,
     site_terms,
     snippet_pattern,
+    text_through_first_word,
     with_query,
 )
 from memex_desktop.store.rows import (
@@ -86,7 +88,7 @@ def _row(values: Sequence[Any]) -> EntityRow:
     return EntityRow(
         id=values[0],
         type=values[1],
-        title=values[2] or "",
+        title=plain_text(values[2] or ""),
         url=values[3],
         author=values[4],
         site=values[5],
@@ -94,7 +96,7 @@ def _row(values: Sequence[Any]) -> EntityRow:
         updated_at=values[7],
         status=values[8],
         deleted_upstream_at=values[9],
-        snippet_source=values[10] or "",
+        snippet_source=plain_text(values[10] or ""),
     )
 
 
@@ -623,12 +625,20 @@ class CacheReader:
             data = json.loads(raw)
             if not isinstance(data, dict):
                 continue
-            for text in (body_text(data), summary_text(data)):
-                snippet = python_snippet(text, words, pattern=pattern)
+            # Only as much of the body as the snippet needs: the rich text, transcript and
+            # other fields after the first match are not worked out (the 200 queries of the
+            # store benchmark on 8,000 items: 1.87 s of CPU instead of 2.02 s, best of three).
+            body = text_through_first_word(body_parts(data), words, SNIPPET_WINDOW, pattern)
+            for text in (body, summary_text(data)):
+                snippet = python_snippet(text, words, SNIPPET_WINDOW, pattern=pattern)
                 if "\x02" in snippet:
                     snippets[entity_id] = snippet
                     break
-        return snippets
+        return with_cited_titles(snippets, self._titles)
+
+    def _titles(self, ids: Iterable[str]) -> dict[str, str]:
+        """The titles of these entities (those cached), for the citations of a snippet."""
+        return {entity_id: row.title for entity_id, row in self.get_many(ids).items()}
 
     # ------------------------------------------------------------------ rows
 
@@ -715,6 +725,15 @@ class CacheReader:
             )
         )
 
+    def count_deleted_upstream(self, limit: int = 100_000) -> int:
+        """How many entities :meth:`deleted_upstream` lists with the same ``limit``."""
+        found = self._query(
+            "SELECT count(*) FROM (SELECT 1 FROM entities e "
+            "WHERE e.deleted_upstream_at IS NOT NULL LIMIT ?)",
+            [limit],
+        )
+        return int(found[0][0])
+
     def deleted_upstream(self, limit: int = 1000) -> list[EntityRow]:
         """Entities the server no longer returns, most recently noticed first."""
         return [
@@ -729,12 +748,21 @@ class CacheReader:
     # ------------------------------------------------------------------ tags, views, feeds
 
     def tags(self, limit: int = 10_000) -> list[TagRow]:
-        """Every tag with its number of cached entities, by name."""
+        """Every tag with the number of entities a search by that tag lists (live ones), by name.
+
+        Tagged minus tagged-and-deleted, the few deleted items driving their join (CROSS JOIN
+        keeps that order): looking up every tagged item to see whether it is live costs 30
+        times as much.
+        """
         return [
             TagRow(*values)
             for values in self._query(
-                "SELECT t.id, t.name, (SELECT count(*) FROM entity_tags et WHERE et.tag_id = t.id) "
-                "FROM tags t ORDER BY t.name COLLATE NOCASE LIMIT ?",
+                "SELECT t.id, t.name, "
+                "(SELECT count(*) FROM entity_tags et WHERE et.tag_id = t.id) - coalesce(d.n, 0) "
+                "FROM tags t LEFT JOIN (SELECT et.tag_id, count(*) AS n FROM entities e "
+                "CROSS JOIN entity_tags et ON et.entity_id = e.id "
+                "WHERE e.deleted_upstream_at IS NOT NULL GROUP BY et.tag_id) d ON d.tag_id = t.id "
+                "ORDER BY t.name COLLATE NOCASE LIMIT ?",
                 [limit],
             )
         ]

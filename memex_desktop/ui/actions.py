@@ -67,6 +67,20 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "Take back the last queued save before it is sent",
         menu="Edit",
     ),
+    ActionSpec(
+        "add_note",
+        "Add &note",
+        ("Ctrl+Shift+N",),
+        "Write a note on the item being read, quoting the passage selected in it",
+        menu="Edit",
+    ),
+    ActionSpec(
+        "reply_note",
+        "&Reply to note",
+        ("Ctrl+Shift+A",),
+        "Answer the note in focus in the notes pane (else the newest note on the item)",
+        menu="Edit",
+    ),
     ActionSpec("go_back", "&Back", ("Alt+Left",), "Show the previous item read", menu="Go"),
     ActionSpec("go_forward", "&Forward", ("Alt+Right",), "Show the next item read", menu="Go"),
     ActionSpec(

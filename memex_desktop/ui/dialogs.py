@@ -281,16 +281,29 @@ class SettingsDialog(QDialog):
         runner: TaskRunner | None = None,
         provider: TokenProvider | None = None,
         sign_in: SignInFunction | None = None,
+        api_url_in_use: str | None = None,
         parent: QWidget | None = None,
     ) -> None:
+        """``api_url_in_use``: the API this window talks to; when it is not the setting's (the
+        demo's emulator, ``--api-url``, MEMEX_API_URL) the field shows it and cannot change it."""
         super().__init__(parent)
         self.setObjectName("settingsdialog")
         self.setWindowTitle("Settings")
         descriptions = setting_descriptions()
         form = QFormLayout()
-        self.api_url = QLineEdit(settings.api_url, self)
+        self._saved_api_url = settings.api_url
+        in_use = (api_url_in_use or "").rstrip("/")
+        self.api_url_fixed = bool(in_use) and in_use != settings.api_url.rstrip("/")
+        self.api_url = QLineEdit(in_use if self.api_url_fixed else settings.api_url, self)
         self.api_url.setAccessibleName("API URL")
         self.api_url.setToolTip(descriptions.get("api_url", ""))
+        if self.api_url_fixed:
+            self.api_url.setReadOnly(True)
+            self.api_url.setToolTip(
+                "This window talks to this server for this session (the demo library, "
+                "--api-url or MEMEX_API_URL); the saved setting stays "
+                f"{settings.api_url}"
+            )
         self.api_key = QLineEdit(self)
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.api_key.setAccessibleName("API key")
@@ -365,7 +378,11 @@ class SettingsDialog(QDialog):
         key = self.api_key.text().strip()
         folder = self.data_dir.text().strip()
         return SettingsChoice(
-            api_url=self.api_url.text().strip() or Settings().api_url,
+            api_url=(
+                self._saved_api_url
+                if self.api_url_fixed
+                else self.api_url.text().strip() or Settings().api_url
+            ),
             api_key=key or None,
             sync_interval_minutes=self.interval.value(),
             data_dir=Path(folder).expanduser() if folder else None,

@@ -47,6 +47,7 @@ from memex_desktop.ui.menus import build_menus
 from memex_desktop.ui.messages import SHOWN_FOR_MS, message_line
 from memex_desktop.ui.reader_pane import ReaderPane
 from memex_desktop.ui.results_delegate import ResultDelegate
+from memex_desktop.ui.results_guide import ResultsGuide
 from memex_desktop.ui.results_model import ResultsModel
 from memex_desktop.ui.results_view import ResultsView
 from memex_desktop.ui.save_controller import SaveController, carries_links
@@ -125,6 +126,15 @@ class MainWindow(QMainWindow):
             search_bar=self.search_bar,
             results=self.results_model,
             sort_control=self.sort_control,
+            parent=self,
+        )
+        self.guide = ResultsGuide(
+            reader=reader,
+            sidebar=self.sidebar,
+            search_bar=self.search_bar,
+            results=self.results_model,
+            view=self.results_view,
+            sync=controller,
             parent=self,
         )
         self.saves = SaveController(
@@ -262,6 +272,8 @@ class MainWindow(QMainWindow):
             "cancel_sync": self.controller.cancel,
             "save_clipboard": self.saves.save_clipboard,
             "undo_save": self.saves.undo_last,
+            "add_note": self.thread_pane.add_note,
+            "reply_note": self.thread_pane.reply_to_current,
             "go_back": self.reader_pane.go_back,
             "go_forward": self.reader_pane.go_forward,
             "next_result": self.results_view.select_next,
@@ -306,6 +318,7 @@ class MainWindow(QMainWindow):
         self.docks.outbox_shown.connect(self.saves.refresh_outbox)
         self.thread_pane.note_queued.connect(self.saves.on_queued_elsewhere)
         self.thread_pane.link_queued.connect(self.saves.on_queued_elsewhere)
+        self.thread_pane.set_quote_source(self.reader_pane.selected_text)
         sync = self.controller
         sync.store_changed.connect(self._on_store_changed)
         sync.sync_started.connect(self.status.on_sync_started)
@@ -318,6 +331,7 @@ class MainWindow(QMainWindow):
         sync.outbox_changed.connect(self._on_controller_outbox_changed)
         sync.meta_changed.connect(self.status.on_meta_changed)
         self.status.action_requested.connect(self._on_status_action_requested)
+        self.results_view.empty_action_requested.connect(self._on_status_action_requested)
         self.status.cancel_requested.connect(sync.cancel)
         self.status.outbox_requested.connect(self.docks.toggle_outbox)
         self.status.set_state(sync.state, None)

@@ -2,6 +2,8 @@
 
 The note is saved through the outbox as an ``annotation`` (so it works offline and survives a
 crash); the payload is built by :func:`annotation_payload`, which is pure and tested alone.
+Ctrl+Enter saves; Escape (or Cancel, or closing the window) asks before it throws away words
+the person typed.
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QMimeData, QStringListModel, Qt, Signal, Slot
-from PySide6.QtGui import QKeyEvent, QTextCursor
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QAbstractItemView,
     QCompleter,
     QDialog,
     QDialogButtonBox,
     QLabel,
+    QMessageBox,
     QPlainTextEdit,
     QVBoxLayout,
     QWidget,
@@ -40,6 +44,30 @@ from memex_desktop.ui.tasks import Task, TaskRunner
 log = logging.getLogger(__name__)
 
 COMPLETIONS = 20
+SAVE_KEYS = ("Ctrl+Return", "Ctrl+Enter")
+
+
+def quoted_passage(passage: str) -> str:
+    """A passage as the markdown quote a new note starts with ("" for no passage)."""
+    lines = passage.replace("\u2029", "\n").replace("\u2028", "\n").strip().splitlines()
+    if not lines:
+        return ""
+    return "\n".join(f"> {line}".rstrip() for line in lines) + "\n\n"
+
+
+def discard_question(parent: QWidget) -> QMessageBox:
+    """ "Discard this note?" with Discard and Keep editing (the default, and Escape's answer)."""
+    box = QMessageBox(parent)
+    box.setObjectName("discardQuestion")
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle("Discard this note?")
+    box.setText("Discard this note?")
+    box.setInformativeText("What you wrote has not been saved.")
+    box.addButton("Discard", QMessageBox.ButtonRole.DestructiveRole)
+    keep = box.addButton("Keep editing", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(keep)
+    box.setEscapeButton(keep)
+    return box
 
 
 class NoteTextEdit(QPlainTextEdit):
@@ -47,6 +75,7 @@ class NoteTextEdit(QPlainTextEdit):
 
     reference_picked = Signal(str)
     url_dropped = Signal(str)
+    save_requested = Signal()
 
     def __init__(self, reader: TitleSearch, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -147,7 +176,13 @@ class NoteTextEdit(QPlainTextEdit):
             self.pick(self._labels.index(label))
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        """Let the completer popup have Enter, Escape and arrows while it is open."""
+        """Ctrl+Enter saves; the completer popup has Enter, Escape and arrows while open."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and (
+            event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        ):
+            self.save_requested.emit()
+            event.accept()
+            return
         popup = self._popup()
         if popup.isVisible() and event.key() in (
             Qt.Key.Key_Return,
@@ -234,6 +269,7 @@ class NoteEditor(QDialog):
         target_label: str,
         is_reply: bool,
         runner: TaskRunner | None = None,
+        draft: str = "",
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -258,12 +294,23 @@ class NoteEditor(QDialog):
         buttons.rejected.connect(self.reject)
         self.save_button = buttons.button(QDialogButtonBox.StandardButton.Save)
         self.save_button.setAccessibleName("Save note")
+        self.save_button.setToolTip("Save the note (Ctrl+Enter)")
+        for keys in SAVE_KEYS:
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(self.save)
+        self._draft = draft
+        self.question: QMessageBox | None = None
+        if draft:
+            self.editor.setPlainText(draft)
+            self.editor.moveCursor(QTextCursor.MoveOperation.End)
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
         layout.addWidget(self.editor, 1)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
         self.editor.url_dropped.connect(self._on_editor_url_dropped)
+        self.editor.save_requested.connect(self.save)
         self.resize(460, 260)
 
     def payload(self) -> dict[str, Any]:
@@ -274,6 +321,42 @@ class NoteEditor(QDialog):
             references=self.editor.references,
             external_id=self.external_id,
         )
+
+    def typed(self) -> bool:
+        """Whether the editor holds words the person wrote (more than the draft it began with)."""
+        text = self.editor.toPlainText()
+        return bool(text.strip()) and text.strip() != self._draft.strip()
+
+    @Slot()
+    def reject(self) -> None:
+        """Escape, Cancel or closing: close, after asking when typed words would be lost.
+
+        The question does not block (it is window-modal): the editor closes on Discard. While
+        the note is being committed the editor stays: it closes once the note is safe.
+        """
+        if self._save_task is not None:
+            return
+        if self.typed():
+            self.ask_discard()
+            return
+        super().reject()
+
+    def ask_discard(self) -> QMessageBox:
+        """Ask whether the typed note may be thrown away; the answer arrives as a click."""
+        if self.question is None:
+            self.question = discard_question(self)
+            self.question.buttonClicked.connect(self._on_question_button_clicked)
+        self.question.open()
+        return self.question
+
+    @Slot(QAbstractButton)
+    def _on_question_button_clicked(self, button: QAbstractButton) -> None:
+        """Discard closes the editor; Keep editing goes back to the text."""
+        assert self.question is not None
+        if self.question.buttonRole(button) == QMessageBox.ButtonRole.DestructiveRole:
+            super().reject()
+        else:
+            self.editor.setFocus()
 
     @Slot()
     def save(self) -> None:

@@ -267,6 +267,8 @@ class RenderResult:
     carrier: QObject | None = None
     # Where the person was reading this item last (a character of its text), if anywhere.
     position: int | None = None
+    # A render given up for a newer one (of the same item, perhaps): never shown.
+    cancelled: bool = False
 
     def unload(self) -> None:
         """On the GUI thread: the documents leave their carrier and belong to this result."""
@@ -380,7 +382,7 @@ def render_document(
     if first.stored_bytes > PREVIEW_ABOVE_BYTES:
         progress(result_for(first.entity(), first, preview=True))
     if cancel.is_set():
-        return RenderResult(entity_id, None)
+        return RenderResult(entity_id, None, cancelled=True)
     whole = reader.entity_within(entity_id, budget)
     if whole is None:  # deleted meanwhile
         return RenderResult(entity_id, None)
@@ -735,6 +737,11 @@ class ReaderPane(QWidget):
         """Ctrl+0: the text at its own size."""
         self.set_text_size(100)
 
+    def selected_text(self) -> str:
+        """The passage selected in the reader, as plain text ("" when nothing is selected)."""
+        text = self.browser.textCursor().selectedText()
+        return text.replace("\u2029", "\n").replace("\u2028", "\n").replace("\xa0", " ")
+
     # -- find in the article ---------------------------------------------------------------
 
     def open_find(self) -> None:
@@ -823,7 +830,11 @@ class ReaderPane(QWidget):
     def _is_awaited(self, result: RenderResult) -> bool:
         """Whether ``result`` is of the render asked for last (else it is dropped)."""
         result.unload()
-        if self._pending is not None and result.entity_id == self._pending[0]:
+        if (
+            not result.cancelled
+            and self._pending is not None
+            and result.entity_id == self._pending[0]
+        ):
             return True
         for document in (result.document, *result.more):
             if document is not None:

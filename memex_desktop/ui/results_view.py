@@ -2,18 +2,33 @@
 
 The view announces the result the person moves to (the window reads it) and the one they open
 (Enter or a double-click). When a new list replaces the results, the result that was current
-stays current if the new list has it, without being opened again.
+stays current if the new list has it, without being opened again. An empty list draws why it
+is empty (:mod:`memex_desktop.empty_states`) with a button for the fix.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractItemModel, QItemSelectionModel, QModelIndex, Signal, Slot
-from PySide6.QtWidgets import QAbstractItemView, QListView, QWidget
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QItemSelectionModel,
+    QModelIndex,
+    QRect,
+    Qt,
+    Signal,
+    Slot,
+)
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPaintEvent, QResizeEvent
+from PySide6.QtWidgets import QAbstractItemView, QListView, QPushButton, QWidget
 
+from memex_desktop.empty_states import EmptyState
 from memex_desktop.ui.results_model import ResultsModel
 
 # Rows the results list lays out per step of the event loop (about 3 ms each).
 RESULTS_LAYOUT_BATCH = 2000
+# The empty state's margins and the gaps between its title, explanation and button.
+EMPTY_MARGIN = 16
+EMPTY_GAP = 8
+EMPTY_TOP_FRACTION = 0.2  # the title starts a fifth down the list
 
 
 class ResultsView(QListView):
@@ -22,10 +37,12 @@ class ResultsView(QListView):
     Signals:
         current_entity_changed(str): the person moved to this result.
         entity_activated(str): Enter or a double-click on this result.
+        empty_action_requested(str): the empty state's button was clicked (its action).
     """
 
     current_entity_changed = Signal(str)
     entity_activated = Signal(str)
+    empty_action_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -43,6 +60,11 @@ class ResultsView(QListView):
         self.setAcceptDrops(False)
         self._results: ResultsModel | None = None
         self._kept_current: str | None = None  # current before the list was replaced
+        self._empty: EmptyState | None = None
+        self.empty_button = QPushButton(self.viewport())
+        self.empty_button.setObjectName("emptyaction")
+        self.empty_button.hide()
+        self.empty_button.clicked.connect(self._on_empty_button_clicked)
         self.activated.connect(self._on_activated)
 
     def setModel(self, model: QAbstractItemModel | None) -> None:
@@ -52,7 +74,108 @@ class ResultsView(QListView):
         if self._results is not None:
             self._results.modelAboutToBeReset.connect(self._on_model_about_to_be_reset)
             self._results.modelReset.connect(self._on_model_reset)
+            self._results.modelReset.connect(self._on_rows_changed)
+            self._results.rowsInserted.connect(self._on_rows_changed)
+            self._results.rowsRemoved.connect(self._on_rows_changed)
             self.selectionModel().currentChanged.connect(self._on_current_changed)
+
+    # -- the empty state -----------------------------------------------------------------
+
+    @property
+    def empty_state(self) -> EmptyState | None:
+        """What the list says while it is empty (None: nothing)."""
+        return self._empty
+
+    def set_empty_state(self, state: EmptyState | None) -> None:
+        """Say why the list is empty, with a button for the fix (None: the list has rows)."""
+        if state == self._empty:
+            return
+        self._empty = state
+        button = state.action_label if state is not None else ""
+        self.empty_button.setText(button)
+        self.empty_button.setAccessibleName(button.rstrip("…"))
+        description = f"{state.title}. {state.explanation}" if state is not None else ""
+        self.setAccessibleDescription(description)
+        self._place_empty_button()
+        self.viewport().update()
+
+    def _showing_empty(self) -> bool:
+        """Whether the empty state is on screen (set, and the list has no rows)."""
+        model = self.model()
+        return self._empty is not None and (model is None or model.rowCount() == 0)
+
+    def _empty_layout(self) -> tuple[QRect, QRect, QRect]:
+        """Where the title, the explanation and the button go in the viewport."""
+        area = self.viewport().rect().adjusted(EMPTY_MARGIN, 0, -EMPTY_MARGIN, 0)
+        top = area.top() + int(self.viewport().height() * EMPTY_TOP_FRACTION)
+        wrap = Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignHCenter
+        title_metrics = QFontMetrics(self._title_font())
+        text = self._empty.title if self._empty is not None else ""
+        explanation = self._empty.explanation if self._empty is not None else ""
+        bound = QRect(area.left(), top, area.width(), 10_000)
+        title = title_metrics.boundingRect(bound, int(wrap), text)
+        title = QRect(area.left(), top, area.width(), title.height())
+        below = QRect(area.left(), title.bottom() + EMPTY_GAP, area.width(), 10_000)
+        body = self.fontMetrics().boundingRect(below, int(wrap), explanation)
+        body = QRect(area.left(), below.top(), area.width(), body.height())
+        hint = self.empty_button.sizeHint()
+        width = min(hint.width(), max(area.width(), 0))
+        button = QRect(
+            area.left() + (area.width() - width) // 2,
+            body.bottom() + 2 * EMPTY_GAP,
+            width,
+            hint.height(),
+        )
+        return title, body, button
+
+    def _title_font(self) -> QFont:
+        """The empty state's title: the list's font, bold and a little larger."""
+        font = QFont(self.font())
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.15 if font.pointSizeF() > 0 else 11)
+        return font
+
+    def _place_empty_button(self) -> None:
+        """Show the fix's button under the explanation (hidden without a fix or with rows)."""
+        shown = self._showing_empty() and bool(self._empty and self._empty.action)
+        if shown:
+            self.empty_button.setGeometry(self._empty_layout()[2])
+        self.empty_button.setVisible(shown)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """The rows; on an empty list, why it is empty."""
+        super().paintEvent(event)
+        if not self._showing_empty() or self._empty is None:
+            return
+        title, body, _button = self._empty_layout()
+        wrap = int(Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignHCenter)
+        painter = QPainter(self.viewport())
+        painter.setPen(self.palette().text().color())
+        painter.setFont(self._title_font())
+        painter.drawText(title, wrap, self._empty.title)
+        painter.setFont(self.font())
+        painter.setPen(self.palette().placeholderText().color())
+        painter.drawText(body, wrap, self._empty.explanation)
+        painter.end()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Keep the fix's button under the explanation."""
+        super().resizeEvent(event)
+        self._place_empty_button()
+
+    @Slot()
+    def _on_rows_changed(self) -> None:
+        """Rows came or went: the empty state shows only on an empty list."""
+        self._place_empty_button()
+        self.viewport().update()
+
+    @Slot()
+    def _on_empty_button_clicked(self) -> None:
+        """Announce the empty state's fix."""
+        if self._empty is not None and self._empty.action:
+            self.empty_action_requested.emit(self._empty.action)
+
+    # -- the current result ----------------------------------------------------------------
 
     def current_id(self) -> str | None:
         """The entity of the current row, if any."""

@@ -1,8 +1,10 @@
-"""The search bar: query field (debounced), cloud toggle, and type / tag / date filters.
+"""The search bar: query field (debounced), cloud toggle, type / tag / date filters, chips.
 
 The field and the cloud toggle share the first row, the filters the second, so the bar fits
 a narrow results column. Filters show their whole choice when there is room and end it with
 "…" when there is not, and the field's hint shortens to what fits: nothing is cut off.
+Under them, every active filter (the query, the sidebar entry, each filter menu) is a chip
+that removes it, with "Clear all" for every one at once.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyleOptionComboBox,
     QStyleOptionFrame,
+    QStyleOptionToolButton,
     QStylePainter,
     QToolButton,
     QVBoxLayout,
@@ -48,6 +51,9 @@ PLACEHOLDERS = (
 FILTER_MIN_CHARS = 2
 # A filter never asks for more than this width, however long a tag name is.
 FILTER_MAX_HINT = 220
+# A chip may narrow to this many characters (its words then end with "…").
+CHIP_MIN_CHARS = 4
+CHIP_REMOVE = "✕"  # the chip's "remove" cross
 
 
 @dataclass(frozen=True)
@@ -123,6 +129,37 @@ class FilterCombo(QComboBox):
         painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
 
 
+class FilterChip(QToolButton):
+    """One active filter; clicking it removes the filter. Narrow, its words end with "…"."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("filterchip")
+        self.label = text
+        self.setText(f"{text}  {CHIP_REMOVE}")
+        self.setToolTip(f"{text}: click to remove this filter")
+        self.setAccessibleName(f"Remove filter {text}")
+        self.setAutoRaise(False)
+        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+
+    def minimumSizeHint(self) -> QSize:
+        """A few characters and the cross: many chips never widen the window."""
+        hint = super().minimumSizeHint()
+        room = self.fontMetrics().horizontalAdvance("X" * CHIP_MIN_CHARS + f"…  {CHIP_REMOVE}")
+        return QSize(min(hint.width(), room + 12), hint.height())
+
+    def paintEvent(self, _event: QPaintEvent) -> None:
+        """The button as the style draws it; the words elided to the width, the cross kept."""
+        painter = QStylePainter(self)
+        option = QStyleOptionToolButton()
+        self.initStyleOption(option)
+        cross = f"  {CHIP_REMOVE}"
+        room = self.width() - 12 - self.fontMetrics().horizontalAdvance(cross)
+        words = self.fontMetrics().elidedText(self.label, Qt.TextElideMode.ElideRight, room)
+        option.text = words + cross
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ToolButton, option)
+
+
 class SearchField(QLineEdit):
     """The query field: its hint is the longest of PLACEHOLDERS that fits its width."""
 
@@ -159,11 +196,13 @@ class SearchBar(QWidget):
         search_changed(object): the SearchRequest after typing settled or a filter changed.
         remote_requested(object): Enter was pressed (or the cloud toggle turned on).
         move_to_results(): Down was pressed in the field.
+        scope_removed(): the sidebar entry's chip was removed (or Clear all clicked).
     """
 
     search_changed = Signal(object)
     remote_requested = Signal(object)
     move_to_results = Signal()
+    scope_removed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -205,11 +244,31 @@ class SearchBar(QWidget):
         filter_row.setSpacing(6)
         for combo in (self.types, self.tags, self.dates):
             filter_row.addWidget(combo, 1)
+        self.chips = QWidget(self)
+        self.chips.setObjectName("filterchips")
+        self.chips.setAccessibleName("Active filters")
+        self._chip_row = QHBoxLayout(self.chips)
+        self._chip_row.setContentsMargins(0, 0, 0, 0)
+        self._chip_row.setSpacing(4)
+        self.clear_all_button = QToolButton(self.chips)
+        self.clear_all_button.setObjectName("clearfilters")
+        self.clear_all_button.setText("Clear all")
+        self.clear_all_button.setAutoRaise(True)
+        self.clear_all_button.setAccessibleName("Clear every filter and the search")
+        self.clear_all_button.clicked.connect(self.clear_all)
+        self._chip_row.addStretch(1)
+        self._chip_row.addWidget(self.clear_all_button)
+        # Many chips never widen the results column (each ends its words with "…" first).
+        self.chips.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.chips.hide()
+        self._scope_chip: str | None = None
+        self._shown_query = ""
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
         layout.addLayout(query_row)
         layout.addLayout(filter_row)
+        layout.addWidget(self.chips)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
@@ -282,21 +341,124 @@ class SearchBar(QWidget):
     @Slot()
     def _on_timer_timeout(self) -> None:
         """Typing settled: announce the search."""
-        self.search_changed.emit(self.request())
+        self._announce()
 
     @Slot()
     def _on_filter_changed(self) -> None:
         """A filter changed: search at once."""
         self._timer.stop()
-        self.search_changed.emit(self.request())
+        self._announce()
+
+    def _announce(self) -> None:
+        """Show the chips of what is active, then announce the search."""
+        request = self.request()
+        self._shown_query = request.query
+        self._refresh_chips()
+        self.search_changed.emit(request)
+
+    # -- chips -----------------------------------------------------------------------------
+
+    def filter_labels(self) -> list[str]:
+        """The chip texts of the filter menus that narrow the search (not the query)."""
+        labels = []
+        if self.types.currentIndex() > 0:
+            labels.append(f"Type: {self.types.currentText()}")
+        if self.tags.currentIndex() > 0:
+            labels.append(f"Tag: {self.tags.currentText()}")
+        if self.dates.currentIndex() > 0:
+            labels.append(f"Saved: {self.dates.currentText().lower()}")
+        return labels
+
+    def chip_labels(self) -> list[str]:
+        """What the chips show, in order: the query, the sidebar entry, the filter menus."""
+        labels = [f"“{self._shown_query}”"] if self._shown_query else []
+        if self._scope_chip:
+            labels.append(self._scope_chip)
+        return labels + self.filter_labels()
+
+    def chip_buttons(self) -> list[FilterChip]:
+        """The chips on screen, in order."""
+        chips = []
+        for position in range(self._chip_row.count()):
+            item = self._chip_row.itemAt(position)
+            widget = item.widget() if item is not None else None
+            if isinstance(widget, FilterChip):
+                chips.append(widget)
+        return chips
+
+    def set_scope_chip(self, text: str | None) -> None:
+        """Show the sidebar entry that narrows the results as a chip (None: no chip)."""
+        if text != self._scope_chip:
+            self._scope_chip = text
+            self._refresh_chips()
+
+    def _refresh_chips(self) -> None:
+        """One chip per active filter, and Clear all when there is any."""
+        wanted = self.chip_labels()
+        if [chip.label for chip in self.chip_buttons()] != wanted:
+            for chip in self.chip_buttons():
+                self._chip_row.removeWidget(chip)
+                chip.hide()  # gone at once, though deleted only when the event loop is back
+                chip.deleteLater()
+            for position, label in enumerate(wanted):
+                chip = FilterChip(label, self.chips)
+                chip.clicked.connect(self._on_chip_clicked)
+                self._chip_row.insertWidget(position, chip)
+        self.chips.setVisible(bool(wanted))
+
+    @Slot()
+    def _on_chip_clicked(self) -> None:
+        """Remove the filter of the clicked chip; the search runs again at once."""
+        chip = self.sender()
+        if isinstance(chip, FilterChip):
+            self.remove_filter(chip.label)
+
+    def remove_filter(self, label: str) -> None:
+        """Remove the filter a chip with this text stands for (its search runs again)."""
+        if label == f"“{self._shown_query}”" and self._shown_query:
+            self._clear_query()
+        elif label == self._scope_chip:
+            self.scope_removed.emit()
+        else:
+            menus = ((self.types, "Type: "), (self.tags, "Tag: "), (self.dates, "Saved: "))
+            for combo, prefix in menus:
+                if combo.currentIndex() > 0 and label.startswith(prefix):
+                    combo.setCurrentIndex(0)  # announces the search
+
+    def _clear_query(self) -> None:
+        """Empty the query field and search at once (no debounce)."""
+        self.field.blockSignals(True)
+        self.field.clear()
+        self.field.blockSignals(False)
+        self._on_filter_changed()
+
+    @Slot()
+    def clear_query(self) -> None:
+        """Clear search: empty the query field, search again at once."""
+        self._clear_query()
+
+    @Slot()
+    def clear_all(self) -> None:
+        """Clear all: the query, the filter menus and the sidebar entry; one search follows."""
+        self._timer.stop()
+        self.field.blockSignals(True)
+        self.field.clear()
+        self.field.blockSignals(False)
+        for combo in (self.types, self.tags, self.dates):
+            combo.blockSignals(True)
+            combo.setCurrentIndex(0)
+            combo.blockSignals(False)
+            combo.name_choice_in_tooltip()
+        if self._scope_chip:
+            self.scope_removed.emit()
+        self._announce()
 
     @Slot()
     def _on_field_return_pressed(self) -> None:
         """Enter: search now, locally and on the server."""
         self._timer.stop()
-        request = self.request()
-        self.search_changed.emit(request)
-        self.remote_requested.emit(replace(request, remote=True))
+        self._announce()
+        self.remote_requested.emit(replace(self.request(), remote=True))
 
     @Slot(bool)
     def _on_cloud_toggled(self, checked: bool) -> None:

@@ -25,7 +25,9 @@ log = logging.getLogger(__name__)
 MAX_TAGS_SHOWN = 300
 # The item padding of the style sheet (#sidebar::item), both sides together.
 ITEM_PADDING = 12
-MAX_DELETED_COUNTED = 10_000
+# As many as the Deleted upstream list shows (search_controller.SCOPE_LIMIT): the count is
+# the number of rows the shelf lists.
+MAX_DELETED_COUNTED = 20_000
 VIEW_REMOTE_LIMIT = 100
 
 
@@ -65,7 +67,7 @@ def read_sidebar_snapshot(reader: Any) -> SidebarSnapshot:
         tags=list(reader.tags()),
         views=list(reader.views()),
         feeds=list(reader.feeds()),
-        deleted=len(reader.deleted_upstream(limit=MAX_DELETED_COUNTED)),
+        deleted=reader.count_deleted_upstream(limit=MAX_DELETED_COUNTED),
         views_problem=reader.sync_state(STATE_VIEWS_PROBLEM) or "",
         feeds_problem=reader.sync_state(STATE_FEEDS_PROBLEM) or "",
     )
@@ -303,9 +305,9 @@ class Sidebar(QTreeView):
     def apply_snapshot(self, snapshot: SidebarSnapshot) -> None:
         """Show the entries and counts of a snapshot read (possibly) on a worker."""
         counts = snapshot.counts
-        library: list[tuple[Scope, int | None]] = [
-            (ALL_ITEMS, sum(c for t, c in counts.items() if t != "annotation"))
-        ]
+        # All items lists every live item of every type (notes and stand-ins for unreadable
+        # items too): its count is the sum of the type counts below it.
+        library: list[tuple[Scope, int | None]] = [(ALL_ITEMS, sum(counts.values()))]
         library += [
             (Scope("type", t, type_label(t)), c)
             for t, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))

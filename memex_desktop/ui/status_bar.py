@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 
 from PySide6.QtCore import QSize, Qt, Signal, Slot
 from PySide6.QtGui import QPainter, QPaintEvent
@@ -11,6 +12,7 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWi
 from memex_desktop.api.models import SearchMeta
 from memex_desktop.errors import ConnectionState, StateWords, state_words
 from memex_desktop.sync import SyncProgress, SyncReport
+from memex_desktop.sync.summary import sync_sentence
 from memex_desktop.ui.sync_controller import OutboxCounts
 
 # The action each state's button asks for (announced by action_requested); the words for the
@@ -122,6 +124,7 @@ class StatusBar(QStatusBar):
         self.addPermanentWidget(self.balance_label)
         self._action = ""
         self._last_sync: str = ""
+        self._sync_started_at = time.monotonic()
         self.set_state(ConnectionState.ONLINE, None)
 
     @Slot(object, object)
@@ -149,32 +152,40 @@ class StatusBar(QStatusBar):
     @Slot()
     def on_sync_started(self) -> None:
         """Show an indeterminate progress bar with a cancel button."""
+        self._sync_started_at = time.monotonic()
         self.progress.setRange(0, 0)
         self.progress.show()
         self.cancel_button.show()
 
     @Slot(object)
     def on_sync_progress(self, progress: SyncProgress) -> None:
-        """Advance the progress bar (determinate when the engine knows a total)."""
-        if progress.total_estimate:
-            self.progress.setRange(0, max(progress.total_estimate, progress.done, 1))
+        """Advance the progress bar: determinate while a known total lies ahead, busy otherwise.
+
+        A first sync knows no total (its estimate only follows what was read), and a total
+        that was reached says nothing of what is left: a full bar would claim the work is done.
+        """
+        total = progress.total_estimate
+        if total and total > progress.done:
+            self.progress.setRange(0, total)
             self.progress.setValue(progress.done)
+        else:
+            self.progress.setRange(0, 0)
         self.progress.setToolTip(progress.message)
         self.showMessage(progress.message, 3000)
 
     @Slot(object)
     def on_sync_finished(self, report: SyncReport) -> None:
-        """Hide the progress; remember when the last successful sync ended."""
+        """Hide the progress, say what the sync did; remember when the last good one ended."""
         self.progress.hide()
         self.cancel_button.hide()
         if report.ok:
             self._last_sync = dt.datetime.now().strftime("%H:%M")
             if self.state is ConnectionState.ONLINE:
                 self.set_state(ConnectionState.ONLINE, self.words)
-            if report.pulled or report.sent:
-                self.showMessage(
-                    f"Synced: {report.pulled} items in, {report.sent} saves sent", 5000
-                )
+        sentence = sync_sentence(report, time.monotonic() - self._sync_started_at)
+        # A closed window hears late results too: it says (and starts timers for) nothing.
+        if sentence and self.window().isVisible():
+            self.showMessage(sentence, 5000)
 
     @Slot(object)
     def on_outbox_changed(self, counts: OutboxCounts) -> None:

@@ -1,22 +1,42 @@
 """The annotation-thread pane: every note on the selected item, replies nested, oldest first.
 
 Notes come from the cache (``CacheReader.thread_for``); notes written here and not yet on the
-server come from the outbox and carry a "Pending" badge. A note is matched to its pending copy
-by its client ``external_id``, so once a sync brings it back it shows once, not twice. Note
-text is rendered by ``render/`` on a worker (with the reads) and shown in QTextBrowsers that
-open nothing by themselves: only ``memex://entity/ID`` links are followed, inside the app.
+server come from the outbox and carry a "Sending…" marker, and notes the server is still
+processing a "Processing on the server…" one: either way the card shows what was typed. A note
+is matched to its pending copy by its client ``external_id``, so once a sync brings it back it
+shows once, not twice. Note text is rendered by ``render/`` on a worker (with the reads) and
+shown in QTextBrowsers that open nothing by themselves: only ``memex://entity/ID`` links are
+followed, inside the app.
+
+A card is as tall as its text at its width (measured on the laid-out document, again on every
+resize), so the pane scrolls and a card never does; a long note shows its first lines, faded
+out, with "Show more".
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QUrl, Signal, Slot
+from PySide6.QtCore import Qt, QUrl, Signal, Slot
+from PySide6.QtGui import (
+    QColor,
+    QLinearGradient,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QResizeEvent,
+    QTextDocument,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -32,6 +52,7 @@ from memex_desktop.api.content import display_title, rich_text, text_of, time_te
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.errors import user_message
 from memex_desktop.render import RenderContext, render_entity
+from memex_desktop.render.entities import DONE_STATUS
 from memex_desktop.store import (
     ChangeSet,
     EntityReader,
@@ -40,15 +61,19 @@ from memex_desktop.store import (
     ThreadNode,
     ThreadReader,
 )
+from memex_desktop.ui.actions import ACTIONS_BY_KEY
 from memex_desktop.ui.links import classify_link
 from memex_desktop.ui.messages import message_line
-from memex_desktop.ui.note_editor import NoteEditor
+from memex_desktop.ui.note_editor import NoteEditor, quoted_passage
 from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
 
 PENDING_STATES = ("queued", "sending", "accepted", "needs_attention")
+SENDING = "Sending…"
+PROCESSING = "Processing on the server…"
+ATTENTION = "Needs attention"
 INDENT_PX = 22
 # A note card is a few lines in a narrow dock: body-sized text, tight paragraphs.
 NOTE_CSS = """
@@ -63,7 +88,12 @@ a.ref { text-decoration: none; }
 # "Note on ..." line: the card's own meta line and the pane's heading already say both.
 _HEADER = re.compile(r'<div class="header">.*?</div>', re.S)
 _LEAD_META = re.compile(r'^(<div class="memex-doc">)\s*<p class="meta">.*?</p>', re.S)
+# The document's "still processing" notice: a card says so in its marker, next to the text.
+_NOTICE = re.compile(r'\s*<p class="notice">.*?</p>', re.S)
 MAX_INDENT_LEVELS = 8
+# A note longer than this many lines (at the card's width) folds to its first FOLDED_LINES.
+FOLD_AFTER_LINES = 15
+FOLDED_LINES = 12
 
 
 @dataclass
@@ -77,6 +107,7 @@ class ThreadEntry:
     tags: list[str]
     pending: bool
     state: str = ""
+    processing: bool = False
     external_id: str | None = None
     server_id: str | None = None
     children: list[ThreadEntry] = field(default_factory=list)
@@ -122,6 +153,7 @@ def merge_pending(
         for p in pending
         if p.external_id not in by_external and p.id not in by_id and p.server_id not in by_id
     ]
+    _keep_typed_words(pending, by_id, by_external)
     for external_id, entry in by_external.items():
         by_id.setdefault(pending_entry_id(external_id), entry)
     merged = list(roots)
@@ -138,6 +170,44 @@ def merge_pending(
         by_id[entry.id] = entry
     _sort(merged)
     return merged
+
+
+def note_words(entity: ContentEntityBase) -> str:
+    """What a note says: its text, else the text of its rich-text content."""
+    raw = entity.raw
+    return (text_of(raw.get("text")) or rich_text(raw.get("content"))).strip()
+
+
+def _keep_typed_words(
+    pending: list[ThreadEntry],
+    by_id: dict[str, ThreadEntry],
+    by_external: dict[str, ThreadEntry],
+) -> None:
+    """A cached copy the server sent back without the note's words shows what was typed.
+
+    A server still processing a save may answer with the entity before it has derived its
+    text; the outbox still holds the words, so the card keeps them until a pull brings them.
+    """
+    for entry in pending:
+        cached = by_external.get(entry.external_id or "") or by_id.get(entry.server_id or "")
+        if cached is None or note_words(cached.entity) or not note_words(entry.entity):
+            continue
+        typed = {**entry.entity.raw, **{k: v for k, v in cached.entity.raw.items() if v}}
+        typed["text"] = entry.entity.raw.get("text")
+        typed["content"] = entry.entity.raw.get("content")
+        cached.entity = parse_content_entity(typed)
+        cached.processing = True
+
+
+def status_marker(entry: ThreadEntry) -> tuple[str, str]:
+    """The small marker of a note not settled on the server yet, and its tooltip ("" if none)."""
+    if entry.pending and entry.state == "needs_attention":
+        return ATTENTION, "The server did not take this note; see the outbox pane for why"
+    if entry.pending and entry.state != "accepted":
+        return SENDING, "Not on the server yet; it is sent at the next sync"
+    if entry.pending or entry.processing:
+        return PROCESSING, "The server has the note and is still processing it"
+    return "", ""
 
 
 def _sort(entries: list[ThreadEntry]) -> None:
@@ -180,6 +250,7 @@ def _cached_entry(reader: EntityReader, node: ThreadNode, tag_names: dict[str, s
             author=row.author,
             tags=[tag_names.get(t, t) for t in (entity.tag_ids or [])],
             pending=False,
+            processing=entity.processing_status not in (None, DONE_STATUS),
             external_id=entity.external_id,
         )
         if parent is None:
@@ -226,7 +297,7 @@ def _pending_entries(outbox: PendingNotes | None) -> tuple[list[ThreadEntry], di
 
 def compact_note_html(html: str) -> str:
     """A rendered note without its document heading: only what the note says, for a card."""
-    body = _HEADER.sub("", html, count=1)
+    body = _NOTICE.sub("", _HEADER.sub("", html, count=1), count=1)
     return _LEAD_META.sub(r"\1", body, count=1)
 
 
@@ -265,8 +336,149 @@ def load_thread_in_worker(
     return load_thread(thread_reader(cache_path), outbox, entity_id, sequence)
 
 
+def _keys_of(action_key: str) -> str:
+    """The shortcuts of a window action, as the help lists them."""
+    return ", ".join(ACTIONS_BY_KEY[action_key].shortcuts)
+
+
+def line_bottoms(document: QTextDocument) -> list[float]:
+    """Where every laid-out line of a document ends, top to bottom, in document coordinates."""
+    layout = document.documentLayout()
+    bottoms: list[float] = []
+    block = document.begin()
+    while block.isValid():
+        top = layout.blockBoundingRect(block).top()
+        lines = block.layout()
+        for number in range(lines.lineCount()):
+            line = lines.lineAt(number)
+            bottoms.append(top + line.y() + line.height())
+        block = block.next()
+    return sorted(bottoms)
+
+
+class FadeOut(QWidget):
+    """The last lines of a folded note, fading into the background: there is more below."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.hide()
+
+    def paintEvent(self, _event: QPaintEvent) -> None:
+        """A gradient from clear to the text box's background."""
+        parent = self.parentWidget()
+        base = (parent or self).palette().color(QPalette.ColorRole.Base)
+        clear = QColor(base)
+        clear.setAlpha(0)
+        gradient = QLinearGradient(0, 0, 0, self.height())
+        gradient.setColorAt(0.0, clear)
+        gradient.setColorAt(1.0, base)
+        QPainter(self).fillRect(self.rect(), gradient)
+
+
+class NoteText(QTextBrowser):
+    """A note's text box: as tall as its text at its width, or its first lines when folded.
+
+    It never scrolls (no scroll bars, the wheel goes on to the pane, the view stays at the
+    top), so no line is shown cut in half: the folded height ends on a line's bottom.
+    """
+
+    foldable_changed = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.folded = True
+        self.foldable = False
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.document().setDefaultStyleSheet(NOTE_CSS)
+        self.document().setDocumentMargin(2)
+        self.fade = FadeOut(self.viewport())
+        self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+        self.document().documentLayout().documentSizeChanged.connect(self._on_document_resized)
+
+    def set_folded(self, folded: bool) -> None:
+        """Show the first lines only (True) or the whole note."""
+        self.folded = folded
+        self.fit()
+
+    def text_height(self) -> int:
+        """The whole document's height at the box's width, in pixels (rounded up)."""
+        return math.ceil(self.document().size().height())
+
+    def fit(self) -> None:
+        """Take the height the text needs at this width (the fold's when folded)."""
+        full = self.text_height()  # lays the whole document out before its lines are read
+        bottoms = line_bottoms(self.document())
+        foldable = len(bottoms) > FOLD_AFTER_LINES
+        if foldable and self.folded:
+            height = min(full, math.ceil(bottoms[FOLDED_LINES - 1]) + 1)
+        else:
+            height = full
+        frame = 2 * self.frameWidth()
+        self.setFixedHeight(max(height, self.fontMetrics().height()) + frame)
+        self.verticalScrollBar().setValue(0)
+        cut = foldable and self.folded
+        self.fade.setVisible(cut)
+        if cut:
+            fade = min(height, 2 * self.fontMetrics().lineSpacing())
+            self.fade.setGeometry(0, height - fade, self.viewport().width(), fade)
+        if foldable != self.foldable:
+            self.foldable = foldable
+            self.foldable_changed.emit(foldable)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A new width wraps the text anew: fit its new height."""
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.fit()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        """The pane scrolls, not the note: the wheel goes to the scroll area around it."""
+        area = self._outer_scroll_area()
+        if area is None:
+            event.ignore()
+            return
+        viewport = area.viewport()
+        forwarded = QWheelEvent(
+            viewport.mapFromGlobal(event.globalPosition()),
+            event.globalPosition(),
+            event.pixelDelta(),
+            event.angleDelta(),
+            event.buttons(),
+            event.modifiers(),
+            event.phase(),
+            event.inverted(),
+            event.source(),
+        )
+        QApplication.sendEvent(viewport, forwarded)
+        event.accept()
+
+    def _outer_scroll_area(self) -> QAbstractScrollArea | None:
+        """The scroll area the note is shown in (the pane's), if any."""
+        parent = self.parentWidget()
+        while parent is not None and not isinstance(parent, QAbstractScrollArea):
+            parent = parent.parentWidget()
+        return parent
+
+    @Slot()
+    def _on_document_resized(self, *_args: object) -> None:
+        """The text was laid out again (new content, width or fonts)."""
+        self.fit()
+
+    @Slot(int)
+    def _on_scrolled(self, value: int) -> None:
+        """Keep the top of the note in view (a folded note is cut at the bottom only)."""
+        if value:
+            self.verticalScrollBar().setValue(0)
+
+
 class NoteCard(QFrame):
-    """One note: who and when, its rendered text, tags, a pending badge and a Reply button."""
+    """One note: who and when, its text, tags, a status marker, Show more and Reply."""
 
     reply_requested = Signal(str)
     link_activated = Signal(str)
@@ -281,35 +493,32 @@ class NoteCard(QFrame):
             meta_parts.append("tags: " + ", ".join(entry.tags))
         self.meta = QLabel(" · ".join(p for p in meta_parts if p))
         self.meta.setWordWrap(True)  # a narrow pane wraps the line rather than cut off Reply
-        self.badge = QLabel("Pending" if entry.pending else "")
+        marker, why = status_marker(entry)
+        self.badge = QLabel(marker)
         self.badge.setObjectName("pendingBadge")
-        self.badge.setVisible(entry.pending)
-        if entry.pending:
-            self.badge.setToolTip(
-                "Not on the server yet; it will be sent on the next sync"
-                + (" (needs attention)" if entry.state == "needs_attention" else "")
-            )
+        self.badge.setVisible(bool(marker))
+        self.badge.setToolTip(why)
+        self.badge.setAccessibleName(marker)
+        self.badge.setAccessibleDescription(why)
+        if marker:
             self.badge.setStyleSheet(
                 "QLabel { background: #f4b400; color: #202020; border-radius: 4px; padding: 0 4px }"
             )
-        self.body = QTextBrowser()
-        self.body.setOpenLinks(False)
-        self.body.setOpenExternalLinks(False)
-        self.body.document().setDefaultStyleSheet(NOTE_CSS)
-        self.body.document().setDocumentMargin(2)
+        self.body = NoteText()
         self.body.setHtml(html)
-        self.body.setFrameShape(QFrame.Shape.NoFrame)
-        self.body.setVerticalScrollBarPolicy(self.body.verticalScrollBarPolicy().ScrollBarAlwaysOff)
-        self.body.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.body.anchorClicked.connect(self._on_body_anchor_clicked)
-        self.body.document().documentLayout().documentSizeChanged.connect(
-            self._on_document_size_changed
-        )
+        self.toggle = QPushButton("Show more")
+        self.toggle.setObjectName("showMore")
+        self.toggle.setFlat(True)
+        self.toggle.setAccessibleName("Show the whole note")
+        self.toggle.setVisible(False)
+        self.toggle.clicked.connect(self._on_toggle_clicked)
+        self.body.foldable_changed.connect(self._on_body_foldable_changed)
         self.reply = QPushButton("Reply")
         self.reply.setAccessibleName("Reply to this note")
+        self.reply.setToolTip(f"Reply to this note ({_keys_of('reply_note')} while it has focus)")
         self.reply.clicked.connect(self._on_reply_clicked)
-        raw = entry.entity.raw
-        summary = text_of(raw.get("text")) or rich_text(raw.get("content"))
+        summary = note_words(entry.entity)
         self.setAccessibleName(
             ("Pending note" if entry.pending else "Note")
             + (f" by {entry.author}" if entry.author else "")
@@ -318,19 +527,33 @@ class NoteCard(QFrame):
         self.body.setAccessibleDescription(summary[:200])
         top = QHBoxLayout()
         top.addWidget(self.meta, 1)
-        top.addWidget(self.badge)
         top.addWidget(self.reply)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6 + INDENT_PX * min(depth, MAX_INDENT_LEVELS), 4, 6, 4)
         layout.addLayout(top)
+        # A line of its own: the marker never squeezes the date or pushes Reply out of a
+        # narrow pane.
+        marker_row = QHBoxLayout()
+        marker_row.addWidget(self.badge)
+        marker_row.addStretch(1)
+        layout.addLayout(marker_row)
         layout.addWidget(self.body)
-        self._on_document_size_changed()
+        layout.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
+        self.body.fit()
+        self.toggle.setVisible(self.body.foldable)
+
+    @Slot(bool)
+    def _on_body_foldable_changed(self, foldable: bool) -> None:
+        """Offer Show more only for notes long enough to fold at this width."""
+        self.toggle.setVisible(foldable)
 
     @Slot()
-    def _on_document_size_changed(self, *_args: object) -> None:
-        """Grow the text box to its content so the pane scrolls, not each note."""
-        height = int(self.body.document().size().height()) + 8
-        self.body.setFixedHeight(max(24, min(height, 2000)))
+    def _on_toggle_clicked(self) -> None:
+        """Show more / Show less."""
+        folded = not self.body.folded
+        self.body.set_folded(folded)
+        self.toggle.setText("Show more" if folded else "Show less")
+        self.toggle.setAccessibleName("Show the whole note" if folded else "Fold the note")
 
     @Slot(QUrl)
     def _on_body_anchor_clicked(self, url: QUrl) -> None:
@@ -380,11 +603,13 @@ class ThreadPane(QWidget):
         self._task: Task[ThreadLoad] | None = None
         self.cards: list[NoteCard] = []
         self.editor: NoteEditor | None = None
+        self._quote_source: Callable[[], str] | None = None
 
         self.heading = QLabel("Select an item to see its notes.")
         self.heading.setWordWrap(True)
         self.add_button = QPushButton("Add note")
         self.add_button.setAccessibleName("Add a note to this item")
+        self.add_button.setToolTip(f"Add a note to this item ({_keys_of('add_note')})")
         self.add_button.setEnabled(False)
         self.add_button.clicked.connect(self._on_add_clicked)
         bar = QHBoxLayout()
@@ -395,14 +620,14 @@ class ThreadPane(QWidget):
         self._list_layout = QVBoxLayout(self._list)
         self._list_layout.setContentsMargins(0, 0, 0, 0)
         self._list_layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self._list)
-        scroll.setAccessibleName("Notes")
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setWidget(self._list)
+        self.scroll_area.setAccessibleName("Notes")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(bar)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(self.scroll_area, 1)
 
     # ------------------------------------------------------------------ public API
 
@@ -410,6 +635,10 @@ class ThreadPane(QWidget):
         """Where new notes are queued; without one, notes can be read but not written."""
         self._outbox = outbox
         self.add_button.setEnabled(self._entity_id is not None and outbox is not None)
+
+    def set_quote_source(self, source: Callable[[], str] | None) -> None:
+        """Where Add note finds the passage to quote (the reader's selection)."""
+        self._quote_source = source
 
     @property
     def entries(self) -> list[ThreadEntry]:
@@ -496,8 +725,31 @@ class ThreadPane(QWidget):
         self._rebuild_cards(load.html)
         self.thread_shown.emit()
 
-    def open_editor(self, target_id: str) -> NoteEditor:
-        """Open the note editor for a note on ``target_id`` (the item or a note to answer)."""
+    @Slot()
+    def add_note(self) -> NoteEditor | None:
+        """Add note: an editor on the item shown, quoting the passage selected in the reader."""
+        if self._entity_id is None or self._outbox is None:
+            return None
+        passage = self._quote_source() if self._quote_source is not None else ""
+        return self.open_editor(self._entity_id, draft=quoted_passage(passage))
+
+    @Slot()
+    def reply_to_current(self) -> NoteEditor | None:
+        """Reply: answer the note in focus, else the newest note shown (None without notes)."""
+        if self._outbox is None or not self.cards:
+            return None
+        focused = QApplication.focusWidget()
+        for card in self.cards:
+            if focused is not None and (card is focused or card.isAncestorOf(focused)):
+                return self.open_editor(card.entry.id)
+        newest = max(self.cards, key=lambda card: (card.entry.created_at, card.entry.id))
+        return self.open_editor(newest.entry.id)
+
+    def open_editor(self, target_id: str, draft: str = "") -> NoteEditor:
+        """Open the note editor for a note on ``target_id`` (the item or a note to answer).
+
+        ``draft`` is the text the editor starts with (a quoted passage).
+        """
         if self._outbox is None:
             raise RuntimeError("no outbox to queue notes in")
         is_reply = target_id != self._entity_id
@@ -509,6 +761,7 @@ class ThreadPane(QWidget):
             target_label=label,
             is_reply=is_reply,
             runner=self._runner,
+            draft=draft,
             parent=self,
         )
         editor.note_queued.connect(self._on_editor_note_queued)
@@ -547,8 +800,7 @@ class ThreadPane(QWidget):
     @Slot()
     def _on_add_clicked(self) -> None:
         """Add note: compose a note on the selected item."""
-        if self._entity_id is not None and self._outbox is not None:
-            self.open_editor(self._entity_id)
+        self.add_note()
 
     @Slot(str)
     def _on_card_reply_requested(self, note_id: str) -> None:

@@ -23,7 +23,7 @@ from memex_desktop.api.client import MemexClient
 from memex_desktop.app import AppContext
 from memex_desktop.sync import SyncOutcome
 from memex_desktop.ui.sidebar import ALL_ITEMS, Scope
-from memex_desktop.ui.thread_pane import ThreadPane
+from memex_desktop.ui.thread_pane import PROCESSING, ThreadPane
 
 pytestmark = [
     pytest.mark.e2e,
@@ -182,13 +182,20 @@ def test_thread_reference_graph_and_offline_reply(
     ids = [entry_id for _depth, entry_id, _pending in _outline(pane)]
     assert ids.count(server_id) == 1
     assert pending_id not in ids
-    assert not any(card.badge.isVisibleTo(card) for card in pane.cards)
+    # Sent: nothing says "Sending…"; the server may still be processing the reply.
+    assert {card.badge.text() for card in pane.cards if card.badge.isVisibleTo(card)} <= {
+        PROCESSING
+    }
 
-    # Another sync changes nothing: still exactly one copy on the server and in the thread.
+    # Another sync changes nothing: still exactly one copy on the server and in the thread,
+    # now processed (no marker left).
     assert _sync(qtbot, app_context).outcome is SyncOutcome.OK
     assert len(_server_notes(server, external_id)) == 1
     ids = [entry_id for _depth, entry_id, _pending in _outline(pane)]
     assert ids.count(server_id) == 1
+    qtbot.waitUntil(
+        lambda: not any(card.badge.isVisibleTo(card) for card in pane.cards), timeout=10_000
+    )
 
 
 def _write(qtbot: Any, pane: ThreadPane, target: str, text: str) -> str:

@@ -1,4 +1,4 @@
-"""The note editor: [[ references land in reference_content_ids, dropped links are saved."""
+"""The note editor: [[ references, dropped links saved, Ctrl+Enter saves, Escape asks first."""
 
 from __future__ import annotations
 
@@ -11,7 +11,12 @@ from PySide6.QtCore import QMimeData, Qt, QUrl
 from memex_desktop.errors import user_message
 from memex_desktop.store import DiskFullError, Outbox, SearchHit
 from memex_desktop.ui.messages import message_line
-from memex_desktop.ui.note_editor import NoteEditor, PickedReference, annotation_payload
+from memex_desktop.ui.note_editor import (
+    NoteEditor,
+    PickedReference,
+    annotation_payload,
+    quoted_passage,
+)
 from memex_desktop.ui.tasks import TaskRunner
 
 # The offscreen platform cannot resize, raise or grab; it says so as warnings.
@@ -241,3 +246,102 @@ def test_an_unforeseen_failure_of_a_dropped_link_reaches_the_message_bridge(
     with qtbot.waitSignal(runner.messages.shown, timeout=5000) as shown:
         dialog.editor.insertFromMimeData(mime)
     assert shown.args == [user_message(RuntimeError("unexpected"))]
+
+
+def test_ctrl_enter_saves_the_note(qtbot, editor: NoteEditor, outbox: Outbox) -> None:
+    qtbot.keyClicks(editor.editor, "Saved from the keyboard")
+    with qtbot.waitSignal(editor.note_queued, timeout=5000):
+        qtbot.keyClick(editor.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert [op.payload["text"] for op in outbox.list()] == ["Saved from the keyboard"]
+    assert editor.result() == NoteEditor.DialogCode.Accepted
+
+
+def test_ctrl_enter_on_the_keypad_saves_too(qtbot, editor: NoteEditor, outbox: Outbox) -> None:
+    qtbot.keyClicks(editor.editor, "From the keypad")
+    modifiers = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.KeypadModifier
+    with qtbot.waitSignal(editor.note_queued, timeout=5000):
+        qtbot.keyClick(editor.editor, Qt.Key.Key_Enter, modifiers)
+    assert len(outbox.list()) == 1
+
+
+def test_escape_on_a_typed_note_asks_and_keep_editing_keeps_it(
+    qtbot, editor: NoteEditor, outbox: Outbox
+) -> None:
+    qtbot.keyClicks(editor.editor, "Half a thought")
+    qtbot.keyClick(editor.editor, Qt.Key.Key_Escape)
+    question = editor.question
+    assert question is not None
+    qtbot.waitUntil(question.isVisible, timeout=5000)
+    assert question.text() == "Discard this note?"
+    keep, _discard = _answers(question)
+    assert question.defaultButton() is keep
+    assert question.escapeButton() is keep
+    keep.click()
+    assert editor.isVisible()
+    assert editor.editor.toPlainText() == "Half a thought"
+    # Asked again, Discard closes the editor and nothing is queued.
+    qtbot.keyClick(editor.editor, Qt.Key.Key_Escape)
+    qtbot.waitUntil(question.isVisible, timeout=5000)
+    with qtbot.waitSignal(editor.rejected, timeout=5000):
+        _answers(question)[1].click()
+    assert not editor.isVisible()
+    assert outbox.list() == []
+
+
+def _answers(question) -> tuple:
+    """The question's Keep editing and Discard buttons."""
+    buttons = {button.text(): button for button in question.buttons()}
+    assert set(buttons) == {"Keep editing", "Discard"}
+    return buttons["Keep editing"], buttons["Discard"]
+
+
+def test_cancel_and_closing_ask_too(qtbot, editor: NoteEditor) -> None:
+    qtbot.keyClicks(editor.editor, "Not yet saved")
+    editor.close()
+    assert editor.isVisible()
+    assert editor.question is not None
+    qtbot.waitUntil(editor.question.isVisible, timeout=5000)
+
+
+def test_escape_on_an_empty_note_closes_without_asking(qtbot, editor: NoteEditor) -> None:
+    qtbot.keyClicks(editor.editor, "   ")
+    with qtbot.waitSignal(editor.rejected, timeout=5000):
+        qtbot.keyClick(editor.editor, Qt.Key.Key_Escape)
+    assert editor.question is None
+    assert not editor.isVisible()
+
+
+def test_escape_with_only_the_quoted_passage_closes_without_asking(qtbot, outbox: Outbox) -> None:
+    dialog = NoteEditor(
+        TitleReader(),
+        outbox,
+        target_id="page",
+        target_label="Gardening",
+        is_reply=False,
+        draft=quoted_passage("Bees like lavender."),
+    )
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.editor.toPlainText() == "> Bees like lavender.\n\n"
+    assert dialog.editor.textCursor().position() == len("> Bees like lavender.\n\n")
+    with qtbot.waitSignal(dialog.rejected, timeout=5000):
+        qtbot.keyClick(dialog.editor, Qt.Key.Key_Escape)
+    assert dialog.question is None
+
+
+def test_escape_closes_the_completer_before_it_asks(qtbot, editor: NoteEditor) -> None:
+    qtbot.keyClicks(editor.editor, "See [[bee")
+    popup = editor.editor.completer.popup()
+    qtbot.waitUntil(popup.isVisible, timeout=5000)
+    qtbot.keyClick(editor.editor, Qt.Key.Key_Escape)
+    assert not popup.isVisible()
+    assert editor.question is None
+    assert editor.isVisible()
+
+
+def test_a_passage_becomes_a_markdown_quote() -> None:
+    assert quoted_passage("") == ""
+    assert quoted_passage("  \n ") == ""
+    assert quoted_passage("One line.") == "> One line.\n\n"
+    # Qt's selections separate paragraphs with U+2029; blank lines stay in the quote.
+    assert quoted_passage("First.\u2029\u2029Second.\n") == "> First.\n>\n> Second.\n\n"

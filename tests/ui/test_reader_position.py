@@ -164,3 +164,16 @@ def test_the_window_keeps_the_text_size_in_the_settings(
     assert Settings.load().reader_text_size_percent == 110
     restarted = window_factory(settings=Settings.load())
     assert restarted.window.reader_pane.text_size_percent == 110
+
+
+def test_a_render_given_up_for_a_newer_one_of_the_same_item_is_never_shown(
+    qtbot: Any, cache: Path, runner: TaskRunner
+) -> None:
+    pane = _pane(qtbot, cache, runner)
+    _open(qtbot, pane, "long")
+    for size in (110, 125, 150, 175, 200, 100, 90, 80):
+        pane.set_text_size(size)  # each asks for a new render while the last one runs
+    qtbot.waitUntil(lambda: not pane.rendering and not pane.loading_more, timeout=20_000)
+    assert "not in the local library" not in pane.browser.toPlainText()
+    assert pane.top_position() is not None
+    assert pane.text_size_percent == 80

@@ -29,7 +29,7 @@ from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.note_editor import NoteEditor
 from memex_desktop.ui.outbox_pane import OutboxModel
 from memex_desktop.ui.tasks import TaskRunner
-from memex_desktop.ui.thread_pane import ThreadEntry, ThreadPane, merge_pending
+from memex_desktop.ui.thread_pane import PROCESSING, ThreadEntry, ThreadPane, merge_pending
 
 # The offscreen platform cannot resize, raise or grab; it says so as warnings.
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
@@ -192,7 +192,7 @@ def test_offline_reply_is_queued_shown_pending_and_shown_once_after_sync(
     assert outline.index((3, pending_id, True)) == outline.index((3, "r1aa", False)) + 1
     card = next(card for card in pane.cards if card.entry.id == pending_id)
     assert card.badge.isVisibleTo(card)
-    assert card.badge.text() == "Pending"
+    assert card.badge.text() == "Sending…"
 
     # The next sync sends it and pulls it back with a server id and the same external_id.
     note = _note("server-7", "r1a", "Agreed, lavender works", T0 + 9 * DAY)
@@ -439,3 +439,87 @@ def test_a_thread_that_cannot_be_read_says_why_in_the_persons_words(
         assert "Close the other window" in words
     finally:
         reader.close()
+
+
+def _server_copy(note_id: str, external_id: str, text: str | None, status: str) -> dict[str, Any]:
+    """A search page holding the server's copy of a note on the page."""
+    note: dict[str, Any] = {
+        "id": note_id,
+        "type": "annotation",
+        "external_id": external_id,
+        "created_at": T0 + 9 * DAY,
+        "updated_at": T0 + 9 * DAY,
+        "metadata": {"status": status},
+        "reference_content_ids": ["page"],
+    }
+    if text is not None:
+        note["text"] = text
+    return {
+        "results": [note],
+        "referencesByResultId": {note_id: {"contentEntityIds": ["page"]}},
+        "meta": {},
+    }
+
+
+def test_a_note_the_server_sends_back_without_its_words_shows_what_was_typed(
+    qtbot, pane: ThreadPane, cache
+) -> None:
+    _path, writer = cache
+    _show(qtbot, pane, "page")
+    editor = pane.open_editor("page")
+    qtbot.keyClicks(editor.editor, "Every word I typed")
+    with qtbot.waitSignal(pane.note_queued, timeout=5000) as queued:
+        editor.save()
+    op_id = int(queued.args[0])
+    op = pane._outbox.get(op_id)
+    assert op is not None
+    # Sent: the server answers with its copy, still processing and without the text yet.
+    page = _server_copy("server-8", op.external_id, None, "pending")
+    changes = writer.ingest_search_page(SearchRawResponse.model_validate(page)).result(30)
+    pane._outbox.mark_accepted(op_id, "server-8")
+    with qtbot.waitSignal(pane.thread_shown, timeout=5000):
+        pane.on_store_changed(changes)
+    [card] = [card for card in pane.cards if card.entry.id == "server-8"]
+    assert "Every word I typed" in card.body.toPlainText()
+    assert "Still processing" not in card.body.toPlainText()
+    assert card.badge.text() == PROCESSING
+    assert not any(entry.pending for _d, entry in pane.shown())
+
+    # Processed and pulled: the server's words, no marker.
+    page = _server_copy("server-8", op.external_id, "Every word I typed", "indexing-done")
+    changes = writer.ingest_search_page(SearchRawResponse.model_validate(page)).result(30)
+    pane._outbox.mark_confirmed(op_id, "server-8")
+    with qtbot.waitSignal(pane.thread_shown, timeout=5000):
+        pane.on_store_changed(changes)
+    [card] = [card for card in pane.cards if card.entry.id == "server-8"]
+    assert "Every word I typed" in card.body.toPlainText()
+    assert not card.badge.isVisibleTo(card)
+
+
+def test_a_note_accepted_but_not_cached_yet_says_it_is_processing(qtbot, pane: ThreadPane) -> None:
+    _show(qtbot, pane, "page")
+    editor = pane.open_editor("page")
+    qtbot.keyClicks(editor.editor, "On its way")
+    with qtbot.waitSignal(pane.note_queued, timeout=5000) as queued:
+        editor.save()
+    pane._outbox.mark_accepted(int(queued.args[0]), None)
+    with qtbot.waitSignal(pane.thread_shown, timeout=5000):
+        pane.refresh()
+    [card] = [card for card in pane.cards if card.entry.pending]
+    assert card.badge.text() == PROCESSING
+    assert "On its way" in card.body.toPlainText()
+
+
+def test_add_note_quotes_the_passage_and_without_one_starts_empty(qtbot, pane: ThreadPane) -> None:
+    _show(qtbot, pane, "page")
+    passage = ["Bees visit\u2029lavender first."]
+    pane.set_quote_source(lambda: passage[0])
+    editor = pane.add_note()
+    assert editor is not None
+    assert editor.target_id == "page"
+    assert editor.editor.toPlainText() == "> Bees visit\n> lavender first.\n\n"
+    editor.reject()
+    passage[0] = ""
+    editor = pane.add_note()
+    assert editor is not None
+    assert editor.editor.toPlainText() == ""

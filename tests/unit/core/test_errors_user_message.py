@@ -46,7 +46,15 @@ from memex_desktop.store.errors import (
 )
 
 PLANS = AvailablePlansOutput(
-    plans=[AvailablePlan(id="payg-10", planName="Pay as you go", amount=10, currency="usd")]
+    plans=[
+        AvailablePlan(
+            id="payg-10",
+            planName="Pay as you go",
+            amount=10,
+            currency="usd",
+            usageBalanceMicrosIncluded=10_000_000,
+        )
+    ]
 )
 
 
@@ -100,7 +108,7 @@ def test_user_message_maps_each_error(
 def test_insufficient_credits_lists_the_plans() -> None:
     message = user_message(InsufficientCredits("no credits", upgrade_options=PLANS))
     assert message.detail is not None
-    assert "Pay as you go (10 USD)" in message.detail
+    assert "Pay as you go ($10.00)" in message.detail
 
 
 def test_validation_error_keeps_the_server_message() -> None:

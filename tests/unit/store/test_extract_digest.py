@@ -31,7 +31,12 @@ def _corpus() -> list[dict[str, Any]]:
     """The render fixtures and a generated library: every type, rich text, chats, notes."""
     cases = json.loads((FIXTURES / "render" / "entities.json").read_text(encoding="utf-8"))
     found = [entity for case in cases.values() for entity in [case["entity"], *case["library"]]]
-    return found + generate_library(200, seed=1, words_per_entity=60)["results"]
+    marked_up = [
+        {"id": "md-title", "type": "annotation", "text": "**Bold** [a link](https://a.example/x)"},
+        {"id": "cite", "type": "web", "title": "See {{content:md-title}} and <b>tags</b>",
+         "url": "https://www.example.com/page?fbclid=1&utm_source=x"},
+    ]  # fmt: skip
+    return found + marked_up + generate_library(200, seed=1, words_per_entity=60)["results"]
 
 
 def extraction_digest() -> str:

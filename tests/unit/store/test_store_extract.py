@@ -47,3 +47,20 @@ def test_reindexing_texts_are_the_texts_columns_index() -> None:
         full = columns(entity)
         texts = (full["text_title"], full["text_author"], full["text_summary"], full["text_body"])
         assert searchable_texts(entity) == texts, entity.get("id")
+
+
+def test_a_snippet_of_the_start_of_the_body_is_the_snippet_of_all_of_it() -> None:
+    from memex_desktop.api.plain_text import SNIPPET_WINDOW
+    from memex_desktop.store.extract import body_parts, body_text
+    from memex_desktop.store.query import python_snippet, snippet_pattern, text_through_first_word
+
+    queries = [["words"], ["rich"], ["tweet"], ["html"], ["prose"], ["zzz"], ["x"], ["a", "line"]]
+    for entity in _entities():
+        for words in queries:
+            pattern = snippet_pattern(words)
+            start = text_through_first_word(body_parts(entity), words, SNIPPET_WINDOW, pattern)
+            whole = body_text(entity)
+            assert whole.startswith(start)
+            assert python_snippet(start, words, SNIPPET_WINDOW, pattern=pattern) == python_snippet(
+                whole, words, SNIPPET_WINDOW, pattern=pattern
+            ), (entity.get("id"), words)

@@ -1,0 +1,135 @@
+"""Titles and snippets as people read them: markdown, link syntax, citations and tags removed.
+
+Saved texts are markdown (and sometimes HTML) with ``{{content:ID}}`` citations. The list, the
+command line and every other place that shows a title or a snippet shows the words only:
+``**bold**`` → ``bold``, ``[words](https://…)`` → ``words``, ``<b>x</b>`` → ``x``, a citation
+→ the cited item's title (or nothing when it is not known). A snippet is a window cut out of a
+longer text, so it may start or end inside a link or a citation: those pieces go too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+
+# The marks a snippet wraps matched words in (see store.query.python_snippet).
+MARK_START = "\x02"
+MARK_END = "\x03"
+_MARKS = f"{MARK_START}{MARK_END}"
+
+CITATION = re.compile(r"\{\{\s*content:([^{}\s]+)\s*\}\}")
+# Other template references (``{{ref-3}}``) name nothing a person could read.
+_TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
+_IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
+_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
+_REFERENCE_LINK = re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]")
+_AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
+_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|<!--.*?-->", re.DOTALL)
+_ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&nbsp;": " "}
+_ENTITY = re.compile("|".join(map(re.escape, _ENTITIES)))
+# Emphasis: the markers around words (``**x**``, ``__x__``, ``*x*``, ``_x_``, ``~~x~~``, code).
+_STRONG = re.compile(r"(\*\*|__|~~)(?=\S)(.+?)(?<=\S)\1")
+_EMPHASIS = re.compile(r"(?<![\w*])([*_])(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*])")
+_CODE = re.compile(r"`+([^`\n]*)`+")
+_LINE_MARKERS = re.compile(
+    r"(?m)^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+(?=\S)|\d{1,3}[.)][ \t]+)"
+)
+_RULE = re.compile(r"(?m)^[ \t]*(?:[-*_][ \t]*){3,}$")
+_STRAY_MARKERS = re.compile(r"\*\*|__|~~")
+# What a markdown line marker (heading, quote, list item, rule) starts with.
+_LINE_STARTS = frozenset("#>-*+_0123456789")
+# Pieces a window may start with: the end of a link, a citation or a tag cut at its start.
+_CUT_HEAD = re.compile(
+    rf"^[^\s\[{_MARKS}]*\]\([^)\s]*\)?|^[^\s(]*\)(?=\s|$)|^[^{{}}]*\}}\}}|^[^<>]*>"
+)
+# ... and end with: a link, a citation or a tag cut before its end.
+_CUT_TAIL = re.compile(r"!?\[([^\]\n]*)(?:\]\([^)]*)?$|\{\{[^}]*$|<[A-Za-z/!][^>]*$")
+
+# How long a snippet is shown, and how much raw text is cut out for it: markup takes room.
+SNIPPET_WIDTH = 160
+SNIPPET_WINDOW = 2 * SNIPPET_WIDTH
+
+TitleLookup = Callable[[Iterable[str]], Mapping[str, str]]
+
+
+def cited_ids(text: str) -> list[str]:
+    """The item ids ``{{content:ID}}`` citations in ``text`` name, in order."""
+    return CITATION.findall(text) if "{{" in text else []
+
+
+def plain_text(text: str, titles: Mapping[str, str] | None = None) -> str:
+    """``text`` without markdown, link syntax, HTML tags or ids, on one line.
+
+    A citation becomes the cited item's title from ``titles`` (nothing when it is unknown).
+    Snippet marks (\\x02..\\x03) are kept where the words they wrap are.
+    """
+    if not text:
+        return ""
+    known = titles or {}
+    if "{{" in text:
+        text = CITATION.sub(lambda m: known.get(m.group(1), ""), text)
+        text = _TEMPLATE.sub("", text)
+    if "<" in text:
+        text = _AUTOLINK.sub(r"\1", text)
+        text = _TAG.sub(" ", text)
+    if "&" in text:
+        text = _ENTITY.sub(lambda m: _ENTITIES[m.group(0)], text)
+    if "[" in text:
+        text = _IMAGE.sub(r"\1", text)
+        text = _LINK.sub(r"\1", text)
+        text = _REFERENCE_LINK.sub(r"\1", text)
+    if "`" in text:
+        text = _CODE.sub(r"\1", text)
+    if "*" in text or "_" in text or "~" in text:
+        text = _STRONG.sub(r"\2", text)
+        text = _EMPHASIS.sub(r"\2", text)
+        text = _STRAY_MARKERS.sub("", text)
+    if "\n" in text or text.lstrip()[:1] in _LINE_STARTS:
+        text = _RULE.sub("", text)
+        text = _LINE_MARKERS.sub("", text)
+    return " ".join(text.split())
+
+
+def plain_excerpt(window: str, titles: Mapping[str, str] | None = None) -> str:
+    """A snippet window as plain text: like :func:`plain_text`, and the pieces of a link, a
+    citation or a tag cut at either edge of the window are dropped."""
+    prefix = "…" if window.startswith("…") else ""
+    suffix = "…" if window.endswith("…") and len(window) > 1 else ""
+    body = window[len(prefix) : len(window) - len(suffix)]
+    if prefix:
+        body = _CUT_HEAD.sub("", body, count=1)
+    if suffix:
+        body = _CUT_TAIL.sub(lambda m: m.group(1) or "", body, count=1)
+    text = plain_text(body, titles)
+    return f"{prefix}{text}{suffix}" if text else ""
+
+
+def trimmed(excerpt: str, width: int = SNIPPET_WIDTH) -> str:
+    """An excerpt cut to about ``width`` characters around its first marked word."""
+    prefix = "…" if excerpt.startswith("…") else ""
+    suffix = "…" if excerpt.endswith("…") and len(excerpt) > 1 else ""
+    body = excerpt[len(prefix) : len(excerpt) - len(suffix)]
+    if len(body) <= width:
+        return excerpt
+    mark = body.find(MARK_START)
+    start = max(0, mark - width // 3) if mark >= 0 else 0
+    if start:
+        space = body.find(" ", start, mark if mark > start else start + width // 3)
+        start = space + 1 if space >= 0 else start
+        prefix = "…"
+    end = start + width
+    space = body.rfind(" ", max(start, mark), end)
+    cut = body[start : space if space > start else end].rstrip()
+    if cut.count(MARK_START) > cut.count(MARK_END):
+        cut += MARK_END
+    return f"{prefix}{cut}…"
+
+
+def with_cited_titles(
+    snippets: Mapping[str, str], lookup: TitleLookup, width: int = SNIPPET_WIDTH
+) -> dict[str, str]:
+    """Snippet windows as plain text of about ``width`` characters, their citations replaced
+    by the titles ``lookup`` finds (one lookup for every citation of every snippet)."""
+    cited = {entity_id for window in snippets.values() for entity_id in cited_ids(window)}
+    titles = {key: plain_text(value) for key, value in lookup(cited).items()} if cited else {}
+    return {key: trimmed(plain_excerpt(window, titles), width) for key, window in snippets.items()}

@@ -1,0 +1,135 @@
+"""Why a list of results is empty, and the one action that fixes it, in words for people.
+
+The results list never shows a blank: a query that finds nothing, filters that exclude
+everything, an empty shelf or feed, a cache waiting for its first sync and a computer that is
+offline each say so, with the fix (clear the search, clear the filters, sign in, sync).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The actions an empty list offers; the window carries them out.
+CLEAR_SEARCH = "clear_search"
+CLEAR_ALL = "clear_all"
+SIGN_IN = "settings"
+SYNC = "retry"
+
+
+@dataclass(frozen=True)
+class ListContext:
+    """What the list shows: the query, the active filters and scope, the cache and the link.
+
+    ``filters`` names every active filter except the query (filter menus, and a type or tag
+    picked in the sidebar); ``scope`` is the sidebar's kind of entry (all, type, tag, view,
+    feed, deleted).
+    """
+
+    query: str = ""
+    filters: tuple[str, ...] = ()
+    scope: str = "all"
+    scope_label: str = ""
+    library_empty: bool = False
+    signed_in: bool = True
+    offline: bool = False
+    syncing: bool = False
+
+
+@dataclass(frozen=True)
+class EmptyState:
+    """The words an empty list shows and its fixing action (``action`` "" for none)."""
+
+    title: str
+    explanation: str
+    action: str = ""
+    action_label: str = ""
+
+
+def quoted(query: str) -> str:
+    """A query as the person typed it, in typographic quotes."""
+    return f"\u201c{query}\u201d"
+
+
+def empty_state(context: ListContext) -> EmptyState:
+    """Why the list of ``context`` is empty, and what fixes it."""
+    if context.library_empty:
+        return _empty_library(context)
+    offline = " You are offline: only what is already cached was searched." * context.offline
+    if context.filters:
+        searched = f" for {quoted(context.query)}" * bool(context.query)
+        return EmptyState(
+            "No items match these filters",
+            f"No item{searched} fits all of {', '.join(context.filters)}. Remove a filter "
+            f"above, or clear them all.{offline}",
+            CLEAR_ALL,
+            "Clear all",
+        )
+    if context.query:
+        where = (
+            f" in {context.scope_label}" if context.scope != "all" and context.scope_label else ""
+        )
+        return EmptyState(
+            f"No items match {quoted(context.query)}",
+            f"Nothing{where} holds these words. Check the spelling or try fewer words.{offline}",
+            CLEAR_SEARCH,
+            "Clear search",
+        )
+    return _empty_scope(context)
+
+
+def _empty_library(context: ListContext) -> EmptyState:
+    """A cache that holds nothing yet: syncing, waiting for a sign-in, or offline."""
+    if not context.signed_in:
+        return EmptyState(
+            "Sign in to sync",
+            "Your library appears here once it is synced from Memex.",
+            SIGN_IN,
+            "Sign in…",
+        )
+    if context.syncing:
+        return EmptyState("Syncing your library…", "Items appear here as they arrive from Memex.")
+    if context.offline:
+        return EmptyState(
+            "You are offline",
+            "Your library is synced as soon as the Memex server can be reached.",
+            SYNC,
+            "Try again",
+        )
+    return EmptyState(
+        "Your library is empty",
+        "Save a page in Memex, or drop a link on this window, and it appears here.",
+    )
+
+
+def _empty_scope(context: ListContext) -> EmptyState:
+    """A sidebar entry that lists nothing, without a query or filters narrowing it."""
+    if context.scope == "deleted":
+        return EmptyState(
+            "Nothing was deleted upstream",
+            "Items the Memex server stops returning are kept here, never silently erased.",
+        )
+    if context.scope == "feed":
+        if context.offline:
+            return EmptyState(
+                "No items from this feed yet",
+                "You are offline: the feed's items are read once the Memex server can be reached.",
+                SYNC,
+                "Try again",
+            )
+        return EmptyState(
+            "No items from this feed yet",
+            "Items saved from this feed appear here after they are synced.",
+            SYNC,
+            "Sync now",
+        )
+    if context.scope == "view":
+        return EmptyState(
+            "This saved view lists nothing yet",
+            "None of the cached items fits the view; the server's results appear when it answers.",
+            SYNC,
+            "Sync now",
+        )
+    return EmptyState(
+        "Nothing to show here",
+        "Every cached item of this list was deleted upstream.",
+    )

@@ -1,0 +1,139 @@
+"""What is active and why the list is empty: the search bar's chips and the list's empty state.
+
+The sidebar entry that narrows the results shows as a chip in the search bar (removing it goes
+back to All items). Whenever the list is empty, the words of
+:func:`memex_desktop.empty_states.empty_state` for the query, the filters, the sidebar entry,
+the cache and the connection are drawn in it; its Clear search and Clear all are done here,
+the fixes that reach the account (sign in, sync) by the window.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from typing import Any
+
+from PySide6.QtCore import QObject, Slot
+
+from memex_desktop.empty_states import CLEAR_ALL, CLEAR_SEARCH, ListContext, empty_state
+from memex_desktop.errors import ConnectionState
+from memex_desktop.store import StoreError
+from memex_desktop.ui.results_model import ResultsModel
+from memex_desktop.ui.results_view import ResultsView
+from memex_desktop.ui.search_bar import SearchBar
+from memex_desktop.ui.sidebar import ALL_ITEMS, Scope, Sidebar
+from memex_desktop.ui.sync_controller import SyncController
+
+log = logging.getLogger(__name__)
+
+# How a sidebar entry reads as a chip.
+SCOPE_CHIP_PREFIX = {"type": "Library", "tag": "Tag", "view": "View", "feed": "Feed"}
+# Sidebar entries that narrow the results like a filter menu (the others are lists).
+FILTER_SCOPES = ("type", "tag")
+OFFLINE_STATES = (ConnectionState.OFFLINE, ConnectionState.SERVER_DOWN)
+
+
+def scope_chip_text(scope: Scope) -> str | None:
+    """The chip of a sidebar entry (None for All items and the Outbox, which narrow nothing)."""
+    if scope.kind in ("all", "outbox"):
+        return None
+    prefix = SCOPE_CHIP_PREFIX.get(scope.kind)
+    return f"{prefix}: {scope.label}" if prefix else scope.label
+
+
+class ResultsGuide(QObject):
+    """Keeps the chips and the empty state true to what the list shows."""
+
+    def __init__(
+        self,
+        *,
+        reader: Any,
+        sidebar: Sidebar,
+        search_bar: SearchBar,
+        results: ResultsModel,
+        view: ResultsView,
+        sync: SyncController,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._reader = reader
+        self._sidebar = sidebar
+        self._search_bar = search_bar
+        self._results = results
+        self._view = view
+        self._sync = sync
+        self._scope = sidebar.current_scope()
+        sidebar.scope_selected.connect(self._on_sidebar_scope_selected)
+        search_bar.scope_removed.connect(self._on_search_bar_scope_removed)
+        view.empty_action_requested.connect(self._on_view_empty_action_requested)
+        results.modelReset.connect(self.refresh)
+        results.rowsInserted.connect(self._on_results_rows_inserted)
+        results.rowsRemoved.connect(self.refresh)
+        sync.sync_started.connect(self.refresh)
+        sync.sync_finished.connect(self.refresh)
+        sync.state_changed.connect(self.refresh)
+        search_bar.set_scope_chip(scope_chip_text(self._scope))
+        self.refresh()
+
+    def list_context(self) -> ListContext:
+        """What the list shows, for the empty state's words."""
+        filters = list(self._search_bar.filter_labels())
+        scope = self._scope
+        chip = scope_chip_text(scope)
+        if scope.kind in FILTER_SCOPES and chip:
+            filters.insert(0, chip)
+        return ListContext(
+            query=self._results.query,
+            filters=tuple(filters),
+            scope=scope.kind,
+            scope_label=scope.label,
+            library_empty=self._library_empty(),
+            signed_in=self._sync.services.client is not None,
+            offline=self._sync.state in OFFLINE_STATES,
+            syncing=self._sync.syncing,
+        )
+
+    def _library_empty(self) -> bool:
+        """Whether the cache holds no item at all (one bounded read)."""
+        try:
+            return not self._reader.all_ids(limit=1)
+        except (StoreError, sqlite3.Error):  # the search that meets the problem reports it
+            log.exception("reading whether the cache is empty failed")
+            return False
+
+    @Slot()
+    def refresh(self) -> None:
+        """Draw why the list is empty (or nothing, when it has rows); nothing after shutdown,
+        when the window's reader is closed and late signals still arrive."""
+        if self._sync.closed:
+            return
+        if self._results.rowCount():
+            self._view.set_empty_state(None)
+        else:
+            self._view.set_empty_state(empty_state(self.list_context()))
+
+    @Slot()
+    def _on_results_rows_inserted(self) -> None:
+        """Rows arrived: the list is not empty any more."""
+        self._view.set_empty_state(None)
+
+    @Slot(object)
+    def _on_sidebar_scope_selected(self, scope: Scope) -> None:
+        """A new sidebar entry: its chip (the outbox is a pane, the list stays as it was)."""
+        if scope.kind == "outbox":
+            return
+        self._scope = scope
+        self._search_bar.set_scope_chip(scope_chip_text(scope))
+
+    @Slot()
+    def _on_search_bar_scope_removed(self) -> None:
+        """The sidebar entry's chip was removed: back to All items (its search follows)."""
+        self._sidebar.select_scope(ALL_ITEMS)
+
+    @Slot(str)
+    def _on_view_empty_action_requested(self, action: str) -> None:
+        """Clear search and Clear all of an empty list (the window does the other fixes)."""
+        if action == CLEAR_SEARCH:
+            self._search_bar.clear_query()
+        elif action == CLEAR_ALL:
+            self._search_bar.clear_all()

@@ -1,0 +1,78 @@
+"""Every empty list says why and offers the fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from memex_desktop.empty_states import (
+    CLEAR_ALL,
+    CLEAR_SEARCH,
+    SIGN_IN,
+    SYNC,
+    EmptyState,
+    ListContext,
+    empty_state,
+)
+
+
+@pytest.mark.parametrize(
+    ("context", "title", "action", "label"),
+    [
+        (
+            ListContext(query="xyzzy"),
+            "No items match \u201cxyzzy\u201d",
+            CLEAR_SEARCH,
+            "Clear search",
+        ),
+        (
+            ListContext(query="xyzzy", scope="deleted", scope_label="Deleted upstream"),
+            "No items match \u201cxyzzy\u201d",
+            CLEAR_SEARCH,
+            "Clear search",
+        ),
+        (
+            ListContext(filters=("Type: Tweet", "Tag: compost")),
+            "No items match these filters",
+            CLEAR_ALL,
+            "Clear all",
+        ),
+        (
+            ListContext(query="worm", filters=("Past week",)),
+            "No items match these filters",
+            CLEAR_ALL,
+            "Clear all",
+        ),
+        (ListContext(scope="deleted"), "Nothing was deleted upstream", "", ""),
+        (ListContext(scope="feed"), "No items from this feed yet", SYNC, "Sync now"),
+        (ListContext(scope="feed", offline=True), "No items from this feed yet", SYNC, "Try again"),
+        (ListContext(scope="view"), "This saved view lists nothing yet", SYNC, "Sync now"),
+        (ListContext(library_empty=True, syncing=True), "Syncing your library…", "", ""),
+        (ListContext(library_empty=True, signed_in=False), "Sign in to sync", SIGN_IN, "Sign in…"),
+        (ListContext(library_empty=True, offline=True), "You are offline", SYNC, "Try again"),
+        (ListContext(library_empty=True), "Your library is empty", "", ""),
+        (ListContext(), "Nothing to show here", "", ""),
+    ],
+)
+def test_each_empty_list_says_why_and_offers_the_fix(
+    context: ListContext, title: str, action: str, label: str
+) -> None:
+    state = empty_state(context)
+    assert isinstance(state, EmptyState)
+    assert (state.title, state.action, state.action_label) == (title, action, label)
+    assert state.explanation.endswith(".")
+
+
+def test_the_filters_are_named_in_the_explanation() -> None:
+    state = empty_state(ListContext(query="worm", filters=("Type: Tweet", "Tag: compost")))
+    assert "\u201cworm\u201d" in state.explanation
+    assert "Type: Tweet, Tag: compost" in state.explanation
+
+
+def test_offline_searches_say_only_the_cache_was_searched() -> None:
+    assert "offline" in empty_state(ListContext(query="x", offline=True)).explanation
+    assert "offline" not in empty_state(ListContext(query="x")).explanation
+
+
+def test_a_search_within_a_shelf_names_the_shelf() -> None:
+    state = empty_state(ListContext(query="x", scope="feed", scope_label="Urban Plots"))
+    assert "in Urban Plots" in state.explanation
