@@ -13,6 +13,7 @@ the real writer, as a sync would: its items, saved views and feeds, all searchab
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -162,3 +163,20 @@ def window_factory(qtbot: Any, tmp_path: Path) -> Iterator[WindowFactory]:
     factory = WindowFactory(qtbot, tmp_path)
     yield factory
     factory.shutdown()
+
+
+@pytest.fixture
+def app_style(qapp: Any) -> Iterator[None]:
+    """The app's own style sheet, as ``create_application`` sets it (paddings change sizes):
+    modules that measure the window use it with ``pytest.mark.usefixtures("app_style")``."""
+    qapp.setStyleSheet(paths.resource_path("style.qss").read_text(encoding="utf-8"))
+    yield
+    qapp.setStyleSheet("")
+
+
+@pytest.fixture(scope="module")
+def demo_library() -> dict[str, Any]:
+    """The demo library: real titles, tags (such as "local-first"), views and feeds."""
+    text = paths.resource_path("demo", "library.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data

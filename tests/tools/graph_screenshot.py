@@ -111,19 +111,9 @@ def take(out_dir: Path) -> Path:
 
 def main() -> int:
     """Take the screenshot into the folder given on the command line."""
-    if len(sys.argv) != 2:
-        print("usage: graph_screenshot.py OUT_DIR", file=sys.stderr)
-        return 2
-    from screenshot import _display
+    from screenshot import run_with_display
 
-    server = _display()
-    try:
-        take(Path(sys.argv[1]).resolve())
-    finally:
-        if server is not None:
-            server.terminate()
-            server.wait(10)
-    return 0
+    return run_with_display(take, "graph_screenshot.py")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -177,19 +178,24 @@ def take(out_dir: Path) -> None:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def main() -> int:
-    """Take the screenshots into the folder given on the command line."""
+def run_with_display(take_into: Callable[[Path], object], usage: str) -> int:
+    """Run ``take_into(OUT_DIR)`` for the folder on the command line, under a display."""
     if len(sys.argv) != 2:
-        print("usage: screenshot.py OUT_DIR", file=sys.stderr)
+        print(f"usage: {usage} OUT_DIR", file=sys.stderr)
         return 2
     server = _display()
     try:
-        take(Path(sys.argv[1]).resolve())
+        take_into(Path(sys.argv[1]).resolve())
     finally:
         if server is not None:
             server.terminate()
             server.wait(10)
     return 0
+
+
+def main() -> int:
+    """Take the screenshots into the folder given on the command line."""
+    return run_with_display(take, "screenshot.py")
 
 
 if __name__ == "__main__":

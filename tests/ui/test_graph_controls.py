@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,28 +13,15 @@ from PySide6.QtCore import QEvent, QSize
 from PySide6.QtWidgets import QApplication
 from support.window import WindowFactory
 
-from memex_desktop import paths
 from memex_desktop.ui.main_window import MainWindow
 
-pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
+pytestmark = [
+    pytest.mark.usefixtures("app_style"),
+    pytest.mark.gui,
+    pytest.mark.qt_log_ignore("propagateSizeHints"),
+]
 
 SIZES = [QSize(960, 600), QSize(1366, 768)]
-
-
-@pytest.fixture(autouse=True)
-def _app_style(qapp: Any) -> Iterator[None]:
-    """The app's own style sheet, as ``create_application`` sets it: paddings change sizes."""
-    qapp.setStyleSheet(paths.resource_path("style.qss").read_text(encoding="utf-8"))
-    yield
-    qapp.setStyleSheet("")
-
-
-@pytest.fixture(scope="module")
-def library() -> dict[str, Any]:
-    """The demo library."""
-    text = paths.resource_path("demo", "library.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
-    return data
 
 
 def _settled(window: MainWindow) -> bool:
@@ -47,9 +32,9 @@ def _settled(window: MainWindow) -> bool:
 
 @pytest.mark.parametrize("size", SIZES, ids=["960x600", "1366x768"])
 def test_every_graph_control_shows_whole_in_the_window(
-    window_factory: WindowFactory, library: dict[str, Any], qtbot: Any, size: QSize
+    window_factory: WindowFactory, demo_library: dict[str, Any], qtbot: Any, size: QSize
 ) -> None:
-    window = window_factory(library=library).window
+    window = window_factory(library=demo_library).window
     window.resize(size)
     qtbot.waitUntil(lambda: window.size() == size, timeout=5_000)
     if not window.graph_dock.isVisible():

@@ -8,11 +8,9 @@ panes included, comes back as it was saved whatever the size.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +20,6 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication, QDockWidget, QToolButton, QWidget
 from support.window import WindowFactory
 
-from memex_desktop import paths
 from memex_desktop.app import AppContext
 from memex_desktop.errors import ConnectionState
 from memex_desktop.store import OutboxOp
@@ -33,7 +30,11 @@ from memex_desktop.ui.outbox_pane import OutboxPane
 from memex_desktop.ui.search_bar import PLACEHOLDERS, FilterCombo
 from memex_desktop.ui.status_bar import StatusBar
 
-pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
+pytestmark = [
+    pytest.mark.usefixtures("app_style"),
+    pytest.mark.gui,
+    pytest.mark.qt_log_ignore("propagateSizeHints"),
+]
 
 LAPTOP = QSize(1366, 768)
 SMALLEST = QSize(960, 600)
@@ -41,22 +42,6 @@ BETWEEN = QSize(1100, 700)  # narrow enough for the side panes to share a column
 # A screen larger than both sizes, for restarts: Qt fits a restored window into the screen,
 # and the default offscreen screen (800×800) is smaller than either.
 BIG_SCREEN = Path(__file__).resolve().parents[1] / "fixtures" / "laptop-screen.json"
-
-
-@pytest.fixture(autouse=True)
-def _app_style(qapp: Any) -> Iterator[None]:
-    """The app's own style sheet, as ``create_application`` sets it: paddings change sizes."""
-    qapp.setStyleSheet(paths.resource_path("style.qss").read_text(encoding="utf-8"))
-    yield
-    qapp.setStyleSheet("")
-
-
-@pytest.fixture(scope="module")
-def library() -> dict[str, Any]:
-    """The demo library: real titles, tags (such as "local-first"), views and feeds."""
-    text = paths.resource_path("demo", "library.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
-    return data
 
 
 def _sized(qtbot: Any, window: MainWindow, size: QSize) -> None:
@@ -136,9 +121,9 @@ def _assert_filter_shows_whole_or_elided(combo: FilterCombo) -> None:
     "size", [SMALLEST, BETWEEN, LAPTOP], ids=["960x600", "1100x700", "1366x768"]
 )
 def test_the_window_takes_a_laptops_size_and_every_pane_fits(
-    window_factory: WindowFactory, library: dict[str, Any], qtbot: Any, size: QSize
+    window_factory: WindowFactory, demo_library: dict[str, Any], qtbot: Any, size: QSize
 ) -> None:
-    context = window_factory(library=library)
+    context = window_factory(library=demo_library)
     window = context.window
     _sized(qtbot, window, size)
     _assert_fits(window, size)
@@ -172,9 +157,9 @@ def test_the_window_takes_a_laptops_size_and_every_pane_fits(
 
 
 def test_at_a_laptops_size_the_reader_is_widest_and_the_filters_show_whole(
-    window_factory: WindowFactory, library: dict[str, Any], qtbot: Any
+    window_factory: WindowFactory, demo_library: dict[str, Any], qtbot: Any
 ) -> None:
-    context = window_factory(library=library)
+    context = window_factory(library=demo_library)
     window = context.window
     _sized(qtbot, window, LAPTOP)
     # What a first run on a laptop's screen lays out (the test screen is smaller).
@@ -232,10 +217,10 @@ def test_restarts_on_a_laptop_screen(request: pytest.FixtureRequest) -> None:
     assert "5 passed" in done.stdout, done.stdout[-2000:]
 
 
-def _restart(window_factory: WindowFactory, library: dict[str, Any]) -> AppContext:
+def _restart(window_factory: WindowFactory, demo_library: dict[str, Any]) -> AppContext:
     """Close the window (it saves its layout) and open a new one on the same settings."""
     window_factory.built[-1].window.close()
-    return window_factory(library=library)
+    return window_factory(library=demo_library)
 
 
 @pytest.mark.parametrize(
@@ -245,14 +230,14 @@ def _restart(window_factory: WindowFactory, library: dict[str, Any]) -> AppConte
 )
 def test_hidden_panes_stay_hidden_and_sizes_come_back_after_a_restart(
     window_factory: WindowFactory,
-    library: dict[str, Any],
+    demo_library: dict[str, Any],
     qtbot: Any,
     saved: QSize,
     later: QSize,
 ) -> None:
     if not _screen_holds(LAPTOP):
         pytest.skip("needs a laptop-sized screen: test_restarts_on_a_laptop_screen runs it")
-    window = window_factory(library=library).window
+    window = window_factory(library=demo_library).window
     _sized(qtbot, window, LAPTOP)
     window.docks.toggle_graph()  # the person hides the graph
     assert not window.graph_dock.isVisible()
@@ -269,7 +254,7 @@ def test_hidden_panes_stay_hidden_and_sizes_come_back_after_a_restart(
     assert window.splitter.sizes() == moved
     notes = window.thread_dock.width()
 
-    window = _restart(window_factory, library).window
+    window = _restart(window_factory, demo_library).window
     qtbot.waitUntil(lambda: window.size() == saved, timeout=5_000)
     assert not window.graph_dock.isVisible()
     assert window.thread_dock.isVisible() is notes_shown
@@ -281,7 +266,7 @@ def test_hidden_panes_stay_hidden_and_sizes_come_back_after_a_restart(
     assert window.thread_dock.isVisible() is (later.width() >= FOLDED_WIDTH)
     _assert_fits(window, later)
 
-    window = _restart(window_factory, library).window
+    window = _restart(window_factory, demo_library).window
     qtbot.waitUntil(lambda: window.size() == later, timeout=5_000)
     assert not window.graph_dock.isVisible()
     assert window.thread_dock.isVisible() is (later.width() >= FOLDED_WIDTH)
@@ -291,15 +276,15 @@ def test_hidden_panes_stay_hidden_and_sizes_come_back_after_a_restart(
 
 
 def test_hidden_panes_stay_hidden_and_sizes_come_back_after_a_restart_when_both_folded(
-    window_factory: WindowFactory, library: dict[str, Any], qtbot: Any
+    window_factory: WindowFactory, demo_library: dict[str, Any], qtbot: Any
 ) -> None:
     if not _screen_holds(LAPTOP):
         pytest.skip("needs a laptop-sized screen: test_restarts_on_a_laptop_screen runs it")
-    window = window_factory(library=library).window
+    window = window_factory(library=demo_library).window
     _sized(qtbot, window, SMALLEST)
     assert not window.thread_dock.isVisible()
     assert not window.graph_dock.isVisible()
-    window = _restart(window_factory, library).window
+    window = _restart(window_factory, demo_library).window
     qtbot.waitUntil(lambda: window.size() == SMALLEST, timeout=5_000)
     assert not window.thread_dock.isVisible()
     assert not window.graph_dock.isVisible()
@@ -310,9 +295,9 @@ def test_hidden_panes_stay_hidden_and_sizes_come_back_after_a_restart_when_both_
 
 
 def test_narrowing_tabs_then_folds_the_side_panes_and_widening_undoes_it(
-    window_factory: WindowFactory, library: dict[str, Any], qtbot: Any
+    window_factory: WindowFactory, demo_library: dict[str, Any], qtbot: Any
 ) -> None:
-    window = window_factory(library=library).window
+    window = window_factory(library=demo_library).window
     thread, graph = window.thread_dock, window.graph_dock
     _sized(qtbot, window, LAPTOP)
     assert not _tabbed(window)
