@@ -676,7 +676,8 @@ class SyncEngine:
         Pages as the full pull does (a short page is not the end); a listing that reached
         the end with nothing skipped replaces the members remembered before.
         """
-        pager = Pager(self.server_profile(), self.page_size)
+        profile = self.server_profile()
+        pager = Pager(profile, self.page_size)
         ids: dict[str, None] = {}
         changes: list[ChangeSet] = []
         ended = False
@@ -689,7 +690,7 @@ class SyncEngine:
                 "",
                 limit=request.limit,
                 offset=request.offset,
-                sort_by="date-desc" if self.server_profile().sends_sort_by else None,
+                sort_by="date-desc" if profile.sends_sort_by else None,
                 include_notes=True,
                 time_range=request.time_range(),
                 feed_ids=[feed_id],

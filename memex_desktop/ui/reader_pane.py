@@ -651,8 +651,7 @@ class ReaderPane(QWidget):
 
     def scroll_to(self, anchor: str) -> None:
         """Scroll to a named anchor, or for ``t-SECONDS`` to the transcript line at that time."""
-        if self._feeder is not None and not self._feeder.done:
-            self._feeder.finish_now()  # the anchor may be in a piece not appended yet
+        self._whole_text_appended()  # the anchor may be in a piece not appended yet
         match = re.fullmatch(r"t-(\d+)", anchor)
         if match is None:
             self.browser.scrollToAnchor(anchor)
