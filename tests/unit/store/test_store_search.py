@@ -115,3 +115,54 @@ def test_view_definition_runs_on_the_cache(writer: StoreWriter, filled: CacheRea
     assert filled.ids_for_view("v1") == ["video"]
     assert filled.ids_for_view("v2") == ["body", "titled"]
     assert filled.ids_for_view("v3") == ["html", "chat"]
+
+
+def test_several_typed_words_put_the_words_as_typed_first(
+    writer: StoreWriter, reader: CacheReader
+) -> None:
+    """``marker uniq5``: the old item with ``uniq5`` itself comes before newer completions,
+    both when they fill the page and when every match fits on it."""
+    crowded = [
+        {"id": f"k-{n:05d}", "type": "web", "title": f"Item {n}", "full_text": f"marker uniq{n}",
+         "url": f"https://k.example/{n}", "created_at": T + n}
+        for n in range(1, 700)
+    ]  # fmt: skip
+    writer.ingest_json(crowded).result()
+    writer.flush_index().result()
+    assert reader.search_ids("marker uniq5", limit=20)[0] == "k-00005"
+    assert reader.search_ids("marker uniq69", limit=20)[0] == "k-00069"
+    # Fewer hits than the page holds: the one with the word as typed is moved up.
+    few = reader.search_ids("item uniq68", limit=20)
+    assert few[0] == "k-00068"
+    assert set(few) == {"k-00068", *(f"k-{n:05d}" for n in range(680, 690))}
+
+
+@pytest.mark.parametrize("lookup_limit", [400, 3])
+@pytest.mark.parametrize("sort", ["relevance", "newest", "oldest"])
+def test_a_small_tag_finds_the_same_items_as_a_large_one_would(
+    writer: StoreWriter,
+    reader: CacheReader,
+    monkeypatch: pytest.MonkeyPatch,
+    lookup_limit: int,
+    sort: str,
+) -> None:
+    """A tag with few items is searched by looking its items up (a tag with more than the
+    limit by reading the word's doclist): the same hits, in the same order."""
+    import memex_desktop.store.reader as reader_module
+
+    monkeypatch.setattr(reader_module, "TAGGED_LOOKUP_LIMIT", lookup_limit)
+    items = [
+        {"id": f"p-{n:04d}", "type": "web", "title": f"Page {n}", "url": f"https://p.example/{n}",
+         "full_text": "common words " + ("pumpkin" if n % 3 else "squash"),
+         "created_at": T + n, **({"tag_ids": ["small"]} if n % 97 == 0 else {})}
+        for n in range(1, 1500)
+    ]  # fmt: skip
+    writer.ingest_json(items, tags=[{"id": "small", "name": "harvest"}]).result()
+    writer.flush_index().result()
+    tagged = [n for n in range(1, 1500) if n % 97 == 0]
+    pumpkins = [f"p-{n:04d}" for n in sorted(tagged, reverse=sort != "oldest") if n % 3]
+    assert reader.search_ids("tag:harvest pumpkin", sort=sort) == pumpkins  # type: ignore[arg-type]
+    assert reader.search_ids("pumpkin", tag_id="small", sort=sort) == pumpkins  # type: ignore[arg-type]
+    assert reader.search_ids("tag:harvest common -pumpkin", sort=sort) == [  # type: ignore[arg-type]
+        f"p-{n:04d}" for n in sorted(tagged, reverse=sort != "oldest") if not n % 3
+    ]
