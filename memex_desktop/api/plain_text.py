@@ -96,9 +96,12 @@ def plain_excerpt(window: str, titles: Mapping[str, str] | None = None) -> str:
     prefix = "…" if window.startswith("…") else ""
     suffix = "…" if window.endswith("…") and len(window) > 1 else ""
     body = window[len(prefix) : len(window) - len(suffix)]
-    if prefix:
+    # Each piece the patterns cut holds one of these characters; without them the patterns
+    # still read the whole window: 89 µs a window with them, 25 µs without (the 8,253
+    # windows of the store benchmark's plain queries on 100,000 items, best of five).
+    if prefix and ("]" in body or ")" in body or "}}" in body or ">" in body):
         body = _CUT_HEAD.sub("", body, count=1)
-    if suffix:
+    if suffix and ("[" in body or "{{" in body or "<" in body):
         body = _CUT_TAIL.sub(lambda m: m.group(1) or "", body, count=1)
     text = plain_text(body, titles)
     return f"{prefix}{text}{suffix}" if text else ""

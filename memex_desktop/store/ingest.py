@@ -93,6 +93,19 @@ def _encoded(data: JsonObject) -> bytes:
         return json.dumps(kept, separators=(",", ":")).encode()
 
 
+def decoded(raw: str | bytes) -> Any:
+    """An entity's stored JSON read back (what :func:`_encoded` wrote).
+
+    orjson: for the 50 hits of a search, 2.7 ms against 9.1 ms with the json module (100
+    plain queries of the store benchmark on 100,000 items, best of five). The json module
+    reads what only it could write (lone surrogates, integers beyond 64 bits).
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
+
+
 def _collect(tops: Iterable[JsonObject], referenced: Iterable[JsonObject]) -> dict[str, _Item]:
     """Every entity of a page, nested ones included; complete copies win over partial ones."""
     items: dict[str, _Item] = {}
@@ -494,7 +507,7 @@ def _texts(cols: Mapping[str, Any]) -> Texts:
 
 def texts_of_raw(raw: str) -> Texts:
     """The indexed texts of an entity, re-derived from its stored JSON."""
-    data = json.loads(raw)
+    data = decoded(raw)
     return searchable_texts(data if isinstance(data, dict) else {})
 
 

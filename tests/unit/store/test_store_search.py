@@ -166,3 +166,24 @@ def test_a_small_tag_finds_the_same_items_as_a_large_one_would(
     assert reader.search_ids("tag:harvest common -pumpkin", sort=sort) == [  # type: ignore[arg-type]
         f"p-{n:04d}" for n in sorted(tagged, reverse=sort != "oldest") if not n % 3
     ]
+
+
+@pytest.mark.parametrize("spread", [1, 150])
+def test_an_excluded_phrase_is_checked_on_rows_near_and_far_apart(
+    writer: StoreWriter, reader: CacheReader, spread: int
+) -> None:
+    """Rows close together are checked with one range of the index, rows spread over the
+    library word by word: the same items are left out either way."""
+    items = [
+        {"id": f"s-{n:05d}", "type": "web", "title": f"Row {n}", "url": f"https://s.example/{n}",
+         "full_text": ("alpha skais fias" if n % (2 * spread) == 0
+                       else "alpha fias skais" if n % spread == 0 else "filler"),
+         "created_at": T + n}
+        for n in range(1, 40 * spread + 1)
+    ]  # fmt: skip
+    writer.ingest_json(items).result()
+    writer.flush_index().result()
+    reversed_order = [
+        f"s-{n:05d}" for n in range(40 * spread, 0, -1) if n % spread == 0 and n % (2 * spread)
+    ]
+    assert reader.search_ids('alpha -"skais fias"', sort="newest") == reversed_order
