@@ -605,6 +605,22 @@ def index_pending(db: Database, limit: int, memo: TextMemo | None = None) -> int
     return len(found)
 
 
+def merge_index_step(db: Database, pages: int) -> bool:
+    """Merge about ``pages`` pages of both search indexes towards one b-tree each; whether
+    nothing was left to merge.
+
+    Rows are indexed a few dozen at a time, so a sync leaves each index as hundreds of small
+    b-trees that every query reads one by one. Merged into one (100,000 items): the store
+    benchmark's search p95 went from 24.5 to 18.4 ms of CPU (two runs alternated, median).
+    """
+    before = db.conn.total_changes
+    for table in ("body_fts", "title_fts"):
+        # A negative amount merges b-trees of every level, however few: towards one.
+        db.conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('merge', ?)", (-pages,))
+    # Each command counts as one change itself; anything more is work done.
+    return db.conn.total_changes - before <= 2
+
+
 def _index(db: Database, found: Sequence[tuple[int, str | None]], memo: TextMemo) -> None:
     """Insert the texts of queued rows into both indexes and dequeue them."""
     conn = db.conn

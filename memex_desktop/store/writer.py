@@ -38,6 +38,10 @@ INLINE_INDEX_ROWS = 50
 # Small enough (a few tens of milliseconds) that a page arriving meanwhile barely waits.
 INDEX_BATCH_ROWS = 40
 INDEX_AFTER_IDLE_S = 0.02
+# After this many rows were indexed, the indexes are merged in the gaps between writes, a
+# step of MERGE_STEP_PAGES pages (a few tens of milliseconds) at a time.
+MERGE_AFTER_ROWS = 2000
+MERGE_STEP_PAGES = 256
 # Most tasks one transaction takes from the queue (see StoreWriter._run_group).
 GROUP_TASKS = 8
 # The writer never copies the WAL back into the database itself (that, with its fsyncs, took
@@ -82,6 +86,8 @@ class StoreWriter:
         self._lock = threading.Lock()
         # Texts computed by ingest for rows not indexed yet (used and cleared by the writer).
         self._memo: ingest.TextMemo = {}
+        # Rows indexed since the indexes were last merged (see MERGE_AFTER_ROWS).
+        self._unmerged_rows = 0
         self._thread = threading.Thread(target=self._run, name="memex-store-writer", daemon=True)
         self._thread.start()
         self._opened.result()  # re-raises SchemaTooNewError and friends in the caller
@@ -118,7 +124,7 @@ class StoreWriter:
             try:
                 job = self._next_job(db, last_task)
             except queue.Empty:
-                self._run_task(db, self._index_batch, Future())
+                self._run_task(db, self._idle_step, Future())
                 checkpointer.poke()
                 continue
             if job is None:
@@ -144,7 +150,7 @@ class StoreWriter:
             return self._tasks.get_nowait()  # a waiting task goes first, no backlog query
         except queue.Empty:
             pass
-        if not self._backlog(db):
+        if not self._backlog(db) and self._unmerged_rows < MERGE_AFTER_ROWS:
             return self._tasks.get()
         # Index only once no write came for a moment: pages arriving back to back are not
         # held up, and the backlog is worked off in the gaps between them.
@@ -241,9 +247,17 @@ class StoreWriter:
         return db.execute("SELECT 1 FROM fts_pending LIMIT 1").fetchone() is not None
 
     def _index_batch(self, db: Database) -> ChangeSet:
-        ingest.index_pending(db, INDEX_BATCH_ROWS, self._memo)
+        self._unmerged_rows += ingest.index_pending(db, INDEX_BATCH_ROWS, self._memo)
         if not self._backlog(db):
             self._memo.clear()
+        return ChangeSet.empty()
+
+    def _idle_step(self, db: Database) -> ChangeSet:
+        """Work done while no write waits: the index backlog first, then merging."""
+        if self._backlog(db):
+            return self._index_batch(db)
+        if ingest.merge_index_step(db, MERGE_STEP_PAGES):
+            self._unmerged_rows = 0
         return ChangeSet.empty()
 
     def _drain_index(self, db: Database) -> None:
@@ -305,7 +319,7 @@ class StoreWriter:
         written: list[int] = []
         changes = ingest.apply_page(db, page, now_ms=now_ms(), memo=self._memo, written=written)
         if len(written) <= INLINE_INDEX_ROWS:
-            ingest.index_rows(db, written, self._memo)
+            self._unmerged_rows += ingest.index_rows(db, written, self._memo)
         return changes
 
     def upsert_views(self, views: Iterable[View]) -> Future[ChangeSet]:
@@ -348,12 +362,35 @@ class StoreWriter:
         """Index every queued text now; resolves when search sees everything written so far."""
 
         def flush(db: Database) -> ChangeSet:
-            while ingest.index_pending(db, INDEX_BATCH_ROWS * 5, self._memo):
-                pass
+            while indexed := ingest.index_pending(db, INDEX_BATCH_ROWS * 5, self._memo):
+                self._unmerged_rows += indexed
             self._memo.clear()
             return ChangeSet.empty()
 
         return self.submit(flush)
+
+    def merge_index(self) -> Future[ChangeSet]:
+        """Merge the search indexes fully now (else done in idle time after many rows were
+        indexed), a step per transaction; resolves when nothing is left to merge."""
+        future: Future[ChangeSet] = Future()
+
+        def step(db: Database) -> ChangeSet:
+            # A step may run twice (a group of tasks that failed is run again one by one).
+            try:
+                if ingest.merge_index_step(db, MERGE_STEP_PAGES):
+                    self._unmerged_rows = 0
+                    if not future.done():
+                        future.set_result(ChangeSet.empty())
+                elif not future.done():
+                    self.submit(step)
+            except BaseException as exc:
+                if not future.done():
+                    future.set_exception(exc)
+                raise
+            return ChangeSet.empty()
+
+        self.submit(step)
+        return future
 
     def close(self) -> None:
         """Finish queued tasks and the search index backlog, then close the connection."""
