@@ -87,6 +87,21 @@ def system_is_dark(scheme: Qt.ColorScheme | None = None) -> bool:
     return scheme == Qt.ColorScheme.Dark
 
 
+def _ask_platform_for(setting: str) -> None:
+    """Tell the platform the scheme the app shows, so title bars and native dialogs match.
+
+    ``system`` leaves the choice to the desktop again; its own scheme then arrives through
+    ``colorSchemeChanged`` as usual.
+    """
+    hints = QGuiApplication.styleHints()
+    if setting == "light":
+        hints.setColorScheme(Qt.ColorScheme.Light)
+    elif setting == "dark":
+        hints.setColorScheme(Qt.ColorScheme.Dark)
+    else:
+        hints.unsetColorScheme()
+
+
 class ThemeController(QObject):
     """Applies the theme setting to the application and follows the system's colour scheme.
 
@@ -102,7 +117,7 @@ class ThemeController(QObject):
         self._setting = setting
         self._applied: Palette | None = None
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_color_scheme_changed)
-        self._apply(theme_for(setting, system_is_dark()))
+        self.set_setting(setting)
 
     @property
     def setting(self) -> str:
@@ -117,6 +132,7 @@ class ThemeController(QObject):
     def set_setting(self, setting: str) -> None:
         """Use ``setting`` from now on (the window changes at once)."""
         self._setting = setting
+        _ask_platform_for(setting)
         self._apply(theme_for(setting, system_is_dark()))
 
     @Slot(Qt.ColorScheme)
@@ -139,6 +155,7 @@ class ThemeController(QObject):
         """Stop following the system and leave the default look (tests restore the app)."""
         global _current, _installed
         QGuiApplication.styleHints().colorSchemeChanged.disconnect(self._on_color_scheme_changed)
+        _ask_platform_for("system")
         _current = LIGHT
         if _installed is self:
             _installed = None
