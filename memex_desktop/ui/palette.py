@@ -63,8 +63,11 @@ class Palette:
     table_head: str
     table_head_border: str
     table_border: str
+    # A warm notice that explains or asks (in the reader and above the panes), and problems.
     notice_background: str
+    notice_border: str
     notice_text: str
+    problem_text: str
     placeholder_background: str
     card_background: str
     missing_text: str
@@ -122,7 +125,9 @@ LIGHT = Palette(
     table_head_border="#d5dcde",
     table_border="#dfe3e4",
     notice_background="#fdf6e3",
+    notice_border="#f2c27a",
     notice_text="#6b5316",
+    problem_text="#8c1d13",
     placeholder_background="#f1f1ee",
     card_background="#f3f7f8",
     missing_text="#9a4a36",
@@ -168,7 +173,9 @@ DARK = Palette(
     table_head_border="#3e484d",
     table_border="#363e43",
     notice_background="#3a321c",
+    notice_border="#7a6230",
     notice_text="#f0d58a",
+    problem_text="#f28b7d",
     placeholder_background="#2b2e32",
     card_background="#232d31",
     missing_text="#e8927a",
@@ -231,6 +238,7 @@ TEXT_PAIRS: tuple[tuple[str, str], ...] = (
     ("code_text", "code_background"),
     ("notice_text", "notice_background"),
     ("missing_text", "base"),
+    ("problem_text", "base"),
     ("moment_text", "base"),
 )
 
