@@ -68,6 +68,9 @@ class Palette:
     notice_border: str
     notice_text: str
     problem_text: str
+    # The marker of a note still being sent or processed.
+    pending_badge: str
+    pending_badge_text: str
     placeholder_background: str
     card_background: str
     missing_text: str
@@ -128,6 +131,8 @@ LIGHT = Palette(
     notice_border="#f2c27a",
     notice_text="#6b5316",
     problem_text="#8c1d13",
+    pending_badge="#f4b400",
+    pending_badge_text="#202020",
     placeholder_background="#f1f1ee",
     card_background="#f3f7f8",
     missing_text="#9a4a36",
@@ -176,6 +181,8 @@ DARK = Palette(
     notice_border="#7a6230",
     notice_text="#f0d58a",
     problem_text="#f28b7d",
+    pending_badge="#e0a800",
+    pending_badge_text="#1b1e21",
     placeholder_background="#2b2e32",
     card_background="#232d31",
     missing_text="#e8927a",
@@ -239,6 +246,7 @@ TEXT_PAIRS: tuple[tuple[str, str], ...] = (
     ("notice_text", "notice_background"),
     ("missing_text", "base"),
     ("problem_text", "base"),
+    ("pending_badge_text", "pending_badge"),
     ("moment_text", "base"),
 )
 
