@@ -182,3 +182,18 @@ def test_the_settings_dialog_changes_the_theme_at_once_and_keeps_it(
     assert theme.current() is DARK
     assert context.settings.theme == "dark"
     assert Settings.load().theme == "dark"
+
+
+def test_a_window_opens_in_the_saved_theme(
+    qtbot: Any,
+    window_factory: WindowFactory,
+    demo_library: dict[str, Any],
+    controller: theme.ThemeController,
+) -> None:
+    context = window_factory(library=demo_library, settings=Settings(theme="dark"))
+    assert controller.setting == "dark"
+    assert theme.current() is DARK
+    _open_first_web_item(qtbot, context, demo_library)
+    css = context.window.reader_pane.browser.document().defaultStyleSheet()
+    assert f"color: {DARK.text}" in css
+    _assert_reads_as(DARK, _unselected_rows(context))
