@@ -95,10 +95,9 @@ BACKLINK_SNIPPET_CHARS = 140
 _LINKABLE_ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,200}$")
 _BACKLINK_KINDS = {"annotates": "note", "reply": "reply", "references": "mentions this"}
 FALLBACK_CSS = """
-body { font-size: 11pt; line-height: 150%; }
+body { font-size: 11pt; line-height: 150%; color: $text; }
 h1 { font-size: 17pt; margin-bottom: 4px; }
 h2 { font-size: 14pt; } h3 { font-size: 12pt; }
-body { color: $text; }
 blockquote { margin-left: 12px; color: $muted_text; }
 pre, code { font-family: monospace; background: $code_background; }
 a { color: $link; text-decoration: none; }
