@@ -35,6 +35,7 @@ from memex_desktop.services import Connection
 from memex_desktop.settings import Settings
 from memex_desktop.store import CacheReader, Outbox, StoreWriter
 from memex_desktop.sync import OutboxPolicy, SyncReport
+from memex_desktop.ui import theme
 from memex_desktop.ui.dialogs import ErrorDialog, FirstRunDialog, SettingsDialog
 from memex_desktop.ui.main_window import MainWindow
 from memex_desktop.ui.messages import message_line
@@ -198,6 +199,7 @@ def build_main_window(
         remember_reading_position=writer.set_reading_position,
     )
     context.window.reader_pane.text_size_changed.connect(context.keep_text_size)
+    apply_theme(settings.theme)
     if context.provider is not None:
         context.window.status.showMessage("Signed in with Memex", 8000)
     if recovered is not None:
@@ -239,6 +241,7 @@ def show_settings_dialog(
             "api_url": choice.api_url,
             "sync_interval_minutes": choice.sync_interval_minutes,
             "data_dir": choice.data_dir,
+            "theme": choice.theme,
         }
     )
     try:
@@ -253,7 +256,15 @@ def show_settings_dialog(
     context.provider = dialog.provider
     rebuild_client(context)
     context.controller.set_interval(settings.sync_interval_minutes)
+    apply_theme(settings.theme)
     return True
+
+
+def apply_theme(setting: str) -> None:
+    """Show ``setting``'s theme at once, where the application installed one."""
+    controller = theme.installed()
+    if controller is not None:
+        controller.set_setting(setting)
 
 
 def apply_sign_in(context: AppContext, provider: Any) -> None:
@@ -327,11 +338,10 @@ def create_application() -> QApplication:
         icon = paths.resource_path("icons", "memex-desktop.svg")
         if icon.is_file():
             app.setWindowIcon(QIcon(str(icon)))
-        style = paths.resource_path("style.qss")
-        if style.is_file():
-            app.setStyleSheet(style.read_text(encoding="utf-8"))
     except (FileNotFoundError, OSError) as exc:
         log.info("resources not found (%s); default look", exc)
+    # The saved theme from the first frame on (a window built later applies its own settings).
+    theme.install(app, Settings.load().theme)
     return app
 
 

@@ -49,6 +49,7 @@ DEFAULT_API_URL = "https://memex.garden/api"
 DEFAULT_READER_ITEM_TEXT_MB = 8.0
 
 RemoteSearchMode = Literal["off", "on_demand", "as_you_type"]
+ThemeSetting = Literal["system", "light", "dark"]
 
 # Keys that must never reach the settings file, whatever a caller passes as extra data.
 _FORBIDDEN_KEYS = frozenset({"api_key", "apikey", "x-api-key", "bearer_token", "token", "password"})
@@ -130,6 +131,13 @@ class Settings(BaseModel):
         description=(
             "Size of the reader's text, in percent of its own (Ctrl+= and Ctrl+- change it "
             "and keep it here)."
+        ),
+    )
+    theme: ThemeSetting = Field(
+        default="system",
+        description=(
+            "Colours of the window, the reader, the results list and the graph: system "
+            "(follow the desktop's light or dark scheme), light or dark."
         ),
     )
     reader_item_text_mb: float = Field(

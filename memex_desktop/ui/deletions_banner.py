@@ -11,18 +11,6 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
-# Warm, not alarming: nothing was lost, the app is asking.
-STYLE = """
-#deletionsbanner {
-    background-color: #fdf3e1;
-    border: 1px solid #f2c27a;
-    border-radius: 6px;
-}
-#deletionsbannertext {
-    color: #3d2c0f;
-}
-"""
-
 
 def held_text(count: int) -> str:
     """What the banner says about ``count`` items held back."""
@@ -49,7 +37,6 @@ class DeletionsBanner(QFrame):
         self.setObjectName("deletionsbanner")
         self.setAccessibleName("Items deleted on the Memex server")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet(STYLE)
         self.count = 0
         self.label = QLabel(self)
         self.label.setObjectName("deletionsbannertext")

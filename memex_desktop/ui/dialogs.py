@@ -7,11 +7,12 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, get_args
 
 from PySide6.QtCore import QObject, QSize, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
@@ -32,7 +33,7 @@ from PySide6.QtWidgets import (
 from memex_desktop import signin
 from memex_desktop.api.oauth import TokenProvider
 from memex_desktop.errors import user_message
-from memex_desktop.settings import Settings, setting_descriptions
+from memex_desktop.settings import Settings, ThemeSetting, setting_descriptions
 from memex_desktop.ui.actions import shortcut_rows
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.tasks import Task, TaskRunner
@@ -259,6 +260,13 @@ class SignInPanel(QWidget):
         self.sign_in_failed.emit(text)
 
 
+THEME_NAMES: dict[ThemeSetting, str] = {
+    "system": "Same as the system",
+    "light": "Light",
+    "dark": "Dark",
+}
+
+
 @dataclass(frozen=True)
 class SettingsChoice:
     """What the person entered in the settings dialog (api_key None = unchanged)."""
@@ -267,10 +275,11 @@ class SettingsChoice:
     api_key: str | None
     sync_interval_minutes: int
     data_dir: Path | None
+    theme: ThemeSetting = "system"
 
 
 class SettingsDialog(QDialog):
-    """API URL, API key (keyring or memory), sync interval and data folder."""
+    """API URL, API key (keyring or memory), sync interval, data folder and theme."""
 
     def __init__(
         self,
@@ -329,6 +338,12 @@ class SettingsDialog(QDialog):
         self.data_dir.setPlaceholderText("default user data folder")
         self.data_dir.setAccessibleName("Data folder")
         self.data_dir.setToolTip(descriptions.get("data_dir", ""))
+        self.theme = QComboBox(self)
+        self.theme.setAccessibleName("Theme")
+        self.theme.setToolTip(descriptions.get("theme", ""))
+        for value in get_args(ThemeSetting):
+            self.theme.addItem(THEME_NAMES[value], value)
+        self.theme.setCurrentIndex(max(0, self.theme.findData(settings.theme)))
         browse = QPushButton("Browse…", self)
         browse.setAccessibleName("Choose the data folder")
         browse.clicked.connect(self._on_browse_clicked)
@@ -345,6 +360,7 @@ class SettingsDialog(QDialog):
         form.addRow("", self.key_note)
         form.addRow("Sync every", self.interval)
         form.addRow("Data folder", folder_row)
+        form.addRow("Theme", self.theme)
         note = QLabel("A new data folder takes effect at the next start.", self)
         note.setWordWrap(True)
         buttons = QDialogButtonBox(
@@ -386,6 +402,7 @@ class SettingsDialog(QDialog):
             api_key=key or None,
             sync_interval_minutes=self.interval.value(),
             data_dir=Path(folder).expanduser() if folder else None,
+            theme=self.theme.currentData(),
         )
 
     @Slot()

@@ -38,6 +38,7 @@ from memex_desktop.api.content import time_text
 from memex_desktop.errors import user_message
 from memex_desktop.store import StoreError, StoreWriter
 from memex_desktop.sync.doctor import DoctorReport, public_url, run_doctor
+from memex_desktop.ui import theme
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.tasks import Task, TaskRunner
 
@@ -61,7 +62,6 @@ MARKS: dict[bool | None, tuple[str, str]] = {
     False: ("Problem", "#b3261e"),
     None: ("For information", "#6b7780"),
 }
-PROBLEM_TEXT = "#8c1d13"
 # Pixels around a cell's text (both sides together): wrapped lines and neighbouring columns
 # never touch.
 ROW_PADDING = 10
@@ -403,7 +403,7 @@ class DoctorDialog(QDialog):
             meaning = QTableWidgetItem(finding.meaning)
             if finding.ok is False:
                 for item in (result, meaning):
-                    item.setForeground(QBrush(QColor(PROBLEM_TEXT)))
+                    item.setForeground(QBrush(QColor(theme.current().problem_text)))
             for column, item in enumerate((check, result, meaning)):
                 item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
                 self.table.setItem(row, column, item)

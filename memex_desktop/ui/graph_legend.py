@@ -26,27 +26,21 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QToolTip, QWidget
 
-TYPE_COLOURS: dict[str, str] = {
-    "web": "#3b7dd8",
-    "twitter": "#1d9bf0",
-    "youtube": "#d93025",
-    "reddit": "#ff5700",
-    "image": "#8e44ad",
-    "annotation": "#f4b400",
-    "pdf": "#795548",
-    "chatThread": "#009688",
-    "tag": "#7f8c8d",
-}
-OTHER_COLOUR = "#95a5a6"
-NODE_OUTLINE = "#202020"
+from memex_desktop.ui import theme
+from memex_desktop.ui.palette import (
+    EDGE_COLOURS,
+    OTHER_EDGE_COLOUR,
+    OTHER_TYPE_COLOUR,
+    TYPE_COLOURS,
+)
 
 EDGE_STYLES: dict[str, tuple[str, Qt.PenStyle, float]] = {
-    "annotates": ("#f4b400", Qt.PenStyle.SolidLine, 1.6),
-    "references": ("#3b7dd8", Qt.PenStyle.DashLine, 1.2),
-    "reply": ("#2e7d32", Qt.PenStyle.SolidLine, 2.4),
-    "tag": ("#7f8c8d", Qt.PenStyle.DotLine, 1.0),
+    "annotates": (EDGE_COLOURS["annotates"], Qt.PenStyle.SolidLine, 1.6),
+    "references": (EDGE_COLOURS["references"], Qt.PenStyle.DashLine, 1.2),
+    "reply": (EDGE_COLOURS["reply"], Qt.PenStyle.SolidLine, 2.4),
+    "tag": (EDGE_COLOURS["tag"], Qt.PenStyle.DotLine, 1.0),
 }
-OTHER_EDGE = ("#b0b0b0", Qt.PenStyle.DashDotLine, 1.0)
+OTHER_EDGE = (OTHER_EDGE_COLOUR, Qt.PenStyle.DashDotLine, 1.0)
 EDGE_NAMES = {
     "annotates": "Note on",
     "references": "Reference",
@@ -74,7 +68,12 @@ FONT_SCALE = 0.9
 
 def node_colour(entity_type: str) -> QColor:
     """The fill of a node of this content type."""
-    return QColor(TYPE_COLOURS.get(entity_type, OTHER_COLOUR))
+    return QColor(TYPE_COLOURS.get(entity_type, OTHER_TYPE_COLOUR))
+
+
+def node_outline() -> QColor:
+    """The ring around a node, standing off the canvas of the theme on screen."""
+    return QColor(theme.current().node_outline)
 
 
 def edge_pen(kind: str) -> QPen:
@@ -102,7 +101,7 @@ def type_icon(entity_type: str, size: int) -> QIcon:
     painter = QPainter(pixmap)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setBrush(QBrush(node_colour(entity_type)))
-    painter.setPen(QPen(QColor(NODE_OUTLINE), 1.0))
+    painter.setPen(QPen(node_outline(), 1.0))
     painter.drawEllipse(QRect(2, 2, size - 4, size - 4))
     painter.end()
     return QIcon(pixmap)
@@ -286,7 +285,7 @@ class GraphLegend(QWidget):
             sample = _sample_width(entry)
             if entry.group == NODES:
                 radius = min(DOT_SAMPLE / 2 - 1, box.height() / 2 - 1)
-                painter.setPen(QPen(QColor(NODE_OUTLINE), 0.8))
+                painter.setPen(QPen(node_outline(), 0.8))
                 painter.setBrush(QBrush(node_colour(entry.kind)))
                 painter.drawEllipse(QPointF(box.x() + sample / 2, middle), radius, radius)
             else:

@@ -96,9 +96,7 @@ from memex_desktop.ui.flow_layout import FlowLayout
 from memex_desktop.ui.graph_legend import (
     EDGE_STYLES,
     EDGES,
-    NODE_OUTLINE,
     NODES,
-    TYPE_COLOURS,
     GraphLegend,
     LegendEntry,
     edge_icon,
@@ -106,9 +104,11 @@ from memex_desktop.ui.graph_legend import (
     edge_pen,
     kind_order,
     node_colour,
+    node_outline,
     type_icon,
 )
 from memex_desktop.ui.messages import message_line
+from memex_desktop.ui.palette import TYPE_COLOURS
 from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.results_delegate import type_label
 from memex_desktop.ui.tasks import Task, TaskRunner
@@ -251,7 +251,7 @@ class NodeItem(QGraphicsEllipseItem):
         self.is_center = is_center
         self._on_hover = on_hover
         self.setBrush(QBrush(node_colour(node.type)))
-        self.setPen(QPen(QColor(NODE_OUTLINE), 2.0 if is_center else 0.8))
+        self.setPen(QPen(node_outline(), 2.0 if is_center else 0.8))
         self.setToolTip(f"{node.title or node.id} ({type_label(node.type)})")
         self.setZValue(2 if is_center else 1)
         self.setAcceptHoverEvents(on_hover is not None)
@@ -1173,6 +1173,11 @@ class GraphPane(QWidget):
             colours = self._label_colours()
             for label in self._labels.values():
                 label.set_colours(*colours)
+            outline = node_outline()
+            for dot in self._node_items.values():
+                pen = dot.pen()
+                pen.setColor(outline)
+                dot.setPen(pen)
 
     @Slot()
     def _on_filter_menu_about_to_show(self) -> None:

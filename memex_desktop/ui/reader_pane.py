@@ -54,10 +54,12 @@ from memex_desktop.settings import DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import Backlink, ChangeSet
 from memex_desktop.store.bounded import BoundedEntity
 from memex_desktop.sync.export import cache_render_context
+from memex_desktop.ui import theme
 from memex_desktop.ui.find_bar import ArticleFinder, FindBar
 from memex_desktop.ui.link_dialog import confirm_link
 from memex_desktop.ui.links import LinkTarget, classify_link, entity_link, link_confirmation
 from memex_desktop.ui.messages import message_line
+from memex_desktop.ui.palette import Palette, fill_colours
 from memex_desktop.ui.progressive_document import DocumentFeeder, build_documents
 from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.status_bar import ElidedLabel
@@ -93,12 +95,12 @@ BACKLINK_SNIPPET_CHARS = 140
 _LINKABLE_ID = re.compile(r"^[A-Za-z0-9_.:\-]{1,200}$")
 _BACKLINK_KINDS = {"annotates": "note", "reply": "reply", "references": "mentions this"}
 FALLBACK_CSS = """
-body { font-size: 11pt; line-height: 150%; }
+body { font-size: 11pt; line-height: 150%; color: $text; }
 h1 { font-size: 17pt; margin-bottom: 4px; }
 h2 { font-size: 14pt; } h3 { font-size: 12pt; }
-blockquote { margin-left: 12px; color: #555; }
-pre, code { font-family: monospace; background: #f4f5f7; }
-a { color: #2f6fdb; text-decoration: none; }
+blockquote { margin-left: 12px; color: $muted_text; }
+pre, code { font-family: monospace; background: $code_background; }
+a { color: $link; text-decoration: none; }
 """
 
 
@@ -108,12 +110,14 @@ def _megabytes(size: int) -> str:
     return f"{round(megabytes)} MB" if megabytes >= 10 else f"{megabytes:.2g} MB"
 
 
-def reader_css() -> str:
-    """The reader's default stylesheet: resources/reader.css, else a small built-in one."""
+def reader_css(palette: Palette | None = None) -> str:
+    """The reader's default stylesheet in ``palette``'s colours (default: the theme on screen):
+    resources/reader.css, else a small built-in one."""
     try:
-        return paths.resource_path("reader.css").read_text(encoding="utf-8")
+        template = paths.resource_path("reader.css").read_text(encoding="utf-8")
     except (FileNotFoundError, OSError):
-        return FALLBACK_CSS
+        template = FALLBACK_CSS
+    return fill_colours(template, palette or theme.current())
 
 
 _POINT_SIZE = re.compile(r"(\d+(?:\.\d+)?)pt\b")
@@ -432,7 +436,11 @@ class ReaderPane(QWidget):
         self._runner = runner
         self._transcript_language = transcript_language
         self._allow_all_remote = allow_all_remote_images
-        self._css = scaled_css(reader_css(), self.text_size_percent)
+        self._palette = theme.current()
+        self._css = scaled_css(reader_css(self._palette), self.text_size_percent)
+        controller = theme.installed()
+        if controller is not None:
+            controller.changed.connect(self.set_palette)
         self._history: list[tuple[str, str | None]] = []
         self._position = -1
         self._remote_allowed: set[str] = set()
@@ -709,9 +717,20 @@ class ReaderPane(QWidget):
         if percent == self.text_size_percent:
             return
         self.text_size_percent = percent
-        self._css = scaled_css(reader_css(), percent)
         self.text_size_changed.emit(percent)
         self.message.emit(f"Text size {percent} %")
+        self._restyle()
+
+    @Slot(object)
+    def set_palette(self, palette: Palette) -> None:
+        """Show the text in ``palette``'s colours (light or dark); the item keeps its place."""
+        if palette != self._palette:
+            self._palette = palette
+            self._restyle()
+
+    def _restyle(self) -> None:
+        """The stylesheet for the current text size and palette; the item shown again in it."""
+        self._css = scaled_css(reader_css(self._palette), self.text_size_percent)
         entity_id = self.current_entity_id
         if entity_id is not None:
             self.remember_position()

@@ -29,23 +29,14 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from memex_desktop import paths
 from memex_desktop.store import EntityRow
+from memex_desktop.ui import theme
+from memex_desktop.ui.palette import CACHED_BADGE, OTHER_TYPE_COLOUR, REMOTE_BADGE, TYPE_COLOURS
 from memex_desktop.ui.results_model import MARK_START, ResultsModel, snippet_segments
 
 ROW_HEIGHT = 74
 ICON_SIZE = 28
 PADDING = 10
 
-# Calm, distinguishable colours for the letter badge shown when a type has no icon file.
-TYPE_COLOURS: dict[str, str] = {
-    "web": "#3b7dd8",
-    "twitter": "#1d9bf0",
-    "youtube": "#d9453b",
-    "reddit": "#e8602c",
-    "image": "#8e5bd6",
-    "annotation": "#d4a418",
-    "chatThread": "#2e9e7c",
-    "pdf": "#b2473e",
-}
 TYPE_LABELS: dict[str, str] = {
     "web": "Web page",
     "twitter": "Tweet",
@@ -95,7 +86,7 @@ class TypeIcons:
 
     def __init__(self) -> None:
         self._icons: dict[str, QIcon | None] = {}
-        self._pixmaps: dict[tuple[str, int, float], QPixmap] = {}
+        self._pixmaps: dict[tuple[str, int, float, str], QPixmap] = {}
 
     def icon(self, entity_type: str) -> QIcon | None:
         """The icon of a type, or None when no icon file exists."""
@@ -112,9 +103,10 @@ class TypeIcons:
             self._icons[entity_type] = icon
         return self._icons[entity_type]
 
-    def pixmap(self, entity_type: str, size: int, ratio: float) -> QPixmap:
-        """The type's icon (or letter badge) as a cached pixmap of ``size`` logical pixels."""
-        key = (entity_type, size, ratio)
+    def pixmap(self, entity_type: str, size: int, ratio: float, tint: str) -> QPixmap:
+        """The type's icon in ``tint`` (or its letter badge) as a cached pixmap of ``size``
+        logical pixels; the icon files are one-colour line drawings, so any theme can tint them."""
+        key = (entity_type, size, ratio, tint)
         cached = self._pixmaps.get(key)
         if cached is not None:
             return cached
@@ -123,6 +115,9 @@ class TypeIcons:
         pixmap.fill(Qt.GlobalColor.transparent)
         painter = QPainter(pixmap)
         self.paint(painter, QRect(0, 0, size, size), entity_type)
+        if self.icon(entity_type) is not None:
+            painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceIn)
+            painter.fillRect(QRect(0, 0, size, size), QColor(tint))
         painter.end()
         self._pixmaps[key] = pixmap
         return pixmap
@@ -136,7 +131,7 @@ class TypeIcons:
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(TYPE_COLOURS.get(entity_type, "#7a8290")))
+        painter.setBrush(QColor(TYPE_COLOURS.get(entity_type, OTHER_TYPE_COLOUR)))
         painter.drawEllipse(rect)
         font = painter.font()
         font.setBold(True)
@@ -388,7 +383,7 @@ class ResultDelegate(QStyledItemDelegate):
         pixmap.fill(Qt.GlobalColor.transparent)
         painter = QPainter(pixmap)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        fill = QColor("#2f80ed" if layout.provenance != "cached" else "#8a94a6")
+        fill = QColor(REMOTE_BADGE if layout.provenance != "cached" else CACHED_BADGE)
         fill.setAlphaF(0.16)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(fill)
@@ -444,7 +439,8 @@ class ResultDelegate(QStyledItemDelegate):
         layout = self.layout_for(index, fonts, width)
         ratio = painter.device().devicePixelRatioF()
         painter.save()
-        painter.drawPixmap(left, top + 2, self.icons.pixmap(layout.entity_type, ICON_SIZE, ratio))
+        icon = self.icons.pixmap(layout.entity_type, ICON_SIZE, ratio, theme.current().muted_text)
+        painter.drawPixmap(left, top + 2, icon)
         # Title line: semi-bold, the date right-aligned in the small font.
         painter.setPen(text_colour)
         painter.setFont(fonts.title)

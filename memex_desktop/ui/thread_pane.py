@@ -500,10 +500,6 @@ class NoteCard(QFrame):
         self.badge.setToolTip(why)
         self.badge.setAccessibleName(marker)
         self.badge.setAccessibleDescription(why)
-        if marker:
-            self.badge.setStyleSheet(
-                "QLabel { background: #f4b400; color: #202020; border-radius: 4px; padding: 0 4px }"
-            )
         self.body = NoteText()
         self.body.setHtml(html)
         self.body.anchorClicked.connect(self._on_body_anchor_clicked)

@@ -169,7 +169,10 @@ def window_factory(qtbot: Any, tmp_path: Path) -> Iterator[WindowFactory]:
 def app_style(qapp: Any) -> Iterator[None]:
     """The app's own style sheet, as ``create_application`` sets it (paddings change sizes):
     modules that measure the window use it with ``pytest.mark.usefixtures("app_style")``."""
-    qapp.setStyleSheet(paths.resource_path("style.qss").read_text(encoding="utf-8"))
+    from memex_desktop.ui.palette import LIGHT
+    from memex_desktop.ui.theme import app_stylesheet
+
+    qapp.setStyleSheet(app_stylesheet(LIGHT))
     yield
     qapp.setStyleSheet("")
 

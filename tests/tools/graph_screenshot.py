@@ -78,13 +78,13 @@ def take(out_dir: Path) -> Path:
     from PySide6.QtWidgets import QApplication
     from support.graph import MemoryGraph
 
-    from memex_desktop import paths
     from memex_desktop.graph.synthetic import synthetic_neighbourhood
+    from memex_desktop.ui import theme
     from memex_desktop.ui.graph_pane import GraphPane
     from memex_desktop.ui.tasks import TaskRunner
 
     app = QApplication.instance() or QApplication([])
-    app.setStyleSheet(paths.resource_path("style.qss").read_text(encoding="utf-8"))
+    theme.install(app, "light")
     center, nodes, edges = synthetic_neighbourhood(2000, 6000, seed=5)
     runner = TaskRunner()
     pane = GraphPane(MemoryGraph(_titled(nodes, 5), edges), runner)

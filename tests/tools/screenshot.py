@@ -2,7 +2,8 @@
 
 Usage: ``python tests/tools/screenshot.py OUT_DIR`` (``make screenshot``) writes
 ``main-window-1366x768.png``, ``main-window-960x600.png`` and ``main-window-1920x1080.png``
-(each window laid out as a first run at that size would be) and ``shortcuts-dialog.png``;
+(each window laid out as a first run at that size would be, in the light theme),
+``main-window-dark-1366x768.png`` (the dark theme) and ``shortcuts-dialog.png``;
 with ``QT_SCALE_FACTOR`` set (1.5: a 150 % display) the names end in ``@1.5x``. Runs under
 the X display in ``DISPLAY`` (for example ``Xvfb :99`` with ``DISPLAY=:99``, which has the
 system fonts), starting ``Xvfb :99`` itself when it is installed and no display is set, else
@@ -119,6 +120,26 @@ def _save(image: Any, out: Path) -> None:
     print(f"{out}: {image.width()}x{image.height()} device pixels")
 
 
+def _take_dark(app: Any, window: Any, graph: Any, out_dir: Path, suffix: str) -> None:
+    """The window at the first size in the dark theme, then light again."""
+    from memex_desktop.ui import theme
+
+    controller = theme.installed()
+    if controller is None:
+        return
+    width, height = SIZES[0]
+    controller.set_setting("dark")
+    window.resize(width, height)
+    _wait(app, lambda: (window.width(), window.height()) == (width, height), 10)
+    window.arrange_default_panes(width, height)
+    if graph is not None:
+        graph.fit()
+    _settle(app, 1.0)
+    _save(window.grab(), out_dir / f"main-window-dark-{width}x{height}{suffix}.png")
+    controller.set_setting("light")
+    _settle(app, 0.5)
+
+
 def take(out_dir: Path) -> None:
     """Start the demo, open an item with a note thread, grab the window at every size."""
     from PySide6.QtCore import QSettings
@@ -126,8 +147,10 @@ def take(out_dir: Path) -> None:
 
     from memex_desktop import paths
     from memex_desktop.app import build_main_window, create_application, start_demo
+    from memex_desktop.ui import theme
 
     app = create_application()
+    theme.install(app, "light")  # the person's own saved theme does not choose the pictures
     demo = start_demo()
     home = Path(tempfile.mkdtemp(prefix="memex-shot-"))
     suffix = _scale_suffix()
@@ -166,6 +189,7 @@ def take(out_dir: Path) -> None:
                 graph.fit()
             _settle(app, 1.0)
             _save(window.grab(), out_dir / f"main-window-{width}x{height}{suffix}.png")
+        _take_dark(app, window, graph, out_dir, suffix)
         window.show_shortcuts()
         dialogs = [d for d in window.findChildren(QDialog) if d.objectName() == "shortcutsdialog"]
         if dialogs:
