@@ -34,5 +34,5 @@ def png_bomb(side: int = 60_000) -> bytes:
 
 SVG_WITH_SCRIPT = (
     b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
-    b"<script>alert(1)</script><rect width=\"10\" height=\"10\"/></svg>"
+    b'<script>alert(1)</script><rect width="10" height="10"/></svg>'
 )
