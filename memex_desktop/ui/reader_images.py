@@ -15,8 +15,8 @@ import threading
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QImage
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, Signal
+from PySide6.QtGui import QImage, QImageReader
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
 from memex_desktop.errors import PictureFailure, UserMessage, images_not_loaded
@@ -38,11 +38,19 @@ class ItemImages:
 
 
 def decoded(image: CheckedImage) -> QImage | None:
-    """The picture decoded as the format it was checked to be; None when Qt cannot read it."""
-    picture = QImage.fromData(QByteArray(image.body), _QT_FORMATS[image.format])
-    if picture.isNull():
+    """The picture decoded as the format it was checked to be (never another format Qt may
+    guess from the content); None when Qt cannot read it or it is not the size it said."""
+    buffer = QBuffer()
+    buffer.setData(QByteArray(image.body))
+    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    reader = QImageReader(buffer, QByteArray(_QT_FORMATS[image.format]))
+    reader.setDecideFormatFromContent(False)
+    size = reader.size()
+    if size.isValid() and (size.width(), size.height()) != (image.width, image.height):
         return None
-    return picture
+    picture = reader.read()
+    buffer.close()
+    return None if picture.isNull() else picture
 
 
 def _host(url: str) -> str:
