@@ -21,7 +21,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -232,8 +232,17 @@ class ImageSource:
         """The cache of this source, if it keeps pictures."""
         return ImageCache(self.path, self.max_bytes) if self.path is not None else None
 
-    def load(self, urls: list[str], cancel: threading.Event) -> LoadedImages:
-        """Worker: the pictures of ``urls``, kept ones without the network, new ones kept."""
+    def load(
+        self,
+        urls: list[str],
+        cancel: threading.Event,
+        before_fetch: Callable[[dict[str, CheckedImage]], None] | None = None,
+    ) -> LoadedImages:
+        """Worker: the pictures of ``urls``, kept ones without the network, new ones kept.
+
+        ``before_fetch`` gets the kept pictures when others must come from the web first, so
+        the reader can show the item without waiting for the network.
+        """
         wanted = wanted_images(urls, self.policy)
         cache = self.cache()
         kept: dict[str, CheckedImage] = {}
@@ -243,6 +252,8 @@ class ImageSource:
             except (sqlite3.Error, OSError) as exc:
                 log.warning("kept pictures not read: %s", exc)
         missing = [url for url in wanted if url not in kept]
+        if missing and before_fetch is not None:
+            before_fetch(kept)
         fetched = fetch_images(missing, cancel, self.policy) if missing else FetchedImages()
         if cache is not None and fetched.images:
             try:

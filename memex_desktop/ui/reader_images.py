@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -61,17 +62,43 @@ def _host(url: str) -> str:
         return ""
 
 
-def load_item_images(urls: list[str], cancel: threading.Event, source: ImageSource) -> ItemImages:
-    """Worker: the pictures the person allowed for one item, decoded, and why any are missing."""
-    loaded = source.load(urls, cancel)
+LOADING = UserMessage("info", "Loading the pictures from the web…")
+
+
+def load_item_images(
+    urls: list[str],
+    cancel: threading.Event,
+    source: ImageSource,
+    show_kept: Callable[[ItemImages], None] | None = None,
+) -> ItemImages:
+    """Worker: the pictures the person allowed for one item, decoded, and why any are missing.
+
+    When some must come from the web, ``show_kept`` first gets the kept ones (with a notice
+    that the rest are loading), so the item reads at once however slow the network is.
+    """
+    pictures: dict[str, QImage | None] = {}
+
+    def decode(images: dict[str, CheckedImage]) -> dict[str, QImage]:
+        # Each picture is decoded once, though the kept ones are shown twice.
+        shown: dict[str, QImage] = {}
+        for url, checked in images.items():
+            if url not in pictures:
+                pictures[url] = decoded(checked)
+            picture = pictures[url]
+            if picture is not None:
+                shown[url] = picture
+        return shown
+
+    def kept(images: dict[str, CheckedImage]) -> None:
+        if show_kept is not None:
+            show_kept(ItemImages(decode(images), LOADING))
+
+    loaded = source.load(urls, cancel, kept)
+    images = decode(loaded.images)
     refused: dict[str, Refusal] = dict(loaded.refused)
-    images: dict[str, QImage] = {}
     for url, checked in loaded.images.items():
-        picture = decoded(checked)
-        if picture is None:
+        if url not in images:
             refused[url] = Refusal("not_image", f"{checked.format} that does not decode")
-        else:
-            images[url] = picture
     for url, refusal in refused.items():
         log.info("remote image not loaded (%s): %s", refusal.detail, url[:200])
     failures = [
@@ -110,8 +137,10 @@ class ImagesNotice(QWidget):
         self.setVisible(False)
 
     def show_notice(self, notice: UserMessage | None) -> None:
-        """Say why pictures are missing; hidden when nothing needs saying."""
+        """Say why pictures are missing (or that they are on their way); hidden when nothing
+        needs saying."""
         self.label.setText("" if notice is None else notice_text(notice))
+        self.retry_button.setVisible(notice is not None and notice.level != "info")
         self.setVisible(notice is not None)
 
 

@@ -22,7 +22,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -365,13 +365,22 @@ def render_document(
             preview=preview,
             position=position,
         )
+        result.images_allowed = allow_remote
+
+        def with_pictures(shown: RenderResult, pictures: ItemImages) -> RenderResult:
+            shown.image_notice = pictures.notice
+            html_text = rendered.html + backlinks
+            return _documents(shown, html_text, rendered.title, pictures.images, css, text_points)
+
+        def show_kept(kept: ItemImages) -> None:
+            # The text at once, with the pictures kept from before; the rest follow.
+            progress(with_pictures(replace(result), kept))
+
         fetch = allow_remote and not preview and rendered.remote_resources
-        pictures = load_item_images(rendered.remote_resources, cancel, source) if fetch else None
-        pictures = pictures or ItemImages()
-        result.images_allowed, result.image_notice = allow_remote, pictures.notice
-        return _documents(
-            result, rendered.html + backlinks, rendered.title, pictures.images, css, text_points
-        )
+        pictures = ItemImages()
+        if fetch:
+            pictures = load_item_images(rendered.remote_resources, cancel, source, show_kept)
+        return with_pictures(result, pictures)
 
     if not first.truncated or budget <= PREVIEW_CHARS:
         return result_for(first.entity(), first)

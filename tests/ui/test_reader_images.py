@@ -17,6 +17,7 @@ from support.window import seeded_cache
 from memex_desktop import paths
 from memex_desktop.emulator import RunningEmulator
 from memex_desktop.render.image_cache import ImageCache, ImageSource
+from memex_desktop.render.image_check import check_image
 from memex_desktop.render.remote_images import ImagePolicy, origin_of
 from memex_desktop.store import StoreWriter
 from memex_desktop.ui.reader_pane import ReaderPane
@@ -33,6 +34,7 @@ def media(tmp_path: Path) -> Path:
     folder = tmp_path / "media" / "pics.example.org"
     folder.mkdir(parents=True)
     (folder / "photo.png").write_bytes(PICTURE)
+    (folder / "slow.png").write_bytes(png_bytes(50, 50))
     (folder / "drawing.svg").write_bytes(SVG_WITH_SCRIPT)
     (folder / "bomb.png").write_bytes(png_bomb())
     return tmp_path / "media"
@@ -197,6 +199,32 @@ def test_an_unreachable_site_is_named_and_can_be_tried_again(
     server.start()  # the connection is back: "Try again" loads it
     pane.images_notice.retry_button.click()
     qtbot.waitUntil(lambda: not pane.rendering and _shown(pane, url) is not None, timeout=30_000)
+    assert not pane.images_notice.isVisible()
+
+
+def test_the_text_shows_while_pictures_are_still_on_their_way(
+    qtbot: Any, tmp_path: Path, runner: TaskRunner, server: RunningEmulator
+) -> None:
+    """A slow site delays its picture, never the item: kept pictures show with the text."""
+    kept = f"{server.base_url}/media/pics.example.org/photo.png"
+    slow = f"{server.base_url}/media/pics.example.org/slow.png"
+    cache = _cache_with(tmp_path, {"pictured": [kept, slow], "plain": []})
+    source = _source(cache, server)
+    store = ImageCache(paths.image_cache_path(cache.parent), source.max_bytes)
+    store.keep({kept: check_image(PICTURE)})
+    store.allow_item("pictured")
+    server.faults.drip(1, 0.5, paths={"/media/pics.example.org/slow.png"})
+    pane = _pane(qtbot, cache, runner, source)
+    pane.show_entity("pictured")
+    qtbot.waitUntil(
+        lambda: pane.current_document is not None and _shown(pane, kept) is not None,
+        timeout=10_000,
+    )
+    assert pane.loading_more
+    assert "Words before." in pane.browser.toPlainText()
+    assert pane.images_notice.label.text() == "Loading the pictures from the web…"
+    assert not pane.images_notice.retry_button.isVisible()
+    _open(qtbot, pane, "plain")  # moving on gives up the slow picture
     assert not pane.images_notice.isVisible()
 
 
