@@ -249,3 +249,30 @@ def test_the_demo_shows_its_pictures(
     assert picture is not None
     assert (picture.width(), picture.height()) == (640, 420)
     assert not pane.images_notice.isVisible()
+
+
+def test_the_app_keeps_pictures_in_the_data_folder_within_the_setting(tmp_path: Path) -> None:
+    from memex_desktop.app import reader_images
+    from memex_desktop.settings import Settings
+
+    source = reader_images(tmp_path, Settings(image_cache_mb=3), None)
+    assert source.path == tmp_path / "images.db"
+    assert source.max_bytes == 3_000_000
+    assert source.policy.trusted_origins == frozenset()
+
+
+def test_the_demo_serves_its_pictures_and_the_reader_trusts_only_its_emulator() -> None:
+    from memex_desktop.app import reader_images, start_demo
+    from memex_desktop.settings import Settings
+
+    demo = start_demo()
+    try:
+        source = reader_images(demo.data_dir, Settings(), demo.emulator.base_url)
+        assert source.policy.trusted_origins == {origin_of(demo.emulator.base_url)}
+        with http_client(demo.emulator, headers={"x-api-key": demo.emulator.api_key}) as client:
+            listed = client.post("/search", json={"query": "worm compost", "raw": True})
+        picture = f"{demo.emulator.base_url}/media/media.example.com/images/worm-compost.jpg"
+        assert picture in listed.text
+        assert httpx.get(picture, timeout=10).headers["content-type"] == "image/jpeg"
+    finally:
+        demo.close()
