@@ -17,7 +17,7 @@ import tempfile
 import threading
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -29,6 +29,8 @@ from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 from memex_desktop import paths, services
 from memex_desktop.api.client import MemexClient
 from memex_desktop.errors import ConnectionState, state_message, user_message
+from memex_desktop.render.image_cache import ImageSource
+from memex_desktop.render.remote_images import DEFAULT_POLICY, origin_of
 from memex_desktop.runtime import favour_the_gui_thread, settle_garbage_collector
 from memex_desktop.secrets import CredentialStore
 from memex_desktop.services import Connection
@@ -137,6 +139,7 @@ def build_main_window(
     outbox_policy: OutboxPolicy | None = None,
     sync_on_start: bool = True,
     runner_threads: int = 4,
+    image_origin: str | None = None,
 ) -> AppContext:
     """Create the store, client, runner, sync controller and window (nothing global).
 
@@ -148,6 +151,8 @@ def build_main_window(
         client: a ready client (tests); overrides the connection's.
         outbox_policy: replaces the settings' outbox backoff (tests that must not wait).
         sync_on_start: start a sync as soon as the window exists.
+        image_origin: a server whose pictures the reader loads although it is not on the
+            public internet (the demo's emulator, which serves the demo library's pictures).
     """
     settings = settings or Settings()
     credentials = credentials or CredentialStore()
@@ -197,6 +202,7 @@ def build_main_window(
         reader_item_text_mb=settings.reader_item_text_mb,
         reader_text_size_percent=settings.reader_text_size_percent,
         remember_reading_position=writer.set_reading_position,
+        reader_images=reader_images(data_dir, settings, image_origin),
     )
     context.window.reader_pane.text_size_changed.connect(context.keep_text_size)
     apply_theme(settings.theme)
@@ -207,6 +213,14 @@ def build_main_window(
     if sync_on_start and client is not None:
         controller.sync_now()
     return context
+
+
+def reader_images(data_dir: Path, settings: Settings, trusted: str | None) -> ImageSource:
+    """Where the reader keeps the pictures loaded on request (images.db, image_cache_mb)."""
+    policy = DEFAULT_POLICY
+    if trusted:
+        policy = replace(policy, trusted_origins=frozenset({origin_of(trusted)}))
+    return ImageSource.limited(paths.image_cache_path(data_dir), settings.image_cache_mb, policy)
 
 
 def show_settings_dialog(
@@ -363,7 +377,11 @@ def start_demo() -> DemoSession:
     from memex_desktop.emulator import EmulatorConfig, run_emulator_in_thread
 
     library = paths.resource_path("demo", "library.json")
-    config = EmulatorConfig(library_path=library if library.is_file() else None)
+    media = paths.resource_path("demo", "media")
+    config = EmulatorConfig(
+        library_path=library if library.is_file() else None,
+        media_dir=media if media.is_dir() else None,
+    )
     emulator = run_emulator_in_thread(config, host="127.0.0.1", port=0)
     data_dir = Path(tempfile.mkdtemp(prefix="memex-demo-"))
     return DemoSession(emulator, data_dir)
@@ -522,6 +540,7 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
         credentials=credentials,
         connection=connection,
         qsettings=QSettings(ORGANIZATION, APPLICATION),
+        image_origin=demo.emulator.base_url if demo is not None else None,
     )
     if demo is not None:
         context.cleanups.append(demo.close)

@@ -595,3 +595,70 @@ def failure_message(kind: str | None, detail: str | None = None, attempts: int =
             "Please report this problem with the log file.",
         )
     return UserMessage("warning", "The save could not be sent.", None, "Retry it, or drop it.")
+
+
+@dataclass(frozen=True)
+class PictureFailure:
+    """One picture of an item that was not loaded: why (a remote_images.RefusalKind), from
+    which site, and the detail the fetch gave (``status 404``)."""
+
+    kind: str
+    host: str
+    detail: str = ""
+
+
+# What went wrong, by kind of refusal, said of the sites it happened with.
+_PICTURE_WORDS: dict[str, str] = {
+    "unreachable": "{hosts} could not be reached (no connection, or no such site)",
+    "timed_out": "{hosts} took too long to send {them}",
+    "status": "{hosts} answered with an error ({statuses}) instead of {them}",
+    "not_image": "{hosts} sent something that is not a PNG, JPEG, GIF or WebP picture",
+    "too_large": "{hosts} sent a picture larger than the reader loads",
+    "blocked": "{hosts} is not a public web address, and the reader loads pictures from "
+    "public sites only",
+    "malformed": "the address given for {them} is not a usable web address",
+}
+_SVG_WORDS = "{hosts} sent an SVG drawing, which the reader never loads (it can carry script)"
+_CONNECTION_TROUBLE = frozenset({"unreachable", "timed_out"})
+
+
+def _joined(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and 2 more``."""
+    if len(names) <= 2:
+        return " and ".join(names)
+    return f"{names[0]}, {names[1]} and {len(names) - 2} more"
+
+
+def images_not_loaded(failures: list[PictureFailure], wanted: int) -> UserMessage | None:
+    """The words for an item's pictures that did not load (``wanted`` were asked for), or
+    None when nothing went wrong that the person needs to hear (only cancelled ones)."""
+    failed = [failure for failure in failures if failure.kind != "cancelled"]
+    if not failed:
+        return None
+    if wanted <= 1:
+        text = "The picture was not loaded."
+    elif len(failed) >= wanted:
+        text = f"None of the {wanted} pictures were loaded."
+    else:
+        text = f"{len(failed)} of {wanted} pictures were not loaded."
+    reasons: list[str] = []
+    for kind in dict.fromkeys(failure.kind for failure in failed):
+        same = [failure for failure in failed if failure.kind == kind]
+        hosts = _joined(list(dict.fromkeys(failure.host or "the site" for failure in same)))
+        statuses = _joined(
+            list(dict.fromkeys(f.detail.replace("status", "HTTP").strip() for f in same))
+        )
+        svg = kind == "not_image" and all("SVG" in failure.detail for failure in same)
+        words = _SVG_WORDS if svg else _PICTURE_WORDS.get(kind, "{hosts} did not send {them}")
+        them = "it" if len(same) == 1 else "them"
+        reasons.append(words.format(hosts=hosts, them=them, statuses=statuses))
+    detail = "; ".join(reasons) + "."
+    if detail.startswith("the "):  # a site's name keeps its own spelling
+        detail = "The" + detail[3:]
+    kinds = {failure.kind for failure in failed}
+    action = None
+    if kinds & _CONNECTION_TROUBLE:
+        action = "Check the connection, then try again."
+    elif "status" in kinds:
+        action = "Try again later; the site may have moved or removed it."
+    return UserMessage("warning", text, detail, action)

@@ -1,10 +1,10 @@
 """Where memex-desktop keeps its files and finds its bundled resources.
 
-Data (the cache and the outbox) lives in the platformdirs user data folder unless a data
-folder is given (``--data-dir`` or ``MEMEX_DATA_DIR``); settings live in the user config
-folder. Resources are found in one place for all three layouts: the installed package
-(``memex_desktop/resources``), the source tree (``resources/`` beside the package) and a
-PyInstaller bundle (``sys._MEIPASS``).
+Data (the cache, the outbox and the pictures loaded on request) lives in the platformdirs
+user data folder unless a data folder is given (``--data-dir`` or ``MEMEX_DATA_DIR``); settings
+live in the user config folder. Resources are found in one place for all three layouts: the
+installed package (``memex_desktop/resources``), the source tree (``resources/`` beside the
+package) and a PyInstaller bundle (``sys._MEIPASS``).
 """
 
 from __future__ import annotations
@@ -72,6 +72,11 @@ def cache_db_path(data_dir: Path) -> Path:
 def outbox_db_path(data_dir: Path) -> Path:
     """The precious queue of saves the server has not confirmed yet."""
     return data_dir / "outbox.db"
+
+
+def image_cache_path(data_dir: Path) -> Path:
+    """The pictures loaded on request, kept to read offline (disposable, like the cache)."""
+    return data_dir / "images.db"
 
 
 def write_text_atomically(path: Path, text: str) -> None:

@@ -47,6 +47,8 @@ CONNECTION_ENV_VARS = (
 )
 DEFAULT_API_URL = "https://memex.garden/api"
 DEFAULT_READER_ITEM_TEXT_MB = 8.0
+# The reader's picture cache; the same number as render.image_cache (settings imports paths only).
+DEFAULT_IMAGE_CACHE_MB = 200.0
 
 RemoteSearchMode = Literal["off", "on_demand", "as_you_type"]
 ThemeSetting = Literal["system", "light", "dark"]
@@ -123,6 +125,15 @@ class Settings(BaseModel):
     allow_remote_images: bool = Field(
         default=False,
         description="Load remote images in the reader for every item (off: per item on request).",
+    )
+    image_cache_mb: float = Field(
+        default=DEFAULT_IMAGE_CACHE_MB,
+        ge=0,
+        le=100_000,
+        description=(
+            "Most space the pictures loaded on request take in the data folder (images.db), "
+            "in MB; past it the pictures shown longest ago are dropped. 0 keeps none."
+        ),
     )
     reader_text_size_percent: int = Field(
         default=100,

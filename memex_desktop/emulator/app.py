@@ -24,6 +24,7 @@ from starlette.routing import Route
 from memex_desktop.emulator.database import dumps
 from memex_desktop.emulator.endpoints import ROUTES, Handler
 from memex_desktop.emulator.faults import App, FaultMiddleware, Faults, Receive, Scope, Send
+from memex_desktop.emulator.media import MEDIA_PATH, MediaFiles
 from memex_desktop.emulator.oauth import register_oauth_routes
 from memex_desktop.emulator.problem import ApiProblem
 from memex_desktop.emulator.state import EmulatorState, RequestRecord
@@ -54,8 +55,11 @@ def authentication_problem(state: EmulatorState, request: Request) -> str | None
     return None
 
 
-def _endpoint(state: EmulatorState, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-    """Wrap a handler with auth, body decoding and error answers."""
+def _endpoint(
+    state: EmulatorState, handler: Handler, media: MediaFiles
+) -> Callable[[Request], Awaitable[Response]]:
+    """Wrap a handler with auth, body decoding and error answers (pictures named by ``media``
+    at this server's own address)."""
 
     async def endpoint(request: Request) -> Response:
         problem = authentication_problem(state, request)
@@ -75,6 +79,7 @@ def _endpoint(state: EmulatorState, handler: Handler) -> Callable[[Request], Awa
         except ApiProblem as exc:
             return JSONResponse(exc.payload, status_code=exc.status)
         content = answer if isinstance(answer, str) else dumps(answer)
+        content = media.rewrite(content, str(request.base_url))
         return Response(content.encode("utf-8"), media_type="application/json")
 
     return endpoint
@@ -110,9 +115,13 @@ class MovedPermanently:
 
 def build_app(state: EmulatorState, faults: Faults) -> FaultMiddleware:
     """The emulator's ASGI application (faults outermost, then auth and routes)."""
+    media = MediaFiles(state.config.media_dir)
     routes = [
-        Route(path, _endpoint(state, handler), methods=["POST"]) for path, handler in ROUTES.items()
+        Route(path, _endpoint(state, handler, media), methods=["POST"])
+        for path, handler in ROUTES.items()
     ]
+    if media:
+        routes.append(Route(MEDIA_PATH + "/{path:path}", media.endpoint, methods=["GET"]))
     starlette = Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
     if state.oauth is not None:
         register_oauth_routes(starlette, state.oauth)

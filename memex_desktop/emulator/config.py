@@ -31,6 +31,8 @@ class EmulatorConfig:
 
     library_path: Path | None = None
     library: dict[str, Any] | None = None
+    # Pictures the library's items show, by site and path (see emulator/media.py).
+    media_dir: Path | None = None
     api_key: str = "demo-key"
     # When set, a request that sends ``x-user-id`` must send this value.
     user_id: str | None = None

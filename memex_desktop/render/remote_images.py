@@ -10,7 +10,10 @@ answer. Redirects are followed by hand so each hop gets the same check.
 Each image has a total deadline (not a per-read timeout: a server dripping one byte at a time
 is dropped at its deadline) and a size cap; a cancel returns within a few tens of
 milliseconds, whatever the network is doing, because the fetches run as asyncio tasks that
-are cancelled, not sockets waited on.
+are cancelled, not sockets waited on. What comes back must be a picture by its own bytes
+(:mod:`memex_desktop.render.image_check`): no SVG, no page posing as a picture, no header
+promising more pixels than the reader decodes. Each refusal has a kind
+(:data:`RefusalKind`) that the reader turns into words (``errors.images_not_loaded``).
 """
 
 from __future__ import annotations
@@ -22,9 +25,17 @@ import socket
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 import httpx
+
+from memex_desktop.render.image_check import (
+    MAX_IMAGE_PIXELS,
+    CheckedImage,
+    NotAnImage,
+    TooManyPixels,
+    check_image,
+)
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +57,41 @@ _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
 
 
+# Why an image was not loaded, as the reader tells the person (errors.images_not_loaded).
+RefusalKind = Literal[
+    "unreachable",  # the host is not found, or refuses or drops the connection
+    "timed_out",  # no whole answer within the deadline
+    "status",  # an HTTP status other than 200 (or a redirect)
+    "not_image",  # the answer is no PNG, JPEG, GIF or WebP (an SVG, a web page)
+    "too_large",  # more bytes or pixels than the reader takes
+    "blocked",  # an address off the public internet, or not http(s)
+    "malformed",  # an address or a redirect that cannot be read, or too many redirects
+    "cancelled",  # the person moved on, or the whole batch ran out of time
+]
+REFUSAL_KINDS: tuple[RefusalKind, ...] = get_args(RefusalKind)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why one image is not shown: its kind, and a detail for the log (a status, an address)."""
+
+    kind: RefusalKind
+    detail: str
+
+    def __str__(self) -> str:
+        return self.detail
+
+
 class ImageRefused(Exception):
-    """One image was not fetched; the text says why (logged, never shown raw)."""
+    """One image was not fetched; ``kind`` says why, the text gives the detail (for the log)."""
+
+    def __init__(self, kind: RefusalKind, detail: str) -> None:
+        super().__init__(detail)
+        self.kind: RefusalKind = kind
+
+    def refusal(self) -> Refusal:
+        """The refusal this exception stands for."""
+        return Refusal(self.kind, str(self))
 
 
 def _embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
@@ -93,6 +137,8 @@ class ImagePolicy:
 
     ``first_hop_allowed`` lets a test serve its first hop from a loopback server while every
     redirect still meets the public-address rule; production leaves it empty.
+    ``trusted_origins`` (``http://127.0.0.1:8787``) does the same for one server only: the
+    demo's emulator, which serves the demo library's pictures.
     """
 
     max_images: int = MAX_REMOTE_IMAGES
@@ -104,6 +150,8 @@ class ImagePolicy:
     parallel: int = PARALLEL_FETCHES
     resolver: Resolver = system_resolver
     first_hop_allowed: frozenset[IPAddress] = frozenset()
+    trusted_origins: frozenset[str] = frozenset()
+    max_pixels: int = MAX_IMAGE_PIXELS
 
 
 DEFAULT_POLICY = ImagePolicy()
@@ -111,10 +159,10 @@ DEFAULT_POLICY = ImagePolicy()
 
 @dataclass
 class FetchedImages:
-    """What a batch brought: the bytes of each image fetched, the reason for each refused."""
+    """What a batch brought: each image fetched (checked), the reason for each refused."""
 
-    images: dict[str, bytes] = field(default_factory=dict)
-    refused: dict[str, str] = field(default_factory=dict)
+    images: dict[str, CheckedImage] = field(default_factory=dict)
+    refused: dict[str, Refusal] = field(default_factory=dict)
     cancelled: bool = False
 
 
@@ -130,22 +178,33 @@ async def _checked_address(url: httpx.URL, policy: ImagePolicy, hop: int) -> IPA
     """The address to connect to for ``url``, after every address of its host passed."""
     host = url.raw_host.decode("ascii")
     if url.scheme not in ("http", "https") or not host:
-        raise ImageRefused("not an http(s) address")
+        raise ImageRefused("blocked", "not an http(s) address")
     port = url.port or (443 if url.scheme == "https" else 80)
     literal = _parse_address(host)
     try:
         answers = [host] if literal is not None else await policy.resolver(host, port)
     except OSError as exc:
-        raise ImageRefused(f"host not found ({type(exc).__name__})") from exc
+        raise ImageRefused("unreachable", f"host not found ({type(exc).__name__})") from exc
     parsed = [_parse_address(answer) for answer in answers]
     addresses = [address for address in parsed if address is not None]
     if not addresses or len(addresses) != len(parsed):
-        raise ImageRefused("host has no usable address")
+        raise ImageRefused("unreachable", "host has no usable address")
+    if hop == 0 and origin_of(url) in policy.trusted_origins:
+        return addresses[0]
     allowed = policy.first_hop_allowed if hop == 0 else frozenset()
     for address in addresses:
         if not (address in allowed or is_public_address(address)):
-            raise ImageRefused(f"address {address} is not on the public internet")
+            raise ImageRefused("blocked", f"address {address} is not on the public internet")
     return addresses[0]
+
+
+def origin_of(url: httpx.URL | str) -> str:
+    """``scheme://host:port`` of an address, the port always written (for trusted_origins)."""
+    parsed = httpx.URL(url) if isinstance(url, str) else url
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    host = parsed.raw_host.decode("ascii").lower()
+    shown = f"[{host}]" if ":" in host else host
+    return f"{parsed.scheme}://{shown}:{port}"
 
 
 def _pinned_request(client: httpx.AsyncClient, url: httpx.URL, address: IPAddress) -> httpx.Request:
@@ -161,24 +220,47 @@ async def _read_capped(response: httpx.Response, max_bytes: int) -> bytes:
     """The body of ``response``, refused as soon as it passes ``max_bytes``."""
     encoding = response.headers.get("content-encoding", "identity").strip().lower()
     if encoding not in ("", "identity"):
-        raise ImageRefused(f"encoded body ({encoding[:20]})")
+        raise ImageRefused("not_image", f"encoded body ({encoding[:20]})")
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_bytes:
-        raise ImageRefused(f"larger than {max_bytes} bytes")
+        raise ImageRefused("too_large", f"larger than {max_bytes} bytes")
     body = bytearray()
     async for chunk in response.aiter_raw():
         body += chunk
         if len(body) > max_bytes:
-            raise ImageRefused(f"cut at {max_bytes} bytes")
+            raise ImageRefused("too_large", f"cut at {max_bytes} bytes")
     return bytes(body)
 
 
-async def _fetch_one(client: httpx.AsyncClient, url: str, policy: ImagePolicy) -> bytes:
+# Types a server may give a picture: its own image type, or none worth the name.
+_GENERIC_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream"})
+
+
+def _check_declared_type(response: httpx.Response) -> None:
+    """Refuse an answer whose Content-Type says it is no raster picture (SVG, HTML, JSON)."""
+    declared = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if declared.startswith("image/svg"):
+        raise ImageRefused("not_image", "an SVG document")
+    if not (declared.startswith("image/") or declared in _GENERIC_TYPES):
+        raise ImageRefused("not_image", f"content type {declared[:60]}")
+
+
+def _checked_body(body: bytes, policy: ImagePolicy) -> CheckedImage:
+    """``body`` as a picture by its own bytes, or the refusal that says why not."""
+    try:
+        return check_image(body, policy.max_pixels)
+    except NotAnImage as exc:
+        raise ImageRefused("not_image", str(exc)) from exc
+    except TooManyPixels as exc:
+        raise ImageRefused("too_large", str(exc)) from exc
+
+
+async def _fetch_one(client: httpx.AsyncClient, url: str, policy: ImagePolicy) -> CheckedImage:
     """One image, following at most ``max_redirects`` redirects, each hop checked."""
     try:
         current = httpx.URL(url)
     except (httpx.InvalidURL, ValueError) as exc:
-        raise ImageRefused("malformed address") from exc
+        raise ImageRefused("malformed", "malformed address") from exc
     for hop in range(policy.max_redirects + 1):
         address = await _checked_address(current, policy, hop)
         request = _pinned_request(client, current, address)
@@ -187,18 +269,19 @@ async def _fetch_one(client: httpx.AsyncClient, url: str, policy: ImagePolicy) -
             if response.status_code in _REDIRECTS:
                 location = response.headers.get("location", "")
                 if not location:
-                    raise ImageRefused("redirect without a location")
+                    raise ImageRefused("malformed", "redirect without a location")
                 try:
                     current = current.join(location)
                 except (httpx.InvalidURL, ValueError) as exc:
-                    raise ImageRefused("malformed redirect") from exc
+                    raise ImageRefused("malformed", "malformed redirect") from exc
                 continue
             if response.status_code != 200:
-                raise ImageRefused(f"status {response.status_code}")
-            return await _read_capped(response, policy.max_bytes)
+                raise ImageRefused("status", f"status {response.status_code}")
+            _check_declared_type(response)
+            return _checked_body(await _read_capped(response, policy.max_bytes), policy)
         finally:
             await response.aclose()
-    raise ImageRefused(f"more than {policy.max_redirects} redirects")
+    raise ImageRefused("malformed", f"more than {policy.max_redirects} redirects")
 
 
 async def _fetch_within_deadline(
@@ -215,11 +298,15 @@ async def _fetch_within_deadline(
                 _fetch_one(client, url, policy), policy.deadline_s
             )
         except TimeoutError:
-            found.refused[url] = f"not complete within {policy.deadline_s:g} s"
+            found.refused[url] = Refusal(
+                "timed_out", f"not complete within {policy.deadline_s:g} s"
+            )
         except ImageRefused as exc:
-            found.refused[url] = str(exc)
+            found.refused[url] = exc.refusal()
+        except httpx.TimeoutException as exc:
+            found.refused[url] = Refusal("timed_out", f"network timeout ({type(exc).__name__})")
         except (httpx.HTTPError, httpx.InvalidURL, OSError, ValueError) as exc:
-            found.refused[url] = f"network error ({type(exc).__name__})"
+            found.refused[url] = Refusal("unreachable", f"network error ({type(exc).__name__})")
 
 
 async def _watch_cancel(cancel: threading.Event) -> None:
@@ -255,7 +342,9 @@ async def _fetch_batch(
         await asyncio.gather(fetches, watcher, return_exceptions=True)
     for url in urls:
         if url not in found.images and url not in found.refused:
-            found.refused[url] = "cancelled" if found.cancelled else "out of time"
+            detail = "cancelled" if found.cancelled else "out of time"
+            kind: RefusalKind = "cancelled" if found.cancelled else "timed_out"
+            found.refused[url] = Refusal(kind, detail)
     return found
 
 

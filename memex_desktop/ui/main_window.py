@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop.errors import UserMessage
+from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.settings import DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import CacheReader, ChangeSet
 from memex_desktop.sync import SyncReport
@@ -99,6 +100,7 @@ class MainWindow(QMainWindow):
         reader_item_text_mb: float = DEFAULT_READER_ITEM_TEXT_MB,
         reader_text_size_percent: int = 100,
         remember_reading_position: Callable[[str, int], object] | None = None,
+        reader_images: ImageSource | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -116,6 +118,7 @@ class MainWindow(QMainWindow):
         self._doctor: DoctorDialog | None = None
         self._reader_text_size = reader_text_size_percent
         self._remember_reading_position = remember_reading_position
+        self._reader_images = reader_images
         self._build(transcript_language, allow_remote_images, reader_item_text_mb)
         self.search = SearchController(
             reader=reader,
@@ -195,6 +198,7 @@ class MainWindow(QMainWindow):
             item_text_mb=item_text_mb,
             text_size_percent=self._reader_text_size,
             remember_position=self._remember_reading_position,
+            images=self._reader_images,
             parent=self,
         )
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)

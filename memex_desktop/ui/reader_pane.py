@@ -5,8 +5,8 @@ the GUI thread only swaps the finished document in. Links never navigate by them
 (``setOpenLinks(False)``): ``memex://entity/ID`` opens inside the app, ``http(s)`` opens in the
 browser only after the person saw where it really goes (ui/link_dialog.py), everything else is
 refused. Resources are never read from disk, and remote images are fetched (by the app, off the
-GUI thread, through :mod:`memex_desktop.render.remote_images`) only after the person asked for
-them for this item.
+GUI thread, through :mod:`memex_desktop.ui.reader_images`) only after the person asked for
+them for this item; they are kept to read offline, and so is that choice.
 
 A big item is read within a text budget (the ``reader_item_text_mb`` setting): past it, the view
 is cut there and says so, with an action that shows the whole item. An item of more than a
@@ -22,7 +22,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,10 +47,10 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop import paths
-from memex_desktop.errors import user_message
+from memex_desktop.errors import UserMessage, user_message
 from memex_desktop.render import render_entity
-from memex_desktop.render.remote_images import fetch_images
-from memex_desktop.settings import DEFAULT_READER_ITEM_TEXT_MB
+from memex_desktop.render.image_cache import ImageSource
+from memex_desktop.settings import DEFAULT_IMAGE_CACHE_MB, DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import Backlink, ChangeSet
 from memex_desktop.store.bounded import BoundedEntity
 from memex_desktop.sync.export import cache_render_context
@@ -61,6 +61,7 @@ from memex_desktop.ui.links import LinkTarget, classify_link, entity_link, link_
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.palette import Palette, fill_colours
 from memex_desktop.ui.progressive_document import DocumentFeeder, build_documents
+from memex_desktop.ui.reader_images import ImagesNotice, ItemImages, load_item_images
 from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.status_bar import ElidedLabel
 from memex_desktop.ui.tasks import Task, TaskRunner
@@ -273,6 +274,9 @@ class RenderResult:
     position: int | None = None
     # A render given up for a newer one (of the same item, perhaps): never shown.
     cancelled: bool = False
+    # Whether the item's pictures were asked for, and why any of them did not load.
+    images_allowed: bool = False
+    image_notice: UserMessage | None = None
 
     def unload(self) -> None:
         """On the GUI thread: the documents leave their carrier and belong to this result."""
@@ -280,19 +284,6 @@ class RenderResult:
             if document is not None:
                 document.setParent(None)
         self.carrier = None
-
-
-def _fetch_images(urls: list[str], cancel: threading.Event) -> dict[str, QImage]:
-    """The remote images the person allowed for one item, decoded (see render.remote_images)."""
-    fetched = fetch_images(urls, cancel)
-    for url, reason in fetched.refused.items():
-        log.info("remote image not loaded (%s): %s", reason, url[:200])
-    images: dict[str, QImage] = {}
-    for url, body in fetched.images.items():
-        image = QImage.fromData(body)
-        if not image.isNull():
-            images[url] = image
-    return images
 
 
 def _documents(
@@ -330,6 +321,7 @@ def render_document(
     css: str,
     text_budget: int | None,
     text_points: float = TEXT_POINTS,
+    images: ImageSource | None = None,
     *,
     cancel: threading.Event,
     progress: Callable[[RenderResult], None],
@@ -342,6 +334,8 @@ def render_document(
     """
     reader = thread_reader(cache_path)
     budget = sys.maxsize if text_budget is None else text_budget
+    source = images or ImageSource(None, 0)
+    allow_remote = allow_remote or source.item_allowed(entity_id)
     # A first read of a screenful or two: all of a small item, the start of a large one.
     first = reader.entity_within(entity_id, min(budget, PREVIEW_CHARS))
     if first is None:
@@ -375,11 +369,22 @@ def render_document(
             preview=preview,
             position=position,
         )
-        fetch = allow_remote and not preview
-        images = _fetch_images(rendered.remote_resources, cancel) if fetch else {}
-        return _documents(
-            result, rendered.html + backlinks, rendered.title, images, css, text_points
-        )
+        result.images_allowed = allow_remote
+
+        def with_pictures(shown: RenderResult, pictures: ItemImages) -> RenderResult:
+            shown.image_notice = pictures.notice
+            html_text = rendered.html + backlinks
+            return _documents(shown, html_text, rendered.title, pictures.images, css, text_points)
+
+        def show_kept(kept: ItemImages) -> None:
+            # The text at once, with the pictures kept from before; the rest follow.
+            progress(with_pictures(replace(result), kept))
+
+        fetch = allow_remote and not preview and rendered.remote_resources
+        pictures = ItemImages()
+        if fetch:
+            pictures = load_item_images(rendered.remote_resources, cancel, source, show_kept)
+        return with_pictures(result, pictures)
 
     if not first.truncated or budget <= PREVIEW_CHARS:
         return result_for(first.entity(), first)
@@ -418,10 +423,14 @@ class ReaderPane(QWidget):
         item_text_mb: float = DEFAULT_READER_ITEM_TEXT_MB,
         text_size_percent: int = 100,
         remember_position: Callable[[str, int], object] | None = None,
+        images: ImageSource | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("readerpane")
+        self._images = images or ImageSource.limited(
+            paths.image_cache_path(cache_path.parent), DEFAULT_IMAGE_CACHE_MB
+        )
         self._remember_position = remember_position
         # Where each item was being read, this session (the cache keeps it across restarts).
         self._positions: dict[str, int] = {}
@@ -480,6 +489,9 @@ class ReaderPane(QWidget):
         row.addWidget(self.browser_button)
         layout.addWidget(bar)
         layout.addWidget(self._build_truncation_bar())
+        self.images_notice = ImagesNotice(self)
+        self.images_notice.retry_requested.connect(self.load_remote_images)
+        layout.addWidget(self.images_notice)
         self.find_bar = FindBar(self)
         layout.addWidget(self.find_bar)
         self.browser = ReaderBrowser(self)
@@ -594,6 +606,7 @@ class ReaderPane(QWidget):
         if entity_id is None:
             return
         self._remote_allowed.add(entity_id)
+        self._runner.run(self._images.allow_item, entity_id)  # remembered across restarts
         self.message.emit("Loading this item's pictures from the web…")
         self._render(entity_id, None)
 
@@ -836,6 +849,7 @@ class ReaderPane(QWidget):
                 self._css,
                 budget,
                 TEXT_POINTS * self.text_size_percent / 100,
+                self._images,
                 cancel=True,
                 progress=True,
             )
@@ -909,6 +923,7 @@ class ReaderPane(QWidget):
         self.title_label.setText(result.title)
         self.title_label.setToolTip(result.title)
         self._show_truncation(result)
+        self.images_notice.show_notice(result.image_notice)
         self._finder.clear()
         if result.more:
             # A large document: the rest follows piece by piece; jumps wait for the whole text.
@@ -1004,6 +1019,7 @@ class ReaderPane(QWidget):
         """A calm message in place of a document."""
         self._stop_feeder()
         self.truncation_bar.setVisible(False)
+        self.images_notice.show_notice(None)
         document = SafeTextDocument()
         document.setDefaultStyleSheet(self._css)
         document.setPlainText(text)
@@ -1015,7 +1031,8 @@ class ReaderPane(QWidget):
         self.back_button.setEnabled(self.can_go_back())
         self.forward_button.setEnabled(self.can_go_forward())
         current = self._current
-        has_images = bool(current and current.remote_resources)
+        # Once asked for, the pictures load with the item; a failure offers "Try again".
+        has_images = bool(current and current.remote_resources and not current.images_allowed)
         self.images_button.setEnabled(has_images)
         # Shown only for an item with remote images (the menu keeps the action): the button's
         # width would otherwise set the window's least width.

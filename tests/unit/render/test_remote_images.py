@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from support.images import SVG_WITH_SCRIPT, png_bomb, png_bytes
 
 from memex_desktop.render.remote_images import (
     DEFAULT_POLICY,
@@ -23,10 +24,20 @@ from memex_desktop.render.remote_images import (
     Resolver,
     fetch_images,
     is_public_address,
+    origin_of,
     wanted_images,
 )
 
-IMAGE = b"\x89PNG\r\n\x1a\n" + b"pixels" * 100
+IMAGE = png_bytes(30, 20)
+# Bodies served as they are, each with the Content-Type named.
+SERVED: dict[str, tuple[str, bytes]] = {
+    "/picture.svg": ("image/svg+xml", SVG_WITH_SCRIPT),
+    "/svg-as-png.png": ("image/png", SVG_WITH_SCRIPT),
+    "/page.png": ("text/html", b"<html><body>Not found</body></html>"),
+    "/html-as-png.png": ("image/png", b"<!doctype html><p>Sign in</p>"),
+    "/bomb.png": ("image/png", png_bomb()),
+    "/untyped.png": ("application/octet-stream", IMAGE),
+}
 LOOPBACK = ipaddress.ip_address("127.0.0.1")
 
 
@@ -79,6 +90,13 @@ def _handler(server: ImageServer) -> type[BaseHTTPRequestHandler]:
                 self.send_header("Content-Length", str(len(IMAGE)))
                 self.end_headers()
                 self.wfile.write(IMAGE)
+            elif self.path in SERVED:
+                content_type, body = SERVED[self.path]
+                self.send_response(200)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
             elif self.path == "/drip.png":
                 self.send_response(200)
                 self.send_header("Content-Type", "image/png")
@@ -148,17 +166,23 @@ def _names(mapping: dict[str, list[str]]) -> Resolver:
 LOCAL_TEST = replace(DEFAULT_POLICY, first_hop_allowed=frozenset({LOOPBACK}))
 
 
+def _bodies(found: FetchedImages) -> dict[str, bytes]:
+    """The bytes of each image fetched."""
+    return {url: image.body for url, image in found.images.items()}
+
+
 def test_an_image_from_the_allowed_first_hop_is_fetched(image_server: ImageServer) -> None:
     url = image_server.url("/ok.png")
     found = fetch_images([url], threading.Event(), LOCAL_TEST)
-    assert found.images == {url: IMAGE}
+    assert _bodies(found) == {url: IMAGE}
 
 
 def test_the_production_policy_refuses_a_loopback_image(image_server: ImageServer) -> None:
     url = image_server.url("/ok.png")
     found = fetch_images([url], threading.Event())
     assert found.images == {}
-    assert "public internet" in found.refused[url]
+    assert "public internet" in found.refused[url].detail
+    assert found.refused[url].kind == "blocked"
     assert image_server.requests == []
 
 
@@ -177,7 +201,7 @@ def test_a_redirect_to_a_name_resolving_to_loopback_is_refused(image_server: Ima
     policy = replace(LOCAL_TEST, resolver=_names({"localhost": ["127.0.0.1", "::1"]}))
     url = image_server.url("/to-localhost")
     found = fetch_images([url], threading.Event(), policy)
-    assert "127.0.0.1 is not on the public internet" in found.refused[url]
+    assert "127.0.0.1 is not on the public internet" in found.refused[url].detail
     assert [request for request, _ in image_server.requests] == ["/to-localhost"]
 
 
@@ -188,7 +212,7 @@ def test_a_redirect_to_a_name_with_one_private_address_is_refused(
     policy = replace(LOCAL_TEST, resolver=_names({"intranet.test": ["93.184.216.34", "10.0.0.7"]}))
     url = image_server.url("/to-private-name")
     found = fetch_images([url], threading.Event(), policy)
-    assert "10.0.0.7" in found.refused[url]
+    assert "10.0.0.7" in found.refused[url].detail
     assert len(image_server.requests) == 1
 
 
@@ -197,7 +221,7 @@ def test_the_connection_goes_to_the_checked_address(image_server: ImageServer) -
     policy = replace(LOCAL_TEST, resolver=_names({"cdn.test": ["127.0.0.1"]}))
     url = image_server.url("/ok.png", host="cdn.test")
     found = fetch_images([url], threading.Event(), policy)
-    assert found.images == {url: IMAGE}
+    assert _bodies(found) == {url: IMAGE}
     assert image_server.requests == [("/ok.png", f"cdn.test:{image_server.port}")]
 
 
@@ -218,7 +242,8 @@ def test_a_dripping_image_is_abandoned_at_its_deadline(image_server: ImageServer
     found = fetch_images([url], threading.Event(), policy)
     elapsed = time.monotonic() - started
     assert found.images == {}
-    assert "within 1 s" in found.refused[url]
+    assert "within 1 s" in found.refused[url].detail
+    assert found.refused[url].kind == "timed_out"
     assert 0.9 <= elapsed < 1.5
 
 
@@ -238,7 +263,7 @@ def test_cancel_returns_within_200_ms(image_server: ImageServer) -> None:
     (found,) = outcome
     assert isinstance(found, FetchedImages)
     assert found.cancelled
-    assert found.refused[urls[0]] == "cancelled"
+    assert found.refused[urls[0]].kind == "cancelled"
 
 
 def test_an_endless_image_is_cut_at_the_cap(image_server: ImageServer) -> None:
@@ -246,13 +271,90 @@ def test_an_endless_image_is_cut_at_the_cap(image_server: ImageServer) -> None:
     url = image_server.url("/endless.png")
     found = fetch_images([url], threading.Event(), policy)
     assert found.images == {}
-    assert found.refused[url] == "cut at 200000 bytes"
+    assert found.refused[url].detail == "cut at 200000 bytes"
+    assert found.refused[url].kind == "too_large"
 
 
 def test_a_declared_oversize_image_is_not_read(image_server: ImageServer) -> None:
     url = image_server.url("/declared-huge.png")
     found = fetch_images([url], threading.Event(), LOCAL_TEST)
-    assert "larger than" in found.refused[url]
+    assert "larger than" in found.refused[url].detail
+    assert found.refused[url].kind == "too_large"
+
+
+@pytest.mark.parametrize(
+    ("path", "detail"),
+    [
+        ("/picture.svg", "an SVG document"),
+        ("/svg-as-png.png", "an SVG document"),
+        ("/page.png", "content type text/html"),
+        ("/html-as-png.png", "not a PNG, JPEG, GIF or WebP picture"),
+    ],
+)
+def test_what_is_not_a_picture_by_its_bytes_is_refused(
+    image_server: ImageServer, path: str, detail: str
+) -> None:
+    """Whatever the server calls it, only PNG, JPEG, GIF and WebP bytes come back."""
+    url = image_server.url(path)
+    found = fetch_images([url], threading.Event(), LOCAL_TEST)
+    assert found.images == {}
+    assert found.refused[url].kind == "not_image"
+    assert found.refused[url].detail == detail
+
+
+def test_a_decompression_bomb_is_refused_by_its_header(image_server: ImageServer) -> None:
+    url = image_server.url("/bomb.png")
+    found = fetch_images([url], threading.Event(), LOCAL_TEST)
+    assert found.images == {}
+    assert found.refused[url].kind == "too_large"
+    assert found.refused[url].detail == "60000x60000 pixels"
+
+
+def test_a_picture_served_untyped_is_judged_by_its_bytes(image_server: ImageServer) -> None:
+    url = image_server.url("/untyped.png")
+    found = fetch_images([url], threading.Event(), LOCAL_TEST)
+    assert _bodies(found) == {url: IMAGE}
+    assert (found.images[url].width, found.images[url].height) == (30, 20)
+
+
+def test_an_http_error_status_is_reported_as_such(image_server: ImageServer) -> None:
+    url = image_server.url("/missing.png")
+    found = fetch_images([url], threading.Event(), LOCAL_TEST)
+    assert (found.refused[url].kind, found.refused[url].detail) == ("status", "status 404")
+
+
+def test_a_server_that_is_not_there_is_unreachable(image_server: ImageServer) -> None:
+    """A closed port: the connection is refused at once."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{closed_port}/ok.png"
+    found = fetch_images([url], threading.Event(), LOCAL_TEST)
+    assert found.refused[url].kind == "unreachable"
+
+
+def test_a_trusted_origin_is_fetched_from_loopback_on_its_port_only(
+    image_server: ImageServer,
+) -> None:
+    """The demo's emulator is trusted by origin: another port of the same address is not."""
+    policy = replace(DEFAULT_POLICY, trusted_origins=frozenset({origin_of(image_server.url("/"))}))
+    url = image_server.url("/ok.png")
+    found = fetch_images([url], threading.Event(), policy)
+    assert _bodies(found) == {url: IMAGE}
+    other = f"http://127.0.0.1:{image_server.port + 1}/ok.png"
+    assert fetch_images([other], threading.Event(), policy).refused[other].kind == "blocked"
+    # A redirect from the trusted origin meets the public-address rule like any other.
+    redirected = image_server.url("/to-loopback")
+    assert fetch_images([redirected], threading.Event(), policy).refused[redirected].kind == (
+        "blocked"
+    )
+
+
+def test_an_origin_always_names_its_port() -> None:
+    assert origin_of("https://Media.Example.com/a.png") == "https://media.example.com:443"
+    assert origin_of("http://127.0.0.1:8787/media/x.jpg") == "http://127.0.0.1:8787"
 
 
 def test_only_a_bounded_set_of_http_addresses_is_wanted() -> None:
