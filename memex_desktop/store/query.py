@@ -134,8 +134,15 @@ class Filters:
         """Whether anything but deleted items is left out."""
         return self != Filters(include_deleted=self.include_deleted)
 
-    def sql(self, alias: str = "e") -> tuple[str, list[Any]]:
-        """A WHERE fragment (starting with ``AND`` when not empty) and its parameters."""
+    def sql(self, alias: str = "e", *, indexed: bool = True) -> tuple[str, list[Any]]:
+        """A WHERE fragment (starting with ``AND`` when not empty) and its parameters.
+
+        Not ``indexed``: for rows already chosen (by a search index, a title, a list), the
+        type, date and deletion columns are written so that SQLite cannot use their indexes.
+        Otherwise it walks every item of a type to keep those among 300 given rowids
+        ("type:web shy" on 100,000 items: 5.7 ms for that step instead of 0.2 ms).
+        """
+        column = alias if indexed else f"+{alias}"
         parts: list[str] = []
         params: list[Any] = []
         for kinds, negated in (
@@ -145,7 +152,7 @@ class Filters:
         ):
             if kinds:
                 marks = ",".join("?" * len(kinds))
-                parts.append(f"{alias}.type {'NOT IN' if negated else 'IN'} ({marks})")
+                parts.append(f"{column}.type {'NOT IN' if negated else 'IN'} ({marks})")
                 params += list(kinds)
         for group in ((self.tag_ids,) if self.tag_ids else ()) + self.tag_groups:
             parts.append(f"{alias}.id IN {_TAGGED}({','.join('?' * len(group))}))")
@@ -166,15 +173,15 @@ class Filters:
             )
             params.append(self.excluded_match)
         if self.date_from_ms is not None:
-            parts.append(f"{alias}.created_at >= ?")
+            parts.append(f"{column}.created_at >= ?")
             params.append(self.date_from_ms)
         if self.date_to_ms is not None:
-            parts.append(f"{alias}.created_at <= ?")
+            parts.append(f"{column}.created_at <= ?")
             params.append(self.date_to_ms)
         if self.only_deleted:
-            parts.append(f"{alias}.deleted_upstream_at IS NOT NULL")
+            parts.append(f"{column}.deleted_upstream_at IS NOT NULL")
         elif not self.include_deleted:
-            parts.append(f"{alias}.deleted_upstream_at IS NULL")
+            parts.append(f"{column}.deleted_upstream_at IS NULL")
         return "".join(f" AND {part}" for part in parts), params
 
 

@@ -77,11 +77,11 @@ BACKLOG_SCAN_ROWS = 2000
 # this many candidates are read for one search, so a phrase of common words stays bounded.
 PHRASE_SCAN_LIMIT = 5000
 _VERIFY_BATCH = 200
-# Up to this many members, a tag's items are looked up in the index a batch at a time: on
-# 100,000 items, "tag:<51 items> shy" took 1.2 ms this way against 145 ms reading the doclist
-# of "shy" for them, and at 130 members 6 ms against 60 ms; at 18,000 members the doclist
-# (12 ms) wins over the lookups (750 ms), which cost about 0.03 ms per member and word.
-TAGGED_LOOKUP_LIMIT = 400
+# Up to this many items, a tag's (or type's) items are looked up in the index a batch at a
+# time: on 100,000 items, "tag:<51 items> shy" took 1.2 ms this way against 145 ms reading
+# the doclist of "shy" for them, and at 130 members 6 ms against 60 ms; at 18,000 members
+# the doclist (12 ms) wins over the lookups (750 ms), about 0.03 ms per member and word.
+FEW_ROWS_LIMIT = 400
 _CANDIDATE_BATCH = 100
 # Rows to check spread wider than this many items apart on average are looked up one by one.
 _SPARSE_RANGE = 20
@@ -233,7 +233,7 @@ class CacheReader:
         if parsed is None:
             return []
         filters = with_query(Filters(), parsed, self.tag_ids_named)
-        where, params = filters.sql()
+        where, params = filters.sql(indexed=False)
         kept: set[str] = set()
         for chunk in chunks(list(dict.fromkeys(ids))):
             kept.update(
@@ -302,9 +302,9 @@ class CacheReader:
         excluded = filters.excluded_match
         matching = Matching(
             parsed,
-            *filters.sql(),
-            *replace(filters, excluded_match=None).sql(),
-            candidates=self._tagged_rowids(replace(filters, excluded_match=None)),
+            *filters.sql(indexed=False),
+            *replace(filters, excluded_match=None).sql(indexed=False),
+            candidates=self._few_rowids(replace(filters, excluded_match=None)),
         )
         if excluded is not None:
             body_expression = f"({body_expression}) NOT ({excluded})"
@@ -430,24 +430,34 @@ class CacheReader:
             return expression
         return f"({{title author}} : ({expression})) NOT ({excluded})"
 
-    def _tagged_rowids(self, filters: Filters) -> tuple[int, ...] | None:
+    def _few_rowids(self, filters: Filters) -> tuple[int, ...] | None:
         """The rowids (newest first) of the items that pass ``filters`` when they ask for
-        tags held by at most TAGGED_LOOKUP_LIMIT items; None when they ask for none or more.
+        tags or types held by at most FEW_ROWS_LIMIT items; None when they ask for neither
+        or more.
 
-        A small tag's members are looked up in an index one by one instead: reading a
-        common word's doclist to its end for the few members it holds costs more.
+        A small tag's or type's items are looked up in the search index one by one instead:
+        reading a common word's doclist to its end for the few of them it holds costs more.
         """
         groups = ((filters.tag_ids,) if filters.tag_ids else ()) + filters.tag_groups
-        if not groups:
+        kinds = [set(chosen) for chosen in (filters.types, filters.query_types) if chosen]
+        where, params = filters.sql(indexed=False)
+        if groups:
+            marks = ",".join("?" * len(groups[0]))
+            sql = (
+                "SELECT DISTINCT e.rowid FROM entity_tags t JOIN entities e "
+                f"ON e.id = t.entity_id WHERE t.tag_id IN ({marks}){where} LIMIT ?"
+            )
+            found = self._query(sql, [*groups[0], *params, FEW_ROWS_LIMIT + 1])
+        elif kinds:
+            wanted = sorted(set.intersection(*kinds))
+            if not wanted:
+                return ()
+            marks = ",".join("?" * len(wanted))
+            sql = f"SELECT e.rowid FROM entities e WHERE e.type IN ({marks}){where} LIMIT ?"
+            found = self._query(sql, [*wanted, *params, FEW_ROWS_LIMIT + 1])
+        else:
             return None
-        where, params = filters.sql()
-        marks = ",".join("?" * len(groups[0]))
-        found = self._query(
-            "SELECT DISTINCT e.rowid FROM entity_tags t JOIN entities e ON e.id = t.entity_id "
-            f"WHERE t.tag_id IN ({marks}){where} LIMIT ?",
-            [*groups[0], *params, TAGGED_LOOKUP_LIMIT + 1],
-        )
-        if len(found) > TAGGED_LOOKUP_LIMIT:
+        if len(found) > FEW_ROWS_LIMIT:
             return None
         return tuple(sorted((int(row[0]) for row in found), reverse=True))
 
@@ -1199,7 +1209,7 @@ class Matching:
     params: list[Any]
     fts_where: str
     fts_params: list[Any]
-    # Every row passing fts_where, newest first, when a small tag narrows them (else None).
+    # Every row passing fts_where, newest first, when a small tag or type narrows them (else None).
     candidates: tuple[int, ...] | None = None
 
 

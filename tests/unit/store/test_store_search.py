@@ -150,11 +150,11 @@ def test_a_small_tag_finds_the_same_items_as_a_large_one_would(
     limit by reading the word's doclist): the same hits, in the same order."""
     import memex_desktop.store.reader as reader_module
 
-    monkeypatch.setattr(reader_module, "TAGGED_LOOKUP_LIMIT", lookup_limit)
+    monkeypatch.setattr(reader_module, "FEW_ROWS_LIMIT", lookup_limit)
     items = [
         {"id": f"p-{n:04d}", "type": "web", "title": f"Page {n}", "url": f"https://p.example/{n}",
          "full_text": "common words " + ("pumpkin" if n % 3 else "squash"),
-         "created_at": T + n, **({"tag_ids": ["small"]} if n % 97 == 0 else {})}
+         "created_at": T + n, **({"tag_ids": ["small"], "type": "pdf"} if n % 97 == 0 else {})}
         for n in range(1, 1500)
     ]  # fmt: skip
     writer.ingest_json(items, tags=[{"id": "small", "name": "harvest"}]).result()
@@ -163,6 +163,8 @@ def test_a_small_tag_finds_the_same_items_as_a_large_one_would(
     pumpkins = [f"p-{n:04d}" for n in sorted(tagged, reverse=sort != "oldest") if n % 3]
     assert reader.search_ids("tag:harvest pumpkin", sort=sort) == pumpkins  # type: ignore[arg-type]
     assert reader.search_ids("pumpkin", tag_id="small", sort=sort) == pumpkins  # type: ignore[arg-type]
+    assert reader.search_ids("type:pdf pumpkin", sort=sort) == pumpkins  # type: ignore[arg-type]
+    assert reader.search_ids("pumpkin", types=["pdf"], sort=sort) == pumpkins  # type: ignore[arg-type]
     assert reader.search_ids("tag:harvest common -pumpkin", sort=sort) == [  # type: ignore[arg-type]
         f"p-{n:04d}" for n in sorted(tagged, reverse=sort != "oldest") if not n % 3
     ]
