@@ -85,6 +85,8 @@ FEW_ROWS_LIMIT = 400
 _CANDIDATE_BATCH = 100
 # Rows to check spread wider than this many items apart on average are looked up one by one.
 _SPARSE_RANGE = 20
+# Words joined by AND from which the search index is read forwards first (_newest_rowids).
+_MANY_WORDS = 4
 _LOOKUPS_KEPT = 10_000
 # A minimum prefix length no word reaches: every word matched whole.
 _NO_PREFIX = 1 << 30
@@ -602,10 +604,7 @@ class CacheReader:
         """
         join = f"FROM {table} JOIN entities e ON e.rowid = {table}.rowid WHERE {table} MATCH ?"
         try:
-            newest = self._query(
-                f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
-                [expression, RANK_PROBE_LIMIT],
-            )
+            newest = self._newest_rowids(table, expression)
             # bm25 weighs each word by how many documents hold it: a pass over the whole
             # doclist of every word, which for a common word of a several-word query costs
             # more than a keystroke may. Those are ranked from what is at hand instead.
@@ -614,7 +613,7 @@ class CacheReader:
             if few and not several:
                 sql = f"SELECT e.id {join}{where} ORDER BY {table}.rank LIMIT ?"
                 return [row[0] for row in self._query(sql, [expression, *params, needed])]
-            rowids = [row[0] for row in newest]
+            rowids = newest
             # Titles holding every word: the shortest first, the closest to what was typed.
             order = "length(e.title), " if few and table == "title_fts" else ""
             found = [
@@ -639,6 +638,22 @@ class CacheReader:
             if "phrase" in str(exc.__cause__):
                 return []
             raise
+
+    def _newest_rowids(self, table: str, expression: str) -> list[int]:
+        """The newest RANK_PROBE_LIMIT rowids matching ``expression``, newest first."""
+        newest = f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?"
+        if expression.count(" AND ") < _MANY_WORDS - 1:
+            return [int(row[0]) for row in self._query(newest, [expression, RANK_PROBE_LIMIT])]
+        # Many words together match few items, and FTS5 reads doclists forwards at about
+        # twice the speed: all of them in rowid order, when there are few. The eight-word
+        # titles of the store benchmark on 100,000 items: 3.2-10 ms against 6-14 ms.
+        ascending = self._query(
+            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid LIMIT ?",
+            [expression, RANK_PROBE_LIMIT + 1],
+        )
+        if len(ascending) > RANK_PROBE_LIMIT:
+            return [int(row[0]) for row in self._query(newest, [expression, RANK_PROBE_LIMIT])]
+        return sorted((int(row[0]) for row in ascending), reverse=True)
 
     def _backlog_rows(self, matching: Matching, needed: int) -> list[tuple[Any, ...]]:
         """(rowid, id) of the newest rows not indexed yet (during a sync) whose JSON holds a

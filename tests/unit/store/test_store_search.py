@@ -189,3 +189,21 @@ def test_an_excluded_phrase_is_checked_on_rows_near_and_far_apart(
         f"s-{n:05d}" for n in range(40 * spread, 0, -1) if n % spread == 0 and n % (2 * spread)
     ]
     assert reader.search_ids('alpha -"skais fias"', sort="newest") == reversed_order
+
+
+@pytest.mark.parametrize("count", [120, 450])
+def test_many_words_find_the_newest_items_holding_them_all(
+    writer: StoreWriter, reader: CacheReader, count: int
+) -> None:
+    """Four words or more are read from the index oldest first while they match few items,
+    newest first when they match many: newest first in the results either way."""
+    items = [
+        {"id": f"w-{n:04d}", "type": "web", "title": f"Entry {n}", "url": f"https://w.example/{n}",
+         "full_text": "amber basil cedar" + (" dill" if n % 2 else ""), "created_at": T + n}
+        for n in range(1, 2 * count + 1)
+    ]  # fmt: skip
+    writer.ingest_json(items).result()
+    writer.flush_index().result()
+    holding = [f"w-{n:04d}" for n in range(2 * count, 0, -1) if n % 2]
+    assert reader.search_ids("amber basil cedar dill", limit=1000) == holding
+    assert reader.search_ids("amber basil cedar dill", limit=30) == holding[:30]
