@@ -390,7 +390,8 @@ class CacheReader:
         ranked = list(ordered)
         if promote is not None:
             hits = ranked[exact:needed]
-            holding = self._holding(promote, hits)
+            typed_terms = [term for group in body_groups for term in group if term.prefix]
+            holding = self._holding(typed_terms, hits)
             if not holding and len(ranked) >= needed:
                 # A full page of completions and not one word as typed: they are older.
                 typed_hits = self._fts_ids(
@@ -402,26 +403,20 @@ class CacheReader:
                 ranked[exact:needed] = hits
         return ranked[:needed]
 
-    def _holding(self, expression: str, ids: Sequence[str]) -> set[str]:
-        """Those of ``ids`` the body index finds ``expression`` in."""
+    def _holding(self, terms: Sequence[Term], ids: Sequence[str]) -> set[str]:
+        """Those of ``ids`` holding each of ``terms`` as typed (a typed prefix as a word)."""
         rowids = {
             int(row[0]): row[1]
             for row in self._query(
                 f"SELECT rowid, id FROM entities WHERE id IN {IN_LIST}", [in_ids(ids)]
             )
         }
-        if not rowids:
-            return set()
-        # A range, not a list: see _rowids_matching. Hits are mostly the newest matches, so
-        # the range is the head of the doclist.
-        return {
-            rowids[int(row[0])]
-            for row in self._query(
-                "SELECT rowid FROM body_fts WHERE body_fts MATCH ? AND rowid BETWEEN ? AND ?",
-                [expression, min(rowids), max(rowids)],
-            )
-            if int(row[0]) in rowids
-        }
+        kept = set(rowids)
+        for term in terms:
+            if not kept:
+                break
+            kept &= self._rowids_matching(replace(term, prefix=False), sorted(kept))
+        return {rowids[rowid] for rowid in kept}
 
     @staticmethod
     def _title_expression(parsed: SearchQuery, min_prefix: int, excluded: str | None) -> str | None:
