@@ -907,18 +907,21 @@ class SyncEngine:
                 _without_fields(data, refused), **_without_fields(extra, refused)
             )
 
-        try:
-            entity_response = send()
-        except ValidationError as exc:
-            field_name = refused_field(exc.message, data, extra)
-            if field_name is None or field_name in refused:
-                raise
-            # The server names a field it does not know: send without it (once), and never
-            # send it to this server again.
-            _log.warning("the server refused the field %s; sending without it", field_name)
-            self._remember_refused(field_name)
-            refused.add(field_name)
-            entity_response = send()
+        # The server may name, one refusal at a time, each field it does not know: every
+        # field sent is dropped at most once (and never sent to this server again).
+        for _attempt in range(len(data) + len(extra) + 1):
+            try:
+                entity_response = send()
+                break
+            except ValidationError as exc:
+                field_name = refused_field(exc.message, data, extra)
+                if field_name is None or field_name in refused:
+                    raise
+                _log.warning("the server refused the field %s; sending without it", field_name)
+                self._remember_refused(field_name)
+                refused.add(field_name)
+        else:  # pragma: no cover - each pass drops a field the save holds, so the loop ends
+            raise ValidationError("the server refused every field of the save")
         entity = (
             entity_response.entity
             if isinstance(entity_response, SaveContentEntityResponse)
@@ -939,6 +942,10 @@ class SyncEngine:
         if not isinstance(data.get("id"), str) or not data["id"]:
             data["id"] = client_entity_id(op)
         extra: JsonObject = {}
+        target = data.get("target_id")
+        if data.get("type") == "selector" and isinstance(target, str) and target:
+            # The first-party app names the item a highlight is in at the top level too.
+            extra["sourceContentId"] = target
         links = [item for item in data.get("reference_content_ids") or [] if isinstance(item, str)]
         if links:
             extra["relatedContentIds"] = links
@@ -1181,8 +1188,14 @@ def _expected_entity_id(op: OutboxOp) -> str | None:
 
 
 def _with_links(entity: ContentEntityBase, data: JsonObject) -> ContentEntityBase:
-    """The saved note as the cache keeps it: with the links it was sent with, when the
-    server's answer leaves them out (first-party answers drop ``reference_content_ids``)."""
+    """The saved note (or highlight) as the cache keeps it: with the links it was sent with,
+    when the server's answer leaves them out (first-party answers drop
+    ``reference_content_ids``; a highlight is kept on the item it was made in)."""
+    if entity.type == "selector":
+        target = data.get("target_id")
+        if entity.raw.get("target_id") or not isinstance(target, str) or not target:
+            return entity
+        return parse_content_entity({**entity.raw, "target_id": target})
     sent = data.get("reference_content_ids")
     if entity.type != "annotation" or entity.raw.get("reference_content_ids") or not sent:
         return entity

@@ -43,6 +43,7 @@ from memex_desktop.ui.deletions_controller import NO_ACCOUNT, DeletionsControlle
 from memex_desktop.ui.dialogs import ShortcutsDialog
 from memex_desktop.ui.docked_panes import DockedPanes
 from memex_desktop.ui.doctor_dialog import DoctorDialog
+from memex_desktop.ui.highlight_controller import HighlightController
 from memex_desktop.ui.menus import build_menus
 from memex_desktop.ui.messages import SHOWN_FOR_MS, message_line
 from memex_desktop.ui.reader_pane import ReaderPane
@@ -153,6 +154,13 @@ class MainWindow(QMainWindow):
             toast=self.toast,
             messages=self.messages,
             qsettings=qsettings,
+            parent=self,
+        )
+        self.highlights = HighlightController(
+            reader_pane=self.reader_pane,
+            thread_pane=self.thread_pane,
+            runner=runner,
+            cache_path=cache_path,
             parent=self,
         )
         self.actions_by_key = build_menus(self, self.results_view, self._action_handlers())
@@ -272,7 +280,8 @@ class MainWindow(QMainWindow):
             "cancel_sync": self.controller.cancel,
             "save_clipboard": self.saves.save_clipboard,
             "undo_save": self.saves.undo_last,
-            "add_note": self.thread_pane.add_note,
+            "add_note": self.highlights.add_note,
+            "highlight": self.highlights.highlight_selection,
             "reply_note": self.thread_pane.reply_to_current,
             "go_back": self.reader_pane.go_back,
             "go_forward": self.reader_pane.go_forward,
@@ -319,6 +328,8 @@ class MainWindow(QMainWindow):
         self.thread_pane.note_queued.connect(self.saves.on_queued_elsewhere)
         self.thread_pane.link_queued.connect(self.saves.on_queued_elsewhere)
         self.thread_pane.set_quote_source(self.reader_pane.selected_text)
+        self.highlights.highlight_queued.connect(self.saves.on_queued_elsewhere)
+        self.highlights.message.connect(self.messages.inform)
         sync = self.controller
         sync.store_changed.connect(self._on_store_changed)
         sync.sync_started.connect(self.status.on_sync_started)
@@ -326,6 +337,7 @@ class MainWindow(QMainWindow):
         sync.sync_finished.connect(self.status.on_sync_finished)
         sync.sync_finished.connect(self._on_controller_sync_finished)
         sync.sync_finished.connect(self.thread_pane.on_outbox_changed)
+        sync.sync_finished.connect(self.highlights.on_outbox_changed)
         sync.state_changed.connect(self.status.set_state)
         sync.outbox_changed.connect(self.status.on_outbox_changed)
         sync.outbox_changed.connect(self._on_controller_outbox_changed)
@@ -465,6 +477,7 @@ class MainWindow(QMainWindow):
         """Refresh only what changed: rows, counts, the reader, the panes, the result ids."""
         self.results_model.on_store_changed(changes)
         self.reader_pane.on_store_changed(changes)
+        self.highlights.on_store_changed(changes)
         self.docks.on_store_changed(changes)
         if changes:
             self.search.refresh_sidebar_later()
