@@ -83,8 +83,9 @@ class HighlightController(QObject):
 
     @property
     def outbox(self) -> Outbox | None:
-        """Where highlights are queued (the notes pane's outbox)."""
-        return self._threads.outbox
+        """Where highlights are queued (the notes pane's outbox, when it is the real one)."""
+        outbox = self._threads.outbox
+        return outbox if isinstance(outbox, Outbox) else None
 
     # ------------------------------------------------------------------ actions
 

@@ -155,6 +155,25 @@ def moment_spans(
     return [Span(line.start, line.end) for line in marked]
 
 
+# The heading of the reader's "Referenced by" section (reader_pane.backlinks_html), after the
+# text: the quotes of highlights listed there are no passage of the item.
+BACKLINKS_HEADING = "Referenced by"
+# Blocks looked through from the end for that heading (its list is at most 200 lines long).
+_BACKLINK_BLOCKS = 400
+
+
+def article_end(document: QTextDocument) -> int:
+    """Where the item's own text ends: the start of its "Referenced by" section, if any."""
+    block = document.lastBlock()
+    for _step in range(_BACKLINK_BLOCKS):
+        if not block.isValid():
+            break
+        if block.text() == BACKLINKS_HEADING and block.blockFormat().headingLevel() == 2:
+            return block.position()
+        block = block.previous()
+    return document.characterCount()
+
+
 def paint_format(colour: QColor, highlight_id: str, pending: bool) -> QTextCharFormat:
     """The character format of a painted highlight (a pending one is also underlined)."""
     paint = QTextCharFormat()
@@ -193,7 +212,7 @@ class HighlightPainter:
         self.highlights = list(highlights)
         self.spans = {}
         self.unplaced = []
-        text = document.toPlainText()
+        text = document.toPlainText()[: article_end(document)]
         lines: list[TranscriptLine] | None = None
         for highlight in self.highlights:
             passage = highlight.passage
