@@ -11,8 +11,9 @@ so both work offline and reach the server linked, in that order.
 
 from __future__ import annotations
 
+import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,9 @@ from memex_desktop.sync.notes import annotation_payload
 CONTEXT_CHARS = 40
 # A quote longer than this is cut (a selection of a whole book is no highlight).
 MAX_QUOTE_CHARS = 20_000
+# Words of a quote tried when the whole quote is not in the text (an edited page, a quote
+# made on another rendering): at least this many, so a word alone is never marked.
+FALLBACK_WORDS = (12, 6)
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,95 @@ def passage_in(text: str, start: int, end: int, context: int = CONTEXT_CHARS) ->
         prefix=_readable(text[max(0, start - context) : start]),
         suffix=_readable(text[end : end + context]),
     )
+
+
+# ----------------------------------------------------------------------------- finding again
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where a highlight sits in a document: [start, end) in document positions."""
+
+    start: int
+    end: int
+
+
+def _words_pattern(words: Sequence[str]) -> str:
+    """A pattern matching these words separated by any white space."""
+    return r"\s+".join(re.escape(word) for word in words)
+
+
+def _common_tail(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` share at their ends (white space squeezed)."""
+    a, b = " ".join(a.split()), " ".join(b.split())
+    count = 0
+    while count < min(len(a), len(b)) and a[-1 - count] == b[-1 - count]:
+        count += 1
+    return count
+
+
+def _common_head(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` share at their starts (white space squeezed)."""
+    a, b = " ".join(a.split()), " ".join(b.split())
+    count = 0
+    while count < min(len(a), len(b)) and a[count] == b[count]:
+        count += 1
+    return count
+
+
+def find_passage(text: str, quote: str, prefix: str = "", suffix: str = "") -> Span | None:
+    """Where ``quote`` is in ``text``: the occurrence whose context agrees best with
+    ``prefix`` and ``suffix`` (the first among equals), or None when it is not there."""
+    words = quote.split()
+    if not words:
+        return None
+    attempts: list[tuple[Sequence[str], int]] = [(words, 0), (words, re.IGNORECASE)]
+    for count in FALLBACK_WORDS:
+        if len(words) > count:
+            attempts.append((words[:count], re.IGNORECASE))
+    for attempt_words, flags in attempts:
+        pattern = re.compile(_words_pattern(attempt_words), flags)
+        best: tuple[int, int, int] | None = None
+        for found in pattern.finditer(text):
+            start, end = found.start(), found.end()
+            score = 0
+            if prefix.strip():
+                score += _common_tail(text[max(0, start - 2 * len(prefix)) : start], prefix)
+            if suffix.strip():
+                score += _common_head(text[end : end + 2 * len(suffix)], suffix)
+            if best is None or score > best[0]:
+                best = (score, start, end)
+        if best is not None:
+            return Span(best[1], best[2])
+    return None
+
+
+@dataclass(frozen=True)
+class TimedLine:
+    """A transcript line of a rendered item: its moment, and where it starts and ends."""
+
+    seconds: int
+    start: int
+    end: int
+
+
+def moment_spans(lines: Sequence[TimedLine], start_s: float, end_s: float | None) -> list[Span]:
+    """The transcript lines a moment (or span) of a video marks: the line being spoken at
+    ``start_s``, and every later one that starts before ``end_s``."""
+    if not lines:
+        return []
+    ordered = sorted(lines, key=lambda line: line.seconds)
+    first = 0
+    for index, line in enumerate(ordered):
+        if line.seconds <= start_s:
+            first = index
+    marked = [ordered[first]]
+    if end_s is not None:
+        marked += [line for line in ordered[first + 1 :] if line.seconds < end_s]
+    return [Span(line.start, line.end) for line in marked]
+
+
+# ----------------------------------------------------------------------------- saving
 
 
 def selector_payload(passage: Passage, *, target_id: str, external_id: str) -> dict[str, Any]:

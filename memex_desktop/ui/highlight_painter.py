@@ -13,14 +13,14 @@ it exactly (inline code keeps its background).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QMouseEvent, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
 
 from memex_desktop.store.highlights import Highlight
+from memex_desktop.sync.highlights import Span, TimedLine, find_passage, moment_spans
 
 # Where a character format keeps the id of the highlight painted on it.
 HIGHLIGHT_ID_PROPERTY = 0x100000 + 0x4D48  # QTextFormat.UserProperty + "MH"
@@ -32,9 +32,6 @@ _CSS_COLOUR = re.compile(
     r"(rgba?\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*(?:,\s*([\d.]+)\s*)?\)|#[0-9a-fA-F]{3,8})",
     re.S,
 )
-# Words of a quote tried when the whole quote is not in the text (an edited page, a quote
-# made on another rendering): at least this many, so a word alone is never marked.
-FALLBACK_WORDS = (12, 6)
 _TRANSCRIPT_TIME = re.compile(r"^memex://entity/[^?#]+\?(?:.*&)?t=(\d+)")
 
 
@@ -53,77 +50,10 @@ def highlight_colour(css: str) -> QColor:
     return QColor(red, green, blue, round(max(0.0, min(1.0, opacity)) * 255))
 
 
-@dataclass(frozen=True)
-class Span:
-    """Where a highlight sits in a document: [start, end) in document positions."""
-
-    start: int
-    end: int
-
-
-def _words_pattern(words: Sequence[str]) -> str:
-    """A pattern matching these words separated by any white space."""
-    return r"\s+".join(re.escape(word) for word in words)
-
-
-def _common_tail(a: str, b: str) -> int:
-    """How many characters ``a`` and ``b`` share at their ends (white space squeezed)."""
-    a, b = " ".join(a.split()), " ".join(b.split())
-    count = 0
-    while count < min(len(a), len(b)) and a[-1 - count] == b[-1 - count]:
-        count += 1
-    return count
-
-
-def _common_head(a: str, b: str) -> int:
-    """How many characters ``a`` and ``b`` share at their starts (white space squeezed)."""
-    a, b = " ".join(a.split()), " ".join(b.split())
-    count = 0
-    while count < min(len(a), len(b)) and a[count] == b[count]:
-        count += 1
-    return count
-
-
-def find_passage(text: str, quote: str, prefix: str = "", suffix: str = "") -> Span | None:
-    """Where ``quote`` is in ``text``: the occurrence whose context agrees best with
-    ``prefix`` and ``suffix`` (the first among equals), or None when it is not there."""
-    words = quote.split()
-    if not words:
-        return None
-    attempts: list[tuple[Sequence[str], int]] = [(words, 0), (words, re.IGNORECASE)]
-    for count in FALLBACK_WORDS:
-        if len(words) > count:
-            attempts.append((words[:count], re.IGNORECASE))
-    for attempt_words, flags in attempts:
-        pattern = re.compile(_words_pattern(attempt_words), flags)
-        best: tuple[int, int, int] | None = None
-        for found in pattern.finditer(text):
-            start, end = found.start(), found.end()
-            score = 0
-            if prefix.strip():
-                score += _common_tail(text[max(0, start - 2 * len(prefix)) : start], prefix)
-            if suffix.strip():
-                score += _common_head(text[end : end + 2 * len(suffix)], suffix)
-            if best is None or score > best[0]:
-                best = (score, start, end)
-        if best is not None:
-            return Span(best[1], best[2])
-    return None
-
-
-@dataclass(frozen=True)
-class TranscriptLine:
-    """A transcript line of a document: its moment and where its block starts and ends."""
-
-    seconds: int
-    start: int
-    end: int
-
-
-def transcript_lines(document: QTextDocument) -> list[TranscriptLine]:
+def transcript_lines(document: QTextDocument) -> list[TimedLine]:
     """The lines of a rendered transcript: blocks that begin with a ``[mm:ss]`` link into
     the item itself."""
-    lines: list[TranscriptLine] = []
+    lines: list[TimedLine] = []
     block = document.begin()
     while block.isValid():
         iterator = block.begin()
@@ -132,27 +62,9 @@ def transcript_lines(document: QTextDocument) -> list[TranscriptLine]:
             found = _TRANSCRIPT_TIME.match(fragment.charFormat().anchorHref())
             if found is not None and fragment.text().startswith("["):
                 end = block.position() + max(0, block.length() - 1)
-                lines.append(TranscriptLine(int(found.group(1)), block.position(), end))
+                lines.append(TimedLine(int(found.group(1)), block.position(), end))
         block = block.next()
     return lines
-
-
-def moment_spans(
-    lines: Sequence[TranscriptLine], start_s: float, end_s: float | None
-) -> list[Span]:
-    """The transcript lines a moment (or span) of a video marks: the line being spoken at
-    ``start_s``, and every later one that starts before ``end_s``."""
-    if not lines:
-        return []
-    ordered = sorted(lines, key=lambda line: line.seconds)
-    first = 0
-    for index, line in enumerate(ordered):
-        if line.seconds <= start_s:
-            first = index
-    marked = [ordered[first]]
-    if end_s is not None:
-        marked += [line for line in ordered[first + 1 :] if line.seconds < end_s]
-    return [Span(line.start, line.end) for line in marked]
 
 
 # The heading of the reader's "Referenced by" section (reader_pane.backlinks_html), after the
@@ -213,7 +125,7 @@ class HighlightPainter:
         self.spans = {}
         self.unplaced = []
         text = document.toPlainText()[: article_end(document)]
-        lines: list[TranscriptLine] | None = None
+        lines: list[TimedLine] | None = None
         for highlight in self.highlights:
             passage = highlight.passage
             spans: list[Span] = []
