@@ -95,6 +95,8 @@ WRITES_AHEAD = 2
 # in flight, `memex-desktop bench --only sync` (20,000 entities, emulator over loopback) fell
 # from 1,938 and 2,156 to 1,479 and 1,358 entities/s; a real network's latency widens the gap.
 FULL_PASS_IN_FLIGHT = 2
+# Pages of highlights a full pass reads by type when the library listing left them out.
+HIGHLIGHT_PAGES = 20
 ALL_IDS_LIMIT = 10_000_000
 # Processing statuses of items the server lists; others (pending, running ...) are unlisted.
 _SETTLED_STATUSES = frozenset({None, "indexing-done", "done", "failed", "error"})
@@ -496,6 +498,7 @@ class SyncEngine:
         else:
             _log.warning("deletions not checked: %s", why_not)
             guard.forget_seen(seen)
+        changes |= self._pull_unlisted_highlights(seen, cancel)
         changes |= self._pull_views_and_feeds()
         self._finish_pull(
             seen.newest_created, full_pass_started_ms=state.started_at_ms if whole else None
@@ -606,6 +609,41 @@ class SyncEngine:
         """How many items the library probably holds: what the cache holds, if anything."""
         entities = self.reader.stats().entities
         return entities or None
+
+    def _pull_unlisted_highlights(self, seen: _PassSeen, cancel: threading.Event) -> ChangeSet:
+        """Highlights a whole-library listing left out, read by their type.
+
+        A server may leave ``selector`` items out of an empty-query listing (first-party
+        listings may: research/memex-api-evidence.md §2.11), and then highlights made in other
+        clients would never reach the cache. After a full pass that listed none, they are
+        listed by ``contentTypes`` (at most HIGHLIGHT_PAGES pages; a failure only logs).
+        Reconciliation has run by then: these pages never make anything look deleted.
+        """
+        changes = ChangeSet.empty()
+        if "selector" in seen.listed_types:
+            return changes
+        offset = 0
+        for _page in range(HIGHLIGHT_PAGES):
+            if cancel.is_set():
+                break
+            try:
+                response = self.client.search_raw_page(
+                    "",
+                    limit=self.page_size,
+                    offset=offset,
+                    content_types=["selector"],
+                    include_notes=True,
+                )
+            except ApiError as exc:
+                _log.warning("highlights not listed by type: %s", _reason(exc).message)
+                break
+            fresh = [e for e in response.results if e.get("id") not in seen.ids]
+            seen.add(response)
+            changes |= self._ingest(response)
+            if not response.results or not fresh:
+                break
+            offset += len(response.results)
+        return changes
 
     def _pull_views_and_feeds(self) -> ChangeSet:
         """Refresh saved views and followed feeds (small lists; a failure only logs).
@@ -995,6 +1033,7 @@ class _PassSeen:
     def __init__(self) -> None:
         self.ids: set[str] = set()
         self.types: set[str] = set()
+        self.listed_types: set[str] = set()  # of results only (not nested or referenced)
         self.listed = 0
         self.oldest_created: int | None = None
         self.newest_created: int | None = None
@@ -1014,6 +1053,8 @@ class _PassSeen:
         self._normalized = None
         self.listed += len(page.results)
         for entity in page.results:
+            if isinstance(entity.get("type"), str):
+                self.listed_types.add(entity["type"])
             created = epoch_ms(entity.get("created_at"))
             if created is not None:
                 self.oldest_created = _min_opt(self.oldest_created, created)

@@ -11,10 +11,12 @@ highlight picked in the notes pane is shown in the text.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal, Slot
-from PySide6.QtWidgets import QDockWidget
+from PySide6.QtCore import QObject, QPoint, Qt, Signal, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDockWidget, QMenu
 
 from memex_desktop.errors import user_message
 from memex_desktop.store import ChangeSet, Outbox
@@ -75,11 +77,37 @@ class HighlightController(QObject):
         self._load: Task[tuple[str, list[Highlight]]] | None = None
         self._save: Task[QueuedHighlight] | None = None
         self._saving_for = ""
+        self._menu_actions: list[QAction] = []
         reader_pane.entity_shown.connect(self._on_reader_entity_shown)
         reader_pane.highlight_clicked.connect(self._on_reader_highlight_clicked)
         thread_pane.highlight_picked.connect(self._on_thread_highlight_picked)
         thread_pane.note_queued.connect(self._on_thread_note_queued)
         thread_pane.set_passage_source(reader_pane.selected_passage)
+
+    def offer_in_reader_menu(self, actions: Sequence[QAction]) -> None:
+        """Offer these actions (Highlight, Add note) in the reader's right-click menu, after
+        its own (Copy, Select all), while a passage is selected."""
+        self._menu_actions = list(actions)
+        browser = self._reader.browser
+        browser.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        browser.customContextMenuRequested.connect(self._on_browser_menu_requested)
+
+    def reader_menu(self, point: QPoint) -> QMenu:
+        """The reader's right-click menu at ``point``: Qt's, then the highlight actions."""
+        browser = self._reader.browser
+        menu = browser.createStandardContextMenu(point)
+        if self._reader.selected_passage() is not None and self._menu_actions:
+            menu.addSeparator()
+            for action in self._menu_actions:
+                menu.addAction(action)
+        return menu
+
+    @Slot(QPoint)
+    def _on_browser_menu_requested(self, point: QPoint) -> None:
+        """Right click in the reader."""
+        menu = self.reader_menu(point)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        menu.popup(self._reader.browser.viewport().mapToGlobal(point))
 
     @property
     def outbox(self) -> Outbox | None:

@@ -164,6 +164,9 @@ class MainWindow(QMainWindow):
             parent=self,
         )
         self.actions_by_key = build_menus(self, self.results_view, self._action_handlers())
+        self.highlights.offer_in_reader_menu(
+            [self.actions_by_key["highlight"], self.actions_by_key["add_note"]]
+        )
         self._connect()
         for child in self.findChildren(QWidget):  # a drop anywhere reaches the window
             child.setAcceptDrops(False)

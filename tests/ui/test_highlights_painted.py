@@ -13,10 +13,15 @@ from PySide6.QtGui import QTextCursor
 from support.signals import Emitted
 from support.window import WindowFactory
 
+from memex_desktop import paths
 from memex_desktop.app import AppContext
 from memex_desktop.store import CacheReader
 from memex_desktop.sync.export import build_export, export_markdown
-from memex_desktop.ui.highlight_painter import HIGHLIGHT_ID_PROPERTY
+from memex_desktop.ui.highlight_painter import (
+    DEFAULT_HIGHLIGHT_COLOUR,
+    HIGHLIGHT_ID_PROPERTY,
+    highlight_colour,
+)
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -225,3 +230,29 @@ def test_exports_carry_highlights_under_their_item(context: AppContext, tmp_path
     assert "> The video at 00:41–01:15" in video
     # Highlights are written under their item, not as files of their own.
     assert not [p for p in folder.glob("*.md") if p.name.startswith("selector-")]
+
+
+def test_the_reader_menu_offers_highlight_and_note_on_a_selection(
+    qtbot: Any, context: AppContext
+) -> None:
+    _open(qtbot, context, "page")
+    reader = context.window.reader_pane
+    controller = context.window.highlights
+    menu = controller.reader_menu(reader.browser.rect().center())
+    assert "Highlight selection" not in [a.text().replace("&", "") for a in menu.actions()]
+    cursor = QTextCursor(reader.browser.document())
+    start = reader.browser.document().toPlainText().index("air reaches")
+    cursor.setPosition(start)
+    cursor.setPosition(start + len("air reaches"), QTextCursor.MoveMode.KeepAnchor)
+    reader.browser.setTextCursor(cursor)
+    menu = controller.reader_menu(reader.browser.rect().center())
+    labels = [a.text().replace("&", "") for a in menu.actions()]
+    assert labels[-2:] == ["Highlight selection", "Add note"]
+
+
+def test_the_mark_takes_its_colour_from_the_reader_stylesheet() -> None:
+    css = paths.resource_path("reader.css").read_text(encoding="utf-8")
+    colour = highlight_colour(css)
+    assert (colour.red(), colour.green(), colour.blue(), colour.alpha()) == (255, 190, 0, 97)
+    assert highlight_colour(".memex-highlight { background: #336699 }").name() == "#336699"
+    assert highlight_colour("p { color: red }") == DEFAULT_HIGHLIGHT_COLOUR

@@ -223,3 +223,25 @@ def test_the_engine_sends_a_highlight_both_shapes_accept(
     (shown,) = item_highlights(harness.reader, harness.outbox, page)
     assert not shown.pending
     assert shown.quote == "q"
+
+
+def test_a_full_pass_reads_the_highlights_a_listing_leaves_out(
+    library_emulator: Any, harness_factory: Any, emulator_profile: str
+) -> None:
+    done = {"status": "indexing-done"}
+    page = {"id": "page", "type": "web", "title": "Compost", "url": "https://g.example/c",
+            "created_at": T0, "updated_at": T0, "metadata": done}  # fmt: skip
+    others = [
+        {"id": f"sel-{n}", "type": "selector", "target_id": "page", "selector_type": "text_chunk",
+         "text": f"passage {n}", "created_at": T0 + n, "updated_at": T0 + n, "metadata": done}
+        for n in range(1, 4)
+    ]  # fmt: skip
+    library = {"results": [page, *others], "referencesByResultId": {}, "meta": {}}
+    emulator = library_emulator(library, profile=emulator_profile)
+    harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=50)
+    assert harness.engine.run(full=True).ok
+    # Highlights the empty-query listing leaves out (first-party) are read by their type.
+    left_out = {s["id"] for s in others} & emulator.state.unlisted_ids()
+    assert bool(left_out) is (emulator_profile == "first-party")
+    cached = {h.id for h in item_highlights(harness.reader, None, "page")}
+    assert cached == {s["id"] for s in others}
