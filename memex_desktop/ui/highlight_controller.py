@@ -206,8 +206,13 @@ class HighlightController(QObject):
 
     @Slot(object)
     def on_store_changed(self, changes: ChangeSet) -> None:
-        """The cache changed: a highlight may have arrived (or its server copy)."""
-        if changes:
+        """The cache changed: a highlight may have arrived (or its server copy), which links
+        it to its item; a change of the item or of a highlight shown matters too."""
+        entity_id = self._reader.current_entity_id
+        if entity_id is None or not changes:
+            return
+        shown = {entity_id} | {h.id for h in self._reader.highlight_painter.highlights}
+        if changes.edges_changed or (changes.entity_ids | changes.deleted_ids) & shown:
             self.reload()
 
     @Slot(object)

@@ -776,6 +776,11 @@ class ReaderPane(QWidget):
         """Paint an item's highlights (when it is the item on screen), and only these."""
         if self._current is None or self._current.entity_id != entity_id:
             return
+        if (
+            self._highlights_of == entity_id
+            and list(highlights) == self.highlight_painter.highlights
+        ):
+            return  # painted as they are already
         self._highlights_of = entity_id
         self.highlight_painter.paint(highlights)
 

@@ -168,7 +168,7 @@ def test_other_clients_highlights_are_painted_where_their_context_says(
     assert pane.shown_for_highlight is card
     # Painting again (a refresh) paints each once, and the text around is as it was.
     before = reader.browser.document().toHtml()
-    reader.show_highlights("page", list(reader.highlight_painter.highlights))
+    reader.highlight_painter.paint(list(reader.highlight_painter.highlights))
     assert _painted(context) == {"sel-winter": "turn the heap"}
     assert reader.browser.document().toHtml() == before
     reader.show_highlights("page", [])
