@@ -186,10 +186,11 @@ def test_a_highlight_made_offline_is_painted_pending_then_once_from_the_server(
     assert list(_painted(context)) == [server_id]
 
 
-def test_a_note_on_a_selection_arrives_linked_to_its_highlight_and_its_item(
+def test_a_note_on_a_selection_written_offline_arrives_linked_to_its_highlight_and_item(
     qtbot: Any, context: AppContext, server: Any
 ) -> None:
     window = context.window
+    server.stop()  # written offline: both wait in the outbox, the note naming the highlight
     _select_second_phrase(context)
     qtbot.keyClick(window.reader_pane.browser, Qt.Key.Key_N, CTRL_SHIFT)
     pane = window.thread_pane
@@ -199,10 +200,17 @@ def test_a_note_on_a_selection_arrives_linked_to_its_highlight_and_its_item(
     assert editor.editor.toPlainText().startswith(f"> {PHRASE}")
     qtbot.keyClicks(editor.editor, "Twice a month is enough.")
     queued = Emitted(pane.note_queued)
+    offline = Emitted(context.controller.sync_finished)
     editor.save_button.click()
     queued.wait(qtbot)
-    # Both are shown at once: the passage painted, the note listed under its quote.
-    qtbot.waitUntil(lambda: len(_painted(context)) == 1)
+    # Both are shown at once: the passage painted as pending, the note under its quote.
+    qtbot.waitUntil(lambda: any(k.startswith(PENDING_PREFIX) for k in _painted(context)))
+    qtbot.waitUntil(
+        lambda: any(card.entry.pending and card.quote.isVisibleTo(card) for card in pane.cards)
+    )
+    assert offline.wait(qtbot, 60_000)[0].outcome is SyncOutcome.OFFLINE
+    assert _server_selectors(server) == []
+    server.start()
     assert _sync(qtbot, context).outcome is SyncOutcome.OK
 
     selectors = _server_selectors(server)
