@@ -124,7 +124,7 @@ class HighlightPainter:
         self.highlights = list(highlights)
         self.spans = {}
         self.unplaced = []
-        text = document.toPlainText()[: article_end(document)]
+        text: str | None = None  # read once, and only for a highlight of text
         lines: list[TimedLine] | None = None
         for highlight in self.highlights:
             passage = highlight.passage
@@ -134,6 +134,8 @@ class HighlightPainter:
                     lines = transcript_lines(document)
                 spans = moment_spans(lines, passage.start_s, passage.end_s)
             else:
+                if text is None:
+                    text = document.toPlainText()[: article_end(document)]
                 found = find_passage(text, passage.quote, passage.prefix, passage.suffix)
                 spans = [found] if found is not None else []
             if not spans:
