@@ -489,6 +489,7 @@ class SyncEngine:
             changes |= writes.drain()  # pages already fetched are kept
             return self._pull_stopped(exc, seen, changes)
         self._save_profile()
+        changes |= self._pull_unlisted_highlights(seen, cancel)
         guard = DeletionGuard(self, confirm=confirm_deletions)
         why_not = None if whole else "the pass resumed after an interruption"
         why_not = why_not or ("; ".join(pager.unreliable) if pager.unreliable else None)
@@ -498,7 +499,6 @@ class SyncEngine:
         else:
             _log.warning("deletions not checked: %s", why_not)
             guard.forget_seen(seen)
-        changes |= self._pull_unlisted_highlights(seen, cancel)
         changes |= self._pull_views_and_feeds()
         self._finish_pull(
             seen.newest_created, full_pass_started_ms=state.started_at_ms if whole else None
@@ -616,13 +616,15 @@ class SyncEngine:
         A server may leave ``selector`` items out of an empty-query listing (first-party
         listings may: research/memex-api-evidence.md §2.11), and then highlights made in other
         clients would never reach the cache. After a full pass that listed none, they are
-        listed by ``contentTypes`` (at most HIGHLIGHT_PAGES pages; a failure only logs).
-        Reconciliation has run by then: these pages never make anything look deleted.
+        listed by ``contentTypes`` (at most HIGHLIGHT_PAGES pages; a failure only logs). The
+        ids read count as seen by the pass; unless the listing was read to its end, no
+        highlight is taken for deleted by this pass.
         """
         changes = ChangeSet.empty()
         if "selector" in seen.listed_types:
             return changes
         offset = 0
+        complete = False
         for _page in range(HIGHLIGHT_PAGES):
             if cancel.is_set():
                 break
@@ -637,12 +639,17 @@ class SyncEngine:
             except ApiError as exc:
                 _log.warning("highlights not listed by type: %s", _reason(exc).message)
                 break
-            fresh = [e for e in response.results if e.get("id") not in seen.ids]
-            seen.add(response)
-            changes |= self._ingest(response)
-            if not response.results or not fresh:
+            if not response.results:
+                complete = True
                 break
+            fresh = [e for e in response.results if e.get("id") not in seen.ids]
+            seen.add_ids(response)
+            changes |= self._ingest(response)
+            if not fresh:
+                break  # the server ignores offset: what is left cannot be read this way
             offset += len(response.results)
+        if not complete:
+            seen.types.discard("selector")
         return changes
 
     def _pull_views_and_feeds(self) -> ChangeSet:
@@ -1059,6 +1066,13 @@ class _PassSeen:
             if created is not None:
                 self.oldest_created = _min_opt(self.oldest_created, created)
                 self.newest_created = _max_opt(self.newest_created, created)
+
+    def add_ids(self, page: SearchRawPage) -> None:
+        """Take in only the ids of a page read besides the listing (by type): they exist,
+        but the page says nothing of which types or dates the listing covered."""
+        for entity in _page_entities(page):
+            self.ids.add(entity["id"])
+            self.ids.update(other_ids(entity))
 
     @staticmethod
     def oldest_on(page: SearchRawPage) -> int | None:
