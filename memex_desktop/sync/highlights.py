@@ -265,7 +265,8 @@ class PassageNoteQueue:
 def queue_note_on_passage(
     outbox: Outbox, reader: CacheReader, text: str, passage: Passage, *, target_id: str
 ) -> tuple[QueuedHighlight, EnqueueResult]:
-    """Queue a highlight of ``passage`` and a note on it (``memex-desktop`` and tests).
+    """Queue a highlight of ``passage`` and a note on it, as the editor's queue does, in
+    one call (committed on return).
 
     Raises:
         ValueError: the note or the passage is empty.

@@ -3,10 +3,10 @@
 The window builds its widgets and wires the collaborators it is given (``app.build_main_window``
 creates them: the GUI thread's CacheReader, the one TaskRunner and the SyncController). The
 work is done elsewhere: :class:`SearchController` fills the results, :class:`SaveController`
-queues dropped and pasted links, :class:`DeletionsController` asks about held deletions and
-:class:`DockedPanes` keeps the docks on what is read. Every message for the person arrives
-through the runner's :class:`MessageBridge`, shown here in the status bar (and the toast when
-it matters).
+queues dropped and pasted links, :class:`DeletionsController` asks about held deletions,
+:class:`DockedPanes` keeps the docks on what is read and :class:`HighlightController` makes
+and paints highlights. Every message for the person arrives through the runner's
+:class:`MessageBridge`, shown here in the status bar (and the toast when it matters).
 """
 
 from __future__ import annotations

@@ -11,6 +11,10 @@ followed, inside the app.
 A card is as tall as its text at its width (measured on the laid-out document, again on every
 resize), so the pane scrolls and a card never does; a long note shows its first lines, faded
 out, with "Show more".
+
+Above the notes, the item's highlights are listed with their quotes (pending ones marked);
+a note on a highlight shows its quote, and notes other clients attached to a highlight rather
+than to the item are listed with the item's notes.
 """
 
 from __future__ import annotations
