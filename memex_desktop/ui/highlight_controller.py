@@ -41,10 +41,10 @@ def queue_highlight_in_worker(
 
 
 def load_highlights_in_worker(
-    cache_path: Path, outbox: Outbox | None, entity_id: str
-) -> tuple[str, list[Highlight]]:
-    """Worker: the highlights of an item, cached and pending."""
-    return entity_id, item_highlights(thread_reader(cache_path), outbox, entity_id)
+    cache_path: Path, outbox: Outbox | None, entity_id: str, sequence: int
+) -> tuple[int, str, list[Highlight]]:
+    """Worker: the highlights of an item, cached and pending (with the read's number)."""
+    return sequence, entity_id, item_highlights(thread_reader(cache_path), outbox, entity_id)
 
 
 class HighlightController(QObject):
@@ -74,7 +74,8 @@ class HighlightController(QObject):
         self._threads = thread_pane
         self._runner = runner
         self._cache_path = cache_path
-        self._load: Task[tuple[str, list[Highlight]]] | None = None
+        self._load: Task[tuple[int, str, list[Highlight]]] | None = None
+        self._load_sequence = 0
         self._save: Task[QueuedHighlight] | None = None
         self._saving_for = ""
         self._menu_actions: list[QAction] = []
@@ -150,6 +151,7 @@ class HighlightController(QObject):
         self._save = None
         # Painted in the item it was made in (named as the reader names it), if still shown.
         self._reader.add_highlight(self._saving_for, queued.highlight)
+        self.reload()  # a read begun before the commit would paint without it
         self._threads.refresh()
         if queued.result is None or queued.result.op is None:
             self.message.emit("That passage is highlighted already.")
@@ -182,17 +184,26 @@ class HighlightController(QObject):
             return  # a render on its way shows the item, and reads them then
         if self._load is not None:
             self._load.cancel()
+        self._load_sequence += 1
         self._load = (
-            self._runner.run(load_highlights_in_worker, self._cache_path, self.outbox, entity_id)
+            self._runner.run(
+                load_highlights_in_worker,
+                self._cache_path,
+                self.outbox,
+                entity_id,
+                self._load_sequence,
+            )
             .on_success(self._on_highlights_loaded)
             .on_failure(self._on_highlights_failed)
         )
 
     @Slot(object)
-    def _on_highlights_loaded(self, loaded: tuple[str, list[Highlight]]) -> None:
-        """Paint what was read, if the item is still the one on screen."""
+    def _on_highlights_loaded(self, loaded: tuple[int, str, list[Highlight]]) -> None:
+        """Paint what was read, unless a newer read was asked for or the item changed."""
+        sequence, entity_id, highlights = loaded
+        if sequence != self._load_sequence:
+            return
         self._load = None
-        entity_id, highlights = loaded
         if entity_id != self._reader.current_entity_id:
             return
         self._reader.show_highlights(entity_id, highlights)
