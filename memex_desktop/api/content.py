@@ -227,6 +227,80 @@ def selector_target(data: JsonObject) -> str | None:
     return target.strip() if isinstance(target, str) and target.strip() else None
 
 
+# ----------------------------------------------------------------------------- highlights
+
+# How a highlight (``selector``) names its passage. Memex keeps the quote in ``text`` and a
+# video moment in ``start_time`` (research §9.6); the context around a quote, which finds the
+# passage again where its words occur more than once, has no known field: it is INFERRED,
+# written under the first name of each list and read under any of them (the names of the W3C
+# text quote selector and of other annotation tools), also inside a nested ``selector``.
+SELECTOR_QUOTE_KEYS = ("text", "exact", "quote", "highlight")
+SELECTOR_PREFIX_KEYS = ("prefix", "text_prefix", "context_before", "before")
+SELECTOR_SUFFIX_KEYS = ("suffix", "text_suffix", "context_after", "after")
+SELECTOR_START_KEYS = ("start_time", "startTime", "start")
+SELECTOR_END_KEYS = ("end_time", "endTime", "end")
+TEXT_SELECTOR = "text_selector"
+TIME_SELECTOR = "time_selector"
+# Selector types that mark a passage of text (``text_chunk``: a paragraph a note quotes).
+TEXT_SELECTOR_TYPES = frozenset({TEXT_SELECTOR, "text_chunk", "text_quote", "TextQuoteSelector"})
+
+
+@dataclass(frozen=True)
+class SelectorPassage:
+    """What a highlight marks: a quote with the text around it, or a span of a video."""
+
+    selector_type: str
+    quote: str = ""
+    prefix: str = ""
+    suffix: str = ""
+    start_s: float | None = None
+    end_s: float | None = None
+
+    @property
+    def is_time(self) -> bool:
+        """Whether it marks a moment (or span) of a video rather than a passage of text."""
+        return self.start_s is not None and (
+            self.selector_type == TIME_SELECTOR or not self.quote.strip()
+        )
+
+
+def _first_text(data: JsonObject, keys: tuple[str, ...]) -> str:
+    """The first non-empty string among ``keys`` of ``data`` or of its nested ``selector``."""
+    nested = data.get("selector")
+    for source in (data, nested if isinstance(nested, dict) else {}):
+        for key in keys:
+            value = source.get(key)
+            if isinstance(value, str) and value.strip():
+                return value
+    return ""
+
+
+def _first_seconds(data: JsonObject, keys: tuple[str, ...]) -> float | None:
+    """The first usable number of seconds among ``keys`` (also in a nested ``selector``)."""
+    nested = data.get("selector")
+    for source in (data, nested if isinstance(nested, dict) else {}):
+        for key in keys:
+            seconds = seconds_of(source.get(key))
+            if seconds is not None:
+                return seconds
+    return None
+
+
+def selector_passage(data: JsonObject) -> SelectorPassage:
+    """The passage or span a highlight marks, read leniently (absent fields read as empty)."""
+    kind = text_of(data.get("selector_type")).strip() or text_of(data.get("selectorType"))
+    start = _first_seconds(data, SELECTOR_START_KEYS)
+    end = _first_seconds(data, SELECTOR_END_KEYS)
+    return SelectorPassage(
+        selector_type=kind.strip() or (TIME_SELECTOR if start is not None else TEXT_SELECTOR),
+        quote=_first_text(data, SELECTOR_QUOTE_KEYS),
+        prefix=_first_text(data, SELECTOR_PREFIX_KEYS),
+        suffix=_first_text(data, SELECTOR_SUFFIX_KEYS),
+        start_s=start,
+        end_s=end if end is not None and start is not None and end >= start else None,
+    )
+
+
 def summary_thread(data: JsonObject) -> str | None:
     """The chat thread holding an item's AI summary (audio recordings keep its id in
     ``metadata.summary``); a text there is a summary itself, not an id."""

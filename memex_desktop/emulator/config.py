@@ -67,6 +67,9 @@ class EmulatorConfig:
     strip_annotation_references: bool = False
     # /save-content-entity links notes from relatedContentIds only (first-party shared save).
     note_links_from_related_ids: bool = False
+    # Highlights are saved as first-party code sends them: the item from sourceContentId, and
+    # data fields beyond the known selector fields refused (emulator.saves).
+    strict_selectors: bool = False
     # False: saving a note with a known data.external_id creates another note.
     dedupe_notes_by_external_id: bool = True
     # Fields of /save-content-entity and /search refused with 400 "Unknown field: <name>".
@@ -113,6 +116,8 @@ def profile_settings(name: str) -> dict[str, Any]:
     - annotations in search lose ``reference_content_ids`` (§4.6);
     - note saves take links from ``relatedContentIds`` only, require a source for a note with
       text, and are idempotent only by ``data.id`` (§2.4);
+    - highlight saves need ``sourceContentId`` and refuse fields beyond the known selector
+      fields (the context of a quote is inferred: §5.2);
     - view, feed and tag lists come under ``items`` (§2.9);
     - selectors are not listed at top level by an empty query (§2.11).
 
@@ -130,6 +135,7 @@ def profile_settings(name: str) -> dict[str, Any]:
         "distinct_library_ids": False,
         "strip_annotation_references": False,
         "note_links_from_related_ids": False,
+        "strict_selectors": False,
         "dedupe_notes_by_external_id": True,
         "collection_keys": "default",
         "unlisted_types": frozenset(),
@@ -148,6 +154,7 @@ def profile_settings(name: str) -> dict[str, Any]:
             "distinct_library_ids": True,
             "strip_annotation_references": True,
             "note_links_from_related_ids": True,
+            "strict_selectors": True,
             "dedupe_notes_by_external_id": False,
             "collection_keys": "items",
             "unlisted_types": frozenset({"selector"}),

@@ -25,6 +25,11 @@ Profile switches (:mod:`memex_desktop.emulator.config`), each off by default:
 - ``dedupe_notes_by_external_id: False``: notes are idempotent only by ``data.id`` (an
   existing one, content or library-row id, updates that note); the same ``external_id`` (or
   URL) saved again makes another note.
+- ``strict_selectors`` behaves as the first-party highlight save may (research §5.2): a
+  ``selector`` is put on the item named by top-level ``sourceContentId`` (its absence is a 400
+  ``A selector requires sourceContentId``, an unknown id a 400 ``Failed to resolve reference
+  content IDs``), and a ``data`` field beyond those first-party code sends (such as the
+  context of a quote) is refused with 400 ``Unknown field: data.<name>``.
 - ``rejected_fields``: a listed top-level or ``data`` field is refused with 400
   ``Unknown field: <name>``, before anything else is checked.
 - ``distinct_library_ids``: the ``entity``/``entities`` of a response carry ``id`` = the
@@ -76,6 +81,15 @@ SAVE_ENTITY_FIELDS = SAVE_ITEM_FIELDS | {"responseMode", "items"}
 RESPONSE_MODES = ("receipt", "entity")
 # The first-party shared save code's error for a note with text and nothing to attach it to.
 NOTE_WITHOUT_SOURCE = "Annotation comment selector requires a referenced content external_id"
+# What a highlight's ``data`` may hold for ``strict_selectors``: the fields first-party code
+# is seen sending (research §5.2, §9.6), and what every entity may carry.
+FIRST_PARTY_SELECTOR_FIELDS = frozenset(
+    {
+        "id", "type", "external_id", "target_id", "target_entity", "selector_type", "text",
+        "start_time", "end_time", "tag_ids", "private", "created_at", "updated_at", "metadata",
+    }
+)  # fmt: skip
+SELECTOR_WITHOUT_SOURCE = "A selector requires sourceContentId"
 
 
 def _insufficient(state: EmulatorState) -> ApiProblem:
@@ -311,6 +325,8 @@ def _save_one(state: EmulatorState, item: JsonObject) -> JsonObject:
             if source and source not in ids:
                 ids.insert(0, source)
             entity["reference_content_ids"] = ids + [i for i in related if i not in ids]
+    if kind == "selector" and state.config.strict_selectors:
+        source = _first_party_selector_source(state, entity, optional_str(item, "sourceContentId"))
     if isinstance(entity.get("target_id"), str):
         entity["target_id"] = _stored_id(state, entity["target_id"])
     if kind == "selector" and source and "target_id" not in entity:
@@ -345,6 +361,23 @@ def _save_one(state: EmulatorState, item: JsonObject) -> JsonObject:
     _store(state, entity, new=True)
     stored = state.db.get(entity["id"])
     return _entity_response(state, stored.data() if stored else entity, extra_entities, is_new=True)
+
+
+def _first_party_selector_source(
+    state: EmulatorState, entity: JsonObject, source: str | None
+) -> str:
+    """The item a highlight is in, as the first-party save takes it: from ``sourceContentId``
+    only, with nothing in ``data`` beyond the selector fields that code sends."""
+    unknown = sorted(set(entity) - FIRST_PARTY_SELECTOR_FIELDS)
+    if unknown:
+        raise ApiProblem(400, f"Unknown field: data.{unknown[0]}")
+    if source is None:
+        raise ApiProblem(400, SELECTOR_WITHOUT_SOURCE)
+    stored = state.db.resolve(source)
+    if stored is None:
+        raise ApiProblem(400, f"Failed to resolve reference content IDs: {source}")
+    entity["target_id"] = stored
+    return stored
 
 
 def _stored_id(state: EmulatorState, entity_id: str) -> str:

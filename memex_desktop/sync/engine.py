@@ -95,6 +95,8 @@ WRITES_AHEAD = 2
 # in flight, `memex-desktop bench --only sync` (20,000 entities, emulator over loopback) fell
 # from 1,938 and 2,156 to 1,479 and 1,358 entities/s; a real network's latency widens the gap.
 FULL_PASS_IN_FLIGHT = 2
+# Pages of highlights a full pass reads by type when the library listing left them out.
+HIGHLIGHT_PAGES = 20
 ALL_IDS_LIMIT = 10_000_000
 # Processing statuses of items the server lists; others (pending, running ...) are unlisted.
 _SETTLED_STATUSES = frozenset({None, "indexing-done", "done", "failed", "error"})
@@ -487,6 +489,7 @@ class SyncEngine:
             changes |= writes.drain()  # pages already fetched are kept
             return self._pull_stopped(exc, seen, changes)
         self._save_profile()
+        changes |= self._pull_unlisted_highlights(seen, cancel)
         guard = DeletionGuard(self, confirm=confirm_deletions)
         why_not = None if whole else "the pass resumed after an interruption"
         why_not = why_not or ("; ".join(pager.unreliable) if pager.unreliable else None)
@@ -606,6 +609,48 @@ class SyncEngine:
         """How many items the library probably holds: what the cache holds, if anything."""
         entities = self.reader.stats().entities
         return entities or None
+
+    def _pull_unlisted_highlights(self, seen: _PassSeen, cancel: threading.Event) -> ChangeSet:
+        """Highlights a whole-library listing left out, read by their type.
+
+        A server may leave ``selector`` items out of an empty-query listing (first-party
+        listings may: research/memex-api-evidence.md §2.11), and then highlights made in other
+        clients would never reach the cache. After a full pass that listed none, they are
+        listed by ``contentTypes`` (at most HIGHLIGHT_PAGES pages; a failure only logs). The
+        ids read count as seen by the pass; unless the listing was read to its end, no
+        highlight is taken for deleted by this pass.
+        """
+        changes = ChangeSet.empty()
+        if "selector" in seen.listed_types:
+            return changes
+        offset = 0
+        complete = False
+        for _page in range(HIGHLIGHT_PAGES):
+            if cancel.is_set():
+                break
+            try:
+                response = self.client.search_raw_page(
+                    "",
+                    limit=self.page_size,
+                    offset=offset,
+                    content_types=["selector"],
+                    include_notes=True,
+                )
+            except ApiError as exc:
+                _log.warning("highlights not listed by type: %s", _reason(exc).message)
+                break
+            if not response.results:
+                complete = True
+                break
+            fresh = [e for e in response.results if e.get("id") not in seen.ids]
+            seen.add_ids(response)
+            changes |= self._ingest(response)
+            if not fresh:
+                break  # the server ignores offset: what is left cannot be read this way
+            offset += len(response.results)
+        if not complete:
+            seen.types.discard("selector")
+        return changes
 
     def _pull_views_and_feeds(self) -> ChangeSet:
         """Refresh saved views and followed feeds (small lists; a failure only logs).
@@ -907,18 +952,21 @@ class SyncEngine:
                 _without_fields(data, refused), **_without_fields(extra, refused)
             )
 
-        try:
-            entity_response = send()
-        except ValidationError as exc:
-            field_name = refused_field(exc.message, data, extra)
-            if field_name is None or field_name in refused:
-                raise
-            # The server names a field it does not know: send without it (once), and never
-            # send it to this server again.
-            _log.warning("the server refused the field %s; sending without it", field_name)
-            self._remember_refused(field_name)
-            refused.add(field_name)
-            entity_response = send()
+        # The server may name, one refusal at a time, each field it does not know: every
+        # field sent is dropped at most once (and never sent to this server again).
+        for _attempt in range(len(data) + len(extra) + 1):
+            try:
+                entity_response = send()
+                break
+            except ValidationError as exc:
+                field_name = refused_field(exc.message, data, extra)
+                if field_name is None or field_name in refused:
+                    raise
+                _log.warning("the server refused the field %s; sending without it", field_name)
+                self._remember_refused(field_name)
+                refused.add(field_name)
+        else:  # pragma: no cover - each pass drops a field the save holds, so the loop ends
+            raise ValidationError("the server refused every field of the save")
         entity = (
             entity_response.entity
             if isinstance(entity_response, SaveContentEntityResponse)
@@ -939,6 +987,10 @@ class SyncEngine:
         if not isinstance(data.get("id"), str) or not data["id"]:
             data["id"] = client_entity_id(op)
         extra: JsonObject = {}
+        target = data.get("target_id")
+        if data.get("type") == "selector" and isinstance(target, str) and target:
+            # The first-party app names the item a highlight is in at the top level too.
+            extra["sourceContentId"] = target
         links = [item for item in data.get("reference_content_ids") or [] if isinstance(item, str)]
         if links:
             extra["relatedContentIds"] = links
@@ -988,6 +1040,7 @@ class _PassSeen:
     def __init__(self) -> None:
         self.ids: set[str] = set()
         self.types: set[str] = set()
+        self.listed_types: set[str] = set()  # of results only (not nested or referenced)
         self.listed = 0
         self.oldest_created: int | None = None
         self.newest_created: int | None = None
@@ -1007,10 +1060,19 @@ class _PassSeen:
         self._normalized = None
         self.listed += len(page.results)
         for entity in page.results:
+            if isinstance(entity.get("type"), str):
+                self.listed_types.add(entity["type"])
             created = epoch_ms(entity.get("created_at"))
             if created is not None:
                 self.oldest_created = _min_opt(self.oldest_created, created)
                 self.newest_created = _max_opt(self.newest_created, created)
+
+    def add_ids(self, page: SearchRawPage) -> None:
+        """Take in only the ids of a page read besides the listing (by type): they exist,
+        but the page says nothing of which types or dates the listing covered."""
+        for entity in _page_entities(page):
+            self.ids.add(entity["id"])
+            self.ids.update(other_ids(entity))
 
     @staticmethod
     def oldest_on(page: SearchRawPage) -> int | None:
@@ -1181,8 +1243,14 @@ def _expected_entity_id(op: OutboxOp) -> str | None:
 
 
 def _with_links(entity: ContentEntityBase, data: JsonObject) -> ContentEntityBase:
-    """The saved note as the cache keeps it: with the links it was sent with, when the
-    server's answer leaves them out (first-party answers drop ``reference_content_ids``)."""
+    """The saved note (or highlight) as the cache keeps it: with the links it was sent with,
+    when the server's answer leaves them out (first-party answers drop
+    ``reference_content_ids``; a highlight is kept on the item it was made in)."""
+    if entity.type == "selector":
+        target = data.get("target_id")
+        if entity.raw.get("target_id") or not isinstance(target, str) or not target:
+            return entity
+        return parse_content_entity({**entity.raw, "target_id": target})
     sent = data.get("reference_content_ids")
     if entity.type != "annotation" or entity.raw.get("reference_content_ids") or not sent:
         return entity

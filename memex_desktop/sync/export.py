@@ -3,9 +3,11 @@
 The JSON export is a library file (the raw search response shape: every entity in ``results``,
 ``referencedTags``, ``referencesByResultId``, plus ``views``, ``feeds`` and the ids deleted
 upstream), so importing it into an empty cache reproduces the cache, and the emulator can
-serve it. The Markdown export writes one file per item with its notes as threads, its
-references and tags, for reading without memex-desktop; saved text is escaped so that no
-Markdown viewer finds HTML or a link in it that the item did not have as a link.
+serve it; ``highlightsByResultId`` lists under each item what its highlights mark and the notes
+on them. The Markdown export writes one file per item with its highlights (each with the notes
+on it), its notes as threads, its references and tags, for reading without memex-desktop;
+saved text is escaped so that no Markdown viewer finds HTML or a link in it that the item did
+not have as a link.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.render.document import Lookup
 from memex_desktop.render.text import plain_text_to_markdown
 from memex_desktop.store import CacheReader, StoreWriter, ThreadNode
+from memex_desktop.store.extract import body_text
+from memex_desktop.store.highlights import Highlight, cached_highlights
 
 EXPORT_FILE_NAME = "memex-export.json"
 MARKDOWN_DIR_NAME = "memex-export"
@@ -72,6 +76,7 @@ def build_export(reader: CacheReader) -> dict[str, Any]:
     ids = sorted(reader.all_ids(ALL_LIMIT))
     results: list[dict[str, Any]] = []
     references: dict[str, Any] = {}
+    highlights: dict[str, list[dict[str, Any]]] = {}
     for entity_id in ids:
         raw = reader.raw_json(entity_id)
         if raw is None:
@@ -80,6 +85,10 @@ def build_export(reader: CacheReader) -> dict[str, Any]:
         edges = _entity_edges(reader, entity_id)
         if edges is not None:
             references[entity_id] = edges
+        if raw.get("type") != "selector":
+            marked = [_highlight_json(h) for h in cached_highlights(reader, entity_id)]
+            if marked:
+                highlights[entity_id] = marked
     tags = [{"id": tag.id, "name": tag.name} for tag in sorted(reader.tags(), key=lambda t: t.id)]
     views = [
         {"id": view.id, "name": view.name, "definition": view.definition}
@@ -106,7 +115,25 @@ def build_export(reader: CacheReader) -> dict[str, Any]:
         "views": views,
         "feeds": feeds,
         "deletedUpstream": deleted,
+        "highlightsByResultId": highlights,
     }
+
+
+def _highlight_json(highlight: Highlight) -> dict[str, Any]:
+    """What a highlight marks, as the export lists it under its item."""
+    passage = highlight.passage
+    found: dict[str, Any] = {"id": highlight.id, "selector_type": passage.selector_type}
+    for key, value in (
+        ("text", passage.quote),
+        ("prefix", passage.prefix),
+        ("suffix", passage.suffix),
+        ("start_time", passage.start_s),
+        ("end_time", passage.end_s),
+    ):
+        if value not in ("", None):
+            found[key] = value
+    found["note_ids"] = list(highlight.note_ids)
+    return found
 
 
 def _exportable(raw: dict[str, Any]) -> dict[str, Any]:
@@ -229,10 +256,65 @@ def _thread_lines(nodes: list[ThreadNode], depth: int = 0) -> list[str]:
     return lines
 
 
+def _highlight_lines(reader: CacheReader, entity_id: str) -> list[str]:
+    """An item's highlights as Markdown: each quote (or moment), then the notes on it."""
+    lines: list[str] = []
+    for highlight in cached_highlights(reader, entity_id):
+        passage = highlight.passage
+        quote = " ".join(passage.quote.split())
+        if quote:
+            lines.append(f"> {plain_text_to_markdown(quote)}")
+        if passage.start_s is not None:
+            span = _clock(passage.start_s)
+            if passage.end_s is not None:
+                span += f"–{_clock(passage.end_s)}"
+            lines.append(f"> (at {span})" if quote else f"> The video at {span}")
+        if not quote and passage.start_s is None:
+            lines.append("> (a highlight with no saved text)")
+        notes = _notes_on_highlight(reader, highlight)
+        lines += ["", *_thread_lines(notes), ""] if notes else [""]
+    return lines
+
+
+def _notes_on_highlight(reader: CacheReader, highlight: Highlight) -> list[ThreadNode]:
+    """The notes on a highlight: attached to it, or on its item and citing it."""
+    nodes = reader.thread_for(highlight.id)
+    attached = {node.entity.id for node in nodes}
+    cited = [note for note in highlight.note_ids if note not in attached]
+    rows = reader.get_many(cited)
+    return nodes + [
+        ThreadNode(entity=rows[i], text=_note_text(reader, i)) for i in cited if i in rows
+    ]
+
+
+def _note_text(reader: CacheReader, note_id: str) -> str:
+    """What a cached note says (as its thread shows it)."""
+    raw = reader.raw_json(note_id)
+    return body_text(raw) if raw is not None else ""
+
+
+def _clock(seconds: float) -> str:
+    """``mm:ss`` (``h:mm:ss`` past an hour)."""
+    total = int(seconds)
+    hours, rest = divmod(total, 3600)
+    return (
+        f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
+        if hours
+        else f"{rest // 60:02d}:{rest % 60:02d}"
+    )
+
+
 def _annotation_parent(entity: ContentEntityBase) -> str | None:
     """The item a note is attached to: the first of its reference_content_ids."""
     targets = entity.reference_content_ids or []
     return targets[0] if targets else None
+
+
+def _highlight_target(reader: CacheReader, entity_id: str) -> str | None:
+    """The item a cached highlight is in (its ``target_id``)."""
+    raw = reader.raw_json(entity_id) or {}
+    target = raw.get("target_id")
+    return target if isinstance(target, str) and target else None
 
 
 def _url_lines(url: str) -> list[str]:
@@ -269,8 +351,10 @@ def export_markdown(reader: CacheReader, directory: Path) -> Path:
         if entity is None or row is None:
             continue
         parent = _annotation_parent(entity) if entity.type == "annotation" else None
+        if entity.type == "selector":
+            parent = _highlight_target(reader, entity_id)
         if parent is not None and reader.get(parent) is not None:
-            continue  # written inside its parent's thread
+            continue  # written inside its parent's thread (or highlights)
         name = f"{_slug(row.title, entity.type)}-{_slug(entity_id, 'item')}.md"
         lines = [
             "---",
@@ -288,6 +372,9 @@ def export_markdown(reader: CacheReader, directory: Path) -> Path:
         lines = [_front_matter_line(line) for line in lines]
         body = plain_text_to_markdown(render_for_cli(entity, reader, "text").rstrip())
         lines += ["---", "", body, ""]
+        marked = _highlight_lines(reader, entity_id) if entity.type != "selector" else []
+        if marked:
+            lines += ["## Highlights", "", *marked]
         thread = reader.thread_for(entity_id)
         if thread:
             lines += ["## Notes", "", *_thread_lines(thread), ""]

@@ -71,7 +71,15 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "add_note",
         "Add &note",
         ("Ctrl+Shift+N",),
-        "Write a note on the item being read, quoting the passage selected in it",
+        "Write a note on the item being read; with a passage selected in it, the note is on "
+        "that passage (highlighted and quoted)",
+        menu="Edit",
+    ),
+    ActionSpec(
+        "highlight",
+        "&Highlight selection",
+        ("Ctrl+Shift+H",),
+        "Highlight the passage selected in the reader (kept on this computer until it is sent)",
         menu="Edit",
     ),
     ActionSpec(

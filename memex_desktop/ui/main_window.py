@@ -3,10 +3,10 @@
 The window builds its widgets and wires the collaborators it is given (``app.build_main_window``
 creates them: the GUI thread's CacheReader, the one TaskRunner and the SyncController). The
 work is done elsewhere: :class:`SearchController` fills the results, :class:`SaveController`
-queues dropped and pasted links, :class:`DeletionsController` asks about held deletions and
-:class:`DockedPanes` keeps the docks on what is read. Every message for the person arrives
-through the runner's :class:`MessageBridge`, shown here in the status bar (and the toast when
-it matters).
+queues dropped and pasted links, :class:`DeletionsController` asks about held deletions,
+:class:`DockedPanes` keeps the docks on what is read and :class:`HighlightController` makes
+and paints highlights. Every message for the person arrives through the runner's
+:class:`MessageBridge`, shown here in the status bar (and the toast when it matters).
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from memex_desktop.ui.deletions_controller import NO_ACCOUNT, DeletionsControlle
 from memex_desktop.ui.dialogs import ShortcutsDialog
 from memex_desktop.ui.docked_panes import DockedPanes
 from memex_desktop.ui.doctor_dialog import DoctorDialog
+from memex_desktop.ui.highlight_controller import HighlightController
 from memex_desktop.ui.menus import build_menus
 from memex_desktop.ui.messages import SHOWN_FOR_MS, message_line
 from memex_desktop.ui.reader_pane import ReaderPane
@@ -158,7 +159,17 @@ class MainWindow(QMainWindow):
             qsettings=qsettings,
             parent=self,
         )
+        self.highlights = HighlightController(
+            reader_pane=self.reader_pane,
+            thread_pane=self.thread_pane,
+            runner=runner,
+            cache_path=cache_path,
+            parent=self,
+        )
         self.actions_by_key = build_menus(self, self.results_view, self._action_handlers())
+        self.highlights.offer_in_reader_menu(
+            [self.actions_by_key["highlight"], self.actions_by_key["add_note"]]
+        )
         self._connect()
         for child in self.findChildren(QWidget):  # a drop anywhere reaches the window
             child.setAcceptDrops(False)
@@ -276,7 +287,8 @@ class MainWindow(QMainWindow):
             "cancel_sync": self.controller.cancel,
             "save_clipboard": self.saves.save_clipboard,
             "undo_save": self.saves.undo_last,
-            "add_note": self.thread_pane.add_note,
+            "add_note": self.highlights.add_note,
+            "highlight": self.highlights.highlight_selection,
             "reply_note": self.thread_pane.reply_to_current,
             "go_back": self.reader_pane.go_back,
             "go_forward": self.reader_pane.go_forward,
@@ -323,6 +335,8 @@ class MainWindow(QMainWindow):
         self.thread_pane.note_queued.connect(self.saves.on_queued_elsewhere)
         self.thread_pane.link_queued.connect(self.saves.on_queued_elsewhere)
         self.thread_pane.set_quote_source(self.reader_pane.selected_text)
+        self.highlights.highlight_queued.connect(self.saves.on_queued_elsewhere)
+        self.highlights.message.connect(self.messages.inform)
         sync = self.controller
         sync.store_changed.connect(self._on_store_changed)
         sync.sync_started.connect(self.status.on_sync_started)
@@ -330,6 +344,7 @@ class MainWindow(QMainWindow):
         sync.sync_finished.connect(self.status.on_sync_finished)
         sync.sync_finished.connect(self._on_controller_sync_finished)
         sync.sync_finished.connect(self.thread_pane.on_outbox_changed)
+        sync.sync_finished.connect(self.highlights.on_outbox_changed)
         sync.state_changed.connect(self.status.set_state)
         sync.outbox_changed.connect(self.status.on_outbox_changed)
         sync.outbox_changed.connect(self._on_controller_outbox_changed)
@@ -469,6 +484,7 @@ class MainWindow(QMainWindow):
         """Refresh only what changed: rows, counts, the reader, the panes, the result ids."""
         self.results_model.on_store_changed(changes)
         self.reader_pane.on_store_changed(changes)
+        self.highlights.on_store_changed(changes)
         self.docks.on_store_changed(changes)
         if changes:
             self.search.refresh_sidebar_later()

@@ -53,9 +53,12 @@ from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.settings import DEFAULT_IMAGE_CACHE_MB, DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import Backlink, ChangeSet
 from memex_desktop.store.bounded import BoundedEntity
+from memex_desktop.store.highlights import Highlight
 from memex_desktop.sync.export import cache_render_context
+from memex_desktop.sync.highlights import Passage, passage_in
 from memex_desktop.ui import theme
 from memex_desktop.ui.find_bar import ArticleFinder, FindBar
+from memex_desktop.ui.highlight_painter import HighlightClicks, HighlightPainter, highlight_colour
 from memex_desktop.ui.link_dialog import confirm_link
 from memex_desktop.ui.links import LinkTarget, classify_link, entity_link, link_confirmation
 from memex_desktop.ui.messages import message_line
@@ -406,12 +409,14 @@ class ReaderPane(QWidget):
         link_refused(str): a link was refused; the text says why.
         message(str): something to show in the status bar.
         text_size_changed(int): the person made the text bigger or smaller (percent).
+        highlight_clicked(str): a highlight painted in the text was clicked (its id).
     """
 
     entity_shown = Signal(str)
     link_refused = Signal(str)
     message = Signal(str)
     text_size_changed = Signal(int)
+    highlight_clicked = Signal(str)
 
     def __init__(
         self,
@@ -507,6 +512,7 @@ class ReaderPane(QWidget):
         self.images_button.clicked.connect(self.load_remote_images)
         self.browser_button.clicked.connect(self.open_original)
         self._finder = ArticleFinder(self.browser)
+        self._build_highlights()
         self.find_bar.text_changed.connect(self._on_find_text_changed)
         self.find_bar.step.connect(self.find_step)
         self.find_bar.closed.connect(self._on_find_closed)
@@ -773,6 +779,75 @@ class ReaderPane(QWidget):
         text = self.browser.textCursor().selectedText()
         return text.replace("\u2029", "\n").replace("\u2028", "\n").replace("\xa0", " ")
 
+    # -- highlights ------------------------------------------------------------------------
+
+    def _build_highlights(self) -> None:
+        """The painter of the item's highlights and the clicks on them."""
+        self.highlight_painter = HighlightPainter(self.browser, highlight_colour(self._css))
+        self._highlights_of: str | None = None
+        self._highlight_clicks = HighlightClicks(self.browser, self.highlight_painter)
+        self._highlight_clicks.clicked.connect(self.highlight_clicked)
+
+    def selected_passage(self) -> Passage | None:
+        """The passage selected in the item shown, with the text around it (None: no
+        selection, or one of nothing but white space)."""
+        if self._current is None or self._current.document is None:
+            return None
+        cursor = self.browser.textCursor()
+        if not cursor.hasSelection():
+            return None
+        text = self.browser.document().toPlainText()
+        return passage_in(text, cursor.selectionStart(), cursor.selectionEnd())
+
+    @property
+    def highlighted_entity_id(self) -> str | None:
+        """The item whose highlights are painted now."""
+        return self._highlights_of
+
+    def show_highlights(self, entity_id: str, highlights: Sequence[Highlight]) -> None:
+        """Paint an item's highlights (when it is the item on screen), and only these."""
+        if self._current is None or self._current.entity_id != entity_id:
+            return
+        if (
+            self._highlights_of == entity_id
+            and list(highlights) == self.highlight_painter.highlights
+        ):
+            return  # painted as they are already
+        self._highlights_of = entity_id
+        self.highlight_painter.paint(highlights)
+
+    def add_highlight(self, entity_id: str, highlight: Highlight) -> None:
+        """Paint one more highlight of the item on screen at once (one just made)."""
+        known = [h for h in self.highlight_painter.highlights if h.id != highlight.id]
+        if self._highlights_of != entity_id:
+            known = []
+        self.show_highlights(entity_id, [*known, highlight])
+
+    def _repaint_highlights(self) -> None:
+        """Paint the highlights known for the item on screen again (a new document of it)."""
+        current = self._current
+        if current is None or current.entity_id != self._highlights_of:
+            self._highlights_of = None
+            self.highlight_painter.clear()
+            return
+        self.highlight_painter.paint(list(self.highlight_painter.highlights))
+
+    def scroll_to_highlight(self, highlight_id: str) -> bool:
+        """Show a painted highlight (the rest of a large item appended first); False when it
+        is not painted in the item on screen."""
+        if self.highlight_painter.span_of(highlight_id) is None and self._feeder is not None:
+            self._whole_text_appended()
+            self._repaint_highlights()
+        span = self.highlight_painter.span_of(highlight_id)
+        if span is None:
+            return False
+        cursor = QTextCursor(self.browser.document())
+        cursor.setPosition(span.start)
+        bar = self.browser.verticalScrollBar()
+        top = int(self.browser.cursorRect(cursor).top())
+        bar.setValue(bar.value() + top - 48)
+        return True
+
     # -- find in the article ---------------------------------------------------------------
 
     def open_find(self) -> None:
@@ -925,6 +1000,7 @@ class ReaderPane(QWidget):
         self._show_truncation(result)
         self.images_notice.show_notice(result.image_notice)
         self._finder.clear()
+        self._repaint_highlights()
         if result.more:
             # A large document: the rest follows piece by piece; jumps wait for the whole text.
             self._feed_then = (anchor, scrolled if same_item and not anchor else None)
@@ -967,6 +1043,7 @@ class ReaderPane(QWidget):
         """The whole large document is in: now scroll where asked."""
         anchor, scrolled = self._feed_then
         self._feed_then = (None, None)
+        self._repaint_highlights()  # passages in the pieces appended last
         if anchor:
             self.scroll_to(anchor)
         elif scrolled is not None:

@@ -11,6 +11,10 @@ followed, inside the app.
 A card is as tall as its text at its width (measured on the laid-out document, again on every
 resize), so the pane scrolls and a card never does; a long note shows its first lines, faded
 out, with "Show more".
+
+Above the notes, the item's highlights are listed with their quotes (pending ones marked);
+a note on a highlight shows its quote, and notes other clients attached to a highlight rather
+than to the item are listed with the item's notes.
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ from typing import Any
 from PySide6.QtCore import Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QColor,
+    QKeyEvent,
     QLinearGradient,
+    QMouseEvent,
     QPainter,
     QPaintEvent,
     QPalette,
@@ -48,19 +54,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memex_desktop.api.content import display_title, rich_text, text_of, time_text
+from memex_desktop.api.content import (
+    TEXT_SELECTOR,
+    SelectorPassage,
+    display_title,
+    rich_text,
+    text_of,
+    time_text,
+)
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.errors import user_message
 from memex_desktop.render import RenderContext, render_entity
-from memex_desktop.render.entities import DONE_STATUS
+from memex_desktop.render.entities import DONE_STATUS, format_offset
 from memex_desktop.store import (
+    CacheReader,
     ChangeSet,
     EntityReader,
     NoteOutbox,
+    NoteQueue,
+    Outbox,
     PendingNotes,
     ThreadNode,
     ThreadReader,
 )
+from memex_desktop.store.highlights import Highlight, item_highlights
+from memex_desktop.sync.highlights import Passage, PassageNoteQueue
 from memex_desktop.ui.actions import ACTIONS_BY_KEY
 from memex_desktop.ui.links import classify_link
 from memex_desktop.ui.messages import message_line
@@ -231,6 +249,7 @@ class ThreadLoad:
     title: str
     entries: list[ThreadEntry]
     html: dict[str, str]
+    highlights: list[Highlight] = field(default_factory=list)
 
 
 def _cached_entry(reader: EntityReader, node: ThreadNode, tag_names: dict[str, str]) -> ThreadEntry:
@@ -320,13 +339,62 @@ def load_thread(
     title = (row.title if row is not None else "") or entity_id
     tag_names = {tag.id: tag.name for tag in reader.tags()}
     roots = [_cached_entry(reader, node, tag_names) for node in reader.thread_for(entity_id)]
+    highlights = (
+        item_highlights(reader, outbox, entity_id) if isinstance(reader, CacheReader) else []
+    )
+    roots += _notes_on_highlights(reader, highlights, roots, tag_names)
     pending, targets = _pending_entries(outbox)
     entries = merge_pending(entity_id, roots, pending, targets)
     html: dict[str, str] = {}
     for root in entries:
         for _depth, entry in root.walk():
             html[entry.id] = render_note(reader, entry)
-    return ThreadLoad(entity_id, sequence, title, entries, html)
+    return ThreadLoad(entity_id, sequence, title, entries, html, highlights)
+
+
+def _notes_on_highlights(
+    reader: ThreadReader,
+    highlights: list[Highlight],
+    roots: list[ThreadEntry],
+    tag_names: dict[str, str],
+) -> list[ThreadEntry]:
+    """Notes attached to the item's highlights rather than to the item (as other clients
+    write them), each once, with their replies."""
+    seen = {entry.id for root in roots for _depth, entry in root.walk()}
+    found: list[ThreadEntry] = []
+    for highlight in highlights:
+        if highlight.pending:
+            continue
+        for node in reader.thread_for(highlight.id):
+            if node.entity.id in seen:
+                continue
+            entry = _cached_entry(reader, node, tag_names)
+            seen.update(e.id for _depth, e in entry.walk())
+            found.append(entry)
+    return found
+
+
+def linked_highlight(entry: ThreadEntry, highlights: list[Highlight]) -> Highlight | None:
+    """The highlight a note is on (or quotes), if any."""
+    names = {entry.id}
+    if entry.external_id:
+        names.add(pending_entry_id(entry.external_id))
+    for highlight in highlights:
+        if names & set(highlight.note_ids):
+            return highlight
+    return None
+
+
+def highlight_text(highlight: Highlight, limit: int = 280) -> str:
+    """What a highlight marks, in a line or a few: its quote, else its moment of the video."""
+    quote = " ".join(highlight.quote.split())
+    if quote:
+        return f"“{quote[:limit]}…”" if len(quote) > limit else f"“{quote}”"
+    start, end = highlight.passage.start_s, highlight.passage.end_s
+    if start is None:
+        return "A highlight with no saved text"
+    span = format_offset(start) + (f"–{format_offset(end)}" if end is not None else "")
+    return f"The video at {span}"
 
 
 def load_thread_in_worker(
@@ -334,6 +402,13 @@ def load_thread_in_worker(
 ) -> ThreadLoad:
     """Worker: :func:`load_thread` on this thread's own cache reader."""
     return load_thread(thread_reader(cache_path), outbox, entity_id, sequence)
+
+
+def _passage_highlight(passage: Passage) -> Highlight:
+    """A passage as a highlight not saved yet (to say what a note will be on)."""
+    return Highlight(
+        id="", target_id="", passage=SelectorPassage(TEXT_SELECTOR, quote=passage.quote)
+    )
 
 
 def _keys_of(action_key: str) -> str:
@@ -483,9 +558,18 @@ class NoteCard(QFrame):
     reply_requested = Signal(str)
     link_activated = Signal(str)
 
-    def __init__(self, entry: ThreadEntry, html: str, depth: int, parent: QWidget | None = None):
+    def __init__(
+        self,
+        entry: ThreadEntry,
+        html: str,
+        depth: int,
+        parent: QWidget | None = None,
+        *,
+        highlight: Highlight | None = None,
+    ):
         super().__init__(parent)
         self.entry = entry
+        self.highlight = highlight
         self.setObjectName("noteCard")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         meta_parts = [entry.author or "", created_text(entry)]
@@ -533,6 +617,13 @@ class NoteCard(QFrame):
         marker_row.addWidget(self.badge)
         marker_row.addStretch(1)
         layout.addLayout(marker_row)
+        # The passage a note is on, above what it says.
+        self.quote = QLabel("On " + highlight_text(highlight) if highlight is not None else "")
+        self.quote.setObjectName("noteQuote")
+        self.quote.setWordWrap(True)
+        self.quote.setTextFormat(Qt.TextFormat.PlainText)
+        self.quote.setVisible(highlight is not None)
+        layout.addWidget(self.quote)
         layout.addWidget(self.body)
         layout.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
         self.body.fit()
@@ -564,6 +655,56 @@ class NoteCard(QFrame):
         self.reply_requested.emit(self.entry.id)
 
 
+class HighlightRow(QFrame):
+    """One highlight of the item: its quote (or moment), whether it is sent, its notes.
+
+    A click (or Enter) picks it: the reader shows it in the text.
+    """
+
+    picked = Signal(str)
+
+    def __init__(self, highlight: Highlight, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.highlight = highlight
+        self.setObjectName("highlightRow")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.quote = QLabel(highlight_text(highlight))
+        self.quote.setWordWrap(True)
+        self.quote.setTextFormat(Qt.TextFormat.PlainText)
+        notes = len(highlight.note_ids)
+        facts = []
+        if highlight.pending:
+            facts.append(ATTENTION if highlight.state == "needs_attention" else SENDING)
+        if notes:
+            facts.append(f"{notes} note{'s' if notes != 1 else ''}")
+        self.facts = QLabel(" · ".join(facts))
+        self.facts.setObjectName("highlightFacts")
+        self.facts.setVisible(bool(facts))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 3, 6, 3)
+        layout.addWidget(self.quote)
+        layout.addWidget(self.facts)
+        self.setAccessibleName("Pending highlight" if highlight.pending else "Highlight")
+        self.setAccessibleDescription(self.quote.text()[:200])
+        self.setToolTip("Show this passage in the reader")
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        """A click picks the highlight."""
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.picked.emit(self.highlight.id)
+        super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter or Space picks the highlight."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
+            self.picked.emit(self.highlight.id)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
 class ThreadPane(QWidget):
     """Notes on the selected entity as threads, and the buttons to add to them.
 
@@ -572,12 +713,14 @@ class ThreadPane(QWidget):
         note_queued(str): a note or reply was committed to the outbox (its op id).
         link_queued(str): a link dropped on the note editor was queued for saving (op id).
         thread_shown(): the pane finished showing the current entity's thread.
+        highlight_picked(str): a highlight of the list was picked (show it in the text).
     """
 
     entity_activated = Signal(str)
     note_queued = Signal(str)
     link_queued = Signal(str)
     thread_shown = Signal()
+    highlight_picked = Signal(str)
 
     def __init__(
         self,
@@ -600,6 +743,13 @@ class ThreadPane(QWidget):
         self.cards: list[NoteCard] = []
         self.editor: NoteEditor | None = None
         self._quote_source: Callable[[], str] | None = None
+        self._passage_source: Callable[[], Passage | None] | None = None
+        self.highlights: list[Highlight] = []
+        self.highlight_rows: list[HighlightRow] = []
+        # A highlight asked for before its thread was read, and the one shown last.
+        self._wanted_highlight: str | None = None
+        self.current_highlight: str | None = None
+        self.shown_for_highlight: QWidget | None = None
 
         self.heading = QLabel("Select an item to see its notes.")
         self.heading.setWordWrap(True)
@@ -615,6 +765,10 @@ class ThreadPane(QWidget):
         self._list = QWidget()
         self._list_layout = QVBoxLayout(self._list)
         self._list_layout.setContentsMargins(0, 0, 0, 0)
+        self.highlight_heading = QLabel("")
+        self.highlight_heading.setObjectName("highlightHeading")
+        self.highlight_heading.setVisible(False)
+        self._list_layout.addWidget(self.highlight_heading)
         self._list_layout.addStretch(1)
         self.scroll_area = QScrollArea()
         self.scroll_area.setWidgetResizable(True)
@@ -635,6 +789,16 @@ class ThreadPane(QWidget):
     def set_quote_source(self, source: Callable[[], str] | None) -> None:
         """Where Add note finds the passage to quote (the reader's selection)."""
         self._quote_source = source
+
+    def set_passage_source(self, source: Callable[[], Passage | None] | None) -> None:
+        """Where Add note finds the passage to write the note on (the reader's selection,
+        with its context): the note is then on that passage, highlighted."""
+        self._passage_source = source
+
+    @property
+    def outbox(self) -> NoteOutbox | None:
+        """Where notes (and highlights) are queued."""
+        return self._outbox
 
     @property
     def entries(self) -> list[ThreadEntry]:
@@ -718,7 +882,12 @@ class ThreadPane(QWidget):
             else f"No notes on {load.title} yet."
         )
         self.add_button.setEnabled(self._outbox is not None)
+        self.highlights = load.highlights
+        self._rebuild_highlights()
         self._rebuild_cards(load.html)
+        if self._wanted_highlight is not None:
+            wanted, self._wanted_highlight = self._wanted_highlight, None
+            self.show_highlight(wanted)
         self.thread_shown.emit()
 
     @Slot()
@@ -726,8 +895,31 @@ class ThreadPane(QWidget):
         """Add note: an editor on the item shown, quoting the passage selected in the reader."""
         if self._entity_id is None or self._outbox is None:
             return None
+        selected = self._passage_source() if self._passage_source is not None else None
+        if selected is not None and isinstance(self._outbox, Outbox) and self._reader.path:
+            return self.note_on_passage(selected)
         passage = self._quote_source() if self._quote_source is not None else ""
         return self.open_editor(self._entity_id, draft=quoted_passage(passage))
+
+    def note_on_passage(self, passage: Passage) -> NoteEditor | None:
+        """A note on a passage of the item shown: saving it queues the passage's highlight
+        (unless it has one) and the note linked to it, quoting it."""
+        if self._entity_id is None or not isinstance(self._outbox, Outbox):
+            return None
+        cache_path = self._reader.path
+        if cache_path is None:
+            return None
+        queue = PassageNoteQueue(
+            self._outbox,
+            lambda: thread_reader(cache_path),
+            passage,
+            target_id=self._entity_id,
+        )
+        quoted = highlight_text(_passage_highlight(passage), 120)
+        label = f"{quoted} in {self._label_of(self._entity_id)}"
+        return self.open_editor(
+            self._entity_id, draft=quoted_passage(passage.quote), queue=queue, label=label
+        )
 
     @Slot()
     def reply_to_current(self) -> NoteEditor | None:
@@ -741,18 +933,26 @@ class ThreadPane(QWidget):
         newest = max(self.cards, key=lambda card: (card.entry.created_at, card.entry.id))
         return self.open_editor(newest.entry.id)
 
-    def open_editor(self, target_id: str, draft: str = "") -> NoteEditor:
+    def open_editor(
+        self,
+        target_id: str,
+        draft: str = "",
+        *,
+        queue: NoteQueue | None = None,
+        label: str | None = None,
+    ) -> NoteEditor:
         """Open the note editor for a note on ``target_id`` (the item or a note to answer).
 
-        ``draft`` is the text the editor starts with (a quoted passage).
+        ``draft`` is the text the editor starts with (a quoted passage); ``queue`` where the
+        note is queued (the outbox, or a passage's queue that highlights it first).
         """
         if self._outbox is None:
             raise RuntimeError("no outbox to queue notes in")
         is_reply = target_id != self._entity_id
-        label = self._label_of(target_id)
+        label = label or self._label_of(target_id)
         editor = NoteEditor(
             self._reader,
-            self._outbox,
+            queue or self._outbox,
             target_id=target_id,
             target_label=label,
             is_reply=is_reply,
@@ -776,6 +976,58 @@ class ThreadPane(QWidget):
         row = self._reader.get(entity_id)
         return (row.title if row is not None else "") or entity_id
 
+    # ------------------------------------------------------------------ highlights
+
+    def highlight_named(self, highlight_id: str) -> Highlight | None:
+        """The listed highlight known by this id (cached, pending or server id)."""
+        return next((h for h in self.highlights if highlight_id in h.names()), None)
+
+    def show_highlight(self, highlight_id: str) -> QWidget | None:
+        """Show a highlight's note (its first), else its line in the list, with focus.
+
+        A highlight not listed yet (the pane is still reading the thread) is shown once the
+        thread is read.
+        """
+        highlight = self.highlight_named(highlight_id)
+        if highlight is None:
+            self._wanted_highlight = highlight_id
+            if self._task is None:
+                self.refresh()
+            return None
+        self.current_highlight = highlight.id
+        card = next(
+            (c for c in self.cards if c.highlight is not None and c.highlight.id == highlight.id),
+            None,
+        )
+        row = next((r for r in self.highlight_rows if r.highlight.id == highlight.id), None)
+        target: QWidget | None = card or row
+        if target is not None:
+            self.scroll_area.ensureWidgetVisible(target, 0, 8)
+            target.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.shown_for_highlight = target
+        return target
+
+    def _rebuild_highlights(self) -> None:
+        """Replace the highlight list by the current item's highlights."""
+        for row in self.highlight_rows:
+            self._list_layout.removeWidget(row)
+            row.deleteLater()
+        self.highlight_rows = []
+        count = len(self.highlights)
+        self.highlight_heading.setText(f"{count} highlight{'s' if count != 1 else ''}")
+        self.highlight_heading.setVisible(bool(count))
+        for position, highlight in enumerate(self.highlights, start=1):
+            row = HighlightRow(highlight)
+            row.picked.connect(self._on_row_picked)
+            self._list_layout.insertWidget(position, row)
+            self.highlight_rows.append(row)
+
+    @Slot(str)
+    def _on_row_picked(self, highlight_id: str) -> None:
+        """A highlight of the list was picked: its note, and the passage in the reader."""
+        self.show_highlight(highlight_id)
+        self.highlight_picked.emit(highlight_id)
+
     # ------------------------------------------------------------------ drawing
 
     def _rebuild_cards(self, html: dict[str, str]) -> None:
@@ -785,7 +1037,8 @@ class ThreadPane(QWidget):
             card.deleteLater()
         self.cards = []
         for depth, entry in self.shown():
-            card = NoteCard(entry, html.get(entry.id, ""), depth)
+            highlight = linked_highlight(entry, self.highlights)
+            card = NoteCard(entry, html.get(entry.id, ""), depth, highlight=highlight)
             card.reply_requested.connect(self._on_card_reply_requested)
             card.link_activated.connect(self._on_card_link_activated)
             self._list_layout.insertWidget(self._list_layout.count() - 1, card)
