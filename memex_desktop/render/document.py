@@ -246,7 +246,9 @@ class DocumentBuilder:
     def finish(self, title: str) -> RenderedDoc:
         """Clean the template, splice the fragments in, and derive the plain text."""
         template = '<div class="memex-doc">' + "".join(self._parts) + "</div>"
-        safe_template, remote = sanitize_html(template, allow_remote=self.context.allow_remote)
+        safe_template, remote = sanitize_html(
+            template, allow_remote=self.context.allow_remote, app_markup=True
+        )
         resources = list(remote)
         merge_resources(resources, self._remote)
         if self._fragments:
