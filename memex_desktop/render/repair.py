@@ -321,6 +321,11 @@ class _Scan:
             self.emit(text)
         else:
             self.cut()
+            anchor = _ID_RE.search(text)
+            if anchor is not None:
+                # An unwrapped element's id stays a link target (a <section> a contents
+                # list points at).
+                self.out.append(f'<a id="{_quoted_value(anchor)}"></a>')
         if self.stack and name not in _VOID:
             self.stack.append(_Open("html", name, special=name in _SPECIAL))
         return end
@@ -443,6 +448,15 @@ def _script_end(source: str, start: int) -> int:
             state = "escaped"
         elif state == "escaped":
             state = "double"
+
+
+_ID_RE = re.compile(rf"""[{_WS}]id[{_WS}]*=[{_WS}]*(?:"([^"]*)"|'([^']*)'|([^{_WS}>"']+))""", re.I)
+
+
+def _quoted_value(found: re.Match[str]) -> str:
+    """An attribute value matched by ``_ID_RE``, escaped for a double-quoted attribute."""
+    value = next(group for group in found.groups() if group is not None)
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
 
 
 def _has_text(piece: str) -> bool:

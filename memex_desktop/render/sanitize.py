@@ -191,8 +191,9 @@ def _anchor_url(fragment: str, namespace: bool) -> str | None:
     return _ANCHOR_URL + quote(target, safe="")
 
 
-_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]{0,63}:")
 _URL_BLANKS = str.maketrans("", "", "\t\n\r")
+_URL_EDGES = "".join(map(chr, range(33)))  # what a URL parser strips from both ends
 # nh3 refuses a fragment-only link when relative URLs are denied, before any filter sees it;
 # so relative URLs always go to a base, and without a real one the filter drops them first.
 _NO_BASE = "https://base.invalid/"
@@ -201,7 +202,7 @@ _NO_BASE = "https://base.invalid/"
 def _is_relative(url: str) -> bool:
     """Whether ``url`` has no scheme, read as a URL parser reads it (tabs and newlines
     removed, spaces and control characters around it ignored)."""
-    cleaned = url.translate(_URL_BLANKS).strip("".join(map(chr, range(33))))
+    cleaned = url.translate(_URL_BLANKS).strip(_URL_EDGES)
     return _SCHEME_RE.match(cleaned) is None
 
 
@@ -269,6 +270,11 @@ _REPAIR = MarkupRepair(
     ALLOWED_TAGS | DROPPED_WITH_CONTENT | {"textarea", "xmp", "plaintext", "image"},
     figure_class="svg-figure",
 )
+
+
+def repaired(source: str) -> str:
+    """``source`` rewritten so that any HTML parser keeps all of its text (see repair)."""
+    return _REPAIR(source.replace("\x00", "\ufffd"))
 
 
 def usable_base_url(url: str | None) -> str | None:

@@ -22,7 +22,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,7 @@ from PySide6.QtWidgets import (
 from memex_desktop import paths
 from memex_desktop.errors import user_message
 from memex_desktop.render import render_entity
+from memex_desktop.render.entities import WHOLE_PAGE_HREF
 from memex_desktop.render.remote_images import fetch_images
 from memex_desktop.settings import DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import Backlink, ChangeSet
@@ -326,12 +327,14 @@ def render_document(
     css: str,
     text_budget: int | None,
     text_points: float = TEXT_POINTS,
+    whole_page: bool = False,
     *,
     cancel: threading.Event,
     progress: Callable[[RenderResult], None],
 ) -> RenderResult:
     """Worker: load the entity (within ``text_budget`` characters of text; None: all of it),
-    render it, build the document and hand it to the GUI thread.
+    render it (a saved page whole when ``whole_page``, else as its article), build the
+    document and hand it to the GUI thread.
 
     A large item first goes out as a preview (its first PREVIEW_CHARS of text, through
     ``progress``) so its first screen shows at once; the full render follows.
@@ -351,6 +354,8 @@ def render_document(
     context = cache_render_context(
         reader, lookup=lookup, allow_remote=allow_remote, transcript_language=transcript_language
     )
+    if whole_page:
+        context = replace(context, whole_page=True)
     links = reader.backlinks(entity_id)
     backlinks = backlinks_html(links, entity_id)
     position = reader.reading_position(entity_id)
@@ -428,6 +433,8 @@ class ReaderPane(QWidget):
         self._position_timer.timeout.connect(self.remember_position)
         self._text_budget = max(1, int(item_text_mb * MEGABYTE))
         self._whole_allowed: set[str] = set()
+        # Saved pages shown whole rather than as the article found in them.
+        self._whole_pages: set[str] = set()
         self._cache_path = cache_path
         self._runner = runner
         self._transcript_language = transcript_language
@@ -597,6 +604,15 @@ class ReaderPane(QWidget):
             return
         self._whole_allowed.add(entity_id)
         self.message.emit("Showing the whole item; a very large one takes a while…")
+        self._render(entity_id, None)
+
+    @Slot()
+    def show_whole_page(self) -> None:
+        """Show the current saved page whole (navigation and all), not as an article."""
+        entity_id = self.current_entity_id
+        if entity_id is None:
+            return
+        self._whole_pages.add(entity_id)
         self._render(entity_id, None)
 
     @property
@@ -817,6 +833,7 @@ class ReaderPane(QWidget):
                 self._css,
                 budget,
                 TEXT_POINTS * self.text_size_percent / 100,
+                entity_id in self._whole_pages,
                 cancel=True,
                 progress=True,
             )
@@ -1013,6 +1030,9 @@ class ReaderPane(QWidget):
 
     def follow_link(self, url: str) -> LinkTarget:
         """Do what the policy allows for ``url``; returns the decision."""
+        if url == WHOLE_PAGE_HREF:
+            self.show_whole_page()
+            return LinkTarget("anchor", url)
         target = classify_link(url)
         if target.kind == "entity" and target.entity_id:
             self.show_entity(target.entity_id, target.anchor)
