@@ -219,6 +219,16 @@ def _attribute_filter(base: str | None, markup: Markup) -> AttributeFilter:
     namespace = markup != "app"
     classes = PLACEHOLDER_CLASSES if markup == "page" else CLASS_NAMES
 
+    @lru_cache(maxsize=4096)
+    def is_this_page(address: str) -> bool:
+        """Whether a link's address (before its ``#``) resolves to the page itself; a page
+        links to a few addresses thousands of times (a table of contents)."""
+        assert page is not None
+        try:
+            return urldefrag(urljoin(page, address)).url == page
+        except ValueError:  # not an address at all: nh3 refuses it
+            return False
+
     def keep(tag: str, attribute: str, value: str) -> str | None:
         del tag
         if attribute == "class":
@@ -235,11 +245,8 @@ def _attribute_filter(base: str | None, markup: Markup) -> AttributeFilter:
         if page is None:
             return None if _is_relative(value) else value
         if attribute == "href" and "#" in link:
-            try:
-                address, fragment = urldefrag(urljoin(page, link))
-            except ValueError:  # not an address at all: nh3 refuses it
-                return value
-            if address == page:
+            address, _, fragment = link.partition("#")
+            if is_this_page(address):
                 return _anchor_url(fragment, namespace)
         return value
 

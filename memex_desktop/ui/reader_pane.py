@@ -75,6 +75,9 @@ REFERENCE_CHARS = 64_000
 # A document of this many pieces (about 2 MB of HTML) is appended as the reader scrolls
 # towards its end, LOOKAHEAD_SCREENS ahead, rather than all at once.
 LAZY_ABOVE_PIECES = 128
+# A document of this many pieces (about half a megabyte of HTML) takes each in a frame of its
+# own, so that appending one stays short however long the document grows.
+FRAMED_ABOVE_PIECES = 32
 # The reading position is written this long after the reader stops scrolling (and when the
 # item changes or the window closes), not at every step of a scroll.
 POSITION_SAVE_DELAY_MS = 1500
@@ -913,7 +916,10 @@ class ReaderPane(QWidget):
             self._feed_then = (anchor, scrolled if same_item and not anchor else None)
             lazy = len(result.more) >= LAZY_ABOVE_PIECES
             wanted = self._wants_more_text if lazy else None
-            self._feeder = DocumentFeeder(result.document, result.more, self, wanted=wanted)
+            framed = len(result.more) >= FRAMED_ABOVE_PIECES
+            self._feeder = DocumentFeeder(
+                result.document, result.more, self, wanted=wanted, framed=framed
+            )
             self._feeder.finished.connect(self._on_feeder_finished)
             self._feeder.start()
             if lazy and anchor:
