@@ -203,3 +203,15 @@ def test_the_article_view_keeps_the_body_and_drops_the_navigation() -> None:
 def test_a_page_whose_article_is_doubtful_is_shown_whole() -> None:
     assert article_html(_read(PAGES / "html" / "python-contents.html.gz")) is None
     assert article_html("") is None
+
+
+@pytest.mark.parametrize("path", HTML, ids=lambda path: path.name)
+def test_the_article_view_keeps_every_code_block(path: Path) -> None:
+    page = _read(path)
+    entity = parse_content_entity(
+        {"id": "w", "type": "web", "title": "t", "url": _page_url(path), "html": page}
+    )
+    shown = render_entity(entity, RenderContext()).html
+    whole = render_entity(entity, RenderContext(whole_page=True)).html
+    code = [key for key in _structure(whole) if key == "pre" or key.startswith("code: ")]
+    assert all(_structure(shown)[key] == _structure(whole)[key] for key in code)
