@@ -2,17 +2,20 @@
 and permalink marks, found by readability-lxml (the method of Mozilla's Readability).
 
 Readability scores the page's blocks and keeps the best one with the siblings that belong to
-it. Its last step, a clean-up that drops whole sections it judges thin (a section of short code
-examples, say), is left out: what it picked is taken as the page wrote it, less its permalink
-marks (``¶`` links to the heading they sit in), and cleaned by the reader's sanitiser like any
-page. When the pick holds less than half of the page's prose (words outside links), it is not
-trusted and the whole page is shown.
+it; when the best is one of several sections of a chapter, or no block at all, the block
+around it is taken instead. Readability's last step, a clean-up that drops whole sections it
+judges thin (a section of short code examples, say), is left out: what it picked is taken as
+the page wrote it, less its permalink marks (``¶`` links to the heading they sit in), and
+cleaned by the reader's sanitiser like any page. When the pick holds less than half of the
+page's prose (words outside links), it is not trusted; when it holds nearly all of the page,
+nothing is left out. Either way the whole page is shown.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from itertools import chain
 from typing import Any
 
 import lxml.etree
@@ -33,8 +36,30 @@ PERMALINK_MARKS = frozenset({"¶", "#", "§", "🔗", "link"})
 _XML_DECLARATION_RE = re.compile(r"\A\s*<\?xml[^>]*>")
 
 
+# Readability may pick one long paragraph, or an unknown element, that holds the rest of a
+# page whose markup never closes it; the article is then the block around it, headings and all.
+_BLOCKS = frozenset({"div", "article", "section", "main", "td"})
+
+
 class _Extraction(Document):  # type: ignore[misc]
     """Readability's pick, serialised as it stands (no clean-up of its content)."""
+
+    def select_best_candidate(self, candidates: Any) -> Any:
+        """Readability's best block, or the block around it: when the best is no block, or
+        is one of several sections of the same kind (a chapter's sections, with the chapter's
+        title, introduction and contents around them)."""
+        best = super().select_best_candidate(candidates)
+        if best is None:
+            return None
+        element = best["elem"]
+        while element.tag not in _BLOCKS and _inner(element.getparent()):
+            element = element.getparent()
+        parent = element.getparent()
+        if _inner(parent) and _has_peer_sections(element, candidates, best["content_score"]):
+            element = parent
+        if element is best["elem"]:
+            return best
+        return candidates.get(element, {"content_score": best["content_score"], "elem": element})
 
     def sanitize(self, node: Any, candidates: Any, keep_all_images: bool = False) -> str:
         """The picked element without permalink marks, as HTML."""
@@ -43,6 +68,23 @@ class _Extraction(Document):  # type: ignore[misc]
             if _is_permalink(link):
                 link.drop_tree()
         return str(lxml.html.tostring(node, encoding="unicode", method="html"))
+
+
+def _inner(element: Any) -> bool:
+    """Whether ``element`` is an element inside the page's body (not the body itself)."""
+    return element is not None and element.tag not in ("body", "html")
+
+
+def _has_peer_sections(element: Any, candidates: Any, score: float) -> bool:
+    """Whether ``element`` has a sibling of its tag and class that scores as content too."""
+    threshold = max(10.0, score * 0.2)
+    siblings = chain(element.itersiblings(), element.itersiblings(preceding=True))
+    return any(
+        sibling.tag == element.tag
+        and sibling.get("class") == element.get("class")
+        and candidates.get(sibling, {}).get("content_score", 0) >= threshold
+        for sibling in siblings
+    )
 
 
 def _is_permalink(link: Any) -> bool:
