@@ -23,6 +23,8 @@ import lxml.html
 from readability import Document
 from readability.readability import Unparseable
 
+from memex_desktop.render.sanitize import repaired
+
 log = logging.getLogger(__name__)
 
 # Beyond this the scoring takes seconds; such pages (indexes, whole books) are shown whole.
@@ -113,12 +115,12 @@ def article_html(page: str) -> str | None:
     trustworthy one (too big, unparseable, holding too little of the page's prose) or it
     is the whole page anyway.
 
-    ``page`` should have been through the sanitiser's repair pass, so that markup lxml would
-    read differently (a tag that never ends) has become text first.
+    The page goes through the sanitiser's repair pass first, so that markup lxml would read
+    differently (a tag that never ends) is text, as the reader shows it.
     """
     if not page.strip() or len(page) > ARTICLE_MAX_CHARS:
         return None
-    source = _XML_DECLARATION_RE.sub("", page)
+    source = repaired(_XML_DECLARATION_RE.sub("", page))
     try:
         article = str(_Extraction(source).summary(html_partial=True))
     except (Unparseable, lxml.etree.ParserError, ValueError) as exc:

@@ -69,7 +69,7 @@ from memex_desktop.render.document import (
 from memex_desktop.render.fields import duration_text, field_label, fields_html
 from memex_desktop.render.markdown_html import markdown_to_html, markdown_to_safe_html
 from memex_desktop.render.prosemirror import prosemirror_to_html
-from memex_desktop.render.sanitize import escape_attr, repaired, sanitize_html, usable_base_url
+from memex_desktop.render.sanitize import escape_attr, sanitize_html, usable_base_url
 from memex_desktop.render.text import plain_text_to_html
 
 DONE_STATUS = "indexing-done"
@@ -269,8 +269,6 @@ WHOLE_PAGE_HREF = "memex://whole-page"
 
 def _page(doc: DocumentBuilder, page: str, base: str | None) -> None:
     """A saved page: its article (with a way to the whole page), else the whole page."""
-    if not doc.context.whole_page:
-        page = repaired(page)
     article = None if doc.context.whole_page else article_html(page)
     if article is not None:
         doc.add(

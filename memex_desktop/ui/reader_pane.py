@@ -72,11 +72,11 @@ MAX_BACKLINKS_SHOWN = 200
 PREVIEW_ABOVE_BYTES = 1_000_000
 PREVIEW_CHARS = 64_000
 REFERENCE_CHARS = 64_000
-# A document of this many pieces (about 2 MB of HTML) is appended as the reader scrolls
-# towards its end, LOOKAHEAD_SCREENS ahead, rather than all at once.
+# A document of this many pieces (about 2 MB of prose, less of lists and tables) is appended as
+# the reader scrolls towards its end, LOOKAHEAD_SCREENS ahead, rather than all at once.
 LAZY_ABOVE_PIECES = 128
-# A document of this many pieces (about half a megabyte of HTML) takes each in a frame of its
-# own, so that appending one stays short however long the document grows.
+# A document of this many pieces (half a megabyte of prose, less of lists) takes each in a
+# frame of its own, so that appending one stays short however long the document grows.
 FRAMED_ABOVE_PIECES = 32
 # The reading position is written this long after the reader stops scrolling (and when the
 # item changes or the window closes), not at every step of a scroll.
