@@ -215,3 +215,17 @@ def test_the_article_view_keeps_every_code_block(path: Path) -> None:
     whole = render_entity(entity, RenderContext(whole_page=True)).html
     code = [key for key in _structure(whole) if key == "pre" or key.startswith("code: ")]
     assert all(_structure(shown)[key] == _structure(whole)[key] for key in code)
+
+
+def test_code_in_a_list_item_and_in_a_quote_stays_a_code_block() -> None:
+    source = (
+        '- build it:\n\n  ```c\n  #define FHS_CAT_ROOT "/var/cache/man"\n  ```\n\n'
+        "> run it:\n>\n>     make check\n\n"
+        "- [x] done\n"
+    )
+    safe, _ = markdown_to_safe_html(source, allow_remote=False)
+    assert "<h1" not in safe
+    assert '<pre><code>#define FHS_CAT_ROOT "/var/cache/man"' in safe
+    assert "<blockquote>" in safe
+    assert "<pre><code>make check" in safe
+    assert "[x] done" in safe
