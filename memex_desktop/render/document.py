@@ -46,6 +46,7 @@ class RenderContext:
         lookup: resolves referenced ids (from the cache) for reference cards.
         tag_names: the name of a tag id (from the cache); tags it cannot name are not shown.
         notes_on: the ids of the notes attached to an item, for the highlights they annotate.
+        whole_page: show a saved page's whole HTML, not the article found in it.
     """
 
     allow_remote: bool = False
@@ -53,6 +54,7 @@ class RenderContext:
     lookup: Lookup | None = None
     tag_names: TagNames | None = None
     notes_on: NotesOn | None = None
+    whole_page: bool = False
 
 
 @dataclass(frozen=True)
@@ -246,7 +248,9 @@ class DocumentBuilder:
     def finish(self, title: str) -> RenderedDoc:
         """Clean the template, splice the fragments in, and derive the plain text."""
         template = '<div class="memex-doc">' + "".join(self._parts) + "</div>"
-        safe_template, remote = sanitize_html(template, allow_remote=self.context.allow_remote)
+        safe_template, remote = sanitize_html(
+            template, allow_remote=self.context.allow_remote, app_markup=True
+        )
         resources = list(remote)
         merge_resources(resources, self._remote)
         if self._fragments:

@@ -46,6 +46,7 @@ from memex_desktop.api.models import (
     YoutubeContentEntity,
 )
 from memex_desktop.api.urls import moment_url
+from memex_desktop.render.article import article_html
 from memex_desktop.render.document import (
     DocumentBuilder,
     RenderContext,
@@ -255,14 +256,29 @@ def _render_web(entity: WebContentEntity, doc: DocumentBuilder) -> str:
     if entity.full_text and entity.full_text.strip():
         _markdown(doc, entity.full_text, base)
     elif entity.html and entity.html.strip():
-        safe, remote = sanitize_html(
-            entity.html, allow_remote=doc.context.allow_remote, base_url=base
-        )
-        doc.add_fragment(safe, remote)
+        _page(doc, entity.html, base)
     elif not has_body and not (entity.description or "").strip():
         doc.add('<p class="notice">This page has no saved text.</p>')
     _extra_fields(doc, entity, {"favicon_url", "normalized_url"})
     return title
+
+
+# The link of the notice above an article view: the reader shows the whole page for it.
+WHOLE_PAGE_HREF = "memex://whole-page"
+
+
+def _page(doc: DocumentBuilder, page: str, base: str | None) -> None:
+    """A saved page: its article (with a way to the whole page), else the whole page."""
+    article = None if doc.context.whole_page else article_html(page)
+    if article is not None:
+        doc.add(
+            '<p class="notice">Shown as an article, without the page\'s navigation, sidebars '
+            f'and footers. <a href="{WHOLE_PAGE_HREF}">Show the whole page</a></p>'
+        )
+    safe, remote = sanitize_html(
+        article or page, allow_remote=doc.context.allow_remote, base_url=base
+    )
+    doc.add_fragment(safe, remote)
 
 
 # --------------------------------------------------------------------------- twitter

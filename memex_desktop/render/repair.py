@@ -15,8 +15,9 @@ script escapes) and the parts of tree construction that decide what is SVG or Ma
 (integration points, breakout tags, CDATA, self-closing tags), and rewrites only what would
 lose text: a construct that never ends and a pasted autolink become text, and tags the
 sanitiser would not keep anyway are unwrapped, their content kept. Scripts, styles and titles
-inside SVG lose their content as their HTML namesakes do. Nothing here is needed for safety:
-the output goes through nh3 like any other input.
+inside SVG lose their content as their HTML namesakes do; a drawing's title and text stay, in
+a placeholder (``[drawing: ...]``) that stands where the ``<svg>`` was. Nothing here is needed
+for safety: the output goes through nh3 like any other input.
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ _SPECIAL = _names(
 )
 _SVG_HTML_POINTS = frozenset({"foreignobject", "desc", "title"})
 _MATH_TEXT_POINTS = frozenset({"mi", "mo", "mn", "ms", "mtext"})
-_FOREIGN_DROPPED = frozenset({"script", "style", "title"})
+_FOREIGN_DROPPED = frozenset({"script", "style"})
 # Budget of characters scanned by tags that turn out never to end, per input character: past
 # it the rest is treated as text, so hostile input cannot make the scan quadratic.
 _FAILED_SCAN_BUDGET = 8
@@ -101,8 +102,11 @@ class _Open:
 class MarkupRepair:
     """The pre-pass for one set of tags the sanitiser keeps (or drops with their content)."""
 
-    def __init__(self, kept_tags: Iterable[str]) -> None:
+    def __init__(self, kept_tags: Iterable[str], *, figure_class: str = "figure") -> None:
         self.kept = frozenset(name.lower() for name in kept_tags)
+        # What an <svg> becomes: a span of this class around its text, "[drawing: ...]".
+        self.figure_open = f'<span class="{figure_class}">[drawing: '
+        self.figure_empty = f'<span class="{figure_class}">[drawing]</span>'
         self._plain = self.kept - RAW_TEXT - {"script", "plaintext"}
         plain = sorted(self._plain, key=len, reverse=True)
         names = "|".join(re.escape(name) for name in plain)
@@ -136,6 +140,8 @@ class _Scan:
         self.out: list[str] = []
         self.stack: list[_Open] = []
         self.last_gt = source.rfind(">")
+        # Where the placeholder of the <svg> being read starts in ``out`` (-1: none open).
+        self.figure_at = -1
         self.failed_budget = _FAILED_SCAN_BUDGET * len(source) + 100_000
 
     # ----------------------------------------------------------------- output
@@ -149,9 +155,11 @@ class _Scan:
         """Mark a removed tag: a character reference must not join text across it."""
         if self.out and _ENTITY_TAIL_RE.search(self.out[-1][-40:]):
             self.out.append("<!---->")
+        if self.figure_at >= 0 and self.out[-1] != " ":
+            self.out.append(" ")  # a drawing's text elements are words apart
 
     def dropping(self) -> bool:
-        """Whether the current position is inside an SVG or MathML script, style or title."""
+        """Whether the current position is inside an SVG or MathML script or style."""
         return bool(self.stack) and any(entry.drops for entry in self.stack)
 
     # ----------------------------------------------------------------- scanning
@@ -168,7 +176,26 @@ class _Scan:
                 position = found.end()
                 continue
             position = self.markup(position)
+            if self.figure_at >= 0 and not self.stack:
+                self.close_figure()
+        if self.figure_at >= 0:
+            self.close_figure()
         return "".join(self.out)
+
+    def open_figure(self) -> None:
+        """Start the placeholder of a drawing (its text follows)."""
+        self.out.append(self.repair.figure_open)
+        self.figure_at = len(self.out) - 1
+
+    def close_figure(self) -> None:
+        """End the placeholder of the drawing just left; without text it says only that."""
+        at, self.figure_at = self.figure_at, -1
+        while len(self.out) > at + 1 and self.out[-1] == " ":
+            self.out.pop()
+        if any(_has_text(piece) for piece in self.out[at + 1 :]):
+            self.out.append("]</span>")
+        else:
+            self.out[at] = self.repair.figure_empty
 
     def markup(self, position: int) -> int:
         """Handle the construct starting with the ``<`` at ``position``; returns the next one."""
@@ -267,6 +294,8 @@ class _Scan:
                 self.stack and self.stack[-1].namespace != "html" and not self.stack[-1].html_inside
             ):
                 self.stack.pop()
+            if self.figure_at >= 0 and not self.stack:
+                self.close_figure()
             html = True
         if not html:
             assert top is not None
@@ -274,6 +303,11 @@ class _Scan:
             self.cut()
             return end
         if name in ("svg", "math"):
+            if name == "svg" and not self.stack:
+                if self_closing:
+                    self.out.append(self.repair.figure_empty)
+                else:
+                    self.open_figure()
             if not self_closing:
                 self.stack.append(_Open(name, name))
             self.cut()
@@ -287,6 +321,11 @@ class _Scan:
             self.emit(text)
         else:
             self.cut()
+            anchor = _ID_RE.search(text)
+            if anchor is not None:
+                # An unwrapped element's id stays a link target (a <section> a contents
+                # list points at).
+                self.out.append(f'<a id="{_quoted_value(anchor)}"></a>')
         if self.stack and name not in _VOID:
             self.stack.append(_Open("html", name, special=name in _SPECIAL))
         return end
@@ -409,6 +448,20 @@ def _script_end(source: str, start: int) -> int:
             state = "escaped"
         elif state == "escaped":
             state = "double"
+
+
+_ID_RE = re.compile(rf"""[{_WS}]id[{_WS}]*=[{_WS}]*(?:"([^"]*)"|'([^']*)'|([^{_WS}>"']+))""", re.I)
+
+
+def _quoted_value(found: re.Match[str]) -> str:
+    """An attribute value matched by ``_ID_RE``, escaped for a double-quoted attribute."""
+    value = next(group for group in found.groups() if group is not None)
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+
+
+def _has_text(piece: str) -> bool:
+    """Whether a piece of output shows any text (more than tags, comments and spaces)."""
+    return bool(piece.strip()) and not (piece.startswith("<") and piece.endswith(">"))
 
 
 def _escape_text(text: str) -> str:

@@ -7,8 +7,15 @@ Policy (saved content is hostile input, see DESIGN.md §5):
   templates, document titles), which are dropped with their content. A pre-pass
   (:mod:`memex_desktop.render.repair`) makes sure nh3 keeps the text it would otherwise lose
   to a tag that never ends, a pasted ``<http://...>`` or SVG and MathML element names.
-- Attributes: a per-tag allow-list; no ``style``, no ``on*``, no ``id``; ``class`` only with the
-  reader's own class names (:data:`CLASS_NAMES`), which a UI stylesheet may style.
+- Attributes: a per-tag allow-list; no ``style``, no ``on*``. ``class`` only with the reader's
+  own class names (:data:`CLASS_NAMES`) in the app's own markup and in markdown output (whose
+  only classes are the app's cards); a saved page keeps none but the sanitiser's placeholders,
+  so its ``class="section"`` or ``class="notice"`` never meets the reader's stylesheet.
+- Anchors: ``id`` (and ``name`` on links) are kept with :data:`ANCHOR_PREFIX` in front, so no
+  content id can meet one of the app's; a same-page link (``#x``, or the page's own address
+  with ``#x``) becomes ``#`` plus the namespaced id, so a table of contents scrolls the reader.
+- SVG: an ``<svg>`` element becomes a placeholder holding its text, ``<title>`` and ``<text>``
+  elements included (``[drawing: ...]``); the drawing itself is never shown.
 - URLs (``href``/``src``): only ``http``, ``https``, ``mailto`` and ``memex``. Relative and
   protocol-relative (``//host``) URLs are resolved against the item's own page URL when that
   is ``http(s)`` (so a saved article's links keep working and its images are recognised as
@@ -23,8 +30,10 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Literal
+from urllib.parse import quote, urldefrag, urljoin
 
 import nh3
 
@@ -105,7 +114,8 @@ DROPPED_WITH_CONTENT = frozenset(
 )
 
 ALLOWED_ATTRIBUTES: dict[str, set[str]] = {
-    "a": {"href", "title"},
+    "*": {"id"},
+    "a": {"href", "title", "name"},
     "abbr": {"title"},
     "img": {"src", "alt", "title", "width", "height"},
     "ol": {"start"},
@@ -141,10 +151,18 @@ CLASS_NAMES = frozenset(
         "excerpt",
         "quote",
         "tags",
+        "svg-figure",
     }
 )
+# The classes the sanitiser itself writes into content: all a saved page may keep.
+PLACEHOLDER_CLASSES = frozenset({"remote-image", "image-missing", "svg-figure"})
 _CLASS_TAGS = ("a", "blockquote", "div", "dl", "dt", "dd", "h1", "h2", "h3", "p", "span", "table")
-_ALLOWED_CLASSES = {tag: set(CLASS_NAMES) for tag in _CLASS_TAGS}
+# Every id of content starts with this, and same-page links point at the namespaced id.
+ANCHOR_PREFIX = "page-"
+# What a same-page link is while nh3 checks it (it refuses fragments with no base): a URL of
+# an allowed scheme, turned back into "#id" in the output.
+_ANCHOR_URL = "memex://anchor/"
+_ANCHOR_HREF = f'href="{_ANCHOR_URL}'
 
 # nh3 escapes "<" and ">" inside attribute values and text, so in its output a "<" always
 # starts a tag: matching just images and link boundaries is exact.
@@ -153,35 +171,117 @@ _ATTR_RE = re.compile(r'([^\s="/>]+)="([^"]*)"')
 _REMOTE_PREFIXES = ("http://", "https://")
 
 
-def _cleaner(base_url: str | None) -> nh3.Cleaner:
-    """A cleaner for one base URL (building one costs microseconds)."""
-    if base_url is None:
-        return _make_cleaner("deny")
-    return _make_cleaner(("rewrite_with_base", base_url))
+Relative = tuple[Literal["rewrite_with_base"], str]
+# Whose markup is cleaned: a saved page's, a markdown converter's (with the app's cards placed
+# in it), or the app's own template around them.
+Markup = Literal["page", "markdown", "app"]
+AttributeFilter = Callable[[str, str, str], str | None]
 
 
-def _make_cleaner(
-    relative: Literal["deny"] | tuple[Literal["rewrite_with_base"], str],
-) -> nh3.Cleaner:
-    """The cleaner with the allow-lists of this module and one relative-URL policy."""
+def _namespaced(name: str) -> str:
+    """A content id (or anchor) with the content prefix, added once."""
+    return name if name.startswith(ANCHOR_PREFIX) else ANCHOR_PREFIX + name
+
+
+def _anchor_url(fragment: str, namespace: bool) -> str | None:
+    """The stand-in URL of a same-page link to ``fragment`` (None for an empty one)."""
+    if not fragment:
+        return None
+    target = _namespaced(fragment) if namespace else fragment
+    return _ANCHOR_URL + quote(target, safe="")
+
+
+_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]{0,63}:")
+_URL_BLANKS = str.maketrans("", "", "\t\n\r")
+_URL_EDGES = "".join(map(chr, range(33)))  # what a URL parser strips from both ends
+# nh3 refuses a fragment-only link when relative URLs are denied, before any filter sees it;
+# so relative URLs always go to a base, and without a real one the filter drops them first.
+_NO_BASE = "https://base.invalid/"
+
+
+def _is_relative(url: str) -> bool:
+    """Whether ``url`` has no scheme, read as a URL parser reads it (tabs and newlines
+    removed, spaces and control characters around it ignored)."""
+    cleaned = url.translate(_URL_BLANKS).strip(_URL_EDGES)
+    return _SCHEME_RE.match(cleaned) is None
+
+
+def _kept_classes(value: str, names: frozenset[str]) -> str | None:
+    """The class names of ``value`` that are in ``names`` (None when none is)."""
+    kept = [name for name in value.split() if name in names]
+    return " ".join(kept) if kept else None
+
+
+def _attribute_filter(base: str | None, markup: Markup) -> AttributeFilter:
+    """Namespaces content ids, turns same-page links into anchor links for nh3, keeps only
+    the class names ``markup`` may carry, and drops relative URLs when there is no base."""
+    page = urldefrag(base).url if base else None
+    namespace = markup != "app"
+    classes = PLACEHOLDER_CLASSES if markup == "page" else CLASS_NAMES
+
+    @lru_cache(maxsize=4096)
+    def is_this_page(address: str) -> bool:
+        """Whether a link's address (before its ``#``) resolves to the page itself; a page
+        links to a few addresses thousands of times (a table of contents)."""
+        assert page is not None
+        try:
+            return urldefrag(urljoin(page, address)).url == page
+        except ValueError:  # not an address at all: nh3 refuses it
+            return False
+
+    def keep(tag: str, attribute: str, value: str) -> str | None:
+        del tag
+        if attribute == "class":
+            return _kept_classes(value, classes)
+        if attribute in ("id", "name"):
+            return _namespaced(value) if namespace else value
+        if attribute not in ("href", "src"):
+            return value
+        link = value.strip()
+        if attribute == "href" and link.startswith("#"):
+            return _anchor_url(link[1:], namespace)
+        if attribute == "href" and link.startswith(_ANCHOR_URL):
+            return _anchor_url(link[len(_ANCHOR_URL) :], namespace)
+        if page is None:
+            return None if _is_relative(value) else value
+        if attribute == "href" and "#" in link:
+            address, _, fragment = link.partition("#")
+            if is_this_page(address):
+                return _anchor_url(fragment, namespace)
+        return value
+
+    return keep
+
+
+@lru_cache(maxsize=64)
+def _cleaner(base_url: str | None, markup: Markup) -> nh3.Cleaner:
+    """A cleaner for one base URL and one kind of markup (building one costs microseconds)."""
+    relative: Relative = ("rewrite_with_base", base_url or _NO_BASE)
+    classes = PLACEHOLDER_CLASSES if markup == "page" else CLASS_NAMES
     return nh3.Cleaner(
         tags=set(ALLOWED_TAGS),
         clean_content_tags=set(DROPPED_WITH_CONTENT),
         attributes=ALLOWED_ATTRIBUTES,
         url_schemes=set(URL_SCHEMES),
-        allowed_classes=_ALLOWED_CLASSES,
+        allowed_classes={tag: set(classes) for tag in _CLASS_TAGS},
         link_rel=None,
         strip_comments=True,
         url_relative=relative,
+        attribute_filter=_attribute_filter(base_url, markup),
     )
 
 
-_DEFAULT_CLEANER = _cleaner(None)
 # Raw-text elements nh3 shows as text and "<image>" (which HTML reads as "<img>") keep their
 # meaning; every other tag the allow-lists do not name is unwrapped before nh3 sees it.
 _REPAIR = MarkupRepair(
-    ALLOWED_TAGS | DROPPED_WITH_CONTENT | {"textarea", "xmp", "plaintext", "image"}
+    ALLOWED_TAGS | DROPPED_WITH_CONTENT | {"textarea", "xmp", "plaintext", "image"},
+    figure_class="svg-figure",
 )
+
+
+def repaired(source: str) -> str:
+    """``source`` rewritten so that any HTML parser keeps all of its text (see repair)."""
+    return _REPAIR(source.replace("\x00", "\ufffd"))
 
 
 def usable_base_url(url: str | None) -> str | None:
@@ -271,6 +371,7 @@ def sanitize_html(
     allow_remote: bool,
     base_url: str | None = None,
     converted: bool = False,
+    app_markup: bool = False,
 ) -> tuple[str, list[str]]:
     """Clean untrusted HTML for the reader; returns the safe HTML and its remote image URLs.
 
@@ -278,17 +379,23 @@ def sanitize_html(
         source: any HTML (fragment or whole document), trusted or not.
         allow_remote: keep remote ``<img>`` elements instead of placeholder links.
         base_url: the item's page URL; relative URLs resolve against it when it is http(s)
-            and are dropped otherwise.
+            and are dropped otherwise, and links to it with a ``#fragment`` stay in the page.
         converted: ``source`` is a markdown converter's output, which escapes all raw HTML
-            and writes only allowed tags, so the text-keeping pre-pass has nothing to do.
+            and writes only allowed tags, so the text-keeping pre-pass has nothing to do; the
+            reader's class names in it come from the app's cards.
+        app_markup: ``source`` is the app's own template (or a whole rendered document): its
+            class names are the reader's and its ids are already namespaced.
     """
     source = source.replace("\x00", "\ufffd")
+    markup: Markup = "app" if app_markup else "markdown" if converted else "page"
     if not converted:
         source = _REPAIR(source)
     base = usable_base_url(base_url)
-    cleaner = _DEFAULT_CLEANER if base is None else _cleaner(base)
+    cleaner = _cleaner(base, markup)
     remote: list[str] = []
     cleaned = _stable_clean(cleaner, source)
+    if _ANCHOR_HREF in cleaned:
+        cleaned = cleaned.replace(_ANCHOR_HREF, 'href="#')
     cleaned = _replace_images(cleaned, allow_remote, remote)
     if "<pre>\n" in cleaned:
         # A parser drops one newline right after <pre>; keep the content's own newline.

@@ -49,6 +49,7 @@ from PySide6.QtWidgets import (
 from memex_desktop import paths
 from memex_desktop.errors import UserMessage, user_message
 from memex_desktop.render import render_entity
+from memex_desktop.render.entities import WHOLE_PAGE_HREF
 from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.settings import DEFAULT_IMAGE_CACHE_MB, DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import Backlink, ChangeSet
@@ -77,9 +78,12 @@ MAX_BACKLINKS_SHOWN = 200
 PREVIEW_ABOVE_BYTES = 1_000_000
 PREVIEW_CHARS = 64_000
 REFERENCE_CHARS = 64_000
-# A document of this many pieces (about 2 MB of HTML) is appended as the reader scrolls
-# towards its end, LOOKAHEAD_SCREENS ahead, rather than all at once.
+# A document of this many pieces (about 2 MB of prose, less of lists and tables) is appended as
+# the reader scrolls towards its end, LOOKAHEAD_SCREENS ahead, rather than all at once.
 LAZY_ABOVE_PIECES = 128
+# A document of this many pieces (half a megabyte of prose, less of lists) takes each in a
+# frame of its own, so that appending one stays short however long the document grows.
+FRAMED_ABOVE_PIECES = 32
 # The reading position is written this long after the reader stops scrolling (and when the
 # item changes or the window closes), not at every step of a scroll.
 POSITION_SAVE_DELAY_MS = 1500
@@ -325,12 +329,14 @@ def render_document(
     text_budget: int | None,
     text_points: float = TEXT_POINTS,
     images: ImageSource | None = None,
+    whole_page: bool = False,
     *,
     cancel: threading.Event,
     progress: Callable[[RenderResult], None],
 ) -> RenderResult:
     """Worker: load the entity (within ``text_budget`` characters of text; None: all of it),
-    render it, build the document and hand it to the GUI thread.
+    render it (a saved page whole when ``whole_page``, else as its article), build the
+    document and hand it to the GUI thread.
 
     A large item first goes out as a preview (its first PREVIEW_CHARS of text, through
     ``progress``) so its first screen shows at once; the full render follows.
@@ -352,6 +358,8 @@ def render_document(
     context = cache_render_context(
         reader, lookup=lookup, allow_remote=allow_remote, transcript_language=transcript_language
     )
+    if whole_page:
+        context = replace(context, whole_page=True)
     links = reader.backlinks(entity_id)
     backlinks = backlinks_html(links, entity_id)
     position = reader.reading_position(entity_id)
@@ -446,6 +454,8 @@ class ReaderPane(QWidget):
         self._position_timer.timeout.connect(self.remember_position)
         self._text_budget = max(1, int(item_text_mb * MEGABYTE))
         self._whole_allowed: set[str] = set()
+        # Saved pages shown whole rather than as the article found in them.
+        self._whole_pages: set[str] = set()
         self._cache_path = cache_path
         self._runner = runner
         self._transcript_language = transcript_language
@@ -624,6 +634,15 @@ class ReaderPane(QWidget):
             return
         self._whole_allowed.add(entity_id)
         self.message.emit("Showing the whole item; a very large one takes a while…")
+        self._render(entity_id, None)
+
+    @Slot()
+    def show_whole_page(self) -> None:
+        """Show the current saved page whole (navigation and all), not as an article."""
+        entity_id = self.current_entity_id
+        if entity_id is None:
+            return
+        self._whole_pages.add(entity_id)
         self._render(entity_id, None)
 
     @property
@@ -925,6 +944,7 @@ class ReaderPane(QWidget):
                 budget,
                 TEXT_POINTS * self.text_size_percent / 100,
                 self._images,
+                entity_id in self._whole_pages,
                 cancel=True,
                 progress=True,
             )
@@ -1006,7 +1026,10 @@ class ReaderPane(QWidget):
             self._feed_then = (anchor, scrolled if same_item and not anchor else None)
             lazy = len(result.more) >= LAZY_ABOVE_PIECES
             wanted = self._wants_more_text if lazy else None
-            self._feeder = DocumentFeeder(result.document, result.more, self, wanted=wanted)
+            framed = len(result.more) >= FRAMED_ABOVE_PIECES
+            self._feeder = DocumentFeeder(
+                result.document, result.more, self, wanted=wanted, framed=framed
+            )
             self._feeder.finished.connect(self._on_feeder_finished)
             self._feeder.start()
             if lazy and anchor:
@@ -1126,6 +1149,9 @@ class ReaderPane(QWidget):
 
     def follow_link(self, url: str) -> LinkTarget:
         """Do what the policy allows for ``url``; returns the decision."""
+        if url == WHOLE_PAGE_HREF:
+            self.show_whole_page()
+            return LinkTarget("anchor", url)
         target = classify_link(url)
         if target.kind == "entity" and target.entity_id:
             self.show_entity(target.entity_id, target.anchor)

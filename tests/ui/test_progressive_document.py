@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from PySide6.QtGui import QTextDocument
+from PySide6.QtGui import QTextCursor, QTextDocument
 
 from memex_desktop.api.models import parse_content_entity
 from memex_desktop.emulator.synthetic import generate_library
@@ -28,12 +30,43 @@ def test_pieces_reopen_the_containers_they_were_cut_in() -> None:
     assert sum(piece.count("<p>word</p>") for piece in pieces) == 50
 
 
-def test_no_cut_inside_a_paragraph_list_or_table() -> None:
-    html = "<ul>" + "<li>item</li>" * 40 + "</ul><table>" + "<tr><td>x</td></tr>" * 40 + "</table>"
+def test_no_cut_inside_a_paragraph_list_item_or_table() -> None:
+    html = "<p>" + "word " * 40 + "</p><table>" + "<tr><td>x</td></tr>" * 40 + "</table>"
     assert split_html(html, target=50) == [
         html[: html.index("<table>")],
         html[html.index("<table>") :],
     ]
+    item = "<ul><li>" + "<b>word</b> " * 40 + "</li></ul>"
+    assert split_html(item, target=50) == [item]
+
+
+def test_a_long_list_is_cut_between_items_and_reopened_at_its_depth() -> None:
+    items = "".join(f"<li>item {n}</li>" for n in range(40))
+    html = f'<ul><li>top<ol start="3">{items}</ol></li></ul><p>after</p>'
+    pieces = split_html(html, target=100)
+    assert len(pieces) > 3
+    assert sum(piece.count("<li>item ") for piece in pieces) == 40
+    for piece in pieces[1:-1]:
+        assert piece.startswith("<ul><li")
+        assert piece.endswith("</ol></li></ul>")
+    for index, piece in enumerate(pieces):
+        before = sum(earlier.count("<li>item ") for earlier in pieces[:index])
+        assert re.findall(r'<ol start="(\d+)">', piece) == [str(3 + before)]
+
+
+def test_a_cut_list_reads_as_the_whole_list(qtbot) -> None:
+    del qtbot
+    items = "".join(f"<li>item {n}<ul><li>sub {n}</li></ul></li>" for n in range(700))
+    html = f"<div><ul>{items}</ul><ol>{items}</ol></div>"
+    whole = QTextDocument()
+    whole.setHtml(html)
+    pieces = build_documents(html, QTextDocument, "")
+    assert len(pieces) > 2
+    shown = pieces[0]
+    feeder = DocumentFeeder(shown, pieces[1:])
+    feeder.finish_now()
+    assert shown.toPlainText() == whole.toPlainText()
+    assert _blocks(shown) == _blocks(whole)
 
 
 def _blocks(document: QTextDocument) -> list[tuple[str, int, float]]:
@@ -83,3 +116,23 @@ def test_a_lazy_feeder_appends_only_while_more_is_wanted(qtbot) -> None:
         feeder.resume()
     assert feeder.done
     assert "paragraph 3999" in shown.toPlainText()
+
+
+def test_framed_pieces_keep_every_line_and_add_no_visible_gap(qtbot) -> None:
+    del qtbot
+    items = "".join(f"<li>item {n}<ul><li>sub {n}</li></ul></li>" for n in range(700))
+    html = f"<div><ul>{items}</ul></div>"
+    whole = QTextDocument()
+    whole.setHtml(html)
+    pieces = build_documents(html, QTextDocument, "")
+    shown = pieces[0]
+    feeder = DocumentFeeder(shown, pieces[1:], framed=True)
+    feeder.finish_now()
+    lines = [line for line in shown.toPlainText().split("\n") if line]
+    assert lines == [line for line in whole.toPlainText().split("\n") if line]
+    frames = shown.rootFrame().childFrames()
+    assert len(frames) == len(pieces) - 1
+    gap = frames[0].lastCursorPosition()
+    gap.movePosition(QTextCursor.MoveOperation.NextBlock)
+    assert gap.block().text() == ""
+    assert gap.blockFormat().lineHeight() == 0

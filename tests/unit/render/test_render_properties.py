@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from support.html_soup import html_ish
@@ -33,9 +32,9 @@ def test_sanitising_is_idempotent_and_safe(
         assert remote_again == remote
 
 
-@given(source=html_ish(), engine=st.sampled_from(["full", "fast"]))
-def test_markdown_of_anything_is_safe(source: str, engine: markdown_html.Engine) -> None:
-    safe, _ = markdown_html.markdown_to_safe_html(source, allow_remote=False, engine=engine)
+@given(source=html_ish())
+def test_markdown_of_anything_is_safe(source: str) -> None:
+    safe, _ = markdown_html.markdown_to_safe_html(source, allow_remote=False)
     assert not problems(safe)
 
 
@@ -61,10 +60,7 @@ def _missing_paragraphs(paragraphs: tuple[tuple[str, ...], ...], text: str) -> l
 ARTICLES = [build_article(seed) for seed in range(50)]
 
 
-@pytest.mark.parametrize("engine", ["full", "fast"])
-def test_every_paragraph_survives_markdown(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    if engine == "fast":
-        monkeypatch.setattr(markdown_html, "FAST_PATH_CHARS", 0)
+def test_every_paragraph_survives_markdown() -> None:
     missing = []
     for seed, article in enumerate(ARTICLES):
         entity = parse_content_entity(
@@ -86,33 +82,12 @@ def test_every_paragraph_survives_html() -> None:
     assert not missing, missing[:3]
 
 
-def _tags_tight(html: str) -> str:
-    """HTML without whitespace next to tags (where the engines differ harmlessly)."""
-    return re.sub(r"\s*(<[^>]+>)\s*", r"\1", html)
-
-
-def test_both_markdown_engines_agree_on_articles() -> None:
-    """The fast path renders the common subset as Python-Markdown does (after sanitising)."""
-    differing = []
-    for seed, article in enumerate(ARTICLES[:20]):
-        full, _ = markdown_html.markdown_to_safe_html(
-            article.markdown, allow_remote=False, engine="full"
-        )
-        fast, _ = markdown_html.markdown_to_safe_html(
-            article.markdown, allow_remote=False, engine="fast"
-        )
-        if _tags_tight(full) != _tags_tight(fast):
-            differing.append(seed)
-    assert not differing
-
-
 def test_a_one_megabyte_article_keeps_its_words() -> None:
     article = build_large_article(1_000_000)
     entity = parse_content_entity(
         {"id": "big", "type": "web", "title": article.title, "full_text": article.markdown}
     )
     doc = render_entity(entity, RenderContext())
-    assert len(article.markdown) > markdown_html.FAST_PATH_CHARS
     missing = _missing_paragraphs(article.paragraphs, doc.text)
     assert not missing, missing[:3]
     assert not problems(doc.html)

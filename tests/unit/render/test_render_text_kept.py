@@ -126,15 +126,15 @@ def test_a_pasted_autolink_shows_as_text_and_links_nothing() -> None:
     assert safe == "&lt;mailto:a@b.example?subject=&lt;script&gt;&gt; after"
 
 
-def test_svg_scripts_styles_and_titles_stay_hidden() -> None:
+def test_svg_scripts_and_styles_stay_hidden_its_title_and_text_show() -> None:
     source = "<svg><title>icon</title><style>.a{}</style><script>x()</script><text>t</text></svg>"
     safe, _ = sanitize_html(source, allow_remote=False)
-    assert html_to_text(safe) == "t"
+    assert html_to_text(safe) == "[drawing: icon t]"
 
 
 def test_an_svg_style_ends_at_a_breakout_tag() -> None:
     safe, _ = sanitize_html("<svg><style>.a{}<b>bold</b></style></svg>", allow_remote=False)
-    assert safe == "<b>bold</b>"
+    assert safe == '<span class="svg-figure">[drawing]</span><b>bold</b>'
 
 
 def test_hostile_input_of_unclosed_tags_is_scanned_in_bounded_time() -> None:

@@ -10,7 +10,7 @@ import pytest
 from support.render_safety import problems
 
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
-from memex_desktop.render import RenderContext, markdown_html, render_entity, sanitize_html
+from memex_desktop.render import RenderContext, render_entity, sanitize_html
 from memex_desktop.render.markdown_html import markdown_to_safe_html
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "render"
@@ -137,22 +137,18 @@ def test_every_vector_renders_safely(path: str) -> None:
     assert not failures, failures[:3]
 
 
-@pytest.mark.parametrize("engine", ["full", "fast"])
-def test_every_vector_is_safe_as_markdown(engine: markdown_html.Engine) -> None:
+def test_every_vector_is_safe_as_markdown() -> None:
     failures = []
     for vector in VECTORS:
         for base in (None, "https://site.example/dir/page"):
-            safe, _ = markdown_to_safe_html(
-                vector, allow_remote=False, base_url=base, engine=engine
-            )
+            safe, _ = markdown_to_safe_html(vector, allow_remote=False, base_url=base)
             if problems(safe):
                 failures.append((vector, problems(safe), safe[:300]))
     assert not failures, failures[:3]
 
 
-def test_large_document_path_is_as_safe(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Through render_entity with the fast converter forced, as a large article would go."""
-    monkeypatch.setattr(markdown_html, "FAST_PATH_CHARS", 0)
+def test_a_large_document_is_as_safe() -> None:
+    """Through render_entity, every vector alone and all of them in one document."""
     failures = []
     joined = "\n\n".join(VECTORS)
     for vector in [*VECTORS, joined]:
