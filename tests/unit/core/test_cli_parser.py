@@ -147,7 +147,8 @@ def test_bench_runs_discovered_modules(
     (bench_dir / "bench_alpha.py").write_text(
         "def run(workdir, entities):\n"
         "    assert workdir.is_dir()\n"
-        "    return {'alpha_items_per_s': entities * 2.0, 'alpha_ms': 1.5, 'alpha_ms_floor': 0.5}\n",
+        "    return {'alpha_items_per_s': entities * 2.0, 'alpha_ms': 1.5,\n"
+        "            'alpha_ms_floor': 0.5}\n",
         encoding="utf-8",
     )
     (bench_dir / "bench_beta.py").write_text(
