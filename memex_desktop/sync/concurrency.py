@@ -99,12 +99,14 @@ class InFlightLimit:
         self._writer_behind = behind
 
     def _grow(self) -> None:
+        """One more request in flight (within the cap); a new round starts."""
         self._steady_in_round = 0
         if self.limit < self.cap:
             self.limit += 1
             self.most = max(self.most, self.limit)
 
     def _decrease(self, to: int) -> None:
+        """Fewer requests in flight, and growth by rounds from now on."""
         self._slow_start = False
         self._steady_in_round = 0
         # Requests sent under the old limit are still coming back, slowed by the same cause.

@@ -450,6 +450,7 @@ class PageFetcher:
                 self.in_flight.pushed_back()
 
     def _writer_behind(self, behind: bool) -> None:
+        """Tell the limit whether fetched pages wait for the writer (it does not grow then)."""
         if self.in_flight is not None:
             with self._limit_lock:
                 self.in_flight.writer_behind(behind)
