@@ -90,11 +90,12 @@ ProgressCallback = Callable[[SyncProgress], None]
 # Writes queued at the writer behind the one it is writing: enough to keep it busy, few
 # enough that memory stays bounded.
 WRITES_AHEAD = 2
-# Requests under way at once in a full pass (which reads every page anyway); an incremental
-# pull, which usually stops after a page or two, asks for one page at a time. The server
-# prepares the next page while this process decodes and writes the last one: with one request
-# in flight, `memex-desktop bench --only sync` (20,000 entities, emulator over loopback) fell
-# from 1,938 and 2,156 to 1,479 and 1,358 entities/s; a real network's latency widens the gap.
+# Requests under way at once when a full pass starts (which reads every page anyway; more
+# follow while the server keeps pace, up to MAX_IN_FLIGHT); an incremental pull, which usually
+# stops after a page or two, asks for one page at a time. The server prepares the next page
+# while this process decodes and writes the last one: with one request in flight,
+# `memex-desktop bench --only sync` (20,000 entities, emulator over loopback) fell from 1,938
+# and 2,156 to 1,479 and 1,358 entities/s; a real network's latency widens the gap.
 FULL_PASS_IN_FLIGHT = 2
 # The most requests a full pass keeps in flight when the server keeps answering as fast with
 # more of them (see :mod:`memex_desktop.sync.concurrency`; the ``sync_max_in_flight`` setting).
