@@ -70,21 +70,32 @@ def progress(step):
         times["first_page"] = time.time()
         first_page.set()
 
+def found_one(searcher):
+    # Whether a word of a cached item's text finds anything in the local search.
+    for entity_id in searcher.all_ids(limit=50):
+        raw = searcher.raw_json(entity_id) or {}
+        text = " ".join(str(raw.get(key) or "") for key in ("title", "text", "description"))
+        words = re.findall("[a-z]{4,}", text.lower())
+        if words and searcher.search(words[0], limit=1):
+            return True
+    return False
+
 def first_result():
-    # A word of an item's title, searched for until the local search finds it.
     first_page.wait()
     searcher = CacheReader(paths.cache_db_path(data_dir))
     try:
-        while True:
-            for entity_id in searcher.all_ids(limit=5):
-                raw = searcher.raw_json(entity_id) or {}
-                words = re.findall("[a-z]{3,}", str(raw.get("title") or "").lower())
-                if words and searcher.search(words[0], limit=1):
+        while not gave_up.is_set():
+            try:
+                if found_one(searcher):
                     times["first_result"] = time.time()
                     return
+            except Exception as exc:  # the cache is being created: ask again
+                times["first_result_error"] = repr(exc)
             time.sleep(0.005)
     finally:
         searcher.close()
+
+gave_up = threading.Event()
 
 poller = threading.Thread(target=first_result, daemon=True)
 poller.start()
@@ -95,6 +106,8 @@ writer.flush_index().result()
 searchable = time.time()
 found = reader.stats().entities
 poller.join(60)
+gave_up.set()
+poller.join()
 client.close()
 reader.close()
 outbox.close()
@@ -110,6 +123,7 @@ if status.exists():
 print(json.dumps({"ok": report.ok, "pulled": report.pulled, "entities": found,
                   "committed": committed, "searchable": searchable, "peak_kb": peak_kb,
                   "first_page": times.get("first_page"), "first_result": times.get("first_result"),
+                  "first_result_error": times.get("first_result_error"),
                   "in_flight": getattr(getattr(engine, "in_flight", None), "most", 2)}))
 """
 
