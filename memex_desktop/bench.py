@@ -2,21 +2,37 @@
 
 Every ``tests/benchmarks/bench_<area>.py`` defines ``run(workdir, entities) -> dict[str,
 float]``; each runs in a fresh temporary folder and returns named measures with the unit in
-the name (``sync_entities_per_s``, ``search_p95_ms``, ...).
+the name (``sync_entities_per_s``, ``search_p95_ms``, ...). A measure ``<name>_floor`` is the
+least work the same task can take, measured in the same run (a bare FTS5 query, a bare window):
+the runner adds ``<name>_ratio`` = measure / floor, which moves far less between runs on a
+shared machine than the absolute figure.
+
+Generated libraries are written once to a folder kept between runs (:func:`prepared_library`;
+``MEMEX_BENCH_CACHE``, else the user's cache folder), so the areas of one run, and later runs,
+read the same file instead of generating it again: at a million items generating takes longer
+than most areas.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
 import math
+import os
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import TextIO
+from typing import Any, TextIO
 
 from memex_desktop import paths
+
+FLOOR_SUFFIX = "_floor"
+RATIO_SUFFIX = "_ratio"
+BENCH_CACHE_ENV = "MEMEX_BENCH_CACHE"
 
 
 class BenchError(Exception):
@@ -36,6 +52,69 @@ def benchmark_files() -> list[Path]:
     if not files:
         raise BenchError(f"no benchmark modules (bench_*.py) in {folder}")
     return files
+
+
+def bench_cache_dir() -> Path:
+    """Where generated libraries are kept between runs."""
+    given = os.environ.get(BENCH_CACHE_ENV)
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "memex-desktop" / "bench"
+
+
+def _generator_digest() -> str:
+    """A digest of the generator's source: a changed generator makes new files."""
+    from memex_desktop.emulator import synthetic
+
+    return hashlib.sha256(Path(synthetic.__file__).read_bytes()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class PreparedLibrary:
+    """A generated library file, and how it was had: generated now, or found from before."""
+
+    path: Path
+    entities: int
+    seconds: float
+    reused: bool
+
+    def load(self) -> dict[str, Any]:
+        """The library, decoded."""
+        with self.path.open(encoding="utf-8") as handle:
+            library: dict[str, Any] = json.load(handle)
+        return library
+
+
+def prepared_library(
+    entities: int, *, seed: int, words_per_entity: int = 1000, log: TextIO | None = sys.stderr
+) -> PreparedLibrary:
+    """The file of ``generate_library(entities, seed, words_per_entity)``, generated only once."""
+    from memex_desktop.emulator.synthetic import generate_library, write_library
+
+    name = f"library-{entities}-s{seed}-w{words_per_entity}-{_generator_digest()}.json"
+    path = bench_cache_dir() / name
+    started = time.perf_counter()
+    if path.is_file():
+        return PreparedLibrary(path, entities, time.perf_counter() - started, reused=True)
+    library = generate_library(entities, seed=seed, words_per_entity=words_per_entity)
+    write_library(path, library)
+    del library
+    seconds = time.perf_counter() - started
+    if log is not None:
+        print(f"bench: generated {entities} items into {path} in {seconds:.1f} s", file=log)
+    return PreparedLibrary(path, entities, seconds, reused=False)
+
+
+def with_ratios(measures: dict[str, float]) -> dict[str, float]:
+    """The measures, each ``<name>_floor`` followed by ``<name>_ratio`` = measure / floor."""
+    result: dict[str, float] = {}
+    for name, value in measures.items():
+        result[name] = value
+        base = name.removesuffix(FLOOR_SUFFIX)
+        if base != name and base in measures and value > 0:
+            result[base + RATIO_SUFFIX] = measures[base] / value
+    return result
 
 
 def area_of(path: Path) -> str:
@@ -83,29 +162,51 @@ def run_benchmarks(
             measures = module.run(Path(workdir), entities)
         if not isinstance(measures, dict):
             raise BenchError(f"{path.name}: run() returned {type(measures).__name__}, not a dict")
-        results[area] = {str(key): float(value) for key, value in measures.items()}
+        results[area] = with_ratios({str(key): float(value) for key, value in measures.items()})
+        elapsed = time.perf_counter() - started
+        results[area][f"bench_{area}_s"] = elapsed
         if log is not None:
-            elapsed = time.perf_counter() - started
             print(f"bench {area}: done in {elapsed:.1f} s", file=log, flush=True)
     return results
 
 
 def format_table(results: dict[str, dict[str, float]]) -> str:
-    """The measures as an aligned text table (area, measure, value)."""
-    rows = [
-        (area, name, _format_value(value))
-        for area, measures in results.items()
-        for name, value in measures.items()
-    ]
+    """The measures as an aligned text table (area, measure, value), a measure with a floor
+    showing the floor and the ratio beside it rather than on rows of their own."""
+    header = ("area", "measure", "value", "floor", "ratio")
+    rows: list[tuple[str, ...]] = []
+    for area, measures in results.items():
+        for name, value in measures.items():
+            if name.endswith((FLOOR_SUFFIX, RATIO_SUFFIX)) and _base_of(name) in measures:
+                continue
+            floor = measures.get(name + FLOOR_SUFFIX)
+            ratio = measures.get(name + RATIO_SUFFIX)
+            rows.append(
+                (
+                    area,
+                    name,
+                    _format_value(value),
+                    "" if floor is None else _format_value(floor),
+                    "" if ratio is None else f"{ratio:.2f}",
+                )
+            )
     if not rows:
         return "no measures"
-    widths = [max(len(row[i]) for row in [("area", "measure", "value"), *rows]) for i in range(3)]
-    lines = [
-        f"{'area':<{widths[0]}}  {'measure':<{widths[1]}}  {'value':>{widths[2]}}",
-        f"{'-' * widths[0]}  {'-' * widths[1]}  {'-' * widths[2]}",
-    ]
-    lines += [f"{a:<{widths[0]}}  {m:<{widths[1]}}  {v:>{widths[2]}}" for a, m, v in rows]
-    return "\n".join(lines)
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(row: tuple[str, ...]) -> str:
+        left = [f"{row[i]:<{widths[i]}}" for i in range(2)]
+        right = [f"{row[i]:>{widths[i]}}" for i in range(2, len(row))]
+        return "  ".join(left + right).rstrip()
+
+    return "\n".join(
+        [line(header), line(tuple("-" * width for width in widths))] + [line(row) for row in rows]
+    )
+
+
+def _base_of(name: str) -> str:
+    """``search_p95_ms_floor`` -> ``search_p95_ms`` (the measure a floor or ratio belongs to)."""
+    return name.removesuffix(FLOOR_SUFFIX).removesuffix(RATIO_SUFFIX)
 
 
 def _format_value(value: float) -> str:

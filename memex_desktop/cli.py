@@ -12,6 +12,7 @@ import argparse
 import importlib
 import json
 import logging
+import math
 import os
 import sqlite3
 import sys
@@ -232,6 +233,20 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--max-page-size", type=_positive_int, default=None, metavar="N")
     cmd.add_argument("--processing-delay", type=float, default=None, metavar="SECONDS")
     cmd.add_argument(
+        "--latency-ms",
+        type=_non_negative_float,
+        default=0.0,
+        metavar="MS",
+        help="delay every request by MS milliseconds, as a distant server would",
+    )
+    cmd.add_argument(
+        "--bandwidth-kbps",
+        type=_non_negative_float,
+        default=0.0,
+        metavar="KBPS",
+        help="send responses over one link of KBPS kilobits per second (0: unlimited)",
+    )
+    cmd.add_argument(
         "--profile",
         choices=("default", "first-party"),
         default="default",
@@ -269,6 +284,17 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    """argparse type: a finite number of at least 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a number of at least 0: {text!r}")
     return value
 
 
@@ -923,6 +949,8 @@ def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
         options["max_page_size"] = args.max_page_size
     if args.processing_delay is not None:
         options["processing_delay_s"] = args.processing_delay
+    options["latency_ms"] = args.latency_ms
+    options["bandwidth_kbps"] = args.bandwidth_kbps
     from memex_desktop.emulator.config import profile_settings
 
     switches = profile_settings(args.profile)

@@ -140,6 +140,7 @@ def make_engine(
         outbox,
         reader=reader,
         page_size=settings.page_size,
+        max_in_flight=settings.sync_max_in_flight,
         reconcile_interval_s=settings.reconcile_interval_hours * 3600.0,
         outbox_policy=policy if policy is not None else outbox_policy(settings),
     )

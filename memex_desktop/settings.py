@@ -103,6 +103,15 @@ class Settings(BaseModel):
         le=1000,
         description="Items asked for per search page while syncing (servers may cap it lower).",
     )
+    sync_max_in_flight: int = Field(
+        default=16,
+        ge=1,
+        le=64,
+        description=(
+            "Most page requests a full sync keeps under way while the server answers as fast "
+            "with more of them; 1 asks for one page at a time."
+        ),
+    )
     remote_search_mode: RemoteSearchMode = Field(
         default="on_demand",
         description=(

@@ -72,6 +72,8 @@ from memex_desktop.api.retry import RetryPolicy, is_retryable_status, parse_retr
 _log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://memex.garden/api"
+# Answers that say the server is overloaded rather than that the request was wrong.
+PUSH_BACK_STATUSES = frozenset({429, 503})
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=30.0, write=30.0, pool=10.0)
 DEFAULT_DEADLINE_S = 60.0
 # A raw page of 100 entities with full text and transcripts is a few MB; 64 MB is far above any
@@ -286,6 +288,9 @@ class MemexClient:
             max_retry_after_s=policy.max_retry_after_s,
         )
         self.on_meta = on_meta
+        # Called with the status of every 429 or 503 answer, before it is retried (the sync
+        # sends fewer requests at once while the server pushes back).
+        self.on_pushed_back: Callable[[int], None] | None = None
         # Token refreshes, counted, one at a time (calls may run on several threads).
         self._refresh_lock = threading.Lock()
         self._token_generation = 0
@@ -596,6 +601,8 @@ class MemexClient:
                 retries_done += 1
                 continue
             status = reply.status_code
+            if status in PUSH_BACK_STATUSES and self.on_pushed_back is not None:
+                self.on_pushed_back(status)
             if status == 401 and not refreshed and self._credentials.can_refresh():
                 refreshed = True
                 if self._refresh_token_once(sent_with_token):

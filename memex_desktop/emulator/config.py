@@ -50,6 +50,11 @@ class EmulatorConfig:
     # The documented raw example lists a result's notes in its referencesByResultId entry.
     list_notes_in_references: bool = True
 
+    # The network between client and emulator: a latency added to every request (ms), and a
+    # link of this many kilobits per second that every response crosses (0: unlimited).
+    latency_ms: float = 0.0
+    bandwidth_kbps: float = 0.0
+
     # Informational: the name of the profile these switches came from.
     profile: str = "default"
     # meta.limit echoes the limit asked for (or the default page size); the cap stays silent.
@@ -95,7 +100,7 @@ class EmulatorConfig:
                 f"collection_keys must be one of {', '.join(COLLECTION_KEY_STYLES)},"
                 f" not {self.collection_keys!r}"
             )
-        for name in ("unlisted_every", "created_at_resolution_ms"):
+        for name in ("unlisted_every", "created_at_resolution_ms", "latency_ms", "bandwidth_kbps"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
         if self.max_page_size < 1 or self.default_page_size < 1:

@@ -1,6 +1,8 @@
 """Fault injection: switches tests flip while the server runs, applied by an ASGI middleware.
 
-Faults are consumed in the order they were armed; latency applies on top of any of them.
+Faults are consumed in the order they were armed; latency applies on top of any of them, and so
+does the shape of the network the emulator was started with (:class:`NetworkShape`: a latency
+for every request and a link of limited bandwidth that every response shares).
 Breaking the connection (dropped connection, truncated body, lost response) needs the socket:
 uvicorn's ``send`` is a bound method of its request cycle, whose transport is closed directly.
 """
@@ -65,10 +67,47 @@ def _retry_after_value(value: RetryAfter) -> str | None:
     return value
 
 
-class Faults:
-    """Thread-safe fault switches of one emulator (``RunningEmulator.faults``)."""
+class NetworkShape:
+    """The network between client and emulator: a latency added to every request, and one link
+    of ``bandwidth_bytes_per_s`` (0: unlimited) that every response body crosses in turn.
 
-    def __init__(self) -> None:
+    Only used on the server's event loop (the link's schedule needs no lock).
+    """
+
+    def __init__(self, latency_s: float = 0.0, bandwidth_bytes_per_s: float = 0.0) -> None:
+        if latency_s < 0 or bandwidth_bytes_per_s < 0:
+            raise ValueError("latency and bandwidth must not be negative")
+        self.latency_s = latency_s
+        self.bandwidth_bytes_per_s = bandwidth_bytes_per_s
+        self._link_free_at = 0.0
+
+    @classmethod
+    def of(cls, latency_ms: float, bandwidth_kbps: float) -> NetworkShape:
+        """A shape from milliseconds and kilobits per second (1,000 bits)."""
+        return cls(latency_ms / 1000, bandwidth_kbps * 1000 / 8)
+
+    @property
+    def shapes_bodies(self) -> bool:
+        """Whether response bodies are paced (a bandwidth is set)."""
+        return self.bandwidth_bytes_per_s > 0
+
+    def chunk_bytes(self) -> int:
+        """How much of a body crosses the link at once: some 20 ms of it, at least 1 kB."""
+        return max(1024, int(self.bandwidth_bytes_per_s / 50))
+
+    def reserve(self, size: int, now: float) -> float:
+        """When ``size`` bytes handed to the link at ``now`` have crossed it (loop time)."""
+        start = max(now, self._link_free_at)
+        self._link_free_at = start + size / self.bandwidth_bytes_per_s
+        return self._link_free_at
+
+
+class Faults:
+    """Thread-safe fault switches of one emulator (``RunningEmulator.faults``); ``network`` is
+    the shape it was started with, kept by :meth:`clear`."""
+
+    def __init__(self, network: NetworkShape | None = None) -> None:
+        self.network = network or NetworkShape()
         self._lock = threading.Lock()
         self._faults: list[Fault] = []
         self._latency_s = 0.0
@@ -326,10 +365,16 @@ class FaultMiddleware:
         if self.on_request is not None:
             self.on_request(scope)
         latency, fault = self.faults.take(scope["path"])
+        network = self.faults.network
+        latency += network.latency_s
         if latency > 0 and not await self._sleep(latency):
             await _close_connection(send)
             return
-        if fault is None:
+        if fault is None and network.shapes_bodies:
+            captured = _Captured()
+            await self.app(scope, receive, captured.send)
+            await self._send_over_link(network, captured, send)
+        elif fault is None:
             await self.app(scope, receive, send)
         elif fault.kind == "status":
             payload = fault.body or {"error": f"Injected failure (HTTP {fault.status})"}
@@ -346,6 +391,24 @@ class FaultMiddleware:
             captured = _Captured()
             await self.app(scope, receive, captured.send)
             await self._deliver_badly(fault, captured, receive, send)
+
+    async def _send_over_link(self, network: NetworkShape, captured: _Captured, send: Send) -> None:
+        """Send a produced response at the link's bandwidth, shared with every other one."""
+        body = bytes(captured.body)
+        headers = captured.headers_with_length(len(body))
+        await send({"type": "http.response.start", "status": captured.status, "headers": headers})
+        loop = asyncio.get_running_loop()
+        step = network.chunk_bytes()
+        for start in range(0, len(body), step):
+            piece = body[start : start + step]
+            crossed_at = network.reserve(len(piece), loop.time())
+            if not await self._sleep(crossed_at - loop.time()):
+                await _close_connection(send)
+                return
+            last = start + step >= len(body)
+            await send({"type": "http.response.body", "body": piece, "more_body": not last})
+        if not body:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _unreadable_success(
         self, fault: Fault, body: bytes, receive: Receive, send: Send

@@ -21,7 +21,7 @@ import uvicorn
 
 from memex_desktop.emulator.app import build_app
 from memex_desktop.emulator.config import EmulatorConfig
-from memex_desktop.emulator.faults import FaultMiddleware, Faults
+from memex_desktop.emulator.faults import FaultMiddleware, Faults, NetworkShape
 from memex_desktop.emulator.state import EmulatorState
 
 _log = logging.getLogger(__name__)
@@ -49,6 +49,11 @@ def _uvicorn_config(
         access_log=False,
         **logging_options,
     )
+
+
+def network_faults(config: EmulatorConfig) -> Faults:
+    """Fault switches, all off, over the network shape the configuration asks for."""
+    return Faults(NetworkShape.of(config.latency_ms, config.bandwidth_kbps))
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -82,7 +87,7 @@ class RunningEmulator:
         self.host = host
         self.port = port
         self.state = state if state is not None else EmulatorState(config)
-        self.faults = Faults()
+        self.faults = network_faults(config)
         self.app = build_app(self.state, self.faults)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -217,7 +222,7 @@ def run_emulator_in_thread(
 def serve(config: EmulatorConfig, host: str = "127.0.0.1", port: int = 8787) -> None:
     """Serve in the calling thread until interrupted (Ctrl-C); what the CLI runs."""
     state = EmulatorState(config)
-    app = build_app(state, Faults())
+    app = build_app(state, network_faults(config))
     try:
         uvicorn.Server(_uvicorn_config(app, host=host, port=port, embedded=False)).run()
     finally:

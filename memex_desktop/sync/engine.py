@@ -70,6 +70,7 @@ from memex_desktop.store.state_keys import (
 )
 from memex_desktop.store.state_keys import STATE_VIEWS_PROBLEM as STATE_VIEWS_PROBLEM
 from memex_desktop.store.urls import normalize_url
+from memex_desktop.sync.concurrency import InFlightLimit
 from memex_desktop.sync.paging import PageFetcher, Pager, PageRequest
 from memex_desktop.sync.pending_parents import resolve_pending_parents
 from memex_desktop.sync.probe import probe_server
@@ -89,14 +90,18 @@ ProgressCallback = Callable[[SyncProgress], None]
 # Writes queued at the writer behind the one it is writing: enough to keep it busy, few
 # enough that memory stays bounded.
 WRITES_AHEAD = 2
-# Requests under way at once in a full pass (which reads every page anyway); an incremental
-# pull, which usually stops after a page or two, asks for one page at a time. The server
-# prepares the next page while this process decodes and writes the last one: with one request
-# in flight, `memex-desktop bench --only sync` (20,000 entities, emulator over loopback) fell
-# from 1,938 and 2,156 to 1,479 and 1,358 entities/s; a real network's latency widens the gap.
+# Requests under way at once when a full pass starts (which reads every page anyway; more
+# follow while the server keeps pace, up to MAX_IN_FLIGHT); an incremental pull, which usually
+# stops after a page or two, asks for one page at a time. The server prepares the next page
+# while this process decodes and writes the last one: with one request in flight,
+# `memex-desktop bench --only sync` (20,000 entities, emulator over loopback) fell from 1,938
+# and 2,156 to 1,479 and 1,358 entities/s; a real network's latency widens the gap.
 FULL_PASS_IN_FLIGHT = 2
 # Pages of highlights a full pass reads by type when the library listing left them out.
 HIGHLIGHT_PAGES = 20
+# The most requests a full pass keeps in flight when the server keeps answering as fast with
+# more of them (see :mod:`memex_desktop.sync.concurrency`; the ``sync_max_in_flight`` setting).
+MAX_IN_FLIGHT = 16
 ALL_IDS_LIMIT = 10_000_000
 # Processing statuses of items the server lists; others (pending, running ...) are unlisted.
 _SETTLED_STATUSES = frozenset({None, "indexing-done", "done", "failed", "error"})
@@ -288,6 +293,7 @@ class SyncEngine:
         clock: Callable[[], float] = time.time,
         rand: Callable[[], float] = random.random,
         exact_url_lookup: bool = False,
+        max_in_flight: int = MAX_IN_FLIGHT,
     ) -> None:
         """Wire the collaborators; ``clock`` and ``rand`` are injectable for tests.
 
@@ -297,6 +303,11 @@ class SyncEngine:
         """
         if page_size < 1:
             raise ValueError("page_size must be positive")
+        if max_in_flight < 1:
+            raise ValueError("max_in_flight must be positive")
+        self.max_in_flight = max_in_flight
+        # How the requests in flight of the last full pass went (the log and the benchmark).
+        self.in_flight: InFlightLimit | None = None
         self.client = client
         self.writer = writer
         self.outbox = outbox
@@ -479,7 +490,8 @@ class SyncEngine:
         # has committed, so a crash or a failed write never resumes past a missing page.
         writes = _WriteQueue(self.writer, STATE_FULL_PASS)
         try:
-            for response, bookmark in self._pages(pager, cancel, FULL_PASS_IN_FLIGHT):
+            self.in_flight = InFlightLimit(cap=self.max_in_flight, start=FULL_PASS_IN_FLIGHT)
+            for response, bookmark in self._pages(pager, cancel, self.in_flight):
                 seen.add(response)
                 writes.push(without_listed_notes(response), state.moved_to(bookmark).dump())
                 estimate = max(estimate or 0, seen.listed) or None
@@ -546,7 +558,7 @@ class SyncEngine:
                 )
 
         try:
-            for response, _bookmark in self._pages(pager, cancel, 1, is_last):
+            for response, _bookmark in self._pages(pager, cancel, None, is_last):
                 seen.add(response)
                 writes.push(without_listed_notes(response), None)
                 _emit(
@@ -581,11 +593,12 @@ class SyncEngine:
         self,
         pager: Pager,
         cancel: threading.Event,
-        in_flight: int = 1,
+        in_flight: InFlightLimit | None = None,
         is_last: Callable[[SearchRawPage], bool] | None = None,
     ) -> Iterator[tuple[SearchRawPage, dict[str, Any]]]:
         """Pages as ``pager`` asks for them, each with the position after it, until the
-        listing ends; fetched and parsed ahead on a helper thread (see :class:`PageFetcher`).
+        listing ends; fetched and parsed ahead on a helper thread (see :class:`PageFetcher`),
+        with as many requests in flight as ``in_flight`` learns (one at a time without it).
 
         Raises:
             SyncCancelled: between pages, once ``cancel`` is set.
@@ -594,6 +607,8 @@ class SyncEngine:
         if cancel.is_set():
             raise SyncCancelled()
         fetcher = PageFetcher(self._fetch_page, pager, cancel, is_last=is_last, in_flight=in_flight)
+        pushed_back = self.client.on_pushed_back
+        self.client.on_pushed_back = lambda _status: fetcher.pushed_back()
         try:
             while True:
                 response, bookmark, last = fetcher.next()
@@ -604,6 +619,14 @@ class SyncEngine:
                     raise SyncCancelled()
         finally:
             fetcher.stop()
+            self.client.on_pushed_back = pushed_back
+            if in_flight is not None:
+                _log.info(
+                    "pages fetched with up to %d requests in flight (%d slowdowns, %d refusals)",
+                    in_flight.most,
+                    in_flight.slowdowns,
+                    in_flight.pushbacks,
+                )
 
     def _estimate_total(self) -> int | None:
         """How many items the library probably holds: what the cache holds, if anything."""

@@ -8,7 +8,8 @@ first-party feed does); a server that can be paged neither way is reported withi
 never hammered. The page cap is learned from repeated short pages; the page size halves when a
 page fails for its size (timeout, 5xx, 413, an oversized body) and grows back while pages come
 fast. :class:`Pager` is the decision logic (no I/O); :class:`PageFetcher` runs it on a helper
-thread, with requests sent ahead while the server answers pages of a steady size.
+thread, with requests sent ahead while the server answers pages of a steady size (as many as an
+:class:`~memex_desktop.sync.concurrency.InFlightLimit` allows).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from memex_desktop.api.errors import (
     ValidationError,
 )
 from memex_desktop.api.models import UNREADABLE_TYPE, SearchRawPage
+from memex_desktop.sync.concurrency import InFlightLimit
 from memex_desktop.sync.server_profile import (
     FIRST_PAGE_SIZE,
     MIN_PAGE_SIZE,
@@ -403,9 +405,11 @@ FetchedPage = tuple[SearchRawPage, dict[str, Any], bool]
 class PageFetcher:
     """A helper thread fetching pages in order into a bounded queue.
 
-    Once a full page showed the page size, up to ``in_flight`` requests run at once at the
-    offsets it predicts, so the server prepares a page while this side reads the one before;
-    a page of another size (or a switch to time paging) drops the predictions.
+    Once a full page showed the page size, requests run at once at the offsets it predicts
+    (as many as ``in_flight`` allows, which learns from every answer; none ahead without it),
+    so the server prepares pages while this side reads the one before; a page of another size
+    (or a switch to time paging) drops the predictions. ``pushed_back`` is to be called when
+    the server refuses a request for its load (the client retries it on its own).
     """
 
     def __init__(
@@ -415,14 +419,15 @@ class PageFetcher:
         cancel: threading.Event,
         *,
         is_last: Callable[[SearchRawPage], bool] | None = None,
-        in_flight: int = 1,
+        in_flight: InFlightLimit | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._fetch = fetch
         self.pager = pager
         self._cancel = cancel
         self._is_last = is_last
-        self._in_flight = max(1, in_flight)
+        self.in_flight = in_flight
+        self._limit_lock = threading.Lock()
         self._clock = clock
         self._stopped = threading.Event()
         self._queue: queue.Queue[FetchedPage | BaseException] = queue.Queue(maxsize=PREFETCH_PAGES)
@@ -432,11 +437,35 @@ class PageFetcher:
     def _timed_fetch(self, request: PageRequest) -> tuple[SearchRawPage, float]:
         started = self._clock()
         page = self._fetch(request)
-        return page, self._clock() - started
+        elapsed = self._clock() - started
+        if self.in_flight is not None:
+            with self._limit_lock:
+                self.in_flight.answered(elapsed)
+        return page, elapsed
+
+    def pushed_back(self) -> None:
+        """The server refused a request for its load: fewer requests in flight (any thread)."""
+        if self.in_flight is not None:
+            with self._limit_lock:
+                self.in_flight.pushed_back()
+
+    def _writer_behind(self, behind: bool) -> None:
+        """Tell the limit whether fetched pages wait for the writer (it does not grow then)."""
+        if self.in_flight is not None:
+            with self._limit_lock:
+                self.in_flight.writer_behind(behind)
+
+    def _wanted_in_flight(self) -> int:
+        """How many requests to keep under way now."""
+        if self.in_flight is None:
+            return 1
+        with self._limit_lock:
+            return self.in_flight.limit
 
     def _run(self) -> None:
         """Fetch until the last page, an error, a cancel or :meth:`stop`."""
-        requests = ThreadPoolExecutor(self._in_flight, thread_name_prefix="memex-sync-request")
+        workers = self.in_flight.cap if self.in_flight is not None else 1
+        requests = ThreadPoolExecutor(workers, thread_name_prefix="memex-sync-request")
         ahead: deque[tuple[PageRequest, Future[tuple[SearchRawPage, float]]]] = deque()
         steady = False  # the last page was full, so the next offsets are predictable
         try:
@@ -446,7 +475,7 @@ class PageFetcher:
                     _cancel_all(ahead)  # predicted from another page size or mode
                 if not ahead:
                     ahead.append((wanted, requests.submit(self._timed_fetch, wanted)))
-                while steady and len(ahead) < self._in_flight:
+                while steady and len(ahead) < self._wanted_in_flight():
                     predicted = self.pager.predicted(ahead[-1][0])
                     if predicted is None:
                         break
@@ -494,6 +523,13 @@ class PageFetcher:
 
     def _put(self, item: FetchedPage | BaseException) -> bool:
         """Queue an item, waiting for room; ``False`` when the consumer went away."""
+        try:
+            self._queue.put_nowait(item)
+        except queue.Full:
+            self._writer_behind(True)
+        else:
+            self._writer_behind(False)
+            return True
         while not self._stopped.is_set():
             try:
                 self._queue.put(item, timeout=_FETCH_POLL_S)

@@ -17,7 +17,14 @@ validation of the pages, done by the sync engine before the store sees them),
 and 50 queries of the search language (:func:`operator_queries`: phrases, ``-word``,
 ``OR``, ``tag:``/``#``, ``type:``, ``site:``), ``search_operators_p95_ms`` over those 50
 alone, ``search_plain_p95_ms`` over the 200 others alone, and ``cache_size_mb`` (database
-and WAL on disk).
+and WAL on disk), ``cache_bytes_per_item`` and ``cache_to_json_ratio`` (the cache on disk
+over the raw JSON of the items it holds, as the library file has them).
+
+Floors, measured on the same cache in the same run: ``search_p50_ms_floor`` and
+``search_p95_ms_floor`` time the same 250 queries as one bare FTS5 ``MATCH … LIMIT 50`` of
+their words on the cache's full-text index, no ranking, no snippets, no search language (the
+least work any search can do). ``library_s`` is the time to generate the library, or to read
+it when an earlier run generated it.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import json
 import pathlib
 import random
 import re
+import sqlite3
 import statistics
 import time
 from collections.abc import Callable, Iterator
@@ -33,10 +41,11 @@ from typing import Any
 
 from memex_desktop.api.content import host_of
 from memex_desktop.api.models import SearchRawPage
+from memex_desktop.bench import prepared_library
 from memex_desktop.emulator.config import EmulatorConfig
 from memex_desktop.emulator.search import parse_search_request, run_search
 from memex_desktop.emulator.state import EmulatorState
-from memex_desktop.emulator.synthetic import benchmark_queries, generate_library
+from memex_desktop.emulator.synthetic import benchmark_queries
 from memex_desktop.store import CacheReader, StoreWriter
 from memex_desktop.store.search_language import TYPE_NAMES
 from memex_desktop.sync.engine import without_listed_notes
@@ -45,6 +54,9 @@ PAGE_SIZE = 100
 QUERIES = 200
 OPERATOR_QUERIES = 50
 _ALPHA_WORD = re.compile(r"[a-z]{3,}")
+_WORD = re.compile(r"[^\W_]+")  # what the unicode61 tokenizer keeps
+# The cache's full-text index of item texts: its name now, and in caches of the first schema.
+_FTS_TABLES = ("body_fts", "entity_fts")
 
 
 def sync_pages(library: dict[str, Any]) -> Iterator[str]:
@@ -117,6 +129,41 @@ def search_timings(path: pathlib.Path, queries: list[str]) -> list[float]:
     return timings
 
 
+def _fts_table(connection: sqlite3.Connection) -> str:
+    """The name of the cache's full-text index of item texts."""
+    for name in _FTS_TABLES:
+        found = connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        ).fetchone()
+        if found:
+            return name
+    raise RuntimeError("the cache has no full-text index the floor knows")
+
+
+def bare_match(query: str) -> str | None:
+    """The words of ``query`` as one FTS5 expression (each word quoted, all required)."""
+    words = _WORD.findall(query.lower())
+    return " ".join(f'"{word}"' for word in words) or None
+
+
+def floor_timings(path: pathlib.Path, queries: list[str]) -> list[float]:
+    """Milliseconds of one bare ``MATCH … LIMIT 50`` of each query's words on the same cache."""
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        table = _fts_table(connection)
+        sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT 50"
+        timings = []
+        for query in queries:
+            expression = bare_match(query)
+            begun = time.perf_counter()
+            if expression is not None:
+                connection.execute(sql, (expression,)).fetchall()
+            timings.append((time.perf_counter() - begun) * 1000)
+    finally:
+        connection.close()
+    return timings
+
+
 def operator_queries(library: dict[str, Any], count: int = OPERATOR_QUERIES) -> list[str]:
     """``count`` queries of the search language drawn from ``library``, deterministic.
 
@@ -164,13 +211,21 @@ def operator_queries(library: dict[str, Any], count: int = OPERATOR_QUERIES) -> 
     return [makers[index % len(makers)]() for index in range(count)]
 
 
-def measure(workdir: pathlib.Path, library: dict[str, Any]) -> dict[str, float]:
-    """Every measure of this benchmark on an already generated library."""
+def measure(
+    workdir: pathlib.Path, library: dict[str, Any], json_bytes: int | None = None
+) -> dict[str, float]:
+    """Every measure of this benchmark on an already generated library (of ``json_bytes``)."""
     path = workdir / "cache.db"
     result = ingest(path, library)
-    operators = search_timings(path, operator_queries(library))
-    plain = sorted(search_timings(path, benchmark_queries(library, count=QUERIES)))
+    asked = operator_queries(library)
+    mixed = benchmark_queries(library, count=QUERIES)
+    operators = search_timings(path, asked)
+    plain = sorted(search_timings(path, mixed))
     timings = sorted(plain + operators)
+    floors = sorted(floor_timings(path, mixed + asked))
+    items = len(library.get("results", []))
+    if json_bytes is None:
+        json_bytes = len(json.dumps(library, ensure_ascii=False, separators=(",", ":")).encode())
     reader = CacheReader(path)
     try:
         size = reader.stats().size_bytes
@@ -184,7 +239,11 @@ def measure(workdir: pathlib.Path, library: dict[str, Any]) -> dict[str, float]:
             "search_operators_p95_ms": _percentile(sorted(operators), 0.95),
             # The 200 queries without operators alone: the mix measured before the language.
             "search_plain_p95_ms": _percentile(plain, 0.95),
+            "search_p50_ms_floor": statistics.median(floors),
+            "search_p95_ms_floor": _percentile(floors, 0.95),
             "cache_size_mb": size / 1e6,
+            "cache_bytes_per_item": size / max(1, items),
+            "cache_to_json_ratio": size / max(1, json_bytes),
         }
     )
     return result
@@ -192,7 +251,11 @@ def measure(workdir: pathlib.Path, library: dict[str, Any]) -> dict[str, float]:
 
 def run(workdir: pathlib.Path, entities: int) -> dict[str, float]:
     """Ingest ``entities`` generated entities page by page, then time 250 local searches."""
-    return measure(workdir, generate_library(entities, seed=7))
+    prepared = prepared_library(entities, seed=7)
+    started = time.perf_counter()
+    library = prepared.load()
+    ready_s = prepared.seconds + time.perf_counter() - started
+    return {"library_s": ready_s, **measure(workdir, library, prepared.path.stat().st_size)}
 
 
 if __name__ == "__main__":

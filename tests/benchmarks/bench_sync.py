@@ -1,16 +1,29 @@
-"""Sync benchmark: a full sync of a generated library from the emulator over loopback.
+"""Sync benchmark: a full sync of a generated library from the emulator over loopback, and over
+a network of 200 ms per page.
 
-The emulator runs in a subprocess (it generates the library itself, so its memory does not
-count), and so does the sync: a small program running the same engine, writer and client as
-``memex-desktop sync --full``, which reports when the last page was committed to the cache and
-when the search index had caught up. Its peak RSS is the kernel's high-water mark of its own
-memory (``VmHWM``; elsewhere than Linux, the resource usage of that one child). Times run from
-the start of the sync process.
+The emulator runs in a subprocess (it reads the library file prepared once for the run, so its
+memory does not count), and so does the sync: a small program running the same engine, writer
+and client as ``memex-desktop sync --full``, which reports when the last page was committed to
+the cache and when the search index had caught up. Its peak RSS is the kernel's high-water mark
+of its own memory (``VmHWM``; elsewhere than Linux, the resource usage of that one child). Times
+run from the start of the sync process.
 
 Measures: ``sync_entities_per_s`` (items per second until the last page is committed),
 ``sync_searchable_entities_per_s`` (until every item is also found by local search),
-``sync_peak_rss_mb``, ``sync_seconds`` and ``sync_searchable_seconds``.
-Targets at 100,000 entities: >= 2,000 entities/s and <= 400 MB.
+``sync_peak_rss_mb``, ``sync_seconds``, ``sync_searchable_seconds``, ``first_results_s`` (from
+the first page received to the first local search finding an item of it) and
+``sync_in_flight_count`` (the most requests the pass kept in flight).
+
+``sync_entities_per_s_floor`` and ``sync_seconds_floor``: the same pages from the same emulator,
+fetched and decoded by a bare httpx loop (one request at a time) and inserted with one
+``executemany`` per page into a plain table with an FTS5 index, one commit per page: what a
+straightforward sync costs.
+
+``sync_200ms_seconds``, ``sync_200ms_entities_per_s`` and ``sync_200ms_in_flight_count``: the
+same full sync from an emulator that delays every request by 200 ms (``--latency-ms 200``, 100
+items per page), as a distant server does; a sync bound by round trips, not by the writer.
+Targets at 100,000 entities: >= 2,500 entities/s and >= 80 % of the floor, <= 300 MB, and at
+200 ms per page <= 90 s.
 """
 
 from __future__ import annotations
@@ -22,14 +35,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
+
+from memex_desktop.bench import prepared_library
 
 BENCH_API_KEY = "bench-key"
 READY_TIMEOUT_S = 900.0
+PAGE_SIZE = 100
+NETWORK_LATENCY_MS = 200
 
 # The sync process: a full pull as the CLI runs it, then the search index brought up to date.
 # It prints one JSON line with wall-clock times (comparable with the parent's clock).
 _SYNC_CHILD = """
-import json, os, sys, time
+import json, os, re, sys, threading, time
 from pathlib import Path
 from memex_desktop import paths
 from memex_desktop.api.client import MemexClient
@@ -44,11 +62,52 @@ writer = StoreWriter(paths.cache_db_path(data_dir))
 outbox = Outbox(paths.outbox_db_path(data_dir))
 reader = CacheReader(paths.cache_db_path(data_dir))
 client = MemexClient(api_url, api_key=os.environ["MEMEX_API_KEY"])
-report = SyncEngine(client, writer, outbox, reader=reader, page_size=100).run(full=True)
+first_page = threading.Event()
+times = {}
+
+def progress(step):
+    if step.phase == "pull" and not first_page.is_set():
+        times["first_page"] = time.time()
+        first_page.set()
+
+def found_one(searcher):
+    # Whether a word of a cached item's text finds anything in the local search.
+    for entity_id in searcher.all_ids(limit=50):
+        raw = searcher.raw_json(entity_id) or {}
+        text = " ".join(str(raw.get(key) or "") for key in ("title", "text", "description"))
+        words = re.findall("[a-z]{4,}", text.lower())
+        if words and searcher.search(words[0], limit=1):
+            return True
+    return False
+
+def first_result():
+    first_page.wait()
+    searcher = CacheReader(paths.cache_db_path(data_dir))
+    try:
+        while not gave_up.is_set():
+            try:
+                if found_one(searcher):
+                    times["first_result"] = time.time()
+                    return
+            except Exception as exc:  # the cache is being created: ask again
+                times["first_result_error"] = repr(exc)
+            time.sleep(0.005)
+    finally:
+        searcher.close()
+
+gave_up = threading.Event()
+
+poller = threading.Thread(target=first_result, daemon=True)
+poller.start()
+engine = SyncEngine(client, writer, outbox, reader=reader, page_size=100)
+report = engine.run(full=True, progress=progress)
 committed = time.time()
 writer.flush_index().result()
 searchable = time.time()
 found = reader.stats().entities
+poller.join(60)
+gave_up.set()
+poller.join()
 client.close()
 reader.close()
 outbox.close()
@@ -62,7 +121,51 @@ if status.exists():
         if line.startswith("VmHWM:"):
             peak_kb = int(line.split()[1])
 print(json.dumps({"ok": report.ok, "pulled": report.pulled, "entities": found,
-                  "committed": committed, "searchable": searchable, "peak_kb": peak_kb}))
+                  "committed": committed, "searchable": searchable, "peak_kb": peak_kb,
+                  "first_page": times.get("first_page"), "first_result": times.get("first_result"),
+                  "first_result_error": times.get("first_result_error"),
+                  "in_flight": getattr(getattr(engine, "in_flight", None), "most", 2)}))
+"""
+
+# The floor: the same pages by a bare loop, decoded, one executemany each into a plain table
+# whose FTS5 index a trigger keeps, one commit per page.
+_FLOOR_CHILD = """
+import json, sqlite3, sys, time
+import httpx
+
+database, api_url, key = sys.argv[1], sys.argv[2], sys.argv[3]
+connection = sqlite3.connect(database)
+connection.executescript(\"\"\"
+    PRAGMA journal_mode = WAL;
+    PRAGMA synchronous = NORMAL;
+    CREATE TABLE items (rowid INTEGER PRIMARY KEY, id TEXT UNIQUE, title TEXT, body TEXT,
+                        raw TEXT);
+    CREATE VIRTUAL TABLE items_fts USING fts5(title, body, content='items',
+                                              content_rowid='rowid');
+    CREATE TRIGGER items_indexed AFTER INSERT ON items BEGIN
+        INSERT INTO items_fts(rowid, title, body) VALUES (new.rowid, new.title, new.body);
+    END;
+\"\"\")
+started = time.time()
+offset = count = 0
+with httpx.Client(base_url=api_url, headers={"x-api-key": key}, timeout=60) as http:
+    while True:
+        body = {"query": "", "raw": True, "limit": 100, "offset": offset, "sortBy": "date-desc",
+                "includeNotes": True}
+        page = http.post("/search", json=body).json()
+        results = page.get("results") or []
+        if not results:
+            break
+        rows = [(e["id"], e.get("title") or "",
+                 " ".join(str(e.get(k) or "") for k in ("full_text", "text", "description")),
+                 json.dumps(e)) for e in results]
+        connection.executemany(
+            "INSERT OR REPLACE INTO items (id, title, body, raw) VALUES (?, ?, ?, ?)", rows)
+        connection.commit()
+        offset += len(results)
+        count += len(results)
+connection.close()
+print(json.dumps({"items": count, "seconds": time.time() - started}))
 """
 
 
@@ -102,13 +205,10 @@ def _run_measured(argv: list[str], env: dict[str, str]) -> tuple[int, float, str
     return proc.returncode, started, output, peak
 
 
-def run(workdir: Path, entities: int) -> dict[str, float]:
-    """Full sync of ``entities`` generated items: rates until committed and searchable, RSS."""
-    port = _free_port()
-    env = dict(os.environ)
-    env.pop("MEMEX_DATA_DIR", None)
-    env["MEMEX_API_KEY"] = BENCH_API_KEY
-    env["XDG_CONFIG_HOME"] = str(workdir / "config")  # default settings, page size 100
+def _start_emulator(
+    library: Path, port: int, env: dict[str, str], latency_ms: float = 0.0
+) -> subprocess.Popen[bytes]:
+    """The emulator serving ``library`` on ``port`` (returns once it listens)."""
     emulator = subprocess.Popen(
         [
             sys.executable,
@@ -117,14 +217,15 @@ def run(workdir: Path, entities: int) -> dict[str, float]:
             "emulator",
             "--port",
             str(port),
-            "--generate",
-            str(entities),
+            "--library",
+            str(library),
             "--api-key",
             BENCH_API_KEY,
             "--max-page-size",
-            "100",
+            str(PAGE_SIZE),
             "--balance-micros",
             str(10**15),
+            *(["--latency-ms", str(latency_ms)] if latency_ms else []),
         ],
         env=env,
         stdout=subprocess.DEVNULL,
@@ -132,34 +233,105 @@ def run(workdir: Path, entities: int) -> dict[str, float]:
     )
     try:
         _wait_until_listening(emulator, port)
+    except BaseException:
+        _stop(emulator)
+        raise
+    return emulator
+
+
+def _stop(emulator: subprocess.Popen[bytes]) -> None:
+    emulator.terminate()
+    try:
+        emulator.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        emulator.kill()
+        emulator.wait()
+
+
+def _bench_env(workdir: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("MEMEX_DATA_DIR", None)
+    env["MEMEX_API_KEY"] = BENCH_API_KEY
+    env["XDG_CONFIG_HOME"] = str(workdir / "config")  # default settings, page size 100
+    return env
+
+
+def full_sync(
+    workdir: Path, library: Path, entities: int, latency_ms: float = 0.0
+) -> dict[str, Any]:
+    """One full sync into a fresh data folder: the sync child's report, times from its start."""
+    env = _bench_env(workdir)
+    port = _free_port()
+    emulator = _start_emulator(library, port, env, latency_ms)
+    data_dir = workdir / f"data-{latency_ms:g}ms"
+    try:
         status, started, output, peak_mb = _run_measured(
+            [sys.executable, "-c", _SYNC_CHILD, str(data_dir), f"http://127.0.0.1:{port}"], env
+        )
+    finally:
+        _stop(emulator)
+    if status != 0:
+        raise RuntimeError(f"the sync process exited with status {status}")
+    result: dict[str, Any] = json.loads(output.strip().splitlines()[-1])
+    if not result["ok"] or result["entities"] < entities:
+        raise RuntimeError(f"the sync did not complete: {result}")
+    result["started"] = started
+    result["peak_mb"] = result["peak_kb"] / 1024 if result.get("peak_kb") else peak_mb
+    return result
+
+
+def floor_sync(workdir: Path, library: Path, entities: int) -> float:
+    """Seconds of the bare loop fetching and inserting the same pages from the same emulator."""
+    env = _bench_env(workdir)
+    port = _free_port()
+    emulator = _start_emulator(library, port, env)
+    try:
+        done = subprocess.run(
             [
                 sys.executable,
                 "-c",
-                _SYNC_CHILD,
-                str(workdir / "data"),
+                _FLOOR_CHILD,
+                str(workdir / "floor.db"),
                 f"http://127.0.0.1:{port}",
+                BENCH_API_KEY,
             ],
-            env,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
         )
     finally:
-        emulator.terminate()
-        try:
-            emulator.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            emulator.kill()
-            emulator.wait()
-    if status != 0:
-        raise RuntimeError(f"the sync process exited with status {status}")
-    result = json.loads(output.strip().splitlines()[-1])
-    if not result["ok"] or result["entities"] < entities:
-        raise RuntimeError(f"the sync did not complete: {result}")
-    committed_s = result["committed"] - started
-    searchable_s = result["searchable"] - started
-    return {
+        _stop(emulator)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    if result["items"] < entities:
+        raise RuntimeError(f"the floor loop did not fetch every item: {result}")
+    seconds: float = result["seconds"]
+    return seconds
+
+
+def run(workdir: Path, entities: int) -> dict[str, float]:
+    """Full syncs of ``entities`` generated items (loopback, 200 ms per page) and the floor."""
+    prepared = prepared_library(entities, seed=7)
+    loopback = full_sync(workdir, prepared.path, entities)
+    floor_s = floor_sync(workdir, prepared.path, entities)
+    network = full_sync(workdir, prepared.path, entities, latency_ms=NETWORK_LATENCY_MS)
+    committed_s = loopback["committed"] - loopback["started"]
+    searchable_s = loopback["searchable"] - loopback["started"]
+    network_s = network["committed"] - network["started"]
+    measures = {
+        "library_s": prepared.seconds,
         "sync_entities_per_s": entities / committed_s,
+        "sync_entities_per_s_floor": entities / floor_s,
         "sync_searchable_entities_per_s": entities / searchable_s,
-        "sync_peak_rss_mb": result["peak_kb"] / 1024 if result.get("peak_kb") else peak_mb,
+        "sync_peak_rss_mb": loopback["peak_mb"],
         "sync_seconds": committed_s,
+        "sync_seconds_floor": floor_s,
         "sync_searchable_seconds": searchable_s,
+        "sync_in_flight_count": float(loopback["in_flight"]),
+        "sync_200ms_seconds": network_s,
+        "sync_200ms_entities_per_s": entities / network_s,
+        "sync_200ms_in_flight_count": float(network["in_flight"]),
     }
+    if loopback.get("first_page") and loopback.get("first_result"):
+        measures["first_results_s"] = loopback["first_result"] - loopback["first_page"]
+    return measures

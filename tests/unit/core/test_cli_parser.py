@@ -147,7 +147,8 @@ def test_bench_runs_discovered_modules(
     (bench_dir / "bench_alpha.py").write_text(
         "def run(workdir, entities):\n"
         "    assert workdir.is_dir()\n"
-        "    return {'alpha_items_per_s': entities * 2.0, 'alpha_ms': 1.5}\n",
+        "    return {'alpha_items_per_s': entities * 2.0, 'alpha_ms': 1.5,\n"
+        "            'alpha_ms_floor': 0.5}\n",
         encoding="utf-8",
     )
     (bench_dir / "bench_beta.py").write_text(
@@ -158,7 +159,17 @@ def test_bench_runs_discovered_modules(
     out = capsys.readouterr().out
     import json
 
-    assert json.loads(out) == {"alpha_items_per_s": 14.0, "alpha_ms": 1.5, "beta_mb": 3.0}
+    measures = json.loads(out)
+    # Each area's own wall time comes with its measures.
+    assert measures.pop("bench_alpha_s") >= 0
+    assert measures.pop("bench_beta_s") >= 0
+    assert measures == {
+        "alpha_items_per_s": 14.0,
+        "alpha_ms": 1.5,
+        "alpha_ms_floor": 0.5,
+        "alpha_ms_ratio": 3.0,
+        "beta_mb": 3.0,
+    }
     assert cli.main(["bench", "--entities", "7", "--only", "beta"]) == 0
     table = capsys.readouterr().out
     assert "beta_mb" in table
@@ -186,6 +197,15 @@ def test_format_table() -> None:
     assert "2500.5" in table
     assert "120" in table
     assert format_table({}) == "no measures"
+
+
+def test_format_table_puts_floor_and_ratio_beside_their_measure() -> None:
+    table = format_table(
+        {"store": {"search_p95_ms": 9.0, "search_p95_ms_floor": 3.0, "search_p95_ms_ratio": 3.0}}
+    )
+    header, _rule, row = table.splitlines()
+    assert header.split() == ["area", "measure", "value", "floor", "ratio"]
+    assert row.split() == ["store", "search_p95_ms", "9", "3", "3.00"]
 
 
 def test_sync_without_a_key_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
