@@ -7,32 +7,27 @@ least work the same task can take, measured in the same run (a bare FTS5 query, 
 the runner adds ``<name>_ratio`` = measure / floor, which moves far less between runs on a
 shared machine than the absolute figure.
 
-Generated libraries are written once to a folder kept between runs (:func:`prepared_library`;
-``MEMEX_BENCH_CACHE``, else the user's cache folder), so the areas of one run, and later runs,
-read the same file instead of generating it again: at a million items generating takes longer
-than most areas.
+Generated libraries are written once to a folder kept between runs
+(:func:`memex_desktop.emulator.kept_libraries.prepared_library`), so the areas of one run, and
+later runs, read the same file instead of generating it again: at a million items generating
+takes longer than most areas.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
-import json
 import math
-import os
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, TextIO
+from typing import TextIO
 
 from memex_desktop import paths
 
 FLOOR_SUFFIX = "_floor"
 RATIO_SUFFIX = "_ratio"
-BENCH_CACHE_ENV = "MEMEX_BENCH_CACHE"
 
 
 class BenchError(Exception):
@@ -52,58 +47,6 @@ def benchmark_files() -> list[Path]:
     if not files:
         raise BenchError(f"no benchmark modules (bench_*.py) in {folder}")
     return files
-
-
-def bench_cache_dir() -> Path:
-    """Where generated libraries are kept between runs."""
-    given = os.environ.get(BENCH_CACHE_ENV)
-    if given:
-        return Path(given)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "memex-desktop" / "bench"
-
-
-def _generator_digest() -> str:
-    """A digest of the generator's source: a changed generator makes new files."""
-    from memex_desktop.emulator import synthetic
-
-    return hashlib.sha256(Path(synthetic.__file__).read_bytes()).hexdigest()[:12]
-
-
-@dataclass(frozen=True)
-class PreparedLibrary:
-    """A generated library file, and how it was had: generated now, or found from before."""
-
-    path: Path
-    entities: int
-    seconds: float
-    reused: bool
-
-    def load(self) -> dict[str, Any]:
-        """The library, decoded."""
-        with self.path.open(encoding="utf-8") as handle:
-            library: dict[str, Any] = json.load(handle)
-        return library
-
-
-def prepared_library(
-    entities: int, *, seed: int, words_per_entity: int = 1000, log: TextIO | None = sys.stderr
-) -> PreparedLibrary:
-    """The file of ``generate_library(entities, seed, words_per_entity)``, generated only once."""
-    from memex_desktop.emulator.synthetic import generate_library, write_library
-
-    name = f"library-{entities}-s{seed}-w{words_per_entity}-{_generator_digest()}.json"
-    path = bench_cache_dir() / name
-    started = time.perf_counter()
-    if path.is_file():
-        return PreparedLibrary(path, entities, time.perf_counter() - started, reused=True)
-    library = generate_library(entities, seed=seed, words_per_entity=words_per_entity)
-    write_library(path, library)
-    del library
-    seconds = time.perf_counter() - started
-    if log is not None:
-        print(f"bench: generated {entities} items into {path} in {seconds:.1f} s", file=log)
-    return PreparedLibrary(path, entities, seconds, reused=False)
 
 
 def with_ratios(measures: dict[str, float]) -> dict[str, float]:

@@ -41,8 +41,8 @@ from typing import Any
 
 from memex_desktop.api.content import host_of
 from memex_desktop.api.models import SearchRawPage
-from memex_desktop.bench import prepared_library
 from memex_desktop.emulator.config import EmulatorConfig
+from memex_desktop.emulator.kept_libraries import prepared_library
 from memex_desktop.emulator.search import parse_search_request, run_search
 from memex_desktop.emulator.state import EmulatorState
 from memex_desktop.emulator.synthetic import benchmark_queries

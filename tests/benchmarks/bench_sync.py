@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memex_desktop.bench import prepared_library
+from memex_desktop.emulator.kept_libraries import prepared_library
 
 BENCH_API_KEY = "bench-key"
 READY_TIMEOUT_S = 900.0

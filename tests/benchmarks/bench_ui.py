@@ -32,7 +32,7 @@ import sys
 import time
 from typing import Any
 
-from memex_desktop.bench import prepared_library
+from memex_desktop.emulator.kept_libraries import prepared_library
 from memex_desktop.store import StoreWriter
 
 BATCH = 1_000

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memex_desktop.bench import BENCH_CACHE_ENV, area_of, benchmark_files, run_benchmarks
+from memex_desktop.bench import area_of, benchmark_files, run_benchmarks
+from memex_desktop.emulator.kept_libraries import BENCH_CACHE_ENV
 
 AREAS = sorted(area_of(path) for path in benchmark_files())
 

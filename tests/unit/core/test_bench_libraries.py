@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from memex_desktop.bench import BENCH_CACHE_ENV, prepared_library, with_ratios
+from memex_desktop.bench import with_ratios
+from memex_desktop.emulator.kept_libraries import BENCH_CACHE_ENV, prepared_library
 from memex_desktop.emulator.synthetic import generate_library
 
 

@@ -1,0 +1,69 @@
+"""Generated libraries kept between benchmark runs, so that every area of a run, and later
+runs, read one file instead of generating it again (at a million items generating takes
+longer than most areas). ``MEMEX_BENCH_CACHE`` names the folder, else the user's cache
+folder."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, TextIO
+
+from memex_desktop.emulator.synthetic import generate_library, write_library
+
+BENCH_CACHE_ENV = "MEMEX_BENCH_CACHE"
+
+
+def bench_cache_dir() -> Path:
+    """Where generated libraries are kept between runs."""
+    given = os.environ.get(BENCH_CACHE_ENV)
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "memex-desktop" / "bench"
+
+
+def _generator_digest() -> str:
+    """A digest of the generator's source: a changed generator makes new files."""
+    source = resources.files("memex_desktop.emulator").joinpath("synthetic.py").read_bytes()
+    return hashlib.sha256(source).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class PreparedLibrary:
+    """A generated library file, and how it was had: generated now, or found from before."""
+
+    path: Path
+    entities: int
+    seconds: float
+    reused: bool
+
+    def load(self) -> dict[str, Any]:
+        """The library, decoded."""
+        with self.path.open(encoding="utf-8") as handle:
+            library: dict[str, Any] = json.load(handle)
+        return library
+
+
+def prepared_library(
+    entities: int, *, seed: int, words_per_entity: int = 1000, log: TextIO | None = sys.stderr
+) -> PreparedLibrary:
+    """The file of ``generate_library(entities, seed, words_per_entity)``, generated only once."""
+    name = f"library-{entities}-s{seed}-w{words_per_entity}-{_generator_digest()}.json"
+    path = bench_cache_dir() / name
+    started = time.perf_counter()
+    if path.is_file():
+        return PreparedLibrary(path, entities, time.perf_counter() - started, reused=True)
+    library = generate_library(entities, seed=seed, words_per_entity=words_per_entity)
+    write_library(path, library)
+    del library
+    seconds = time.perf_counter() - started
+    if log is not None:
+        print(f"bench: generated {entities} items into {path} in {seconds:.1f} s", file=log)
+    return PreparedLibrary(path, entities, seconds, reused=False)
