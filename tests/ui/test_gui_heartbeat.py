@@ -16,8 +16,8 @@ from typing import Any
 
 import httpx
 import pytest
-from PySide6.QtCore import QObject, Qt, QTimer, Slot
 from support.emulator import EmulatorFactory
+from support.heartbeat import Heartbeat
 from support.window import WindowFactory
 
 from memex_desktop.api.client import MemexClient
@@ -31,32 +31,6 @@ pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 BIG_ID = "big-article-1mb"
 WORST_GAP_MS = 100.0
-
-
-class Heartbeat(QObject):
-    """A 16 ms timer that records how late each beat came (the GUI thread's responsiveness)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.gaps_ms: list[float] = []
-        self._last = time.perf_counter()
-        self._timer = QTimer(self)
-        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
-        self._timer.setInterval(16)
-        self._timer.timeout.connect(self._on_timer_timeout)
-
-    def start(self) -> None:
-        self._last = time.perf_counter()
-        self._timer.start()
-
-    def stop(self) -> None:
-        self._timer.stop()
-
-    @Slot()
-    def _on_timer_timeout(self) -> None:
-        now = time.perf_counter()
-        self.gaps_ms.append((now - self._last) * 1000)
-        self._last = now
 
 
 def library_with_big_article(entities: int, words: int) -> dict[str, Any]:

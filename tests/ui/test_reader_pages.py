@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QObject, Qt, QTimer, Slot
+from support.heartbeat import Heartbeat
 
 from memex_desktop.render.entities import WHOLE_PAGE_HREF
 from memex_desktop.runtime import favour_the_gui_thread
@@ -100,32 +100,6 @@ def test_the_article_view_offers_the_whole_page(
     pane.follow_link(WHOLE_PAGE_HREF)
     qtbot.waitUntil(lambda: "Previous topic" in pane.current_document.toPlainText(), timeout=60_000)
     assert "Show the whole page" not in pane.current_document.toPlainText()
-
-
-class Heartbeat(QObject):
-    """A 16 ms timer that records how late each beat came (the GUI thread's responsiveness)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.gaps_ms: list[float] = []
-        self._last = time.perf_counter()
-        self._timer = QTimer(self)
-        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
-        self._timer.setInterval(16)
-        self._timer.timeout.connect(self._on_timer_timeout)
-
-    def start(self) -> None:
-        self._last = time.perf_counter()
-        self._timer.start()
-
-    def stop(self) -> None:
-        self._timer.stop()
-
-    @Slot()
-    def _on_timer_timeout(self) -> None:
-        now = time.perf_counter()
-        self.gaps_ms.append((now - self._last) * 1000)
-        self._last = now
 
 
 @pytest.fixture
