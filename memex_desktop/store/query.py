@@ -308,6 +308,11 @@ def _phrase_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
     )
 
 
+# How far apart two words of a phrase may stand in stored JSON (spaces, punctuation,
+# escapes such as ``\u00a0``): a phrase is looked for this close around its rarest word.
+_GAP_REACH = 256
+
+
 def phrase_in_json(term: Term, raw: str) -> bool:
     """Whether the phrase stands in an item's stored JSON, lowercased (not in an object key:
     ``"full_text":`` is not the phrase "full text").
@@ -315,16 +320,43 @@ def phrase_in_json(term: Term, raw: str) -> bool:
     Searching the JSON as stored costs a regular expression, not a decoding and a re-reading
     of every text of the item: a phrase of common words checks hundreds of candidates.
     """
-    pattern = _phrase_pattern(term.words)
-    if _found_in_values(pattern, raw):
+    if _found_in_values(term.words, raw):
         return True
-    return not raw.isascii() and _found_in_values(pattern, _fold(raw))
+    return not raw.isascii() and _found_in_values(term.words, _fold(raw))
 
 
-def _found_in_values(pattern: re.Pattern[str], raw: str) -> bool:
-    """Whether ``pattern`` matches ``raw`` somewhere that is not (or crosses) an object key:
-    in JSON ``":`` only ever ends a key (quotes within strings are escaped)."""
-    return any('":' not in raw[hit.start() : hit.end() + 2] for hit in pattern.finditer(raw))
+def _found_in_values(words: tuple[str, ...], raw: str) -> bool:
+    """Whether the phrase of ``words`` stands in ``raw`` somewhere that is not (or crosses)
+    an object key: in JSON ``":`` only ever ends a key (quotes within strings are escaped).
+
+    The phrase is looked for around each place its longest word stands (the rarest, as a
+    rule), not wherever its first word does: in 300 items of about 1,000 words, "shy" stood
+    38,446 times and "shyrk" 412, and the check of "shy shyrk" took 17.2 ms against 3.1 ms.
+    """
+    pattern, anchor, before, after = _phrase_search(words)
+    at = raw.find(anchor)
+    while at >= 0:
+        end = min(len(raw), at + after + 1)  # one more: what follows the last word counts
+        for found in pattern.finditer(raw, max(0, at - before), end):
+            if found.start() > at:
+                break
+            # Where the window cut the last word short, the match is made again unbounded.
+            hit = pattern.match(raw, found.start()) if found.end() == end < len(raw) else found
+            if hit is not None and '":' not in raw[hit.start() : hit.end() + 2]:
+                return True
+        at = raw.find(anchor, at + 1)
+    return False
+
+
+@lru_cache(maxsize=256)
+def _phrase_search(words: tuple[str, ...]) -> tuple[re.Pattern[str], str, int, int]:
+    """The phrase's pattern, its longest word (folded), and how far the phrase may reach
+    before and after that word."""
+    folded = [_fold(word) for word in words]
+    at = max(range(len(folded)), key=lambda index: len(folded[index]))
+    before = sum(len(word) + _GAP_REACH for word in folded[:at])
+    after = len(folded[at]) + sum(_GAP_REACH + len(word) for word in folded[at + 1 :])
+    return _phrase_pattern(words), folded[at], before, after
 
 
 def snippet_pattern(words: Sequence[str]) -> re.Pattern[str]:

@@ -180,6 +180,10 @@ def test_items_the_index_does_not_hold_yet_follow_the_language(
         ({"full_text": "bin\nworm"}, ("nworm",), False),
         ({"full_text": "bin worms"}, ("bin", "worm"), False),
         ({"full_text": "worm and bin"}, ("worm", "bin"), False),
+        ({"a bin": "bin bin"}, ("bin", "bin"), True),
+        ({"full_text": "worm " * 3000 + "compost bin"}, ("compost", "bin"), True),
+        ({"full_text": "bin " * 3000 + "compost  -  bins"}, ("compost", "bin"), False),
+        ({"full_text": "compost" + " " * 100 + "bin"}, ("compost", "bin"), True),
     ],
 )
 def test_a_phrase_in_stored_json(
