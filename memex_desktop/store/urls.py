@@ -45,12 +45,15 @@ def normalize_url(url: str) -> str:
     return parse_and_normalize(url)
 
 
+_SPACE_OR_CONTROL = re.compile("[\x00-\x20\x7f]")
+
+
 def parse_and_normalize(url: str) -> str:
     """:func:`normalize_url` by parsing the URL, without the canonical-form shortcut."""
     text = url.strip()
     if not text:
         raise ValueError("the URL is empty")
-    if any(ord(char) < 0x20 or char in " \x7f" for char in text):
+    if _SPACE_OR_CONTROL.search(text):
         raise ValueError(f"the URL contains spaces or control characters: {text[:200]!r}")
     parsed = parse_url(text)
     if isinstance(parsed, UrlProblem):
