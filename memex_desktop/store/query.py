@@ -399,36 +399,53 @@ def text_through_first_word(
     """The parts joined by newlines, as far as ``after`` characters past the first word
     starting with one of ``words`` (all of them when none does): what a snippet of the whole
     text around that word needs, without computing the parts after it."""
+    return text_and_first_word(parts, words, after, pattern)[0]
+
+
+def text_and_first_word(
+    parts: Iterable[str], words: Sequence[str], after: int, pattern: re.Pattern[str]
+) -> tuple[str, tuple[int, int] | None]:
+    """:func:`text_through_first_word`, and where in it that word stands when the parts
+    before it left no doubt (None: :func:`python_snippet` looks for it again)."""
     taken: list[str] = []
     length = 0  # of "\n".join(taken)
-    found_end: int | None = None
+    found: tuple[int, int] | None = None
+    certain = True  # no part before the word lowercases to another length
     for part in parts:
         if not part:
             continue
         start = length + 1 if taken else 0
         taken.append(part)
         length = start + len(part)
-        if found_end is None:
+        if found is None:
             span = _word_span(part, words)
             if span is None and len(part.lower()) != len(part):
+                certain = False
                 hit = pattern.search(part)
                 span = hit.span() if hit is not None else None
             if span is not None:
-                found_end = start + span[1]
-        if found_end is not None and length > found_end + after:
+                found = (start + span[0], start + span[1])
+        if found is not None and length > found[1] + after:
             break
-    return "\n".join(taken)
+    return "\n".join(taken), found if certain else None
 
 
 def python_snippet(
-    text: str, words: Sequence[str], width: int = 160, *, pattern: re.Pattern[str] | None = None
+    text: str,
+    words: Sequence[str],
+    width: int = 160,
+    *,
+    pattern: re.Pattern[str] | None = None,
+    span: tuple[int, int] | None = None,
 ) -> str:
     """A snippet around the first word of ``text`` starting with a query word, marked with
-    ``\x02``..``\x03`` (the whole word, so a typed prefix marks the word it begins)."""
+    ``\x02``..``\x03`` (the whole word, so a typed prefix marks the word it begins); ``span``
+    is where that word stands when the caller found it already."""
     words = [word for word in words if word]
     if not words:
         return text[:width]
-    span = _word_span(text, words)
+    if span is None:
+        span = _word_span(text, words)
     if span is None and len(text.lower()) != len(text):
         found = (pattern or snippet_pattern(words)).search(text)
         span = found.span() if found is not None else None

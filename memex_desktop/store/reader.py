@@ -36,7 +36,7 @@ from memex_desktop.store.query import (
     query_words,
     site_terms,
     snippet_pattern,
-    text_through_first_word,
+    text_and_first_word,
     with_query,
 )
 from memex_desktop.store.rows import (
@@ -862,9 +862,11 @@ class CacheReader:
             # Only as much of the body as the snippet needs: the rich text, transcript and
             # other fields after the first match are not worked out (the 200 queries of the
             # store benchmark on 8,000 items: 1.87 s of CPU instead of 2.02 s, best of three).
-            body = text_through_first_word(body_parts(data), words, SNIPPET_WINDOW, pattern)
-            for text in (body, summary_text(data)):
-                snippet = python_snippet(text, words, SNIPPET_WINDOW, pattern=pattern)
+            body, span = text_and_first_word(body_parts(data), words, SNIPPET_WINDOW, pattern)
+            # Where the word stands is passed on: looking for it again in the whole text
+            # was a third of the snippets' time (5.0 ms a query for 50 long items).
+            for text, known in ((body, span), (summary_text(data), None)):
+                snippet = python_snippet(text, words, SNIPPET_WINDOW, pattern=pattern, span=known)
                 if "\x02" in snippet:
                     snippets[entity_id] = snippet
                     break

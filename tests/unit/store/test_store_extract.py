@@ -52,7 +52,12 @@ def test_reindexing_texts_are_the_texts_columns_index() -> None:
 def test_a_snippet_of_the_start_of_the_body_is_the_snippet_of_all_of_it() -> None:
     from memex_desktop.api.plain_text import SNIPPET_WINDOW
     from memex_desktop.store.extract import body_parts, body_text
-    from memex_desktop.store.query import python_snippet, snippet_pattern, text_through_first_word
+    from memex_desktop.store.query import (
+        python_snippet,
+        snippet_pattern,
+        text_and_first_word,
+        text_through_first_word,
+    )
 
     queries = [["words"], ["rich"], ["tweet"], ["html"], ["prose"], ["zzz"], ["x"], ["a", "line"]]
     for entity in _entities():
@@ -64,3 +69,11 @@ def test_a_snippet_of_the_start_of_the_body_is_the_snippet_of_all_of_it() -> Non
             assert python_snippet(start, words, SNIPPET_WINDOW, pattern=pattern) == python_snippet(
                 whole, words, SNIPPET_WINDOW, pattern=pattern
             ), (entity.get("id"), words)
+            text, span = text_and_first_word(body_parts(entity), words, SNIPPET_WINDOW, pattern)
+            assert text == start
+            assert python_snippet(
+                text, words, SNIPPET_WINDOW, pattern=pattern, span=span
+            ) == python_snippet(whole, words, SNIPPET_WINDOW, pattern=pattern), (
+                entity.get("id"),
+                words,
+            )
