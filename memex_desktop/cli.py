@@ -229,6 +229,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="serve a generated library of N items instead of a file",
     )
+    cmd.add_argument(
+        "--media",
+        type=Path,
+        metavar="DIR",
+        help="serve the pictures in DIR under /media (default: the demo's, with the demo library)",
+    )
     cmd.add_argument("--balance-micros", type=int, default=None, metavar="N")
     cmd.add_argument("--max-page-size", type=_positive_int, default=None, metavar="N")
     cmd.add_argument("--processing-delay", type=float, default=None, metavar="SECONDS")
@@ -926,6 +932,9 @@ def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
 
     library: dict[str, Any] | None = None
     library_path: Path | None = args.library
+    media_dir: Path | None = args.media
+    if media_dir is not None and not media_dir.is_dir():
+        raise CliError(f"no such folder of pictures: {media_dir}", EXIT_NOT_FOUND)
     if args.generate:
         from memex_desktop.emulator.synthetic import generate_library
 
@@ -936,6 +945,10 @@ def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
         except FileNotFoundError:
             demo = None
         library_path = demo if demo is not None and demo.is_file() else None
+        if media_dir is None and library_path is not None:
+            # The demo library's items show pictures the emulator serves beside it.
+            pictures = library_path.parent / "media"
+            media_dir = pictures if pictures.is_dir() else None
     elif not library_path.is_file():
         raise CliError(f"no such library file: {library_path}", EXIT_NOT_FOUND)
     options: dict[str, Any] = {}
@@ -961,7 +974,9 @@ def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
         options.setdefault("max_page_size", switches.pop("max_page_size"))
     else:
         switches.pop("max_page_size", None)
-    config = EmulatorConfig(library_path=library_path, library=library, **switches, **options)
+    config = EmulatorConfig(
+        library_path=library_path, library=library, media_dir=media_dir, **switches, **options
+    )
     print(f"Memex emulator on http://{args.host}:{args.port}", file=sys.stderr)
     serve(config, host=args.host, port=args.port)
     return EXIT_OK

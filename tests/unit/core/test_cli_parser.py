@@ -235,3 +235,33 @@ def test_emulator_serves_the_profile_and_variants_asked_for(
     assert cli.main(["emulator", "--generate", "20", "--max-page-size", "7"]) == 0
     assert served[1].profile == "default"  # type: ignore[attr-defined]
     assert served[1].max_page_size == 7  # type: ignore[attr-defined]
+
+
+def test_the_emulator_serves_the_demo_pictures_with_the_demo_library(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import httpx
+
+    from memex_desktop.emulator import run_emulator_in_thread
+
+    served: list[object] = []
+    monkeypatch.setattr(
+        "memex_desktop.emulator.serve", lambda config, **_options: served.append(config)
+    )
+    assert cli.main(["emulator"]) == 0
+    assert cli.main(["emulator", "--generate", "5"]) == 0
+    assert cli.main(["emulator", "--generate", "5", "--media", str(tmp_path)]) == 0
+    demo, generated, chosen = served
+    assert demo.media_dir == paths.resource_path("demo", "media")  # type: ignore[attr-defined]
+    assert generated.media_dir is None  # type: ignore[attr-defined]
+    assert chosen.media_dir == tmp_path  # type: ignore[attr-defined]
+    assert cli.main(["emulator", "--media", str(tmp_path / "missing")]) == 7  # not found
+    assert len(served) == 3
+    emulator = run_emulator_in_thread(demo)  # type: ignore[arg-type]
+    try:
+        picture = "img.example.com/yt/W0rmB1nDIY1/hq.jpg"
+        answer = httpx.get(f"{emulator.base_url}/media/{picture}", timeout=10)
+    finally:
+        emulator.stop()
+    assert answer.status_code == 200
+    assert answer.content == (paths.resource_path("demo", "media") / picture).read_bytes()
