@@ -398,7 +398,8 @@ class MainWindow(QMainWindow):
         self.docks.fit_width(event.size().width())
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Save the layout (and where the item was being read) before closing."""
+        """Keep unsaved notes as drafts, save the layout (and where the item was being read)."""
+        self.thread_pane.keep_drafts()
         self.reader_pane.remember_position()
         self.save_state()
         self.docks.close()
