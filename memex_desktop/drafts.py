@@ -151,6 +151,9 @@ class DraftStore:
                 drafts = self._read()
             except DraftsTooNewError:
                 return []
+            except OSError as exc:
+                log.error("the drafts in %s could not be read: %s", self.path, exc)
+                return []
         return sorted(drafts.values(), key=lambda draft: (draft.saved_at, draft.key))
 
     def get(self, key: str) -> Draft | None:
@@ -189,13 +192,18 @@ class DraftStore:
                 self._write(drafts)
 
     def _read(self) -> dict[str, Draft]:
-        """The drafts on disk by key; a damaged file is moved aside and counts as empty."""
+        """The drafts on disk by key; a damaged file is moved aside and counts as empty.
+
+        Raises:
+            DraftsTooNewError: a newer version wrote the file.
+            OSError: the file is there but cannot be read.
+        """
         try:
-            text = self.path.read_text(encoding="utf-8")
+            content = self.path.read_bytes()
         except FileNotFoundError:
             return {}
         try:
-            data = json.loads(text)
+            data = json.loads(content.decode("utf-8"))
             if not isinstance(data, dict) or not isinstance(data.get("drafts"), list):
                 raise ValueError("not a drafts file")
             version = data.get("format")
