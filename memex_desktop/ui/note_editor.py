@@ -391,25 +391,30 @@ class NoteEditor(QDialog):
         )
 
     @Slot()
-    def keep_draft(self) -> None:
-        """Write the draft now (forget it when the editor holds nothing the person wrote)."""
+    def keep_draft(self) -> bool:
+        """Write the draft now (forget it when the editor holds nothing the person wrote).
+
+        False when the person's words could not be written: the editor says why.
+        """
         self._keep_timer.stop()
         if self._drafts is None:
-            return
+            return True
+        if not self.typed():
+            self.forget_draft()
+            return True
         try:
-            if self.typed():
-                self._drafts.keep(self.as_draft())
-            else:
-                self._drafts.forget(self.draft_key)
+            self._drafts.keep(self.as_draft())
         except OSError as exc:
             log.error("could not keep the note's draft", exc_info=exc)
             self._say(
                 "Your draft could not be kept on this computer; save the note before you quit. "
                 + message_line(user_message(exc))
             )
+            return False
+        return True
 
     def forget_draft(self) -> None:
-        """The person threw the note away: its draft goes too."""
+        """The person threw the note away (or erased it): its draft goes too."""
         self._keep_timer.stop()
         if self._drafts is None:
             return
@@ -418,18 +423,22 @@ class NoteEditor(QDialog):
         except OSError as exc:
             log.error("could not forget the discarded note's draft", exc_info=exc)
 
-    def close_keeping_draft(self) -> None:
+    def close_keeping_draft(self) -> bool:
         """The window is closing: keep the words as a draft and close without asking.
 
         An editor committing its note stays: the commit finishes (it is durable work) and
-        forgets the draft written when Save was pressed.
+        forgets the draft written when Save was pressed. One whose words could not be kept
+        stays open, saying why, and False is returned: the window must not close over it.
         """
         if self._save_task is not None:
-            return
-        self.keep_draft()
+            return True
+        if not self.keep_draft():
+            self.raise_()
+            return False
         if self.question is not None:
             self.question.hide()
         super().reject()
+        return True
 
     @Slot()
     def _on_editor_text_changed(self) -> None:
@@ -463,7 +472,7 @@ class NoteEditor(QDialog):
         if self.typed():
             self.ask_discard()
             return
-        self.keep_draft()  # nothing of the person's is left: a draft kept before goes
+        self.forget_draft()  # nothing of the person's is left: a draft kept before goes
         super().reject()
 
     def ask_discard(self) -> QMessageBox:

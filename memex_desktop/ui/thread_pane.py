@@ -1059,11 +1059,14 @@ class ThreadPane(QWidget):
             item_id=item_id,
         )
 
-    def keep_drafts(self) -> None:
-        """The window is closing: every open editor keeps its words as a draft and closes."""
+    def keep_drafts(self) -> bool:
+        """The window is closing: every open editor keeps its words as a draft and closes.
+
+        False when some editor's words could not be kept: it stays open and says why.
+        """
         self._reopen_timer.stop()
-        for editor in list(self.editors.values()):
-            editor.close_keeping_draft()
+        closed = [editor.close_keeping_draft() for editor in list(self.editors.values())]
+        return all(closed)
 
     @Slot(int)
     def _on_editor_finished(self, _result: int) -> None:

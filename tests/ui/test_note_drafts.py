@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 import pytest
@@ -108,6 +109,35 @@ def test_quitting_with_ctrl_q_keeps_every_open_note(
     assert titles == {ITEM: "Add note", "a-note-being-answered": "Reply"}
 
 
+def _busy_until_cancelled(started: threading.Event, *, cancel: threading.Event) -> None:
+    """A long background job that holds a worker until the runner shuts down."""
+    started.set()
+    cancel.wait(30)
+
+
+def test_a_note_being_committed_when_the_window_closes_leaves_no_draft(
+    qtbot: Any, window_factory: WindowFactory, demo_library: dict[str, Any]
+) -> None:
+    # Every worker is busy, so the note's outbox write is still queued when the window closes:
+    # it runs at shutdown (durable work) and forgets the draft Save wrote.
+    context = window_factory(library=demo_library)
+    runner = context.runner
+    busy = [threading.Event() for _ in range(runner._pool.maxThreadCount())]
+    for started in busy:
+        runner.run(_busy_until_cancelled, started, cancel=True)
+    assert all(started.wait(10) for started in busy)
+    editor = _pane_on_item(context).open_editor(ITEM)
+    qtbot.keyClicks(editor.editor, "Saved as the window closed")
+    editor.save()
+    assert DraftStore(drafts_path(context.data_dir)).get(draft_key(ITEM)) is not None
+    context.shutdown()
+    assert not drafts_path(context.data_dir).exists()
+    [note] = _queued_notes(context)
+    assert "Saved as the window closed" in note
+    pane = window_factory().window.thread_pane
+    assert pane.reopen_drafts() == []
+
+
 def test_typing_is_kept_a_moment_later_without_closing_anything(
     qtbot: Any, window_factory: WindowFactory, demo_library: dict[str, Any]
 ) -> None:
@@ -199,3 +229,23 @@ def test_a_damaged_drafts_file_is_logged_and_the_window_works(
     context.window.close()
     [draft] = DraftStore(drafts_path(data_dir)).all()
     assert draft.text == "Still kept"
+
+
+def test_a_note_whose_draft_cannot_be_written_keeps_the_window_open(
+    qtbot: Any, window_factory: WindowFactory, demo_library: dict[str, Any]
+) -> None:
+    context = window_factory(library=demo_library)
+    drafts_path(context.data_dir).mkdir()  # where the file belongs, nothing can be written
+    editor = _pane_on_item(context).open_editor(ITEM)
+    qtbot.keyClicks(editor.editor, "Nowhere to keep this")
+    context.window.close()
+    assert context.window.isVisible()
+    assert editor.isVisible()
+    assert "could not be kept" in editor.error.text()
+    assert editor.editor.toPlainText() == "Nowhere to keep this"
+    with qtbot.waitSignal(context.window.thread_pane.note_queued, timeout=WAIT_MS):
+        editor.save()  # the outbox still takes it: then the window closes
+    context.window.close()
+    assert not context.window.isVisible()
+    [note] = _queued_notes(context)
+    assert "Nowhere to keep this" in note
