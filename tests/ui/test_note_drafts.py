@@ -177,6 +177,7 @@ def test_discarding_the_note_forgets_its_draft(
     ]
     discard.click()
     assert not editor.isVisible()
+    assert context.window.thread_pane.editors == {}
     assert not drafts_path(context.data_dir).exists()
     context.window.close()
     assert not drafts_path(context.data_dir).exists()
