@@ -58,6 +58,8 @@ LAYERS: dict[str, Layer] = {
     # The check `make demo` runs before the window: it reads Qt's files, never imports Qt.
     "system_libs": Layer(),
     "settings": Layer(_project("paths")),
+    # Notes not saved yet, kept beside the outbox: plain files, written as settings are.
+    "drafts": Layer(_project("paths")),
     # The words for people: it knows the API's and the store's errors, nothing above them.
     "errors": Layer(_project("api", "store.errors")),
     "signin": Layer(_project("api", "paths", "secrets", "settings")),

@@ -398,7 +398,14 @@ class MainWindow(QMainWindow):
         self.docks.fit_width(event.size().width())
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Save the layout (and where the item was being read) before closing."""
+        """Keep unsaved notes as drafts, save the layout (and where the item was being read).
+
+        A note whose words could not be kept (the disk is full or read-only) stays open,
+        saying why, and so does the window.
+        """
+        if not self.thread_pane.keep_drafts():
+            event.ignore()
+            return
         self.reader_pane.remember_position()
         self.save_state()
         self.docks.close()

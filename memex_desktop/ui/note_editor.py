@@ -2,18 +2,22 @@
 
 The note is saved through the outbox as an ``annotation`` (so it works offline and survives a
 crash); the payload is built by :func:`annotation_payload`, which is pure and tested alone.
-Ctrl+Enter saves; Escape (or Cancel, or closing the window) asks before it throws away words
-the person typed.
+Ctrl+Enter saves; Escape (or Cancel, or closing the editor) asks before it throws away words
+the person typed. Until the note is saved its words are kept as a draft (``drafts.json``, a
+moment after each change and when the window closes): an editor opened later on the same item
+or note starts from them, with the same client id, so the note is never sent twice.
 """
 
 from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QMimeData, QStringListModel, Qt, Signal, Slot
+from PySide6.QtCore import QMimeData, QStringListModel, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -28,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop.drafts import Draft, DraftPassage, DraftReference, DraftStore, draft_key
 from memex_desktop.errors import user_message
 from memex_desktop.store import EnqueueResult, NoteQueue, StoreError, TitleSearch
 from memex_desktop.store.errors import SearchLanguageError
@@ -45,6 +50,9 @@ log = logging.getLogger(__name__)
 
 COMPLETIONS = 20
 SAVE_KEYS = ("Ctrl+Return", "Ctrl+Enter")
+# Typing pauses this long before the draft is written: a crash costs at most these words.
+DRAFT_KEPT_AFTER_MS = 1000
+RESTORED = "Your unsaved note is back, as you left it."
 
 
 def quoted_passage(passage: str) -> str:
@@ -231,9 +239,24 @@ class QueuedUrl:
     problem: str | None = None
 
 
-def queue_note(outbox: NoteQueue, data: dict[str, Any], external_id: str) -> EnqueueResult:
-    """Worker: commit a note to the outbox (durable before this returns)."""
-    return outbox.enqueue_entity(data, external_id=external_id)
+def queue_note(
+    outbox: NoteQueue,
+    data: dict[str, Any],
+    external_id: str,
+    forget_draft: Callable[[], None] | None = None,
+) -> EnqueueResult:
+    """Worker: commit a note to the outbox (durable before this returns), then forget its draft.
+
+    A draft that cannot be forgotten is only logged: the note is safe, and the draft carries
+    its client id, so saving it again queues nothing new.
+    """
+    result = outbox.enqueue_entity(data, external_id=external_id)
+    if forget_draft is not None:
+        try:
+            forget_draft()
+        except OSError as exc:
+            log.error("the note is queued but its draft could not be forgotten", exc_info=exc)
+    return result
 
 
 def queue_url(outbox: NoteQueue, url: str) -> QueuedUrl:
@@ -250,7 +273,10 @@ class NoteEditor(QDialog):
     """A small window to write a note on an item, or a reply to a note.
 
     With a ``runner`` the outbox writes (synchronous=FULL commits) run on a worker and the
-    dialog closes when the note is durable; without one they run in the calling thread.
+    dialog closes when the note is durable; without one they run in the calling thread. With
+    ``drafts`` the text is kept there until the note is queued or discarded, and a draft kept
+    for the same target (and ``passage``) is where the editor starts; ``item_id`` is the item
+    whose notes were shown, which a draft remembers to be reopened on.
 
     Signals:
         note_queued(str): the note was committed to the outbox (the op id as text).
@@ -270,6 +296,9 @@ class NoteEditor(QDialog):
         is_reply: bool,
         runner: TaskRunner | None = None,
         draft: str = "",
+        drafts: DraftStore | None = None,
+        item_id: str = "",
+        passage: DraftPassage | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -279,6 +308,12 @@ class NoteEditor(QDialog):
         self._save_task: Task[EnqueueResult] | None = None
         self.target_id = target_id
         self.external_id = str(uuid.uuid4())
+        self._drafts = drafts
+        self._item_id = item_id
+        self._passage = passage
+        self._is_reply = is_reply
+        self._label = target_label
+        self.draft_key = draft_key(target_id, passage.quote if passage else "")
         self.setWindowTitle("Reply" if is_reply else "Add note")
         self.setAccessibleName(self.windowTitle())
         heading = QLabel(("Reply to: " if is_reply else "Note on: ") + target_label)
@@ -287,6 +322,9 @@ class NoteEditor(QDialog):
         heading.setBuddy(self.editor)
         self.error = QLabel()
         self.error.setVisible(False)
+        self.notice = QLabel(RESTORED)
+        self.notice.setObjectName("draftRestored")
+        self.notice.setVisible(False)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
@@ -301,17 +339,112 @@ class NoteEditor(QDialog):
             shortcut.activated.connect(self.save)
         self._draft = draft
         self.question: QMessageBox | None = None
-        if draft:
-            self.editor.setPlainText(draft)
+        self.restored = self._restore_draft()
+        text = self.restored.text if self.restored is not None else draft
+        if text:
+            self.editor.setPlainText(text)
             self.editor.moveCursor(QTextCursor.MoveOperation.End)
+        self.notice.setVisible(self.restored is not None)
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
+        layout.addWidget(self.notice)
         layout.addWidget(self.editor, 1)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
+        self._keep_timer = QTimer(self)
+        self._keep_timer.setSingleShot(True)
+        self._keep_timer.setInterval(DRAFT_KEPT_AFTER_MS)
+        self._keep_timer.timeout.connect(self.keep_draft)
+        self.editor.textChanged.connect(self._on_editor_text_changed)
         self.editor.url_dropped.connect(self._on_editor_url_dropped)
         self.editor.save_requested.connect(self.save)
         self.resize(460, 260)
+
+    # ------------------------------------------------------------------ drafts
+
+    def _restore_draft(self) -> Draft | None:
+        """The draft kept for this editor's target, its id and references taken over."""
+        if self._drafts is None:
+            return None
+        kept = self._drafts.get(self.draft_key)
+        if kept is None:
+            return None
+        self.external_id = kept.external_id
+        self.editor.references = [
+            PickedReference(ref.entity_id, ref.label, ref.url) for ref in kept.references
+        ]
+        return kept
+
+    def as_draft(self) -> Draft:
+        """What the editor holds now, as the draft kept for it."""
+        return Draft(
+            target_id=self.target_id,
+            text=self.editor.toPlainText(),
+            external_id=self.external_id,
+            item_id=self._item_id,
+            is_reply=self._is_reply,
+            label=self._label,
+            passage=self._passage,
+            references=tuple(
+                DraftReference(ref.entity_id, ref.label, ref.url) for ref in self.editor.references
+            ),
+        )
+
+    @Slot()
+    def keep_draft(self) -> bool:
+        """Write the draft now (forget it when the editor holds nothing the person wrote).
+
+        False when the person's words could not be written: the editor says why.
+        """
+        self._keep_timer.stop()
+        if self._drafts is None:
+            return True
+        if not self.typed():
+            self.forget_draft()
+            return True
+        try:
+            self._drafts.keep(self.as_draft())
+        except OSError as exc:
+            log.error("could not keep the note's draft", exc_info=exc)
+            self._say(
+                "Your draft could not be kept on this computer; save the note before you quit. "
+                + message_line(user_message(exc))
+            )
+            return False
+        return True
+
+    def forget_draft(self) -> None:
+        """The person threw the note away (or erased it): its draft goes too."""
+        self._keep_timer.stop()
+        if self._drafts is None:
+            return
+        try:
+            self._drafts.forget(self.draft_key)
+        except OSError as exc:
+            log.error("could not forget the discarded note's draft", exc_info=exc)
+
+    def close_keeping_draft(self) -> bool:
+        """The window is closing: keep the words as a draft and close without asking.
+
+        An editor committing its note stays: the commit finishes (it is durable work) and
+        forgets the draft written when Save was pressed. One whose words could not be kept
+        stays open, saying why, and False is returned: the window must not close over it.
+        """
+        if self._save_task is not None:
+            return True
+        if not self.keep_draft():
+            self.raise_()
+            return False
+        if self.question is not None:
+            self.question.hide()
+        super().reject()
+        return True
+
+    @Slot()
+    def _on_editor_text_changed(self) -> None:
+        """Keep the draft once typing pauses (not while the note is being committed)."""
+        if self._drafts is not None and self._save_task is None:
+            self._keep_timer.start()
 
     def payload(self) -> dict[str, Any]:
         """The annotation data this editor would save now."""
@@ -339,6 +472,7 @@ class NoteEditor(QDialog):
         if self.typed():
             self.ask_discard()
             return
+        self.forget_draft()  # nothing of the person's is left: a draft kept before goes
         super().reject()
 
     def ask_discard(self) -> QMessageBox:
@@ -354,6 +488,7 @@ class NoteEditor(QDialog):
         """Discard closes the editor; Keep editing goes back to the text."""
         assert self.question is not None
         if self.question.buttonRole(button) == QMessageBox.ButtonRole.DestructiveRole:
+            self.forget_draft()
             super().reject()
         else:
             self.editor.setFocus()
@@ -366,9 +501,12 @@ class NoteEditor(QDialog):
         if not self.editor.toPlainText().strip():
             self._say("Write something first.")
             return
+        # Until the outbox has the note, the words being committed are the draft on disk.
+        self.keep_draft()
+        forget = partial(self._drafts.forget, self.draft_key) if self._drafts else None
         if self._runner is None:
             try:
-                result = queue_note(self._outbox, self.payload(), self.external_id)
+                result = queue_note(self._outbox, self.payload(), self.external_id, forget)
             except (StoreError, OSError) as exc:
                 self._on_note_failed(exc)
                 return
@@ -377,7 +515,7 @@ class NoteEditor(QDialog):
         self.save_button.setEnabled(False)
         self._save_task = (
             self._runner.run(
-                queue_note, self._outbox, self.payload(), self.external_id, durable=True
+                queue_note, self._outbox, self.payload(), self.external_id, forget, durable=True
             )
             .on_success(self._on_note_committed)
             .on_failure(self._on_note_failed)

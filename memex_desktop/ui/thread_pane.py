@@ -15,6 +15,10 @@ out, with "Show more".
 Above the notes, the item's highlights are listed with their quotes (pending ones marked);
 a note on a highlight shows its quote, and notes other clients attached to a highlight rather
 than to the item are listed with the item's notes.
+
+Note editors keep what is typed as drafts beside the outbox (``drafts.json``): when the window
+closes each open editor keeps its draft and closes without asking, and the next window opens
+them again, as they were left.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QUrl, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QColor,
     QKeyEvent,
@@ -63,6 +67,7 @@ from memex_desktop.api.content import (
     time_text,
 )
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
+from memex_desktop.drafts import Draft, DraftPassage, DraftStore, draft_key, drafts_path
 from memex_desktop.errors import user_message
 from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.render.entities import DONE_STATUS, format_offset
@@ -404,6 +409,16 @@ def load_thread_in_worker(
     return load_thread(thread_reader(cache_path), outbox, entity_id, sequence)
 
 
+def drafts_beside(outbox: NoteOutbox | None) -> DraftStore | None:
+    """The drafts kept in the outbox's folder (the data folder); none without an outbox file."""
+    return DraftStore(drafts_path(outbox.path.parent)) if isinstance(outbox, Outbox) else None
+
+
+def reopened_words(count: int) -> str:
+    """What the window says when it opens again the notes left unsaved."""
+    return f"Reopened {count} note{'s' if count != 1 else ''} you had not saved."
+
+
 def _passage_highlight(passage: Passage) -> Highlight:
     """A passage as a highlight not saved yet (to say what a note will be on)."""
     return Highlight(
@@ -742,6 +757,14 @@ class ThreadPane(QWidget):
         self._task: Task[ThreadLoad] | None = None
         self.cards: list[NoteCard] = []
         self.editor: NoteEditor | None = None
+        # The editors open now, by the key of their drafts: one editor per target.
+        self.editors: dict[str, NoteEditor] = {}
+        self._drafts = drafts_beside(outbox)
+        # The drafts are reopened a turn of the event loop later, once the window is shown.
+        self._reopen_timer = QTimer(self)
+        self._reopen_timer.setSingleShot(True)
+        self._reopen_timer.setInterval(0)
+        self._reopen_timer.timeout.connect(self.reopen_drafts)
         self._quote_source: Callable[[], str] | None = None
         self._passage_source: Callable[[], Passage | None] | None = None
         self.highlights: list[Highlight] = []
@@ -778,13 +801,27 @@ class ThreadPane(QWidget):
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(bar)
         layout.addWidget(self.scroll_area, 1)
+        if self._drafts is not None:
+            self._reopen_timer.start()
 
     # ------------------------------------------------------------------ public API
 
     def set_outbox(self, outbox: NoteOutbox | None) -> None:
-        """Where new notes are queued; without one, notes can be read but not written."""
+        """Where new notes are queued; without one, notes can be read but not written.
+
+        Editors writing to the outbox that goes keep their drafts and close; the drafts kept
+        beside the new one are opened again.
+        """
+        if outbox is self._outbox:
+            return
+        self.keep_drafts()
         self._outbox = outbox
+        self._drafts = drafts_beside(outbox)
         self.add_button.setEnabled(self._entity_id is not None and outbox is not None)
+        if self._drafts is not None:
+            self._reopen_timer.start()
+        else:
+            self._reopen_timer.stop()
 
     def set_quote_source(self, source: Callable[[], str] | None) -> None:
         """Where Add note finds the passage to quote (the reader's selection)."""
@@ -904,21 +941,28 @@ class ThreadPane(QWidget):
     def note_on_passage(self, passage: Passage) -> NoteEditor | None:
         """A note on a passage of the item shown: saving it queues the passage's highlight
         (unless it has one) and the note linked to it, quoting it."""
-        if self._entity_id is None or not isinstance(self._outbox, Outbox):
+        if self._entity_id is None:
             return None
-        cache_path = self._reader.path
-        if cache_path is None:
+        queue = self._passage_queue(passage, self._entity_id)
+        if queue is None:
             return None
-        queue = PassageNoteQueue(
-            self._outbox,
-            lambda: thread_reader(cache_path),
-            passage,
-            target_id=self._entity_id,
-        )
         quoted = highlight_text(_passage_highlight(passage), 120)
         label = f"{quoted} in {self._label_of(self._entity_id)}"
         return self.open_editor(
-            self._entity_id, draft=quoted_passage(passage.quote), queue=queue, label=label
+            self._entity_id,
+            draft=quoted_passage(passage.quote),
+            queue=queue,
+            label=label,
+            passage=passage,
+        )
+
+    def _passage_queue(self, passage: Passage, item_id: str) -> PassageNoteQueue | None:
+        """Where a note on a passage of ``item_id`` is queued: its highlight first."""
+        cache_path = self._reader.path
+        if not isinstance(self._outbox, Outbox) or cache_path is None:
+            return None
+        return PassageNoteQueue(
+            self._outbox, lambda: thread_reader(cache_path), passage, target_id=item_id
         )
 
     @Slot()
@@ -940,33 +984,99 @@ class ThreadPane(QWidget):
         *,
         queue: NoteQueue | None = None,
         label: str | None = None,
+        passage: Passage | None = None,
+        is_reply: bool | None = None,
+        item_id: str | None = None,
     ) -> NoteEditor:
         """Open the note editor for a note on ``target_id`` (the item or a note to answer).
 
-        ``draft`` is the text the editor starts with (a quoted passage); ``queue`` where the
-        note is queued (the outbox, or a passage's queue that highlights it first).
+        ``draft`` is the text the editor starts with (a quoted passage), unless a draft the
+        person left for the same target (and ``passage``) is kept; ``queue`` where the note
+        is queued (the outbox, or a passage's queue that highlights it first). An editor
+        already open on the same target is brought forward instead of a second one.
+        ``is_reply`` and ``item_id`` default to what the pane shows.
         """
         if self._outbox is None:
             raise RuntimeError("no outbox to queue notes in")
-        is_reply = target_id != self._entity_id
-        label = label or self._label_of(target_id)
+        on_passage = (
+            DraftPassage(passage.quote, passage.prefix, passage.suffix) if passage else None
+        )
+        editor = self.editors.get(draft_key(target_id, passage.quote if passage else ""))
+        if editor is not None:
+            editor.raise_()
+            editor.activateWindow()
+            self.editor = editor
+            return editor
         editor = NoteEditor(
             self._reader,
             queue or self._outbox,
             target_id=target_id,
-            target_label=label,
-            is_reply=is_reply,
+            target_label=label or self._label_of(target_id),
+            is_reply=target_id != self._entity_id if is_reply is None else is_reply,
             runner=self._runner,
             draft=draft,
+            drafts=self._drafts,
+            item_id=item_id or self._entity_id or target_id,
+            passage=on_passage,
             parent=self,
         )
         editor.note_queued.connect(self._on_editor_note_queued)
         editor.url_queued.connect(self._on_editor_url_queued)
-        # Saved or cancelled, a closed editor is not reused: free it.
-        editor.finished.connect(editor.deleteLater)
+        editor.finished.connect(self._on_editor_finished)
+        self.editors[editor.draft_key] = editor
         self.editor = editor
         editor.show()
         return editor
+
+    @Slot()
+    def reopen_drafts(self) -> list[NoteEditor]:
+        """Open an editor on every draft kept and not open yet, and say how many."""
+        if self._drafts is None or self._outbox is None:
+            return []
+        opened = [
+            self._reopen(draft) for draft in self._drafts.all() if draft.key not in self.editors
+        ]
+        if opened and self._runner is not None:
+            self._runner.messages.inform(reopened_words(len(opened)))
+        return opened
+
+    def _reopen(self, draft: Draft) -> NoteEditor:
+        """An editor on a kept draft, on what it was begun on (a passage: highlighted again)."""
+        passage = (
+            Passage(draft.passage.quote, draft.passage.prefix, draft.passage.suffix)
+            if draft.passage is not None
+            else None
+        )
+        item_id = draft.item_id or draft.target_id
+        queue = self._passage_queue(passage, item_id) if passage is not None else None
+        return self.open_editor(
+            draft.target_id,
+            draft=quoted_passage(passage.quote) if passage is not None else "",
+            queue=queue,
+            label=draft.label or None,
+            passage=passage,
+            is_reply=draft.is_reply,
+            item_id=item_id,
+        )
+
+    def keep_drafts(self) -> bool:
+        """The window is closing: every open editor keeps its words as a draft and closes.
+
+        False when some editor's words could not be kept: it stays open and says why.
+        """
+        self._reopen_timer.stop()
+        closed = [editor.close_keeping_draft() for editor in list(self.editors.values())]
+        return all(closed)
+
+    @Slot(int)
+    def _on_editor_finished(self, _result: int) -> None:
+        """Saved or closed, an editor is not reused: free it."""
+        editor = self.sender()
+        if not isinstance(editor, NoteEditor):
+            return
+        if self.editors.get(editor.draft_key) is editor:
+            del self.editors[editor.draft_key]
+        editor.deleteLater()
 
     def _label_of(self, entity_id: str) -> str:
         """A short description of what a note will be attached to."""
