@@ -78,6 +78,24 @@ def discard_question(parent: QWidget) -> QMessageBox:
     return box
 
 
+def close_over_unkept_notes(parent: QWidget, count: int) -> bool:
+    """Ask whether to close the window although ``count`` notes could not be kept as drafts:
+    Keep writing (the default, and Escape's answer) or Close and discard."""
+    box = QMessageBox(parent)
+    box.setObjectName("unkeptNotesQuestion")
+    box.setIcon(QMessageBox.Icon.Warning)
+    notes = "a note" if count == 1 else f"{count} notes"
+    box.setWindowTitle("Close without your notes?")
+    box.setText(f"You are writing {notes} that could not be kept as a draft on this computer.")
+    box.setInformativeText("Save them before you quit, or close and lose what you wrote.")
+    discard = box.addButton("Close and discard", QMessageBox.ButtonRole.DestructiveRole)
+    keep = box.addButton("Keep writing", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(keep)
+    box.setEscapeButton(keep)
+    box.exec()
+    return box.clickedButton() is discard
+
+
 class NoteTextEdit(QPlainTextEdit):
     """Plain-text note editing with a ``[[`` completer over cached titles and URL drops."""
 
@@ -428,7 +446,7 @@ class NoteEditor(QDialog):
 
         An editor committing its note stays: the commit finishes (it is durable work) and
         forgets the draft written when Save was pressed. One whose words could not be kept
-        stays open, saying why, and False is returned: the window must not close over it.
+        stays open, saying why, and False is returned: the window asks before it closes.
         """
         if self._save_task is not None:
             return True
@@ -473,6 +491,13 @@ class NoteEditor(QDialog):
             self.ask_discard()
             return
         self.forget_draft()  # nothing of the person's is left: a draft kept before goes
+        super().reject()
+
+    def discard_unkept(self) -> None:
+        """The window closes over words that could not be kept: the person chose to lose
+        them (see :func:`close_over_unkept_notes`)."""
+        if self.question is not None:
+            self.question.hide()
         super().reject()
 
     def ask_discard(self) -> QMessageBox:

@@ -84,6 +84,7 @@ from memex_desktop.store import (
 )
 from memex_desktop.store.highlights import Highlight, item_highlights
 from memex_desktop.sync.highlights import Passage, PassageNoteQueue
+from memex_desktop.ui import note_editor
 from memex_desktop.ui.actions import ACTIONS_BY_KEY
 from memex_desktop.ui.links import classify_link
 from memex_desktop.ui.messages import message_line
@@ -1062,11 +1063,20 @@ class ThreadPane(QWidget):
     def keep_drafts(self) -> bool:
         """The window is closing: every open editor keeps its words as a draft and closes.
 
-        False when some editor's words could not be kept: it stays open and says why.
+        When some editor's words could not be kept (it says why), the person is asked
+        whether to close anyway: False when they keep writing. A question, not a refusal:
+        a full disk must not keep anyone from quitting (or the system from logging out).
         """
         self._reopen_timer.stop()
-        closed = [editor.close_keeping_draft() for editor in list(self.editors.values())]
-        return all(closed)
+        editors = list(self.editors.values())
+        unkept = [editor for editor in editors if not editor.close_keeping_draft()]
+        if not unkept:
+            return True
+        if not note_editor.close_over_unkept_notes(self.window(), len(unkept)):
+            return False
+        for editor in unkept:
+            editor.discard_unkept()
+        return True
 
     @Slot(int)
     def _on_editor_finished(self, _result: int) -> None:

@@ -15,6 +15,7 @@ from memex_desktop.app import AppContext
 from memex_desktop.drafts import DraftStore, draft_key, drafts_path
 from memex_desktop.store import Outbox
 from memex_desktop.sync.highlights import Passage
+from memex_desktop.ui import note_editor
 from memex_desktop.ui.note_editor import DRAFT_KEPT_AFTER_MS, NoteEditor
 from memex_desktop.ui.thread_pane import ThreadPane, reopened_words
 
@@ -232,21 +233,42 @@ def test_a_damaged_drafts_file_is_logged_and_the_window_works(
     assert draft.text == "Still kept"
 
 
-def test_a_note_whose_draft_cannot_be_written_keeps_the_window_open(
-    qtbot: Any, window_factory: WindowFactory, demo_library: dict[str, Any]
+def test_a_note_whose_draft_cannot_be_written_is_not_lost_without_asking(
+    qtbot: Any,
+    window_factory: WindowFactory,
+    demo_library: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    asked: list[int] = []
+    answers = iter([False, True])  # Keep writing, then Close and discard
+
+    def answer(_parent: object, count: int) -> bool:
+        asked.append(count)
+        return next(answers)
+
+    monkeypatch.setattr(note_editor, "close_over_unkept_notes", answer)
     context = window_factory(library=demo_library)
     drafts_path(context.data_dir).mkdir()  # where the file belongs, nothing can be written
     editor = _pane_on_item(context).open_editor(ITEM)
     qtbot.keyClicks(editor.editor, "Nowhere to keep this")
     context.window.close()
+    assert asked == [1]
     assert context.window.isVisible()
     assert editor.isVisible()
     assert "could not be kept" in editor.error.text()
     assert editor.editor.toPlainText() == "Nowhere to keep this"
     with qtbot.waitSignal(context.window.thread_pane.note_queued, timeout=WAIT_MS):
-        editor.save()  # the outbox still takes it: then the window closes
+        editor.save()  # the outbox still takes it: then the window closes unasked
     context.window.close()
     assert not context.window.isVisible()
+    assert asked == [1]
     [note] = _queued_notes(context)
     assert "Nowhere to keep this" in note
+    # Asked again with words nowhere to keep, the person may still close and lose them.
+    other = window_factory()
+    lost = _pane_on_item(other).open_editor(ITEM)
+    qtbot.keyClicks(lost.editor, "Let this go")
+    other.window.close()
+    assert asked == [1, 1]
+    assert not other.window.isVisible()
+    assert not lost.isVisible()
