@@ -358,8 +358,9 @@ def render_document(
     context = cache_render_context(
         reader, lookup=lookup, allow_remote=allow_remote, transcript_language=transcript_language
     )
-    if whole_page:
-        context = replace(context, whole_page=True)
+    # The big steps of a big item run in a process of their own: here they would keep the
+    # interpreter lock from the GUI thread for a tenth of a second at a time.
+    context = replace(context, whole_page=whole_page, big_steps_apart=True)
     links = reader.backlinks(entity_id)
     backlinks = backlinks_html(links, entity_id)
     position = reader.reading_position(entity_id)
