@@ -107,6 +107,17 @@ def run_big_apart(size: int, function: Callable[P, T], /, *args: P.args, **kwarg
     return run_apart(function, *args, **kwargs)
 
 
+def start() -> None:
+    """Start the render process now, without waiting for it (its start-up, half a second of
+    imports, then overlaps with other work before the first big step)."""
+    pool = _the_pool()
+    try:
+        pool.submit(os.getpid)
+    except (RuntimeError, OSError) as exc:
+        log.debug("the render process did not start: %s", exc)
+        _forget(pool)
+
+
 def shutdown() -> None:
     """End the render process (steps still waiting are dropped; a running one finishes)."""
     global _pool

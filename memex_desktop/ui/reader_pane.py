@@ -48,9 +48,10 @@ from PySide6.QtWidgets import (
 
 from memex_desktop import paths
 from memex_desktop.errors import UserMessage, user_message
-from memex_desktop.render import render_entity
+from memex_desktop.render import apart, render_entity
 from memex_desktop.render.entities import WHOLE_PAGE_HREF
 from memex_desktop.render.image_cache import ImageSource
+from memex_desktop.render.pieces import split_html
 from memex_desktop.settings import DEFAULT_IMAGE_CACHE_MB, DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import Backlink, ChangeSet
 from memex_desktop.store.bounded import BoundedEntity
@@ -64,7 +65,7 @@ from memex_desktop.ui.link_dialog import confirm_link
 from memex_desktop.ui.links import LinkTarget, classify_link, entity_link, link_confirmation
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.palette import Palette, fill_colours
-from memex_desktop.ui.progressive_document import DocumentFeeder, build_documents
+from memex_desktop.ui.progressive_document import DocumentFeeder, documents_of
 from memex_desktop.ui.reader_images import ImagesNotice, ItemImages, load_item_images
 from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.status_bar import ElidedLabel
@@ -302,7 +303,10 @@ def _documents(
     text_points: float,
 ) -> RenderResult:
     """``result`` with the documents of ``html_text`` built and moved to the GUI thread."""
-    pieces = build_documents(html_text, lambda: SafeTextDocument(images, text_points), css)
+    # Cutting a big text into pieces is a second or more of Python (of this process's one
+    # interpreter lock) over a big page: the render process does it.
+    texts = apart.run_big_apart(len(html_text), split_html, html_text)
+    pieces = documents_of(texts, lambda: SafeTextDocument(images, text_points), css)
     pieces[0].setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, title)
     app = QCoreApplication.instance()
     if app is not None:
@@ -400,6 +404,7 @@ def render_document(
 
     if not first.truncated or budget <= PREVIEW_CHARS:
         return result_for(first.entity(), first)
+    apart.start()  # ready for the big steps by the time the first screen is out
     if first.stored_bytes > PREVIEW_ABOVE_BYTES:
         progress(result_for(first.entity(), first, preview=True))
     if cancel.is_set():

@@ -11,7 +11,13 @@ import pytest
 
 from memex_desktop.api.models import parse_content_entity
 from memex_desktop.render import RenderContext, document, render_entity
-from memex_desktop.render.apart import APART_ABOVE_CHARS, run_apart, run_big_apart, shutdown
+from memex_desktop.render.apart import (
+    APART_ABOVE_CHARS,
+    run_apart,
+    run_big_apart,
+    shutdown,
+    start,
+)
 
 PAGES = Path(__file__).resolve().parents[2] / "fixtures" / "pages" / "html"
 
@@ -75,3 +81,11 @@ def test_a_big_page_renders_the_same_apart_as_in_place(
     apart = render_entity(entity, RenderContext(whole_page=whole_page, big_steps_apart=True))
     assert moved == ["page_body", "html_to_text"]
     assert apart == here
+
+
+def test_a_process_started_ahead_runs_the_next_big_step() -> None:
+    shutdown()
+    start()
+    started = run_apart(os.getpid)
+    assert started != os.getpid()
+    assert run_apart(os.getpid) == started
