@@ -33,9 +33,9 @@ log = logging.getLogger(__name__)
 P = ParamSpec("P")
 T = TypeVar("T")
 
-# Steps over text shorter than this run in place: the lock is held for 15 ms at most, less
-# than the copy to the other process and back would cost.
-APART_ABOVE_CHARS = 250_000
+# Steps over text of this size or less run in place: one pass over it keeps the lock for 15 ms
+# at most (the slowest take about 140 ms a megabyte), not worth a round trip to the process.
+APART_ABOVE_CHARS = 100_000
 # The render process yields the CPU to the window (the same as the window's workers).
 APART_NICENESS = 10
 

@@ -59,7 +59,7 @@ def test_a_big_page_renders_the_same_apart_as_in_place(
     head, _, body = page.partition("<body")
     body = "<body" + body
     # The same chapter several times over: an article view well past the size that moves.
-    big = head + body.replace("</body>", "") * (APART_ABOVE_CHARS // len(body) + 2) + "</body>"
+    big = head + body.replace("</body>", "") * (3 * APART_ABOVE_CHARS // len(body) + 2) + "</body>"
     entity = parse_content_entity(
         {
             "type": "web",
