@@ -36,7 +36,7 @@ T = TypeVar("T")
 # Steps over text of this size or less run in place: one pass over it keeps the lock for 15 ms
 # at most (the slowest take about 140 ms a megabyte), not worth a round trip to the process.
 APART_ABOVE_CHARS = 100_000
-# The render process yields the CPU to the window (the same as the window's workers).
+# The render process's niceness: it yields the CPU to the window, as the window's workers do.
 APART_NICENESS = 10
 
 _lock = threading.Lock()
@@ -44,13 +44,14 @@ _pool: ProcessPoolExecutor | None = None
 
 
 def _lower_priority() -> None:
-    """In the render process: run behind the window when both want the CPU."""
+    """In the render process: run behind the window when both want the CPU, at the workers'
+    priority (it inherits the priority of the thread that started it, a worker's or not)."""
     if not sys.platform.startswith("linux"):
         return
     try:
-        os.setpriority(
-            os.PRIO_PROCESS, 0, min(19, os.getpriority(os.PRIO_PROCESS, 0) + APART_NICENESS)
-        )
+        current = os.getpriority(os.PRIO_PROCESS, 0)
+        if current < APART_NICENESS:
+            os.setpriority(os.PRIO_PROCESS, 0, APART_NICENESS)
     except OSError as exc:  # a sandbox may forbid it; the process keeps its priority
         log.debug("could not lower the render process's priority: %s", exc)
 

@@ -4,6 +4,7 @@ failure inside a step and a dead process behave as if there were no other proces
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from memex_desktop.api.models import parse_content_entity
 from memex_desktop.render import RenderContext, document, render_entity
 from memex_desktop.render.apart import (
     APART_ABOVE_CHARS,
+    APART_NICENESS,
     run_apart,
     run_big_apart,
     shutdown,
@@ -89,3 +91,10 @@ def test_a_process_started_ahead_runs_the_next_big_step() -> None:
     started = run_apart(os.getpid)
     assert started != os.getpid()
     assert run_apart(os.getpid) == started
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="niceness is set on Linux only")
+def test_the_render_process_runs_at_the_workers_priority() -> None:
+    assert run_apart(os.getpriority, os.PRIO_PROCESS, 0) == max(
+        APART_NICENESS, os.getpriority(os.PRIO_PROCESS, 0)
+    )
