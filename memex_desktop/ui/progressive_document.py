@@ -4,8 +4,8 @@ Two costs of a big article (a 1 MB web page) would freeze the window: ``QTextDoc
 of the whole text holds the Python GIL for its entire run on the worker (the GUI thread's
 Python slots cannot run meanwhile), and Qt lays a newly shown document out on the GUI thread
 in lazy steps of up to 200,000 characters each. Splitting the sanitised HTML at block
-boundaries bounds both: the worker parses one piece per call, and the GUI thread appends one
-piece per event-loop turn, each laid out as it is inserted.
+boundaries (:mod:`memex_desktop.render.pieces`) bounds both: the worker parses one piece per
+call, and the GUI thread appends one piece per event-loop turn, each laid out as it is inserted.
 """
 
 from __future__ import annotations

@@ -303,8 +303,8 @@ def _documents(
     text_points: float,
 ) -> RenderResult:
     """``result`` with the documents of ``html_text`` built and moved to the GUI thread."""
-    # Cutting a big text into pieces is a second or more of Python (of this process's one
-    # interpreter lock) over a big page: the render process does it.
+    # Cutting a big text into pieces is half a second or more of Python over a 2.5 MB page,
+    # time this process's interpreter lock is not the GUI thread's: the render process cuts.
     texts = apart.run_big_apart(len(html_text), split_html, html_text)
     pieces = documents_of(texts, lambda: SafeTextDocument(images, text_points), css)
     pieces[0].setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, title)
