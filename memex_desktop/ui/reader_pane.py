@@ -404,9 +404,9 @@ def render_document(
 
     if not first.truncated or budget <= PREVIEW_CHARS:
         return result_for(first.entity(), first)
-    apart.start()  # ready for the big steps by the time the first screen is out
     if first.stored_bytes > PREVIEW_ABOVE_BYTES:
         progress(result_for(first.entity(), first, preview=True))
+    apart.start()  # its start-up overlaps with reading the whole item, not the first screen
     if cancel.is_set():
         return RenderResult(entity_id, None, cancelled=True)
     whole = reader.entity_within(entity_id, budget)
