@@ -10,7 +10,7 @@ call, and the GUI thread appends one piece per event-loop turn, each laid out as
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtGui import (
@@ -23,31 +23,33 @@ from PySide6.QtGui import (
 
 from memex_desktop.render.pieces import split_html
 
+PieceMaker = Callable[[str], QTextDocument]
+
+
+def piece_maker(make_document: Callable[[], QTextDocument], css: str) -> PieceMaker:
+    """What builds the document of one piece of HTML, with the stylesheet ``css``."""
+
+    def make(piece: str) -> QTextDocument:
+        document = make_document()
+        document.setDefaultStyleSheet(css)
+        document.setHtml(piece)
+        return document
+
+    return make
+
 
 def build_documents(
     html: str, make_document: Callable[[], QTextDocument], css: str
 ) -> list[QTextDocument]:
-    """Worker: one document per piece of ``html`` (see :func:`documents_of`)."""
-    return documents_of(split_html(html), make_document, css)
-
-
-def documents_of(
-    pieces: list[str], make_document: Callable[[], QTextDocument], css: str
-) -> list[QTextDocument]:
-    """Worker: one document per piece of HTML (each ``setHtml`` short, so the GIL is released
-    often)."""
-    documents = []
-    for piece in pieces:
-        document = make_document()
-        document.setDefaultStyleSheet(css)
-        document.setHtml(piece)
-        documents.append(document)
-    return documents
+    """One document per piece of ``html`` (each ``setHtml`` short)."""
+    make = piece_maker(make_document, css)
+    return [make(piece) for piece in split_html(html)]
 
 
 class DocumentFeeder(QObject):
     """Appends the remaining pieces to a shown document, one per event-loop turn (or, given
-    ``wanted``, only while it asks for more).
+    ``wanted``, only while it asks for more). A piece is a document, or HTML that
+    ``make_piece`` turns into one as it goes in.
 
     Signals:
         finished(): every piece is in the document.
@@ -58,11 +60,12 @@ class DocumentFeeder(QObject):
     def __init__(
         self,
         target: QTextDocument,
-        pieces: list[QTextDocument],
+        pieces: Sequence[QTextDocument | str],
         parent: QObject | None = None,
         *,
         wanted: Callable[[], bool] | None = None,
         framed: bool = False,
+        make_piece: PieceMaker | None = None,
     ) -> None:
         super().__init__(parent)
         # Each piece in a frame of its own: Qt lays a new block out after walking every block
@@ -71,6 +74,7 @@ class DocumentFeeder(QObject):
         self._framed = framed
         self._target = target
         self._pieces = list(pieces)
+        self._make_piece = make_piece
         # When given, pieces go in only while it says more text is wanted (the reader is near
         # the end of what is laid out): a huge document then costs memory as it is read.
         self._wanted = wanted
@@ -105,7 +109,8 @@ class DocumentFeeder(QObject):
         """Drop the pieces not appended yet (another document replaces this one)."""
         self._timer.stop()
         for piece in self._pieces:
-            piece.deleteLater()
+            if isinstance(piece, QTextDocument):
+                piece.deleteLater()
         self._pieces.clear()
 
     def finish_now(self) -> None:
@@ -117,7 +122,12 @@ class DocumentFeeder(QObject):
 
     def _append_next(self) -> None:
         """Move the next piece to the end of the shown document."""
-        piece = self._pieces.pop(0)
+        given = self._pieces.pop(0)
+        if isinstance(given, QTextDocument):
+            piece = given
+        else:
+            assert self._make_piece is not None, "HTML pieces need make_piece"
+            piece = self._make_piece(given)
         cursor = QTextCursor(self._target)
         cursor.movePosition(QTextCursor.MoveOperation.End)
         if self._framed:
