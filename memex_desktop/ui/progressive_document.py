@@ -76,12 +76,19 @@ class DocumentFeeder(QObject):
         self._pieces = list(pieces)
         self._make_piece = make_piece
         # When given, pieces go in only while it says more text is wanted (the reader is near
-        # the end of what is laid out): a huge document then costs memory as it is read.
+        # the end of what is laid out): a huge document is then laid out as it is read.
         self._wanted = wanted
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._on_timer_timeout)
+        # While no piece is wanted, the documents of the pieces ahead are built, one a turn,
+        # so that appending the rest at once (for a jump or a find) costs only the inserts.
+        self._built = 0  # how many pieces at the front are documents already
+        self._ahead = QTimer(self)
+        self._ahead.setSingleShot(True)
+        self._ahead.setInterval(0)
+        self._ahead.timeout.connect(self._on_ahead_timeout)
 
     @property
     def done(self) -> bool:
@@ -96,6 +103,11 @@ class DocumentFeeder(QObject):
             self.finished.emit()
 
     @property
+    def prepared(self) -> bool:
+        """Whether every piece left is a document already (built ahead while waiting)."""
+        return self._built >= len(self._pieces)
+
+    @property
     def waiting(self) -> bool:
         """Whether pieces are left but none is wanted yet (see ``resume``)."""
         return bool(self._pieces) and not self._timer.isActive()
@@ -108,6 +120,7 @@ class DocumentFeeder(QObject):
     def stop(self) -> None:
         """Drop the pieces not appended yet (another document replaces this one)."""
         self._timer.stop()
+        self._ahead.stop()
         for piece in self._pieces:
             if isinstance(piece, QTextDocument):
                 piece.deleteLater()
@@ -116,6 +129,7 @@ class DocumentFeeder(QObject):
     def finish_now(self) -> None:
         """Append everything left at once (before a search of the whole text, or a jump)."""
         self._timer.stop()
+        self._ahead.stop()
         while self._pieces:
             self._append_next()
         self.finished.emit()
@@ -123,6 +137,7 @@ class DocumentFeeder(QObject):
     def _append_next(self) -> None:
         """Move the next piece to the end of the shown document."""
         given = self._pieces.pop(0)
+        self._built = max(0, self._built - 1)
         if isinstance(given, QTextDocument):
             piece = given
         else:
@@ -161,10 +176,24 @@ class DocumentFeeder(QObject):
     @Slot()
     def _on_timer_timeout(self) -> None:
         """Append one piece; schedule the next or announce the end."""
-        if not self._pieces or (self._wanted is not None and not self._wanted()):
+        if not self._pieces:
+            return
+        if self._wanted is not None and not self._wanted():
+            self._ahead.start()
             return
         self._append_next()
         if self._pieces:
             self._timer.start()
         else:
             self.finished.emit()
+
+    @Slot()
+    def _on_ahead_timeout(self) -> None:
+        """Build the document of the next piece ahead while none is wanted."""
+        if self._timer.isActive() or self._built >= len(self._pieces):
+            return
+        piece = self._pieces[self._built]
+        if isinstance(piece, str) and self._make_piece is not None:
+            self._pieces[self._built] = self._make_piece(piece)
+        self._built += 1
+        self._ahead.start()

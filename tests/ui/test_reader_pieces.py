@@ -91,3 +91,21 @@ def test_a_big_item_leaves_the_worker_as_html_pieces(qtbot: Any, tmp_path: Path)
     document = done.make_piece(done.pieces[0])
     assert isinstance(document, SafeTextDocument)
     assert "Long" in document.toPlainText()
+
+
+def test_a_waiting_feeder_builds_the_pieces_ahead_and_then_appends_them_all(qtbot: Any) -> None:
+    html = "".join(f"<p>paragraph {n}</p>" for n in range(4000))
+    whole = QTextDocument()
+    whole.setHtml(html)
+    pieces = split_html(html)
+    assert len(pieces) > 3
+    make = piece_maker(QTextDocument, "")
+    shown = make(pieces[0])
+    feeder = DocumentFeeder(shown, pieces[1:], wanted=lambda: False, make_piece=make)
+    assert not feeder.prepared
+    feeder.start()
+    qtbot.waitUntil(lambda: feeder.waiting and feeder.prepared, timeout=10_000)
+    assert "paragraph 3999" not in shown.toPlainText()
+    with qtbot.waitSignal(feeder.finished, timeout=1_000):
+        feeder.finish_now()
+    assert shown.toPlainText() == whole.toPlainText()
