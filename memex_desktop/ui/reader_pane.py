@@ -1,7 +1,8 @@
 """The reader: one cached entity rendered to safe HTML, with history and a strict link policy.
 
-Rendering (parse, markdown, sanitising) and building the QTextDocument run on a worker thread;
-the GUI thread only swaps the finished document in. Links never navigate by themselves
+Rendering (parse, markdown, sanitising, cutting a big text into pieces) runs on a worker thread,
+its big steps in the render process (:mod:`memex_desktop.render.apart`); the GUI thread builds
+the document of each piece of HTML as it shows it. Links never navigate by themselves
 (``setOpenLinks(False)``): ``memex://entity/ID`` opens inside the app, ``http(s)`` opens in the
 browser only after the person saw where it really goes (ui/link_dialog.py), everything else is
 refused. Resources are never read from disk, and remote images are fetched (by the app, off the
@@ -292,7 +293,6 @@ class RenderResult:
 def _documents(
     result: RenderResult,
     html_text: str,
-    title: str,
     images: dict[str, QImage],
     css: str,
     text_points: float,
@@ -304,7 +304,6 @@ def _documents(
     wait for one (60-70 ms a heartbeat, a big page's pieces long). The GUI thread builds each
     piece's document as it appends it, a few milliseconds a turn.
     """
-    del title
     # Cutting a big text into pieces is half a second or more of Python over a 2.5 MB page,
     # time this process's interpreter lock is not the GUI thread's: the render process cuts.
     result.pieces = apart.run_big_apart(len(html_text), split_html, html_text)
@@ -378,7 +377,7 @@ def render_document(
         def with_pictures(shown: RenderResult, pictures: ItemImages) -> RenderResult:
             shown.image_notice = pictures.notice
             html_text = rendered.html + backlinks
-            return _documents(shown, html_text, rendered.title, pictures.images, css, text_points)
+            return _documents(shown, html_text, pictures.images, css, text_points)
 
         def show_kept(kept: ItemImages) -> None:
             # The text at once, with the pictures kept from before; the rest follow.
