@@ -1,11 +1,12 @@
 """Large documents shown piece by piece, so neither a worker nor the GUI thread stalls.
 
 Two costs of a big article (a 1 MB web page) would freeze the window: ``QTextDocument.setHtml``
-of the whole text holds the Python GIL for its entire run on the worker (the GUI thread's
-Python slots cannot run meanwhile), and Qt lays a newly shown document out on the GUI thread
-in lazy steps of up to 200,000 characters each. Splitting the sanitised HTML at block
-boundaries (:mod:`memex_desktop.render.pieces`) bounds both: the worker parses one piece per
-call, and the GUI thread appends one piece per event-loop turn, each laid out as it is inserted.
+keeps the Python GIL for its entire run (on a worker, the GUI thread's Python cannot run
+meanwhile, and a worker's hundreds of short runs still make each Python step of the GUI thread
+wait for one), and Qt lays a newly shown document out on the GUI thread in lazy steps of up to
+200,000 characters each. Splitting the sanitised HTML at block boundaries
+(:mod:`memex_desktop.render.pieces`) bounds both: the GUI thread builds and appends one piece
+per event-loop turn, each laid out as it is inserted.
 """
 
 from __future__ import annotations
