@@ -3,7 +3,8 @@
 Saved content is hostile input. Every document is built from escaped values and sanitised
 fragments and passes nh3 with an explicit allow-list (see :mod:`memex_desktop.render.sanitize`);
 remote images are placeholders unless the caller allows remote content for the item.
-Pure Python: rendering large documents belongs on a worker thread.
+Pure Python: rendering large documents belongs on a worker thread, and its big steps in the
+render process (:mod:`memex_desktop.render.apart`, asked for by ``RenderContext.big_steps_apart``).
 """
 
 from memex_desktop.render.document import RenderContext, RenderedDoc

@@ -16,13 +16,14 @@ import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 from urllib.parse import quote
 
 from memex_desktop.api.content import display_title as display_title_of
 from memex_desktop.api.content import time_text
 from memex_desktop.api.models import ContentEntityBase
 from memex_desktop.api.urls import UrlProblem, hidden_characters, parse_web_url
+from memex_desktop.render.apart import run_big_apart
 from memex_desktop.render.sanitize import (
     escape_attr,
     escape_text,
@@ -31,6 +32,8 @@ from memex_desktop.render.sanitize import (
 )
 from memex_desktop.render.text import html_to_text
 
+P = ParamSpec("P")
+T = TypeVar("T")
 Lookup = Callable[[str], ContentEntityBase | None]
 TagNames = Callable[[str], str | None]
 NotesOn = Callable[[str], Sequence[str]]
@@ -47,6 +50,9 @@ class RenderContext:
         tag_names: the name of a tag id (from the cache); tags it cannot name are not shown.
         notes_on: the ids of the notes attached to an item, for the highlights they annotate.
         whole_page: show a saved page's whole HTML, not the article found in it.
+        big_steps_apart: run the steps over a big text in a separate process (see
+            :mod:`memex_desktop.render.apart`): the window's workers share its GUI thread's
+            interpreter lock, which one C call over a megabyte keeps for 100 ms and more.
     """
 
     allow_remote: bool = False
@@ -55,6 +61,7 @@ class RenderContext:
     tag_names: TagNames | None = None
     notes_on: NotesOn | None = None
     whole_page: bool = False
+    big_steps_apart: bool = False
 
 
 @dataclass(frozen=True)
@@ -229,6 +236,13 @@ class DocumentBuilder:
         self._nonce = secrets.token_hex(8)
         self._tokens = 0
 
+    def step(self, size: int, function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        """``function(*args, **kwargs)``, over a text of ``size`` characters: in the render
+        process when the context asks for it and the text is big, else here."""
+        if self.context.big_steps_apart:
+            return run_big_apart(size, function, *args, **kwargs)
+        return function(*args, **kwargs)
+
     def add(self, template_html: str) -> None:
         """Append template HTML (built from escaped values by the helpers of this module)."""
         self._parts.append(template_html)
@@ -248,8 +262,12 @@ class DocumentBuilder:
     def finish(self, title: str) -> RenderedDoc:
         """Clean the template, splice the fragments in, and derive the plain text."""
         template = '<div class="memex-doc">' + "".join(self._parts) + "</div>"
-        safe_template, remote = sanitize_html(
-            template, allow_remote=self.context.allow_remote, app_markup=True
+        safe_template, remote = self.step(
+            len(template),
+            sanitize_html,
+            template,
+            allow_remote=self.context.allow_remote,
+            app_markup=True,
         )
         resources = list(remote)
         merge_resources(resources, self._remote)
@@ -260,7 +278,7 @@ class DocumentBuilder:
             )
         return RenderedDoc(
             html=safe_template,
-            text=html_to_text(safe_template),
+            text=self.step(len(safe_template), html_to_text, safe_template),
             remote_resources=resources,
             title=title,
         )

@@ -140,8 +140,12 @@ def _section(doc: DocumentBuilder, heading: str) -> None:
 
 def _markdown(doc: DocumentBuilder, text: str, base_url: str | None = None) -> None:
     """Add markdown content as a sanitised fragment."""
-    safe, remote = markdown_to_safe_html(
-        text, allow_remote=doc.context.allow_remote, base_url=base_url
+    safe, remote = doc.step(
+        len(text),
+        markdown_to_safe_html,
+        text,
+        allow_remote=doc.context.allow_remote,
+        base_url=base_url,
     )
     doc.add_fragment(safe, remote)
 
@@ -269,16 +273,26 @@ WHOLE_PAGE_HREF = "memex://whole-page"
 
 def _page(doc: DocumentBuilder, page: str, base: str | None) -> None:
     """A saved page: its article (with a way to the whole page), else the whole page."""
-    article = None if doc.context.whole_page else article_html(page)
-    if article is not None:
+    context = doc.context
+    is_article, safe, remote = doc.step(
+        len(page), page_body, page, context.whole_page, context.allow_remote, base
+    )
+    if is_article:
         doc.add(
             '<p class="notice">Shown as an article, without the page\'s navigation, sidebars '
             f'and footers. <a href="{WHOLE_PAGE_HREF}">Show the whole page</a></p>'
         )
-    safe, remote = sanitize_html(
-        article or page, allow_remote=doc.context.allow_remote, base_url=base
-    )
     doc.add_fragment(safe, remote)
+
+
+def page_body(
+    page: str, whole_page: bool, allow_remote: bool, base: str | None
+) -> tuple[bool, str, list[str]]:
+    """A saved page's sanitised article (unless ``whole_page``), else the whole page; with
+    whether it is the article and its remote image URLs."""
+    article = None if whole_page else article_html(page)
+    safe, remote = sanitize_html(article or page, allow_remote=allow_remote, base_url=base)
+    return article is not None, safe, remote
 
 
 # --------------------------------------------------------------------------- twitter
@@ -564,7 +578,13 @@ def _with_citations(doc: DocumentBuilder, text: str) -> None:
     source = CITATION_RE.sub(cite, text)
     source = NUMBERED_REF_RE.sub(lambda m: f"[{m.group(1)}]", source)
     converted = place_snippets(markdown_to_html(source), cited)
-    safe, remote = sanitize_html(converted, allow_remote=doc.context.allow_remote, converted=True)
+    safe, remote = doc.step(
+        len(converted),
+        sanitize_html,
+        converted,
+        allow_remote=doc.context.allow_remote,
+        converted=True,
+    )
     doc.add_fragment(safe, remote)
 
 
@@ -705,7 +725,9 @@ def _full_text(doc: DocumentBuilder, data: dict[str, Any], heading: str | None) 
     if full_text.strip():
         _markdown(doc, full_text, base)
         return {"full_text"}
-    safe, remote = sanitize_html(html, allow_remote=doc.context.allow_remote, base_url=base)
+    safe, remote = doc.step(
+        len(html), sanitize_html, html, allow_remote=doc.context.allow_remote, base_url=base
+    )
     doc.add_fragment(safe, remote)
     return {"html"}
 

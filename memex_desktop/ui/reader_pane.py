@@ -1,7 +1,8 @@
 """The reader: one cached entity rendered to safe HTML, with history and a strict link policy.
 
-Rendering (parse, markdown, sanitising) and building the QTextDocument run on a worker thread;
-the GUI thread only swaps the finished document in. Links never navigate by themselves
+Rendering (parse, markdown, sanitising, cutting a big text into pieces) runs on a worker thread,
+its big steps in the render process (:mod:`memex_desktop.render.apart`); the GUI thread builds
+the document of each piece of HTML as it shows it. Links never navigate by themselves
 (``setOpenLinks(False)``): ``memex://entity/ID`` opens inside the app, ``http(s)`` opens in the
 browser only after the person saw where it really goes (ui/link_dialog.py), everything else is
 refused. Resources are never read from disk, and remote images are fetched (by the app, off the
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, QPoint, Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import QPoint, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QDesktopServices,
     QFont,
@@ -48,9 +49,10 @@ from PySide6.QtWidgets import (
 
 from memex_desktop import paths
 from memex_desktop.errors import UserMessage, user_message
-from memex_desktop.render import render_entity
+from memex_desktop.render import apart, render_entity
 from memex_desktop.render.entities import WHOLE_PAGE_HREF
 from memex_desktop.render.image_cache import ImageSource
+from memex_desktop.render.pieces import split_html
 from memex_desktop.settings import DEFAULT_IMAGE_CACHE_MB, DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import Backlink, ChangeSet
 from memex_desktop.store.bounded import BoundedEntity
@@ -64,7 +66,7 @@ from memex_desktop.ui.link_dialog import confirm_link
 from memex_desktop.ui.links import LinkTarget, classify_link, entity_link, link_confirmation
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.palette import Palette, fill_colours
-from memex_desktop.ui.progressive_document import DocumentFeeder, build_documents
+from memex_desktop.ui.progressive_document import DocumentFeeder, PieceMaker, piece_maker
 from memex_desktop.ui.reader_images import ImagesNotice, ItemImages, load_item_images
 from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.status_bar import ElidedLabel
@@ -259,24 +261,26 @@ class ReaderBrowser(QTextBrowser):
 
 @dataclass
 class RenderResult:
-    """A finished render: the entity, the document (moved to the GUI thread), its title."""
+    """A finished render: the entity, its HTML in pieces, its title; the GUI thread builds the
+    document of each piece (``make_piece``) as it shows it."""
 
     entity_id: str
+    # The document on screen, built from the first piece by the GUI thread (None until then).
     document: QTextDocument | None
     title: str = ""
     url: str | None = None
     remote_resources: list[str] = field(default_factory=list)
     text_length: int = 0
     backlinks: tuple[str, ...] = ()
-    # Further pieces of a large document, appended after the first is on screen.
-    more: list[QTextDocument] = field(default_factory=list)
+    # The HTML in pieces (none: the item is not in the library); a large document's pieces
+    # after the first are appended after the first is on screen.
+    pieces: list[str] = field(default_factory=list)
+    make_piece: PieceMaker | None = None
     # The size of the stored item, and whether what is shown stops short of its text.
     stored_bytes: int = 0
     truncated: bool = False
     # A first screen of a large item, shown while the rest is rendered.
     preview: bool = False
-    # The parent the documents travelled to the GUI thread under (see _documents).
-    carrier: QObject | None = None
     # Where the person was reading this item last (a character of its text), if anywhere.
     position: int | None = None
     # A render given up for a newer one (of the same item, perhaps): never shown.
@@ -285,38 +289,25 @@ class RenderResult:
     images_allowed: bool = False
     image_notice: UserMessage | None = None
 
-    def unload(self) -> None:
-        """On the GUI thread: the documents leave their carrier and belong to this result."""
-        for document in (self.document, *self.more):
-            if document is not None:
-                document.setParent(None)
-        self.carrier = None
-
 
 def _documents(
     result: RenderResult,
     html_text: str,
-    title: str,
     images: dict[str, QImage],
     css: str,
     text_points: float,
 ) -> RenderResult:
-    """``result`` with the documents of ``html_text`` built and moved to the GUI thread."""
-    pieces = build_documents(html_text, lambda: SafeTextDocument(images, text_points), css)
-    pieces[0].setMetaInformation(QTextDocument.MetaInformation.DocumentTitle, title)
-    app = QCoreApplication.instance()
-    if app is not None:
-        # One move for every piece: a move takes Qt's locks while this thread holds the
-        # interpreter lock, and the GUI thread may wait for the interpreter lock inside one of
-        # those locks (PySide checking for a Python override during a disconnect). With a
-        # move per piece, a huge document's hundreds of moves made that deadlock likely.
-        carrier = QObject()
-        for piece in pieces:
-            piece.setParent(carrier)
-        carrier.moveToThread(app.thread())
-        result.carrier = carrier
-    result.document = pieces[0]
-    result.more = pieces[1:]
+    """``result`` with ``html_text`` in pieces, and how the GUI thread builds their documents.
+
+    No document is built here: ``QTextDocument.setHtml`` keeps the interpreter lock for all of
+    its run, and a worker running hundreds of them makes every Python step of the GUI thread
+    wait for one (60-70 ms a heartbeat, a big page's pieces long). The GUI thread builds each
+    piece's document as it appends it, a few milliseconds a turn.
+    """
+    # Cutting a big text into pieces is half a second or more of Python over a 2.5 MB page,
+    # time this process's interpreter lock is not the GUI thread's: the render process cuts.
+    result.pieces = apart.run_big_apart(len(html_text), split_html, html_text)
+    result.make_piece = piece_maker(lambda: SafeTextDocument(images, text_points), css)
     return result
 
 
@@ -358,8 +349,9 @@ def render_document(
     context = cache_render_context(
         reader, lookup=lookup, allow_remote=allow_remote, transcript_language=transcript_language
     )
-    if whole_page:
-        context = replace(context, whole_page=True)
+    # The big steps of a big item run in a process of their own: here they would keep the
+    # interpreter lock from the GUI thread for a tenth of a second at a time.
+    context = replace(context, whole_page=whole_page, big_steps_apart=True)
     links = reader.backlinks(entity_id)
     backlinks = backlinks_html(links, entity_id)
     position = reader.reading_position(entity_id)
@@ -385,7 +377,7 @@ def render_document(
         def with_pictures(shown: RenderResult, pictures: ItemImages) -> RenderResult:
             shown.image_notice = pictures.notice
             html_text = rendered.html + backlinks
-            return _documents(shown, html_text, rendered.title, pictures.images, css, text_points)
+            return _documents(shown, html_text, pictures.images, css, text_points)
 
         def show_kept(kept: ItemImages) -> None:
             # The text at once, with the pictures kept from before; the rest follow.
@@ -401,6 +393,7 @@ def render_document(
         return result_for(first.entity(), first)
     if first.stored_bytes > PREVIEW_ABOVE_BYTES:
         progress(result_for(first.entity(), first, preview=True))
+    apart.start()  # its start-up overlaps with reading the whole item, not the first screen
     if cancel.is_set():
         return RenderResult(entity_id, None, cancelled=True)
     whole = reader.entity_within(entity_id, budget)
@@ -956,22 +949,16 @@ class ReaderPane(QWidget):
 
     def _is_awaited(self, result: RenderResult) -> bool:
         """Whether ``result`` is of the render asked for last (else it is dropped)."""
-        result.unload()
-        if (
+        return (
             not result.cancelled
             and self._pending is not None
             and result.entity_id == self._pending[0]
-        ):
-            return True
-        for document in (result.document, *result.more):
-            if document is not None:
-                document.deleteLater()
-        return False
+        )
 
     @Slot(object)
     def _on_render_progress(self, result: RenderResult) -> None:
         """Show the first screen of a large item while the rest is rendered."""
-        if not self._is_awaited(result) or result.document is None:
+        if not self._is_awaited(result) or not result.pieces:
             return
         self._display(result, None)
         self._preview_shown = True
@@ -985,7 +972,7 @@ class ReaderPane(QWidget):
         anchor = self._pending[1]
         self._pending = None
         self._task = None
-        if result.document is None:
+        if not result.pieces:
             self._current = None
             self._show_placeholder("This item is not in the local library (yet).")
             self.title_label.setText("")
@@ -999,7 +986,12 @@ class ReaderPane(QWidget):
 
     def _display(self, result: RenderResult, anchor: str | None) -> None:
         """Swap ``result``'s document in (a refresh of the same item keeps its position)."""
-        assert result.document is not None
+        assert result.make_piece is not None
+        result.document = result.make_piece(result.pieces[0])
+        result.document.setMetaInformation(
+            QTextDocument.MetaInformation.DocumentTitle, result.title
+        )
+        more = result.pieces[1:]
         previous = self._current.document if self._current else None
         same_item = self._current is not None and self._current.entity_id == result.entity_id
         scrolled = self.browser.verticalScrollBar().value()
@@ -1021,14 +1013,19 @@ class ReaderPane(QWidget):
         self.images_notice.show_notice(result.image_notice)
         self._finder.clear()
         self._repaint_highlights()
-        if result.more:
+        if more:
             # A large document: the rest follows piece by piece; jumps wait for the whole text.
             self._feed_then = (anchor, scrolled if same_item and not anchor else None)
-            lazy = len(result.more) >= LAZY_ABOVE_PIECES
+            lazy = len(more) >= LAZY_ABOVE_PIECES
             wanted = self._wants_more_text if lazy else None
-            framed = len(result.more) >= FRAMED_ABOVE_PIECES
+            framed = len(more) >= FRAMED_ABOVE_PIECES
             self._feeder = DocumentFeeder(
-                result.document, result.more, self, wanted=wanted, framed=framed
+                result.document,
+                more,
+                self,
+                wanted=wanted,
+                framed=framed,
+                make_piece=result.make_piece,
             )
             self._feeder.finished.connect(self._on_feeder_finished)
             self._feeder.start()
