@@ -429,20 +429,14 @@ def _word_span(text: str, words: Sequence[str]) -> tuple[int, int] | None:
     return best, end
 
 
-def text_through_first_word(
-    parts: Iterable[str], words: Sequence[str], after: int, pattern: re.Pattern[str]
-) -> str:
-    """The parts joined by newlines, as far as ``after`` characters past the first word
-    starting with one of ``words`` (all of them when none does): what a snippet of the whole
-    text around that word needs, without computing the parts after it."""
-    return text_and_first_word(parts, words, after, pattern)[0]
-
-
 def text_and_first_word(
     parts: Iterable[str], words: Sequence[str], after: int, pattern: re.Pattern[str]
 ) -> tuple[str, tuple[int, int] | None]:
-    """:func:`text_through_first_word`, and where in it that word stands when the parts
-    before it left no doubt (None: :func:`python_snippet` looks for it again)."""
+    """The parts joined by newlines, as far as ``after`` characters past the first word
+    starting with one of ``words`` (all of them when none does): what a snippet of the whole
+    text around that word needs, without computing the parts after it. And where in it that
+    word stands when the parts before it left no doubt (None: :func:`python_snippet` looks
+    for it again)."""
     taken: list[str] = []
     length = 0  # of "\n".join(taken)
     found: tuple[int, int] | None = None

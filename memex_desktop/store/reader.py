@@ -462,7 +462,7 @@ class CacheReader:
         if excluded is None:
             return "title_fts", MIN_TITLE_PREFIX_CHARS, where, params
         expression = groups_expression(parsed.groups, MIN_TITLE_PREFIX_CHARS)
-        titled: list[int] | None = []
+        titled: list[int] | None
         try:
             titled = self._newest_rowids("title_fts", expression) if expression else []
         except StoreBugError as exc:

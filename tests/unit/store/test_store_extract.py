@@ -56,14 +56,13 @@ def test_a_snippet_of_the_start_of_the_body_is_the_snippet_of_all_of_it() -> Non
         python_snippet,
         snippet_pattern,
         text_and_first_word,
-        text_through_first_word,
     )
 
     queries = [["words"], ["rich"], ["tweet"], ["html"], ["prose"], ["zzz"], ["x"], ["a", "line"]]
     for entity in _entities():
         for words in queries:
             pattern = snippet_pattern(words)
-            start = text_through_first_word(body_parts(entity), words, SNIPPET_WINDOW, pattern)
+            start, _span = text_and_first_word(body_parts(entity), words, SNIPPET_WINDOW, pattern)
             whole = body_text(entity)
             assert whole.startswith(start)
             assert python_snippet(start, words, SNIPPET_WINDOW, pattern=pattern) == python_snippet(
