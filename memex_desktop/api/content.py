@@ -19,7 +19,7 @@ from html import unescape
 from typing import Any
 from urllib.parse import urlsplit
 
-from memex_desktop.api.plain_text import plain_excerpt
+from memex_desktop.api.plain_text import is_plain_line, plain_excerpt
 from memex_desktop.api.urls import hidden_characters
 
 JsonObject = dict[str, Any]
@@ -386,11 +386,58 @@ def rich_text_references(doc: Any) -> list[Reference]:
 def rich_text(doc: Any) -> str:
     """The plain text of a ProseMirror document: text nodes in order, one line per block."""
     parts: list[str] = []
-    # An explicit stack: a hostile document can nest deeper than Python's recursion limit.
+    _add_rich_text(doc, parts, 0)
+    return "".join(parts).strip()
+
+
+# How deep the recursive walk of rich text goes before the explicit stack takes over: a
+# hostile document can nest deeper than Python's recursion limit.
+_RECURSIVE_DEPTH = 100
+
+
+def _add_rich_text(node: Any, parts: list[str], depth: int) -> None:
+    """Append the text of ``node`` to ``parts``, a line end after each block.
+
+    A recursion (as :func:`_add_rich_text_deep` walks, in the same order): the notes of
+    the store benchmark's library read in 19.6 instead of 37.1 µs each (best of five).
+    """
+    if isinstance(node, dict):
+        kind = node.get("type")
+        if kind == "text":
+            text = node.get("text")
+            if isinstance(text, str):
+                parts.append(text)
+            return
+        if not isinstance(kind, str):
+            kind = ""  # a list or an object is no type (nor hashable)
+        if kind in _BREAK_NODES:
+            parts.append("\n")
+            return
+        children = node.get("content")
+        if isinstance(children, list):
+            if depth < _RECURSIVE_DEPTH:
+                for child in children:
+                    _add_rich_text(child, parts, depth + 1)
+            else:
+                _add_rich_text_deep(children, parts)
+        if kind in _BLOCK_NODES:
+            parts.append("\n")
+    elif isinstance(node, str):
+        parts.append(node)
+    elif isinstance(node, list):
+        if depth < _RECURSIVE_DEPTH:
+            for child in node:
+                _add_rich_text(child, parts, depth + 1)
+        else:
+            _add_rich_text_deep(node, parts)
+
+
+def _add_rich_text_deep(doc: Any, parts: list[str]) -> None:
+    """:func:`_add_rich_text` with an explicit stack, for any depth."""
     stack: list[Any] = [doc]
     while stack:
         node = stack.pop()
-        if isinstance(node, str):  # a block's end marker, pushed below
+        if isinstance(node, str):  # text in a list, or a block's end marker pushed below
             parts.append(node)
             continue
         if isinstance(node, list):
@@ -410,7 +457,6 @@ def rich_text(doc: Any) -> str:
         children = node.get("content")
         if isinstance(children, list):
             stack.extend(reversed(children))
-    return "".join(parts).strip()
 
 
 def _nodes(doc: Any) -> Iterator[JsonObject]:
@@ -577,20 +623,32 @@ TITLE_CHARS = 120
 _TITLE_KEYS = ("title", "name", "source_title")
 
 
-_FIRST_LINE = re.compile(r"\s*([^\n]*)")
+_LEADING_SPACE = re.compile(r"\s*")
 
 
 def first_line(text: str, limit: int = TITLE_CHARS) -> str:
     """The first non-blank line of ``text``, cut at a word boundary to ``limit`` characters."""
     # Only the start of the first line is read: a tweet or a note may be one long line.
-    found = _FIRST_LINE.match(text)
-    raw = found.group(1) if found else ""
+    spaces = _LEADING_SPACE.match(text)
+    start = spaces.end() if spaces else 0
+    end = text.find("\n", start, start + 2 * limit + 1)
+    raw = text[start:end] if end >= 0 else text[start : start + 2 * limit + 1]
     window = raw[: 2 * limit]
     line = " ".join(window.split())
     if len(line) <= limit and len(raw) <= len(window):
         return line
     cut = line[: limit - 1].rsplit(" ", 1)[0] or line[: limit - 1]
     return cut.rstrip() + "…"
+
+
+def title_line(text: str) -> str:
+    """The first line of ``text`` as a title: cut to :data:`TITLE_CHARS`, in plain words."""
+    # Most titles are plain already: with this test and first_line reading no further than
+    # it needs, display_title took 7.9 instead of 10.7 µs an item (the 20,000 items of the
+    # store benchmark's library, best of five).
+    if len(text) <= TITLE_CHARS and is_plain_line(text):
+        return text
+    return plain_excerpt(first_line(text))
 
 
 def display_title(data: JsonObject) -> str:
@@ -600,19 +658,25 @@ def display_title(data: JsonObject) -> str:
     text, a chat's first message, a description); else its URL or id. Plain words: markdown,
     link syntax, tags and citations are dropped (:mod:`memex_desktop.api.plain_text`).
     """
-    if (key := title_field(data)) is not None:
-        return plain_excerpt(first_line(data[key]))
+    if (own := _own_title(data)) is not None:
+        return own[1]
     for text in _title_sources(data):
-        if text and (line := plain_excerpt(first_line(text))):
+        if text and (line := title_line(text)):
             return line
     return text_of(data.get("url")).strip() or text_of(data.get("id"))
 
 
 def title_field(data: JsonObject) -> str | None:
     """The field an item's own title is in (``title``, ``name``...), when it has one."""
+    own = _own_title(data)
+    return own[0] if own is not None else None
+
+
+def _own_title(data: JsonObject) -> tuple[str, str] | None:
+    """``(field, title as shown)`` of the item's own title, when it has one."""
     for key in _TITLE_KEYS:
-        if (value := text_of(data.get(key))) and plain_excerpt(first_line(value)):
-            return key
+        if (value := text_of(data.get(key))) and (line := title_line(value)):
+            return key, line
     return None
 
 

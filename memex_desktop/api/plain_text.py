@@ -90,6 +90,17 @@ def plain_text(text: str, titles: Mapping[str, str] | None = None) -> str:
     return " ".join(text.split())
 
 
+# One line of words between single spaces, holding no character any rule of plain_text or
+# plain_excerpt starts from: such a text is its own plain form.
+_PLAIN_LINE = re.compile(r"[^\s{<&\[`*_~…]+(?: [^\s{<&\[`*_~…]+)*")
+
+
+def is_plain_line(text: str) -> bool:
+    """Whether ``text`` is one line that :func:`plain_excerpt` returns unchanged (a cheap
+    test: most titles are, and every synced item's title is made plain)."""
+    return text[:1] not in _LINE_STARTS and _PLAIN_LINE.fullmatch(text) is not None
+
+
 def plain_excerpt(window: str, titles: Mapping[str, str] | None = None) -> str:
     """A snippet window as plain text: like :func:`plain_text`, and the pieces of a link, a
     citation or a tag cut at either edge of the window are dropped."""
