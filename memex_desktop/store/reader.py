@@ -384,6 +384,9 @@ class CacheReader:
                 # typed are moved up instead.
                 promote = whole_words
         exact = len(ordered)
+        # The body index's newest matches, read once: the body step ranks them and, when
+        # they are all there are, promotion reads the words as typed among them.
+        body_probe: list[int] | None = None
         for index, step in enumerate([*steps, None]):
             if len(ordered) >= needed:
                 break
@@ -394,6 +397,9 @@ class CacheReader:
                 # the search: reading on through a common word's doclist for the few that
                 # pass would cost more than a keystroke; the body index finds them anyway.
                 whole = index % 2 == 1 or not narrowed  # title and body steps alternate
+                probe = None
+                if promote is not None and (table, expression) == ("body_fts", body_expression):
+                    probe = body_probe = self._probe("body_fts", body_expression)
                 found = self._fts_ids(
                     table,
                     expression,
@@ -402,6 +408,7 @@ class CacheReader:
                     more,
                     exhaustive=whole,
                     candidates=matching.candidates,
+                    newest=probe,
                 )
             else:
                 found = [row[1] for row in self._backlog_rows(matching, more)]
@@ -410,7 +417,9 @@ class CacheReader:
         if promote is not None:
             hits = ranked[exact:needed]
             typed_terms = [term for group in body_groups for term in group if term.prefix]
-            holding = self._holding(typed_terms, hits)
+            if body_probe is None:
+                body_probe = self._probe("body_fts", body_expression)
+            holding = self._holding(typed_terms, hits, promote, body_probe)
             if not holding and len(ranked) >= needed:
                 # A full page of completions and not one word as typed: they are older.
                 typed_hits = self._fts_ids(
@@ -422,14 +431,31 @@ class CacheReader:
                 ranked[exact:needed] = hits
         return ranked[:needed]
 
-    def _holding(self, terms: Sequence[Term], ids: Sequence[str]) -> set[str]:
-        """Those of ``ids`` holding each of ``terms`` as typed (a typed prefix as a word)."""
+    def _holding(
+        self,
+        terms: Sequence[Term],
+        ids: Sequence[str],
+        whole_words: str,
+        probe: list[int] | None,
+    ) -> set[str]:
+        """Those of ``ids`` holding each of ``terms`` as typed (a typed prefix as a word).
+
+        ``whole_words`` is the query with every word as typed, ``probe`` the body index's
+        newest matches of the query as typed (None when it could not be read).
+        """
         rowids = {
             int(row[0]): row[1]
             for row in self._query(
                 f"SELECT rowid, id FROM entities WHERE id IN {IN_LIST}", [in_ids(ids)]
             )
         }
+        if probe is not None and len(probe) < RANK_PROBE_LIMIT:
+            # Every match is in the probe, so the words as typed match fewer still: one read
+            # of the index finds them all. "cramshy fest" on 20,000 items: 1 ms instead of
+            # 6 ms for looking up "fest" in each of 50 hits (a seek into a long doclist each).
+            typed = self._probe("body_fts", whole_words)
+            if typed is not None:
+                return {rowids[rowid] for rowid in typed if rowid in rowids}
         kept = set(rowids)
         for term in terms:
             if not kept:
@@ -660,9 +686,11 @@ class CacheReader:
         *,
         exhaustive: bool = True,
         candidates: Sequence[int] | None = None,
+        newest: list[int] | None = None,
     ) -> list[str]:
         """Hits of one index: by bm25 when few documents match, else newest first (among
-        ``candidates`` when given: every row that passes the filters).
+        ``candidates`` when given: every row that passes the filters). ``newest`` is what
+        :meth:`_newest_rowids` gives for ``expression``, when it was read already.
 
         The newest RANK_PROBE_LIMIT matching rowids are read first (the doclist is in
         recency order, so this stops early for common words). Fewer than that means the
@@ -672,7 +700,8 @@ class CacheReader:
         """
         join = f"FROM {table} JOIN entities e ON e.rowid = {table}.rowid WHERE {table} MATCH ?"
         try:
-            newest = self._newest_rowids(table, expression)
+            if newest is None:
+                newest = self._newest_rowids(table, expression)
             # bm25 weighs each word by how many documents hold it: a pass over the whole
             # doclist of every word, which for a common word of a several-word query costs
             # more than a keystroke may. Those are ranked from what is at hand instead.
@@ -705,6 +734,16 @@ class CacheReader:
             # tables) is a phrase, which a column-detail index cannot match: no hits.
             if "phrase" in str(exc.__cause__):
                 return []
+            raise
+
+    def _probe(self, table: str, expression: str) -> list[int] | None:
+        """:meth:`_newest_rowids`, or None for an expression the index cannot match (see
+        :meth:`_fts_ids`)."""
+        try:
+            return self._newest_rowids(table, expression)
+        except StoreBugError as exc:
+            if "phrase" in str(exc.__cause__):
+                return None
             raise
 
     def _newest_rowids(self, table: str, expression: str) -> list[int]:

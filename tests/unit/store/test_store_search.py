@@ -117,15 +117,17 @@ def test_view_definition_runs_on_the_cache(writer: StoreWriter, filled: CacheRea
     assert filled.ids_for_view("v3") == ["html", "chat"]
 
 
+@pytest.mark.parametrize("count", [700, 3000])
 def test_several_typed_words_put_the_words_as_typed_first(
-    writer: StoreWriter, reader: CacheReader
+    writer: StoreWriter, reader: CacheReader, count: int
 ) -> None:
     """``marker uniq5``: the old item with ``uniq5`` itself comes before newer completions,
-    both when they fill the page and when every match fits on it."""
+    both when they fill the page and when every match fits on it, and whether the index's
+    first read holds every match (700 items: 111 of ``uniq5``) or not (3,000: 1,111)."""
     crowded = [
         {"id": f"k-{n:05d}", "type": "web", "title": f"Item {n}", "full_text": f"marker uniq{n}",
          "url": f"https://k.example/{n}", "created_at": T + n}
-        for n in range(1, 700)
+        for n in range(1, count)
     ]  # fmt: skip
     writer.ingest_json(crowded).result()
     writer.flush_index().result()
