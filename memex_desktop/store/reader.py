@@ -121,6 +121,11 @@ def _row(values: Sequence[Any]) -> EntityRow:
     )
 
 
+def _has_prefix(expression: str) -> bool:
+    """Whether an index query holds a prefix term (``"word"*``)."""
+    return '"*' in expression
+
+
 class CacheReader:
     """Reads for the thread that creates it (GUI or worker); every query is bounded."""
 
@@ -497,13 +502,7 @@ class CacheReader:
             titled = None  # the body index's columns answer it as _fts_ids does
         if titled is None or len(titled) > _FEW_TITLE_HITS:
             return "body_fts", MIN_BODY_PREFIX_CHARS, where, params
-        dropped = [
-            int(row[0])
-            for row in self._query(
-                f"SELECT rowid FROM body_fts WHERE body_fts MATCH ? AND rowid IN {IN_LIST}",
-                [excluded, in_ids(titled)],
-            )
-        ]
+        dropped = self._matching_among("body_fts", excluded, titled)
         return (
             "title_fts",
             MIN_TITLE_PREFIX_CHARS,
@@ -572,16 +571,48 @@ class CacheReader:
         found: list[tuple[Any, ...]] = []
         for start in range(0, len(ordered), _CANDIDATE_BATCH):
             batch = ordered[start : start + _CANDIDATE_BATCH]
-            rows = self._query(
-                f"SELECT e.rowid, e.id FROM {table} JOIN entities e ON e.rowid = {table}.rowid "
-                f"WHERE {table} MATCH ? AND {table}.rowid IN {IN_LIST}",
-                [expression, in_ids(batch)],
-            )
+            if _has_prefix(expression):
+                rows = self._query(
+                    f"SELECT rowid, id FROM entities WHERE rowid IN {IN_LIST}",
+                    [in_ids(self._matching_among(table, expression, batch))],
+                )
+            else:
+                rows = self._query(
+                    f"SELECT e.rowid, e.id FROM {table} JOIN entities e "
+                    f"ON e.rowid = {table}.rowid WHERE {table} MATCH ? "
+                    f"AND {table}.rowid IN {IN_LIST}",
+                    [expression, in_ids(batch)],
+                )
             rows.sort(key=lambda row: int(row[0]), reverse=not oldest)
             found += rows
             if len(found) >= needed:
                 break
         return found[:needed]
+
+    def _matching_among(self, table: str, expression: str, rowids: Sequence[int]) -> list[int]:
+        """Those of ``rowids`` whose text ``expression`` matches."""
+        if not rowids:
+            return []
+        if _has_prefix(expression):
+            # FTS5 expands a prefix again for each row looked up by rowid: reading the
+            # matches over the rows' range once is cheaper. "tag:cresklot faix" on 20,000
+            # items ("faix"* among the tag's 36 items): 12.6 ms looked up, 1.6 ms read.
+            wanted = set(rowids)
+            return [
+                int(row[0])
+                for row in self._query(
+                    f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid BETWEEN ? AND ?",
+                    [expression, min(wanted), max(wanted)],
+                )
+                if int(row[0]) in wanted
+            ]
+        return [
+            int(row[0])
+            for row in self._query(
+                f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid IN {IN_LIST}",
+                [expression, in_ids(rowids)],
+            )
+        ]
 
     def _dated_ids(self, matching: Matching, expression: str, needed: int, sort: Sort) -> list[str]:
         """Matches newest (or oldest) first: the index's rowids are recency keys, so the
