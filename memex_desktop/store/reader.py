@@ -494,13 +494,9 @@ class CacheReader:
         if excluded is None:
             return "title_fts", MIN_TITLE_PREFIX_CHARS, where, params
         expression = groups_expression(parsed.groups, MIN_TITLE_PREFIX_CHARS)
-        titled: list[int] | None
-        try:
-            titled = self._newest_rowids("title_fts", expression) if expression else []
-        except StoreBugError as exc:
-            if "phrase" not in str(exc.__cause__):  # see _fts_ids
-                raise
-            titled = None  # the body index's columns answer it as _fts_ids does
+        # None: a word the index cannot match; the body index's columns answer it as
+        # _fts_ids does.
+        titled = self._probe("title_fts", expression) if expression else []
         if titled is None or len(titled) > _FEW_TITLE_HITS:
             return "body_fts", MIN_BODY_PREFIX_CHARS, where, params
         dropped = self._matching_among("body_fts", excluded, titled)

@@ -84,6 +84,7 @@ def test_a_word_the_index_splits_in_two_finds_nothing_instead_of_failing(
     # quoted word becomes a phrase, which the column-detail indexes cannot match.
     assert filled.search_ids("quix\u19b0otic") == []
     assert filled.search_ids("quix\u19b0otic words ") == []
+    assert filled.search_ids("quix\u19b0otic -words") == []
 
 
 def test_prefix_of_last_word(filled: CacheReader) -> None:
