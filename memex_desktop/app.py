@@ -22,6 +22,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+# First, so that every module imported after Qt costs PySide6's import hook less (see there).
+from memex_desktop.ui import pyside_hook  # noqa: F401
+
+# isort: split
+
 from PySide6.QtCore import QObject, QSettings, QTimer, Slot
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
