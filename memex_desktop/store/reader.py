@@ -218,16 +218,25 @@ class CacheReader:
         ids = self._ranked_ids(query, filters, offset + limit, sort)[offset : offset + limit]
         if not ids:
             return []
-        rows = self.get_many(ids)
+        # Only the columns a hit shows, and the start of the text only where no snippet was
+        # cut: the display rows of 50 hits were 16 % of a search.
+        rows = {
+            values[0]: values
+            for values in self._query(
+                "SELECT id, type, title, url, created_at, snippet_source FROM entities "
+                f"WHERE id IN {IN_LIST}",
+                [in_ids(ids)],
+            )
+        }
         snippets = self._snippets(query, ids)
         return [
             SearchHit(
                 id=entity_id,
-                type=rows[entity_id].type,
-                title=rows[entity_id].title,
-                url=rows[entity_id].url,
-                snippet=snippets.get(entity_id) or rows[entity_id].snippet_source,
-                created_at=rows[entity_id].created_at,
+                type=rows[entity_id][1],
+                title=plain_text(rows[entity_id][2] or ""),
+                url=rows[entity_id][3],
+                snippet=snippets.get(entity_id) or plain_text(rows[entity_id][5] or ""),
+                created_at=rows[entity_id][4],
             )
             for entity_id in ids
             if entity_id in rows
