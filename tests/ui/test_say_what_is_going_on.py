@@ -103,6 +103,30 @@ def test_active_filters_are_chips_that_remove_them(qtbot: Any, context: AppConte
     assert not bar.chips.isVisible()
 
 
+def test_the_query_chip_follows_the_typing_and_a_relabelled_chip_removes_its_filter(
+    qtbot: Any, context: AppContext
+) -> None:
+    bar = context.window.search_bar
+    search(qtbot, context, "gar")
+    first = bar.chip_buttons()
+    search(qtbot, context, "garden")
+    choose(bar.dates, "Past year")
+    settle(qtbot, context)
+    assert chip_labels(context) == ["\u201cgarden\u201d", "Saved: past year"]
+    assert bar.chip_buttons()[0] is first[0]  # the same chip, relabelled as the query grew
+    assert bar.chip_buttons()[0].text().startswith("\u201cgarden\u201d")
+    assert "garden" in bar.chip_buttons()[0].accessibleName()
+
+    choose(bar.types, "Note")
+    settle(qtbot, context)
+    click_chip(qtbot, context, "\u201cgarden\u201d")
+    assert bar.field.text() == ""
+    assert chip_labels(context) == ["Type: Note", "Saved: past year"]
+    bar.dates.setCurrentIndex(0)  # any time
+    settle(qtbot, context)
+    assert chip_labels(context) == ["Type: Note"]
+
+
 def test_clear_all_removes_every_filter_and_searches_once_more(
     qtbot: Any, context: AppContext
 ) -> None:
