@@ -28,7 +28,7 @@ _HOOK = "_mod_uses_pyside"
 def mentions_pyside(module: ModuleType, slow: Callable[[ModuleType], bool]) -> bool:
     """Whether the source file of ``module`` holds the word "PySide6" (``slow`` for modules
     that are not a readable ``.py`` file: built in, compiled or frozen)."""
-    path = getattr(module, "__file__", None)
+    path = getattr(getattr(module, "__spec__", None), "origin", None)
     if isinstance(path, str) and path.endswith(".py"):
         try:
             with open(path, "rb") as source:

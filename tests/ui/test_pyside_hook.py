@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.machinery
 import inspect
 import sys
 import types
@@ -39,7 +40,7 @@ def test_every_loaded_module_gets_the_answer_inspect_gives() -> None:
 
 def test_a_module_without_a_readable_file_is_asked_the_slow_way(tmp_path: Path) -> None:
     gone = types.ModuleType("gone")
-    gone.__file__ = str(tmp_path / "gone.py")
+    gone.__spec__ = importlib.machinery.ModuleSpec("gone", None, origin=str(tmp_path / "gone.py"))
     built_in = sys.modules["sys"]
     asked: list[str] = []
 
