@@ -221,7 +221,7 @@ class CacheReader:
         # Only the columns a hit shows, and the start of the text only where no snippet was
         # cut: the display rows of 50 hits were 16 % of a search.
         rows = {
-            values[0]: values
+            values[0]: values[1:]
             for values in self._query(
                 "SELECT id, type, title, url, created_at, snippet_source FROM entities "
                 f"WHERE id IN {IN_LIST}",
@@ -229,18 +229,22 @@ class CacheReader:
             )
         }
         snippets = self._snippets(query, ids)
-        return [
-            SearchHit(
-                id=entity_id,
-                type=rows[entity_id][1],
-                title=plain_text(rows[entity_id][2] or ""),
-                url=rows[entity_id][3],
-                snippet=snippets.get(entity_id) or plain_text(rows[entity_id][5] or ""),
-                created_at=rows[entity_id][4],
+        hits = []
+        for entity_id in ids:
+            if entity_id not in rows:
+                continue
+            kind, title, url, created_at, text_start = rows[entity_id]
+            hits.append(
+                SearchHit(
+                    id=entity_id,
+                    type=kind,
+                    title=plain_text(title or ""),
+                    url=url,
+                    snippet=snippets.get(entity_id) or plain_text(text_start or ""),
+                    created_at=created_at,
+                )
             )
-            for entity_id in ids
-            if entity_id in rows
-        ]
+        return hits
 
     def search_ids(
         self,
