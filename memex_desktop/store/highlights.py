@@ -9,7 +9,6 @@ Memex clients) are read the same way. Every read is bounded.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from memex_desktop.api.content import (
 )
 from memex_desktop.store.errors import translate
 from memex_desktop.store.outbox import OutboxOp
+from memex_desktop.store.packing import codec_of
 from memex_desktop.store.reader import CacheReader
 from memex_desktop.store.sql import IN_LIST, in_ids
 
@@ -138,8 +138,9 @@ def cached_highlights(
         [in_ids(names), limit],
     )
     found: list[Highlight] = []
+    codec = codec_of(reader.db)
     for entity_id_found, created_at, raw in rows:
-        data = json.loads(raw)
+        data = codec.decoded(raw)
         if not isinstance(data, dict):
             continue
         data = {**data, "id": entity_id_found}

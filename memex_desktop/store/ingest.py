@@ -31,6 +31,7 @@ from memex_desktop.store.extract import (
     searchable_texts,
     tag_ids_of,
 )
+from memex_desktop.store.packing import JsonCodec, codec_of, queue_for_packing
 from memex_desktop.store.recency import assign_keys
 from memex_desktop.store.rows import ChangeSet
 from memex_desktop.store.schema import FTS_FINGERPRINT_KEY
@@ -60,6 +61,8 @@ class _Item:
     nested: list[str] = field(default_factory=list)
     # Filled in by prepare_page: the stored JSON, its hash, what it links to, its columns.
     raw: str = ""
+    # The same JSON as UTF-8, what is packed for storage.
+    encoded: bytes = b""
     raw_hash: str = ""
     own: tuple[str | None, list[tuple[str, float | None]]] = (None, [])
     moment: float | None = None  # a note's place in a video (seconds), when it has one
@@ -91,19 +94,6 @@ def _encoded(data: JsonObject) -> bytes:
         # Text holding lone surrogates (legal in JSON escapes) has no UTF-8 form, and
         # integers beyond 64 bits have no native encoding: the json module writes both.
         return json.dumps(kept, separators=(",", ":")).encode()
-
-
-def decoded(raw: str | bytes) -> Any:
-    """An entity's stored JSON read back (what :func:`_encoded` wrote).
-
-    orjson: for the 50 hits of a search, 2.7 ms against 9.1 ms with the json module (100
-    plain queries of the store benchmark on 100,000 items, best of five). The json module
-    reads what only it could write (lone surrogates, integers beyond 64 bits).
-    """
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return json.loads(raw)
 
 
 def _collect(tops: Iterable[JsonObject], referenced: Iterable[JsonObject]) -> dict[str, _Item]:
@@ -253,6 +243,7 @@ def prepare_page(
     for item in items.values():
         encoded = _encoded(item.data)
         item.raw_hash = hashlib.blake2b(encoded, digest_size=12).hexdigest()
+        item.encoded = encoded
         raw = item.raw = encoded.decode()
         item.own = own_references(item.data, raw)
         item.moment = moment_of(item.data) if item.data.get("type") == "annotation" else None
@@ -277,14 +268,14 @@ def apply_page(
     items, tags, references = page.items, page.tags, page.references
     ids = list(items)
     existing = _existing(db, ids)
-    inserts: list[tuple[str, _Item, str, str]] = []
-    updates: list[tuple[str, _Item, str, str, int]] = []
+    inserts: list[tuple[str, _Item]] = []
+    updates: list[tuple[str, _Item, int]] = []
     for entity_id, item in items.items():
         old = existing.get(entity_id)
         if old is None:
-            inserts.append((entity_id, item, item.raw, item.raw_hash))
+            inserts.append((entity_id, item))
         elif _should_update(item, item.raw_hash, old):
-            updates.append((entity_id, item, item.raw, item.raw_hash, old[0]))
+            updates.append((entity_id, item, old[0]))
     changed = {entity_id for entity_id, *_ in inserts} | {entity_id for entity_id, *_ in updates}
     rowids = _write_entities(db, inserts, updates, now_ms, memo if memo is not None else {})
     if written is not None:
@@ -505,30 +496,32 @@ def _texts(cols: Mapping[str, Any]) -> Texts:
     return (cols["text_title"], cols["text_author"], cols["text_summary"], cols["text_body"])
 
 
-def texts_of_raw(raw: str) -> Texts:
+def texts_of_stored(codec: JsonCodec, stored: str | bytes) -> Texts:
     """The indexed texts of an entity, re-derived from its stored JSON."""
-    data = decoded(raw)
+    data = codec.decoded(stored)
     return searchable_texts(data if isinstance(data, dict) else {})
 
 
 def _write_entities(
     db: Database,
-    inserts: Sequence[tuple[str, _Item, str, str]],
-    updates: Sequence[tuple[str, _Item, str, str, int]],
+    inserts: Sequence[tuple[str, _Item]],
+    updates: Sequence[tuple[str, _Item, int]],
     now_ms: int,
     memo: TextMemo,
 ) -> list[int]:
     """Insert new rows under recency keys, rewrite changed ones, queue them for indexing."""
     conn = db.conn
-    raws: list[tuple[int, str]] = []
+    codec = codec_of(db)
+    raws: list[tuple[int, str | bytes]] = []
     in_place: list[tuple[Any, ...]] = []
     _unindex(db, [rowid for *_, rowid in updates])
-    pending: list[tuple[str, _Item, str, str, int | None]] = [
-        (entity_id, item, raw, raw_hash, None) for entity_id, item, raw, raw_hash in inserts
+    pending: list[tuple[str, _Item, int | None]] = [
+        (entity_id, item, None) for entity_id, item in inserts
     ]
     pending += updates
     rows: list[tuple[Any, ...]] = []
-    for entity_id, item, raw, raw_hash, old_rowid in pending:
+    for entity_id, item, old_rowid in pending:
+        raw_hash = item.raw_hash
         cols = item.cols
         if len(memo) < MEMO_LIMIT and cols["text_body"] is not None:
             memo[raw_hash] = _texts(cols)
@@ -536,7 +529,7 @@ def _write_entities(
         if old_rowid is not None:
             # The key stays: search order is approximate only if created_at changed.
             in_place.append((*values, entity_id))
-            raws.append((old_rowid, raw))
+            raws.append((old_rowid, codec.pack(item.encoded)))
             continue
         rows.append((entity_id, *values))
     if in_place:
@@ -550,11 +543,16 @@ def _write_entities(
         )
         new_raws = {row[0]: key for key, row in zip(keys, rows, strict=True)}
         raws += [
-            (new_raws[entity_id], raw) for entity_id, _i, raw, _h, old in pending if old is None
+            (new_raws[entity_id], codec.pack(item.encoded))
+            for entity_id, item, old in pending
+            if old is None
         ]
     insert_rows(conn, "INSERT OR REPLACE INTO entity_raw (rowid, raw)", raws)
-    insert_rows(conn, "INSERT OR IGNORE INTO fts_pending (rowid)", [(r,) for r, _ in raws])
-    return [rowid for rowid, _raw in raws]
+    written = [rowid for rowid, _raw in raws]
+    insert_rows(conn, "INSERT OR IGNORE INTO fts_pending (rowid)", [(r,) for r in written])
+    if written and not codec.can_pack():
+        queue_for_packing(db, written)
+    return written
 
 
 def _unindex(db: Database, rowids: Sequence[int]) -> None:
@@ -571,7 +569,8 @@ def _unindex(db: Database, rowids: Sequence[int]) -> None:
         [in_ids(rowids)],
     ).fetchall()
     if old:
-        texts = [(rowid, *texts_of_raw(raw)) for rowid, raw in old]
+        codec = codec_of(db)
+        texts = [(rowid, *texts_of_stored(codec, raw)) for rowid, raw in old]
         db.conn.executemany(
             "INSERT INTO body_fts (body_fts, rowid, title, author, summary, body) "
             "VALUES ('delete', ?, ?, ?, ?, ?)",
@@ -633,10 +632,11 @@ def _index(db: Database, found: Sequence[tuple[int, str | None]], memo: TextMemo
         elif raw_hash is not None:
             missing.append(rowid)
     if missing:
+        codec = codec_of(db)
         for rowid, raw in conn.execute(
             f"SELECT rowid, raw FROM entity_raw WHERE rowid IN {IN_LIST}", [in_ids(missing)]
         ):
-            texts[rowid] = texts_of_raw(raw)
+            texts[rowid] = texts_of_stored(codec, raw)
     # Ascending rowids: FTS5 flushes its pending terms to a new segment whenever a rowid is
     # not larger than the previous one in the transaction, one segment per row otherwise.
     ordered = sorted(texts.items())

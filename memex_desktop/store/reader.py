@@ -21,8 +21,8 @@ from memex_desktop.api.plain_text import SNIPPET_WINDOW, plain_text, with_cited_
 from memex_desktop.store.bounded import BoundedEntity, read_bounded
 from memex_desktop.store.errors import StoreBugError, StoreError, translate
 from memex_desktop.store.extract import body_parts, body_text, columns, summary_text
-from memex_desktop.store.ingest import decoded
 from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, Edge, bounded_neighbourhood
+from memex_desktop.store.packing import JsonCodec, codec_of, register_sql_functions
 from memex_desktop.store.query import (
     MIN_BODY_PREFIX_CHARS,
     MIN_TITLE_PREFIX_CHARS,
@@ -156,7 +156,12 @@ class CacheReader:
         """
         db = Database(connect(self.path, read_only=True))
         db.execute(f"PRAGMA mmap_size={READER_MMAP_BYTES}")
+        register_sql_functions(db)
         return db
+
+    @property
+    def _codec(self) -> JsonCodec:
+        return codec_of(self.db)
 
     @contextmanager
     def interrupted_when(self, stop: Callable[[], bool]) -> Iterator[None]:
@@ -864,13 +869,14 @@ class CacheReader:
             )
             indexed = [row[0] for row in rows if not row[3]]
             having = {term: self._rowids_matching(term, indexed) for term in words}
+            codec = self._codec
             passed = {
                 row[1]
                 for row in rows
                 if (
-                    self._holds_fully(checked, str(row[2]))
+                    self._holds_fully(checked, codec.decoded(row[2]))
                     if row[3]
-                    else _holds(checked, str(row[2]).lower(), row[0], having)
+                    else _holds(checked, codec.lowered(row[2]), row[0], having)
                 )
             }
             kept += [entity_id for entity_id in batch if entity_id in passed]
@@ -915,9 +921,8 @@ class CacheReader:
         return found
 
     @staticmethod
-    def _holds_fully(query: SearchQuery, raw: str) -> bool:
+    def _holds_fully(query: SearchQuery, data: Any) -> bool:
         """Whether an item the index does not hold yet matches, from all its texts."""
-        data = decoded(raw)
         if not isinstance(data, dict):
             return False
         cols = columns(data)
@@ -952,7 +957,7 @@ class CacheReader:
             f"ON r.rowid = e.rowid WHERE e.id IN {IN_LIST}",
             [in_ids(ids)],
         ):
-            data = decoded(raw)
+            data = self._codec.decoded(raw)
             if not isinstance(data, dict):
                 continue
             # Only as much of the body as the snippet needs: the rich text, transcript and
@@ -1009,7 +1014,7 @@ class CacheReader:
     def entity(self, entity_id: str) -> ContentEntityBase | None:
         """The full entity, re-parsed from its stored raw JSON."""
         found = self._raw(entity_id)
-        return parse_content_entity(decoded(found)) if found is not None else None
+        return parse_content_entity(self._codec.decoded(found)) if found is not None else None
 
     def entity_within(self, entity_id: str, max_chars: int) -> BoundedEntity | None:
         """The entity's stored JSON with at most about ``max_chars`` characters of text."""
@@ -1021,23 +1026,23 @@ class CacheReader:
         if not found:
             return None
         try:
-            return read_bounded(self.db.conn, int(found[0][0]), max_chars)
+            return read_bounded(self.db, int(found[0][0]), max_chars)
         except sqlite3.Error as exc:
             raise translate(exc, f"reading {self.path.name}") from exc
 
     def raw_json(self, entity_id: str) -> dict[str, Any] | None:
         """The stored raw JSON of one entity (nested annotations/references are rows)."""
         found = self._raw(entity_id)
-        value = decoded(found) if found is not None else None
+        value = self._codec.decoded(found) if found is not None else None
         return value if isinstance(value, dict) else None
 
-    def _raw(self, entity_id: str) -> str | None:
+    def _raw(self, entity_id: str) -> str | bytes | None:
         found = self._query(
             "SELECT r.raw FROM entities e JOIN entity_raw r ON r.rowid = e.rowid WHERE e.id = ?"
             " OR e.id = (SELECT id FROM entity_aliases WHERE alias = ?) LIMIT 1",
             [entity_id, entity_id],
         )
-        return str(found[0][0]) if found else None
+        return found[0][0] if found else None
 
     def all_ids(self, limit: int = 1_000_000) -> list[str]:
         """Every cached id, newest first, deleted-upstream included."""
@@ -1208,7 +1213,7 @@ class CacheReader:
             f"WHERE e.id IN {IN_LIST}",
             [in_ids(ids)],
         ):
-            data = decoded(raw)
+            data = self._codec.decoded(raw)
             result.append((entity_id, body_text(data) if isinstance(data, dict) else ""))
         return result
 
@@ -1388,7 +1393,7 @@ class Matching:
 
 def _all_in_raw(words: Sequence[str]) -> str:
     """SQL true when the stored JSON holds every one of ``words`` (one parameter each)."""
-    return "(" + " AND ".join("instr(lower(r.raw), ?) > 0" for _ in words) + ")"
+    return "(" + " AND ".join("instr(json_lower(r.raw), ?) > 0" for _ in words) + ")"
 
 
 def _holds(query: SearchQuery, prepared: str, rowid: int, having: dict[Term, set[int]]) -> bool:

@@ -257,6 +257,22 @@ def _migrate_v5(db: Database) -> None:
     )
 
 
+def _migrate_v6(db: Database) -> None:
+    """Stored JSON packed with zstd (see store/packing.py).
+
+    Nothing is rewritten here: every row is listed in pack_pending and the writer packs them
+    in batches while idle, a transaction each, so opening stays fast and a cache stopped at
+    any moment holds plain and packed rows, both readable.
+    """
+    db.execute(
+        """CREATE TABLE json_dictionaries (
+            dict_id INTEGER PRIMARY KEY, dictionary BLOB NOT NULL,
+            trained_at_ms INTEGER NOT NULL)"""
+    )
+    db.execute("CREATE TABLE pack_pending (rowid INTEGER PRIMARY KEY)")
+    db.execute("INSERT INTO pack_pending (rowid) SELECT rowid FROM entity_raw")
+
+
 # Append-only: migration N brings a file from user_version N-1 to N.
 MIGRATIONS: list[Callable[[Database], None]] = [
     _migrate_v1,
@@ -264,6 +280,7 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     _migrate_v3,
     _migrate_v4,
     _migrate_v5,
+    _migrate_v6,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -348,6 +365,9 @@ def _prepare(db: Database, path: Path) -> None:
         # for almost every item, and each touched page is written whole to the WAL (16 KB
         # pages wrote 17 MB per page of 100 items). FTS5 keeps its own 4 KB leaves anyway.
         db.execute(f"PRAGMA page_size={PAGE_SIZE}")
+        # Packing an item's JSON frees most of its pages; incremental vacuum lets the writer
+        # give them back to the file system a step at a time (only settable while empty).
+        db.execute("PRAGMA auto_vacuum=INCREMENTAL")
     db.enable_wal()
     # A cache can be rebuilt by a sync, so NORMAL (durable across app crashes) is enough.
     db.execute("PRAGMA synchronous=NORMAL")

@@ -20,7 +20,7 @@ from memex_desktop.api.models import (
     SearchRawResponse,
     View,
 )
-from memex_desktop.store import ingest
+from memex_desktop.store import ingest, packing
 from memex_desktop.store.errors import DiskFullError, StoreBugError, StoreError, translate
 from memex_desktop.store.extract import JsonObject
 from memex_desktop.store.rows import ChangeSet
@@ -92,6 +92,8 @@ class StoreWriter:
         self._memo: ingest.TextMemo = {}
         # Rows indexed since the indexes were last merged (see MERGE_AFTER_ROWS).
         self._unmerged_rows = 0
+        # Packing freed pages not yet given back to the file system (checked once at open).
+        self._vacuum_due = True
         self._thread = threading.Thread(target=self._run, name="memex-store-writer", daemon=True)
         self._thread.start()
         self._opened.result()  # re-raises SchemaTooNewError and friends in the caller
@@ -155,7 +157,7 @@ class StoreWriter:
         except queue.Empty:
             pass
         backlog = self._backlog(db)
-        if not backlog and self._unmerged_rows < MERGE_AFTER_ROWS:
+        if not backlog and self._unmerged_rows < MERGE_AFTER_ROWS and not self._space_work_due(db):
             return self._tasks.get()
         # Index only once no write came for a moment: pages arriving back to back are not
         # held up, and the backlog is worked off in the gaps between them.
@@ -258,12 +260,25 @@ class StoreWriter:
             self._memo.clear()
         return ChangeSet.empty()
 
+    def _space_work_due(self, db: Database) -> bool:
+        """Whether rows wait to be packed or packing may have left free pages to give back."""
+        return self._vacuum_due or packing.packing_due(db)
+
     def _idle_step(self, db: Database) -> ChangeSet:
-        """Work done while no write waits: the index backlog first, then merging."""
+        """Work done while no write waits: the index backlog first, then packing stored
+        JSON and giving back the pages it freed, then merging."""
         if self._backlog(db):
             return self._index_batch(db)
+        if packing.pack_step(db):
+            self._vacuum_due = True
+            return ChangeSet.empty()
+        if self._vacuum_due:
+            self._vacuum_due = packing.give_back_free_pages(db)
+            return ChangeSet.empty()
         if ingest.merge_index_step(db, MERGE_STEP_PAGES):
             self._unmerged_rows = 0
+            # Merging leaves the pages of the b-trees it merged free.
+            self._vacuum_due = True
         return ChangeSet.empty()
 
     def _drain_index(self, db: Database) -> None:
@@ -324,6 +339,8 @@ class StoreWriter:
     def _ingest(self, db: Database, page: ingest.PreparedPage) -> ChangeSet:
         written: list[int] = []
         changes = ingest.apply_page(db, page, now_ms=now_ms(), memo=self._memo, written=written)
+        # Once enough items came, the rest of a sync is packed as it is written.
+        packing.train_if_due(db)
         if len(written) <= INLINE_INDEX_ROWS:
             self._unmerged_rows += ingest.index_rows(db, written, self._memo)
         return changes
@@ -385,9 +402,31 @@ class StoreWriter:
             try:
                 if ingest.merge_index_step(db, MERGE_STEP_PAGES):
                     self._unmerged_rows = 0
+                    self._vacuum_due = True
                     if not future.done():
                         future.set_result(ChangeSet.empty())
                 elif not future.done():
+                    self.submit(step)
+            except BaseException as exc:
+                if not future.done():
+                    future.set_exception(exc)
+                raise
+            return ChangeSet.empty()
+
+        self.submit(step)
+        return future
+
+    def pack_now(self) -> Future[ChangeSet]:
+        """Pack every stored JSON still plain and give back the pages that frees (else done
+        in idle time), a step per transaction; resolves when nothing is left to do."""
+        future: Future[ChangeSet] = Future()
+
+        def step(db: Database) -> ChangeSet:
+            try:
+                more = bool(packing.pack_step(db)) or packing.give_back_free_pages(db)
+                if not more and not future.done():
+                    future.set_result(ChangeSet.empty())
+                elif more:
                     self.submit(step)
             except BaseException as exc:
                 if not future.done():

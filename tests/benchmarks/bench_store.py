@@ -10,8 +10,10 @@ Measures: ``ingest_entities_per_s`` (pages committed to the cache per second of 
 what a sync waits for), ``searchable_entities_per_s`` (until the search index holds
 everything too), ``index_lag_s`` (indexing still running after the last page committed),
 ``index_merge_s`` (merging the indexes into one b-tree each afterwards, which the writer
-does by itself once no write waits), ``parse_entities_per_s`` (JSON decoding and pydantic
-validation of the pages, done by the sync engine before the store sees them),
+does by itself once no write waits), ``pack_s`` (packing the stored JSON of the items
+written before the packing dictionary was trained, and giving back the pages packing and
+merging freed, also done by the writer by itself), ``parse_entities_per_s`` (JSON decoding
+and pydantic validation of the pages, done by the sync engine before the store sees them),
 ``search_p50_ms``/``search_p95_ms``/``search_max_ms`` over 200 mixed queries
 (:func:`benchmark_queries`: common and rare words, pairs, prefixes, exact titles and URLs)
 and 50 queries of the search language (:func:`operator_queries`: phrases, ``-word``,
@@ -101,9 +103,13 @@ def ingest(path: pathlib.Path, library: dict[str, Any]) -> dict[str, float]:
         writer.flush_index().result()
         lag = time.perf_counter() - last_page
         # What the writer does by itself in the quiet after a sync, done here at once so
-        # that the searches below neither compete with it nor read a half-merged index.
+        # that the searches below neither compete with it nor read a half-merged index:
+        # merging, then packing the rows written before the dictionary was trained and
+        # giving back the pages both freed.
         writer.merge_index().result()
         merge_s = time.perf_counter() - last_page - lag
+        writer.pack_now().result()
+        pack_s = time.perf_counter() - last_page - lag - merge_s
     finally:
         writer.close()
     return {
@@ -111,6 +117,7 @@ def ingest(path: pathlib.Path, library: dict[str, Any]) -> dict[str, float]:
         "searchable_entities_per_s": count / (store_s + lag),
         "index_lag_s": lag,
         "index_merge_s": merge_s,
+        "pack_s": pack_s,
         "parse_entities_per_s": count / parse_s,
     }
 

@@ -1,0 +1,239 @@
+"""Stored JSON packed with zstd: every item reads back the same, plain and packed rows live
+side by side, and a cache of the schema before packing is packed in place, surviving kill -9."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlite_utils import Database
+
+from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.store import CacheReader, StoreWriter
+from memex_desktop.store.extract import NESTED_KEYS
+from memex_desktop.store.packing import TRAIN_AFTER_ROWS, codec_of
+from memex_desktop.store.schema import SCHEMA_VERSION
+
+ITEMS = TRAIN_AFTER_ROWS + 300
+PAGE = 100
+
+
+def _odd_items() -> list[dict[str, Any]]:
+    """Items whose JSON only the json module writes, or that stretch what text can hold."""
+    return [
+        {"id": "odd-surrogate", "type": "note", "text": "half a pair \ud800 here"},
+        {"id": "odd-bigint", "type": "note", "text": "big", "count": 2**70},
+        {"id": "odd-unicode", "type": "note", "text": "Ünïcödé 漢字 🙂 zwnj\u200c end"},
+        {"id": "odd-nested", "type": "web", "title": "Nested", "meta": {"a": [1, {"b": None}]}},
+        {"id": "odd-empty", "type": "note", "text": ""},
+    ]
+
+
+@pytest.fixture(scope="module")
+def library_items() -> list[dict[str, Any]]:
+    generated = generate_library(ITEMS, seed=3, words_per_entity=60)["results"]
+    return [*generated, *_odd_items()]
+
+
+def _ingest(path: Path, items: list[dict[str, Any]]) -> None:
+    with StoreWriter(path) as writer:
+        for start in range(0, len(items), PAGE):
+            writer.ingest_json(items[start : start + PAGE]).result(60)
+        writer.flush_index().result(60)
+        writer.pack_now().result(60)
+
+
+def _raw_column_types(path: Path) -> dict[str, int]:
+    conn = sqlite3.connect(path)
+    try:
+        return dict(conn.execute("SELECT typeof(raw), count(*) FROM entity_raw GROUP BY 1"))
+    finally:
+        conn.close()
+
+
+def _every_item(path: Path) -> dict[str, Any]:
+    with CacheReader(path) as reader:
+        return {entity_id: reader.raw_json(entity_id) for entity_id in reader.all_ids()}
+
+
+def test_every_item_reads_back_the_same_once_packed(
+    tmp_path: Path, library_items: list[dict[str, Any]]
+) -> None:
+    path = tmp_path / "cache.db"
+    _ingest(path, library_items)
+    assert _raw_column_types(path) == {"blob": len(library_items)}
+    stored = _every_item(path)
+    expected = {
+        item["id"]: {key: value for key, value in item.items() if key not in NESTED_KEYS}
+        for item in library_items
+    }
+    assert stored == expected
+
+
+def test_plain_and_packed_rows_read_alike_and_search_alike(
+    tmp_path: Path, library_items: list[dict[str, Any]]
+) -> None:
+    path = tmp_path / "cache.db"
+    with StoreWriter(path) as writer:
+        # Too few items for a dictionary: stored as text, waiting to be packed.
+        writer.ingest_json(library_items[:PAGE]).result(60)
+        writer.flush_index().result(60)
+    assert _raw_column_types(path) == {"text": PAGE}
+    plain = _every_item(path)
+    sought = [item for item in library_items[:PAGE:9] if item.get("title")]
+    with CacheReader(path) as reader:
+        plain_hits = [_phrase_hits(reader, item) for item in sought]
+        plain_bounded = reader.entity_within(library_items[7]["id"], 300)
+    assert all(item["id"] in hits for item, hits in zip(sought, plain_hits, strict=True))
+    _ingest(path, library_items)
+    assert _raw_column_types(path) == {"blob": len(library_items)}
+    packed = _every_item(path)
+    assert {k: packed[k] for k in plain} == plain
+    with CacheReader(path) as reader:
+        assert [_phrase_hits(reader, item) for item in sought] == plain_hits
+        assert reader.entity_within(library_items[7]["id"], 300) == plain_bounded
+
+
+def _phrase_hits(reader: CacheReader, item: dict[str, Any]) -> list[str]:
+    return [hit.id for hit in reader.search(f'"{item["title"]}"', limit=50)]
+
+
+def test_items_not_yet_indexed_are_found_in_their_packed_json(
+    tmp_path: Path, library_items: list[dict[str, Any]]
+) -> None:
+    path = tmp_path / "cache.db"
+    _ingest(path, library_items)
+    target = next(item for item in library_items[10:] if item.get("title"))
+    conn = sqlite3.connect(path)
+    # Every row back in the index's backlog, which readers scan in the stored JSON.
+    conn.execute("INSERT INTO body_fts (body_fts) VALUES ('delete-all')")
+    conn.execute("INSERT INTO title_fts (title_fts) VALUES ('delete-all')")
+    conn.execute("INSERT OR IGNORE INTO fts_pending (rowid) SELECT rowid FROM entities")
+    conn.commit()
+    conn.close()
+    with CacheReader(path) as reader:
+        found = [hit.id for hit in reader.search(f'"{target["title"]}"', limit=50)]
+    assert target["id"] in found
+
+
+def test_a_new_cache_gives_back_the_pages_packing_frees(
+    tmp_path: Path, library_items: list[dict[str, Any]]
+) -> None:
+    path = tmp_path / "cache.db"
+    _ingest(path, library_items)
+    conn = sqlite3.connect(path)
+    try:
+        free = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
+        pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
+        (packed_bytes,) = conn.execute("SELECT sum(length(raw)) FROM entity_raw").fetchone()
+    finally:
+        conn.close()
+    # The first rows were written plain, then packed: their pages went back.
+    assert free < 1024
+    assert free < pages // 10
+    json_bytes = sum(len(json.dumps(item).encode()) for item in library_items)
+    assert packed_bytes < json_bytes / 2
+
+
+def _as_schema_5(path: Path) -> None:
+    """Turn a cache into one written before packing: plain JSON text, no packing tables."""
+    db = Database(sqlite3.connect(path))
+    codec = codec_of(db)
+    rows = db.execute("SELECT rowid, raw FROM entity_raw").fetchall()
+    plain = [(codec.text(raw).decode(), rowid) for rowid, raw in rows if isinstance(raw, bytes)]
+    db.conn.executemany("UPDATE entity_raw SET raw = ? WHERE rowid = ?", plain)
+    db.execute("DROP TABLE json_dictionaries")
+    db.execute("DROP TABLE pack_pending")
+    db.execute("PRAGMA user_version = 5")
+    db.conn.commit()
+    db.execute("PRAGMA journal_mode = DELETE")
+    db.execute("PRAGMA auto_vacuum = NONE")
+    db.execute("VACUUM")
+    db.close()
+
+
+_PACKING_CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from memex_desktop.store import packing
+    from memex_desktop.store.writer import StoreWriter
+    packing.PACK_BATCH_ROWS = 5  # many small transactions: kill -9 lands between two
+    writer = StoreWriter(sys.argv[1])
+    print("open", flush=True)
+    time.sleep(600)
+    """
+)
+
+
+def _pending(path: Path) -> int:
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return int(conn.execute("SELECT count(*) FROM pack_pending").fetchone()[0])
+    except sqlite3.OperationalError:
+        return -1  # not migrated yet
+    finally:
+        conn.close()
+
+
+def test_an_older_cache_is_packed_in_place_and_kill_9_midway_loses_nothing(
+    tmp_path: Path, library_items: list[dict[str, Any]]
+) -> None:
+    path = tmp_path / "cache.db"
+    _ingest(path, library_items)
+    _as_schema_5(path)
+    assert _raw_column_types(path) == {"text": len(library_items)}
+    before = _every_item_read_only(path)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _PACKING_CHILD, str(path)],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == b"open"
+        deadline = time.monotonic() + 60
+        while not 0 < _pending(path) < len(library_items) - 50:
+            assert time.monotonic() < deadline, "packing never started"
+            time.sleep(0.005)
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.wait(30)
+        if child.stdout is not None:
+            child.stdout.close()
+    kinds = _raw_column_types(path)
+    assert kinds.get("text", 0) > 0, kinds
+    assert kinds.get("blob", 0) > 0, kinds
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+    finally:
+        conn.close()
+    assert _every_item(path) == before  # half packed, every item reads the same
+    with StoreWriter(path) as writer:
+        writer.pack_now().result(60)
+    assert _raw_column_types(path) == {"blob": len(library_items)}
+    assert _pending(path) == 0
+    assert _every_item(path) == before
+
+
+def _every_item_read_only(path: Path) -> dict[str, Any]:
+    conn = sqlite3.connect(path)
+    try:
+        return {
+            entity_id: json.loads(raw)
+            for entity_id, raw in conn.execute(
+                "SELECT e.id, r.raw FROM entities e JOIN entity_raw r ON r.rowid = e.rowid"
+            )
+        }
+    finally:
+        conn.close()
