@@ -60,8 +60,7 @@ class _Item:
     attached_to: str | None = None
     nested: list[str] = field(default_factory=list)
     # Filled in by prepare_page: the stored JSON, its hash, what it links to, its columns.
-    raw: str = ""
-    # The same JSON as UTF-8, what is packed for storage.
+    # The JSON stored for it, as UTF-8.
     encoded: bytes = b""
     raw_hash: str = ""
     own: tuple[str | None, list[tuple[str, float | None]]] = (None, [])
@@ -244,8 +243,7 @@ def prepare_page(
         encoded = _encoded(item.data)
         item.raw_hash = hashlib.blake2b(encoded, digest_size=12).hexdigest()
         item.encoded = encoded
-        raw = item.raw = encoded.decode()
-        item.own = own_references(item.data, raw)
+        item.own = own_references(item.data, encoded.decode())
         item.moment = moment_of(item.data) if item.data.get("type") == "annotation" else None
         item.cols = columns(item.data, body=with_texts)
     return PreparedPage(items, list(tags), references or {})

@@ -27,7 +27,7 @@ import orjson
 import zstandard
 from sqlite_utils import Database
 
-from memex_desktop.store.errors import DatabaseCorruptError
+from memex_desktop.store.errors import DatabaseCorruptError, StoreBugError
 from memex_desktop.store.sql import IN_LIST, in_ids
 
 # A dictionary is trained once this many rows wait to be packed: fewer say too little about
@@ -71,10 +71,18 @@ class JsonCodec:
     """
 
     def __init__(self, db: Database) -> None:
-        self._db = db
+        # Weakly: the codec is the value of its database in a weak-keyed map, and a strong
+        # reference back would keep both (and the connection's page cache) alive forever.
+        self._db_ref = weakref.ref(db)
         self._decompressors: dict[int, zstandard.ZstdDecompressor] = {}
         self._compressor: zstandard.ZstdCompressor | None = None
         self._compressor_known = False
+
+    def _db(self) -> Database:
+        db = self._db_ref()
+        if db is None:
+            raise StoreBugError("the stored JSON was read after its connection was closed")
+        return db
 
     # ------------------------------------------------------------------ reading
 
@@ -104,9 +112,11 @@ class JsonCodec:
         if dict_id == 0:
             found = zstandard.ZstdDecompressor()
         else:
-            row = self._db.execute(
-                "SELECT dictionary FROM json_dictionaries WHERE dict_id = ?", [dict_id]
-            ).fetchone()
+            row = (
+                self._db()
+                .execute("SELECT dictionary FROM json_dictionaries WHERE dict_id = ?", [dict_id])
+                .fetchone()
+            )
             if row is None:
                 raise DatabaseCorruptError(f"the packing dictionary {dict_id} is missing")
             found = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(row[0]))
@@ -127,9 +137,13 @@ class JsonCodec:
 
     def _current_compressor(self) -> zstandard.ZstdCompressor | None:
         if not self._compressor_known:
-            row = self._db.execute(
-                "SELECT dictionary FROM json_dictionaries ORDER BY trained_at_ms DESC LIMIT 1"
-            ).fetchone()
+            row = (
+                self._db()
+                .execute(
+                    "SELECT dictionary FROM json_dictionaries ORDER BY trained_at_ms DESC LIMIT 1"
+                )
+                .fetchone()
+            )
             self._compressor = (
                 zstandard.ZstdCompressor(
                     level=LEVEL, dict_data=zstandard.ZstdCompressionDict(row[0])
@@ -145,7 +159,7 @@ class JsonCodec:
         trained = zstandard.train_dictionary(
             DICTIONARY_BYTES, samples, k=_COVER_K, d=_COVER_D, level=LEVEL
         )
-        self._db.execute(
+        self._db().execute(
             "INSERT OR REPLACE INTO json_dictionaries (dict_id, dictionary, trained_at_ms) "
             "VALUES (?, ?, ?)",
             [trained.dict_id(), trained.as_bytes(), int(time.time() * 1000)],
