@@ -395,38 +395,35 @@ class StoreWriter:
     def merge_index(self) -> Future[ChangeSet]:
         """Merge the search indexes fully now (else done in idle time after many rows were
         indexed), a step per transaction; resolves when nothing is left to merge."""
+
+        def merged(db: Database) -> bool:
+            if not ingest.merge_index_step(db, MERGE_STEP_PAGES):
+                return False
+            self._unmerged_rows = 0
+            self._vacuum_due = True
+            return True
+
+        return self._until_done(merged)
+
+    def pack_now(self) -> Future[ChangeSet]:
+        """Pack every stored JSON still plain and give back the pages that frees (else done
+        in idle time), a step per transaction; resolves when nothing is left to do."""
+        return self._until_done(
+            lambda db: not packing.pack_step(db) and not packing.give_back_free_pages(db)
+        )
+
+    def _until_done(self, step_done: Callable[[Database], bool]) -> Future[ChangeSet]:
+        """Run ``step_done`` as a task of its own again and again until it says it is done;
+        the future resolves then (or with the first error)."""
         future: Future[ChangeSet] = Future()
 
         def step(db: Database) -> ChangeSet:
             # A step may run twice (a group of tasks that failed is run again one by one).
             try:
-                if ingest.merge_index_step(db, MERGE_STEP_PAGES):
-                    self._unmerged_rows = 0
-                    self._vacuum_due = True
+                if step_done(db):
                     if not future.done():
                         future.set_result(ChangeSet.empty())
                 elif not future.done():
-                    self.submit(step)
-            except BaseException as exc:
-                if not future.done():
-                    future.set_exception(exc)
-                raise
-            return ChangeSet.empty()
-
-        self.submit(step)
-        return future
-
-    def pack_now(self) -> Future[ChangeSet]:
-        """Pack every stored JSON still plain and give back the pages that frees (else done
-        in idle time), a step per transaction; resolves when nothing is left to do."""
-        future: Future[ChangeSet] = Future()
-
-        def step(db: Database) -> ChangeSet:
-            try:
-                more = bool(packing.pack_step(db)) or packing.give_back_free_pages(db)
-                if not more and not future.done():
-                    future.set_result(ChangeSet.empty())
-                elif more:
                     self.submit(step)
             except BaseException as exc:
                 if not future.done():
