@@ -145,8 +145,11 @@ class JsonCodec:
                 .fetchone()
             )
             self._compressor = (
+                # A checksum (4 bytes a frame) so a damaged row is an error, not other JSON.
                 zstandard.ZstdCompressor(
-                    level=LEVEL, dict_data=zstandard.ZstdCompressionDict(row[0])
+                    level=LEVEL,
+                    dict_data=zstandard.ZstdCompressionDict(row[0]),
+                    write_checksum=True,
                 )
                 if row is not None
                 else None

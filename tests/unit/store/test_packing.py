@@ -19,6 +19,7 @@ from sqlite_utils import Database
 
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.store import CacheReader, StoreWriter
+from memex_desktop.store.errors import DatabaseCorruptError
 from memex_desktop.store.extract import NESTED_KEYS
 from memex_desktop.store.packing import TRAIN_AFTER_ROWS, codec_of
 from memex_desktop.store.schema import SCHEMA_VERSION
@@ -237,3 +238,31 @@ def _every_item_read_only(path: Path) -> dict[str, Any]:
         }
     finally:
         conn.close()
+
+
+def test_a_damaged_frame_or_a_missing_dictionary_is_a_damaged_cache(
+    tmp_path: Path, library_items: list[dict[str, Any]]
+) -> None:
+    path = tmp_path / "cache.db"
+    _ingest(path, library_items)
+    first, second = library_items[0]["id"], library_items[1]["id"]
+    conn = sqlite3.connect(path)
+    (raw,) = conn.execute(
+        "SELECT r.raw FROM entity_raw r JOIN entities e ON e.rowid = r.rowid WHERE e.id = ?",
+        [first],
+    ).fetchone()
+    damaged = raw[:12] + bytes(b ^ 0x5A for b in raw[12:40]) + raw[40:]
+    conn.execute(
+        "UPDATE entity_raw SET raw = ? WHERE rowid = (SELECT rowid FROM entities WHERE id = ?)",
+        [damaged, first],
+    )
+    conn.commit()
+    with CacheReader(path) as reader:
+        with pytest.raises(DatabaseCorruptError, match="cannot be unpacked"):
+            reader.raw_json(first)
+        assert reader.raw_json(second) is not None  # the other items still read
+    conn.execute("DELETE FROM json_dictionaries")
+    conn.commit()
+    conn.close()
+    with CacheReader(path) as reader, pytest.raises(DatabaseCorruptError, match="missing"):
+        reader.raw_json(second)
