@@ -260,6 +260,27 @@ def give_back_free_pages(db: Database) -> bool:
     return free > VACUUM_STEP_PAGES
 
 
+def rewrite_due(db: Database) -> bool:
+    """Whether the cache was made before packing (no incremental vacuum) and has nothing
+    left to pack. Packing small items in place frees room inside pages, not whole pages:
+    only rewriting the file gives that room back."""
+    conn: sqlite3.Connection = db.conn
+    if int(conn.execute("PRAGMA auto_vacuum").fetchone()[0]) != 0:
+        return False
+    return conn.execute("SELECT 1 FROM pack_pending LIMIT 1").fetchone() is None
+
+
+def rewrite_with_incremental_vacuum(db: Database) -> None:
+    """Rewrite the whole file without its free pages, with incremental vacuum from then on.
+
+    Once for a cache made before packing: it takes a while (about what copying the packed
+    cache takes) and, in WAL mode, room for a second copy until the next checkpoint; readers
+    go on meanwhile. SQLite makes it atomic, so a stop midway leaves the file as it was.
+    """
+    db.execute("PRAGMA auto_vacuum=INCREMENTAL")
+    db.execute("VACUUM")
+
+
 def queue_for_packing(db: Database, rowids: list[int]) -> None:
     """List rows just written as plain JSON for packing."""
     db.conn.execute(

@@ -151,8 +151,11 @@ class CacheReader:
         Mapped, the pages of the search indexes and the stored JSON are read in place rather
         than copied into SQLite's own cache first: the store benchmark's 250 searches on
         100,000 items took 13.7 and 13.5 ms at p95 of CPU against 14.7 and 15.6 ms (runs
-        alternated). Only this process's reads use the map; the writer never does, and
-        nothing here shrinks the file under it. SQLite maps at most 2 GB.
+        alternated). Only this process's reads use the map; the writer never does. The
+        writer does shrink the file (incremental vacuum, the one rewrite of a cache made
+        before packing), but SQLite cuts the file only at a checkpoint that copied every
+        frame, which no reader of an older snapshot lets happen, and a reader of the newest
+        one reads no page past its end. SQLite maps at most 2 GB.
         """
         db = Database(connect(self.path, read_only=True))
         db.execute(f"PRAGMA mmap_size={READER_MMAP_BYTES}")

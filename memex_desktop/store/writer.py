@@ -94,6 +94,8 @@ class StoreWriter:
         self._unmerged_rows = 0
         # Packing freed pages not yet given back to the file system (checked once at open).
         self._vacuum_due = True
+        # A cache made before packing, packed, to be rewritten (see _rewrite_if_due).
+        self._rewrite_due = False
         self._thread = threading.Thread(target=self._run, name="memex-store-writer", daemon=True)
         self._thread.start()
         self._opened.result()  # re-raises SchemaTooNewError and friends in the caller
@@ -131,6 +133,7 @@ class StoreWriter:
                 job = self._next_job(db, last_task)
             except queue.Empty:
                 self._run_task(db, self._idle_step, Future())
+                self._rewrite_if_due(db)
                 checkpointer.poke()
                 continue
             if job is None:
@@ -138,6 +141,7 @@ class StoreWriter:
                 return
             group, closing = self._waiting_tasks(job)
             self._run_group(db, group)
+            self._rewrite_if_due(db)
             if closing:
                 self._drain_index(db)
                 return
@@ -260,6 +264,19 @@ class StoreWriter:
             self._memo.clear()
         return ChangeSet.empty()
 
+    def _rewrite_if_due(self, db: Database) -> None:
+        """Rewrite a cache made before packing once its rows are packed (outside any
+        transaction): only a rewrite gives its free pages back, and makes later ones
+        incremental."""
+        if not self._rewrite_due:
+            return
+        self._rewrite_due = False
+        try:
+            packing.rewrite_with_incremental_vacuum(db)
+        except sqlite3.Error as exc:
+            # A full disk, most likely: the free pages are reused by later writes anyway.
+            _log.warning("could not rewrite %s to give back its free pages: %s", self.path, exc)
+
     def _space_work_due(self, db: Database) -> bool:
         """Whether rows wait to be packed or packing may have left free pages to give back."""
         return self._vacuum_due or packing.packing_due(db)
@@ -274,6 +291,7 @@ class StoreWriter:
             return ChangeSet.empty()
         if self._vacuum_due:
             self._vacuum_due = packing.give_back_free_pages(db)
+            self._rewrite_due = not self._vacuum_due and packing.rewrite_due(db)
             return ChangeSet.empty()
         if ingest.merge_index_step(db, MERGE_STEP_PAGES):
             self._unmerged_rows = 0
@@ -408,9 +426,14 @@ class StoreWriter:
     def pack_now(self) -> Future[ChangeSet]:
         """Pack every stored JSON still plain and give back the pages that frees (else done
         in idle time), a step per transaction; resolves when nothing is left to do."""
-        return self._until_done(
-            lambda db: not packing.pack_step(db) and not packing.give_back_free_pages(db)
-        )
+
+        def done(db: Database) -> bool:
+            if packing.pack_step(db) or packing.give_back_free_pages(db):
+                return False
+            self._rewrite_due = packing.rewrite_due(db)
+            return True
+
+        return self._until_done(done)
 
     def _until_done(self, step_done: Callable[[Database], bool]) -> Future[ChangeSet]:
         """Run ``step_done`` as a task of its own again and again until it says it is done;

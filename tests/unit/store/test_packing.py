@@ -167,7 +167,7 @@ _PACKING_CHILD = textwrap.dedent(
     import sys, time
     from memex_desktop.store import packing
     from memex_desktop.store.writer import StoreWriter
-    packing.PACK_BATCH_ROWS = 5  # many small transactions: kill -9 lands between two
+    packing.PACK_BATCH_ROWS = 2  # many small transactions: kill -9 lands between two
     writer = StoreWriter(sys.argv[1])
     print("open", flush=True)
     time.sleep(600)
@@ -220,11 +220,21 @@ def test_an_older_cache_is_packed_in_place_and_kill_9_midway_loses_nothing(
     finally:
         conn.close()
     assert _every_item(path) == before  # half packed, every item reads the same
+    plain_size = path.stat().st_size
     with StoreWriter(path) as writer:
         writer.pack_now().result(60)
     assert _raw_column_types(path) == {"blob": len(library_items)}
     assert _pending(path) == 0
     assert _every_item(path) == before
+    # Packed, the file was rewritten once without its free pages, incremental from then on.
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA auto_vacuum").fetchone() == (2,)
+        assert conn.execute("PRAGMA freelist_count").fetchone()[0] < 1024
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    finally:
+        conn.close()
+    assert path.stat().st_size < plain_size * 0.9
 
 
 def _every_item_read_only(path: Path) -> dict[str, Any]:
