@@ -13,10 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sqlite_utils import Database
-
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
-from memex_desktop.store.packing import codec_of
 
 # Strings this short are an item's identity and metadata, not its body: kept past the budget.
 KEEP_WHOLE_CHARS = 1000
@@ -265,16 +262,11 @@ class _BoundedParser:
         return text, end
 
 
-def read_bounded(db: Database, rowid: int, max_chars: int) -> BoundedEntity | None:
-    """The stored JSON of the entity at ``rowid`` within ``max_chars`` characters of text.
+def bounded_entity(raw: bytes, max_chars: int) -> BoundedEntity | None:
+    """An entity's stored JSON text within ``max_chars`` characters of text.
 
     An item within the budget is parsed as usual, a bigger one by :class:`_BoundedParser`.
     """
-    found = db.execute("SELECT raw FROM entity_raw WHERE rowid = ?", [rowid]).fetchone()
-    if found is None:
-        return None
-    text = codec_of(db).text(found[0])
-    raw = text.encode() if isinstance(text, str) else text
     stored = len(raw)
     if stored <= max_chars:  # its text cannot be longer than its JSON
         value, cut = json.loads(raw), False

@@ -18,7 +18,7 @@ from sqlite_utils import Database
 from memex_desktop.api.content import epoch_ms
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.api.plain_text import SNIPPET_WINDOW, plain_text, with_cited_titles
-from memex_desktop.store.bounded import BoundedEntity, read_bounded
+from memex_desktop.store.bounded import BoundedEntity, bounded_entity
 from memex_desktop.store.errors import StoreBugError, StoreError, translate
 from memex_desktop.store.extract import body_parts, body_text, columns, summary_text
 from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, Edge, bounded_neighbourhood
@@ -1021,17 +1021,11 @@ class CacheReader:
 
     def entity_within(self, entity_id: str, max_chars: int) -> BoundedEntity | None:
         """The entity's stored JSON with at most about ``max_chars`` characters of text."""
-        found = self._query(
-            "SELECT r.rowid FROM entities e JOIN entity_raw r ON r.rowid = e.rowid WHERE e.id = ?"
-            " OR e.id = (SELECT id FROM entity_aliases WHERE alias = ?) LIMIT 1",
-            [entity_id, entity_id],
-        )
-        if not found:
+        found = self._raw(entity_id)
+        if found is None:
             return None
-        try:
-            return read_bounded(self.db, int(found[0][0]), max_chars)
-        except sqlite3.Error as exc:
-            raise translate(exc, f"reading {self.path.name}") from exc
+        text = self._codec.text(found)
+        return bounded_entity(text.encode() if isinstance(text, str) else text, max_chars)
 
     def raw_json(self, entity_id: str) -> dict[str, Any] | None:
         """The stored raw JSON of one entity (nested annotations/references are rows)."""

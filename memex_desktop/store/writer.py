@@ -281,17 +281,24 @@ class StoreWriter:
         """Whether rows wait to be packed or packing may have left free pages to give back."""
         return self._vacuum_due or packing.packing_due(db)
 
+    def _space_step(self, db: Database) -> bool:
+        """Pack a batch of stored JSON, or else give back a step of the pages packing and
+        merging freed (and note whether the file wants its one rewrite); whether more is
+        left to do."""
+        if packing.pack_step(db):
+            self._vacuum_due = True
+            return True
+        self._vacuum_due = packing.give_back_free_pages(db)
+        self._rewrite_due = not self._vacuum_due and packing.rewrite_due(db)
+        return self._vacuum_due
+
     def _idle_step(self, db: Database) -> ChangeSet:
         """Work done while no write waits: the index backlog first, then packing stored
         JSON and giving back the pages it freed, then merging."""
         if self._backlog(db):
             return self._index_batch(db)
-        if packing.pack_step(db):
-            self._vacuum_due = True
-            return ChangeSet.empty()
-        if self._vacuum_due:
-            self._vacuum_due = packing.give_back_free_pages(db)
-            self._rewrite_due = not self._vacuum_due and packing.rewrite_due(db)
+        if self._space_work_due(db):
+            self._space_step(db)
             return ChangeSet.empty()
         if ingest.merge_index_step(db, MERGE_STEP_PAGES):
             self._unmerged_rows = 0
@@ -426,14 +433,7 @@ class StoreWriter:
     def pack_now(self) -> Future[ChangeSet]:
         """Pack every stored JSON still plain and give back the pages that frees (else done
         in idle time), a step per transaction; resolves when nothing is left to do."""
-
-        def done(db: Database) -> bool:
-            if packing.pack_step(db) or packing.give_back_free_pages(db):
-                return False
-            self._rewrite_due = packing.rewrite_due(db)
-            return True
-
-        return self._until_done(done)
+        return self._until_done(lambda db: not self._space_step(db))
 
     def _until_done(self, step_done: Callable[[Database], bool]) -> Future[ChangeSet]:
         """Run ``step_done`` as a task of its own again and again until it says it is done;

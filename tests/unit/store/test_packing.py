@@ -53,12 +53,17 @@ def _ingest(path: Path, items: list[dict[str, Any]]) -> None:
         writer.pack_now().result(60)
 
 
-def _raw_column_types(path: Path) -> dict[str, int]:
-    conn = sqlite3.connect(path)
+def _rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
+    """The rows of ``sql`` read through a read-only connection of its own."""
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        return dict(conn.execute("SELECT typeof(raw), count(*) FROM entity_raw GROUP BY 1"))
+        return conn.execute(sql).fetchall()
     finally:
         conn.close()
+
+
+def _raw_column_types(path: Path) -> dict[str, int]:
+    return dict(_rows(path, "SELECT typeof(raw), count(*) FROM entity_raw GROUP BY 1"))
 
 
 def _every_item(path: Path) -> dict[str, Any]:
@@ -176,13 +181,10 @@ _PACKING_CHILD = textwrap.dedent(
 
 
 def _pending(path: Path) -> int:
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        return int(conn.execute("SELECT count(*) FROM pack_pending").fetchone()[0])
+        return int(_rows(path, "SELECT count(*) FROM pack_pending")[0][0])
     except sqlite3.OperationalError:
         return -1  # not migrated yet
-    finally:
-        conn.close()
 
 
 def test_an_older_cache_is_packed_in_place_and_kill_9_midway_loses_nothing(
@@ -238,16 +240,8 @@ def test_an_older_cache_is_packed_in_place_and_kill_9_midway_loses_nothing(
 
 
 def _every_item_read_only(path: Path) -> dict[str, Any]:
-    conn = sqlite3.connect(path)
-    try:
-        return {
-            entity_id: json.loads(raw)
-            for entity_id, raw in conn.execute(
-                "SELECT e.id, r.raw FROM entities e JOIN entity_raw r ON r.rowid = e.rowid"
-            )
-        }
-    finally:
-        conn.close()
+    sql = "SELECT e.id, r.raw FROM entities e JOIN entity_raw r ON r.rowid = e.rowid"
+    return {entity_id: json.loads(raw) for entity_id, raw in _rows(path, sql)}
 
 
 def test_a_damaged_frame_or_a_missing_dictionary_is_a_damaged_cache(
