@@ -222,7 +222,12 @@ def build_parser() -> argparse.ArgumentParser:
     cmd = command("emulator", cmd_emulator, "run a Memex-compatible API server on loopback")
     cmd.add_argument("--host", default="127.0.0.1")
     cmd.add_argument("--port", type=int, default=8787)
-    cmd.add_argument("--library", type=Path, metavar="FILE", help="library file (JSON)")
+    cmd.add_argument(
+        "--library",
+        type=Path,
+        metavar="FILE",
+        help="library file: JSON, or JSON Lines (.jsonl) read as a stream",
+    )
     cmd.add_argument(
         "--generate",
         type=_positive_int,

@@ -6,16 +6,18 @@ folder."""
 from __future__ import annotations
 
 import hashlib
-import json
+import itertools
 import os
 import sys
 import time
+from collections.abc import Generator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
-from memex_desktop.emulator.synthetic import generate_library, write_library
+from memex_desktop.emulator.library import JsonObject, LibraryLine, read_library_lines
+from memex_desktop.emulator.synthetic import library_object, write_generated_library
 
 BENCH_CACHE_ENV = "MEMEX_BENCH_CACHE"
 
@@ -37,32 +39,46 @@ def _generator_digest() -> str:
 
 @dataclass(frozen=True)
 class PreparedLibrary:
-    """A generated library file, and how it was had: generated now, or found from before."""
+    """A generated library file in JSON Lines, and how it was had: generated now, or found
+    from before. Read it as a stream: at a million items it does not fit in memory."""
 
     path: Path
     entities: int
     seconds: float
     reused: bool
 
-    def load(self) -> dict[str, Any]:
-        """The library, decoded."""
-        with self.path.open(encoding="utf-8") as handle:
-            library: dict[str, Any] = json.load(handle)
-        return library
+    def extras(self) -> JsonObject:
+        """The library's tags, views, feeds and plans."""
+        return read_library_lines(self.path)[0]
+
+    def pairs(self) -> Generator[LibraryLine, None, None]:
+        """Every entity in order, with its references entry when it has one."""
+        return read_library_lines(self.path)[1]
+
+    def first(self, count: int) -> list[JsonObject]:
+        """The first ``count`` entities (what benchmark queries are drawn from)."""
+        pairs = self.pairs()
+        try:
+            return [entity for entity, _ in itertools.islice(pairs, count)]
+        finally:
+            pairs.close()
+
+    def load(self) -> JsonObject:
+        """The whole library as one object, as :func:`generate_library` returns it (small
+        libraries only)."""
+        return library_object(self.pairs(), self.extras())
 
 
 def prepared_library(
     entities: int, *, seed: int, words_per_entity: int = 1000, log: TextIO | None = sys.stderr
 ) -> PreparedLibrary:
     """The file of ``generate_library(entities, seed, words_per_entity)``, generated only once."""
-    name = f"library-{entities}-s{seed}-w{words_per_entity}-{_generator_digest()}.json"
+    name = f"library-{entities}-s{seed}-w{words_per_entity}-{_generator_digest()}.jsonl"
     path = bench_cache_dir() / name
     started = time.perf_counter()
     if path.is_file():
         return PreparedLibrary(path, entities, time.perf_counter() - started, reused=True)
-    library = generate_library(entities, seed=seed, words_per_entity=words_per_entity)
-    write_library(path, library)
-    del library
+    write_generated_library(path, entities, seed=seed, words_per_entity=words_per_entity)
     seconds = time.perf_counter() - started
     if log is not None:
         print(f"bench: generated {entities} items into {path} in {seconds:.1f} s", file=log)

@@ -12,7 +12,9 @@ rest models the server on purpose and may differ from the client: the service's 
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Generator, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,11 @@ from memex_desktop.api.content import message_text as content_message_text
 from memex_desktop.api.content import rich_text, rich_text_references
 
 JsonObject = dict[str, Any]
+
+# An entity of a library and its ``referencesByResultId`` entry, if it has one.
+LibraryLine = tuple[JsonObject, JsonObject | None]
+# The suffix of a library file in JSON Lines, read as a stream (:func:`read_library_lines`).
+LIBRARY_LINES_SUFFIX = ".jsonl"
 
 # Content types the service validates ``contentTypes`` against (research §9.1).
 SUPPORTED_CONTENT_TYPES: tuple[str, ...] = (
@@ -82,6 +89,55 @@ def load_library_file(path: Path) -> JsonObject:
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a library file must hold a JSON object")
     return data
+
+
+def is_library_lines(path: Path) -> bool:
+    """Whether ``path`` names a library in JSON Lines (see :func:`read_library_lines`)."""
+    return path.suffix == LIBRARY_LINES_SUFFIX
+
+
+def read_library_lines(path: Path) -> tuple[JsonObject, Generator[LibraryLine, None, None]]:
+    """A library in JSON Lines: its tags, views, feeds and plans, and its entities one by one.
+
+    The first line is the library object without entities; every other line is
+    ``{"entity": {...}, "references": {...}}`` (``references`` is the entity's
+    ``referencesByResultId`` entry, left out when it has none). A library of a million items
+    is several gigabytes of JSON: read this way it never has to be in memory at once.
+    """
+    with path.open("r", encoding="utf-8") as handle:
+        extras = json.loads(handle.readline() or "{}")
+    if not isinstance(extras, dict):
+        raise ValueError(f"{path}: the first line of a library must be a JSON object")
+    return extras, _library_line_entities(path)
+
+
+def _library_line_entities(path: Path) -> Generator[LibraryLine, None, None]:
+    """The entity lines of a library in JSON Lines (the file is opened on the first one)."""
+    with path.open("r", encoding="utf-8") as handle:
+        handle.readline()
+        for number, line in enumerate(handle, start=2):
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            entity = record.get("entity") if isinstance(record, dict) else None
+            if not isinstance(entity, dict):
+                raise ValueError(f"{path}:{number}: a library line must hold an entity")
+            refs = record.get("references")
+            yield entity, refs if isinstance(refs, dict) else None
+
+
+def write_library_lines(path: Path, extras: JsonObject, entities: Iterable[LibraryLine]) -> Path:
+    """Write a library in JSON Lines atomically (a temporary file renamed over ``path``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    with temporary.open("w", encoding="utf-8") as handle:
+        handle.write(encode(extras) + "\n")
+        for entity, refs in entities:
+            record = {"entity": entity} if refs is None else {"entity": entity, "references": refs}
+            handle.write(encode(record) + "\n")
+    os.replace(temporary, path)
+    return path
 
 
 def now_ms() -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +20,10 @@ from memex_desktop.emulator.library import (
     SEARCH_DECORATIONS,
     JsonObject,
     derive_references,
+    is_library_lines,
     load_library_file,
     now_ms,
+    read_library_lines,
     url_host,
 )
 from memex_desktop.emulator.oauth import OAuthServer
@@ -95,15 +97,28 @@ class EmulatorState:
         self.processing_delay_s = config.processing_delay_s
         self.requests: list[RequestRecord] = []
         self.processing_requests: dict[str, str] = {}
-        library = config.library
-        if library is None and config.library_path is not None:
+        if config.library is None and config.library_path is not None:
+            if is_library_lines(config.library_path):
+                extras, pairs = read_library_lines(config.library_path)
+                self._load_extras(extras)
+                self._load_entities(pairs)
+                return
             library = load_library_file(config.library_path)
-        self._load(library or {})
+        else:
+            library = config.library or {}
+        self._load_extras(library)
+        entities = _flatten_entities(library)
+        given_refs = library.get("referencesByResultId")
+        given_refs = given_refs if isinstance(given_refs, dict) else {}
+        self._load_entities(
+            ((entity, given_refs.get(entity["id"])) for entity in entities),
+            {str(entity["id"]): str(entity["type"]) for entity in entities},
+        )
 
     # ----------------------------------------------------------------------------- loading
 
-    def _load(self, library: JsonObject) -> None:
-        """Fill the store from a library object (raw search shape plus views/feeds/plans)."""
+    def _load_extras(self, library: JsonObject) -> None:
+        """Take a library's tags, feeds, views and plans (everything but its entities)."""
         for tag in library.get("referencedTags") or []:
             if isinstance(tag, dict) and isinstance(tag.get("id"), str):
                 self.tags[tag["id"]] = tag
@@ -121,17 +136,30 @@ class EmulatorState:
         if isinstance(plans, dict):
             AvailablePlansOutput.model_validate(plans)
             self.plans = plans
-        entities = _flatten_entities(library)
-        types = {str(entity["id"]): str(entity["type"]) for entity in entities}
-        given_refs = library.get("referencesByResultId")
-        given_refs = given_refs if isinstance(given_refs, dict) else {}
+
+    def _load_entities(
+        self, given: Iterable[tuple[JsonObject, Any]], all_types: dict[str, str] | None = None
+    ) -> None:
+        """Store ``(entity, references entry or None)`` pairs, the first of an id winning.
+
+        An entity without a references entry has one derived, which tells a reply by the type
+        of its parent: from ``all_types`` (every entity's type by id) when given, else from
+        the entities stored before it, as in a streamed library that lists a note after what
+        it answers.
+        """
+        types: dict[str, str] = {}
+        known = types if all_types is None else all_types
 
         def pairs() -> Iterator[tuple[JsonObject, JsonObject]]:
-            for entity in entities:
-                refs = given_refs.get(entity["id"])
-                if not isinstance(refs, dict):
-                    refs = derive_references(entity, types)
-                yield entity, refs
+            for entity, refs in given:
+                entity_id, kind = entity.get("id"), entity.get("type")
+                if not isinstance(entity_id, str) or not isinstance(kind, str):
+                    continue
+                if entity_id in types:
+                    continue
+                types[entity_id] = kind
+                entity = _storable(entity)
+                yield entity, refs if isinstance(refs, dict) else derive_references(entity, known)
 
         with self.lock:
             self.db.bulk_load(pairs())

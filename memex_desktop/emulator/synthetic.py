@@ -24,10 +24,12 @@ import math
 import os
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from memex_desktop.emulator.library import write_library_lines
 
 JsonObject = dict[str, Any]
 
@@ -245,7 +247,7 @@ def _paragraphs(words: list[str], rng: random.Random, low: int = 40, high: int =
 # --------------------------------------------------------------------------- library
 
 
-@dataclass
+@dataclass(slots=True)
 class _Entity:
     """What later entities need to know about an earlier one."""
 
@@ -267,7 +269,7 @@ class _Generator:
         self.meta_rng = random.Random(f"meta:{seed}")
         self.text_rng = random.Random(f"text:{seed}")
         self.tag_rng = random.Random(f"tags:{seed}")
-        self.results: list[JsonObject] = []
+        # The references entry of the entity being built (taken by :meth:`entities`).
         self.references: dict[str, JsonObject] = {}
         self.known: list[_Entity] = []
         self.items: list[_Entity] = []  # content that notes and highlights attach to
@@ -682,8 +684,12 @@ class _Generator:
         builder = builders.get(kind)
         return builder(index) if builder else self._unknown(index, kind)
 
-    def build(self) -> JsonObject:
-        """Generate every entity, then the library's tags, views, feeds and plans."""
+    def entities(self) -> Iterator[tuple[JsonObject, JsonObject | None]]:
+        """Every entity in order, each with its ``referencesByResultId`` entry if it has one.
+
+        Nothing generated is kept but the few facts later entities draw on (:class:`_Entity`),
+        so a library of a million items streams in the memory of those facts alone.
+        """
         kinds = list(_TYPE_WEIGHTS)
         cum = list(itertools.accumulate(_TYPE_WEIGHTS.values()))
         for index in range(self.count):
@@ -692,31 +698,32 @@ class _Generator:
             else:
                 kind = self.meta_rng.choices(kinds, cum_weights=cum)[0]
             entity = self._one(index, kind)
+            refs = self.references.pop(entity["id"], None)
             tag_ids = self._tag_ids()
             if tag_ids:
                 entity["tag_ids"] = tag_ids
-                refs = self.references.setdefault(
-                    entity["id"], {"contentEntityIds": [], "tagIds": []}
-                )
+                refs = refs or {"contentEntityIds": [], "tagIds": []}
                 refs["tagIds"] = tag_ids
-            self.results.append(entity)
             record = _Entity(entity["id"], entity["type"], entity["created_at"])
             self.known.append(record)
             if entity["type"] not in ("annotation", "selector"):
                 self.items.append(record)
             if entity["type"] == "twitter":
                 self.tweets.append(record)
+            yield entity, refs
+
+    def extras(self) -> JsonObject:
+        """The library's tags, views, feeds and plans: everything but its entities."""
         return {
-            "results": self.results,
-            "extraEntities": [],
-            "referencesByResultId": self.references,
-            "referencedEntities": [],
             "referencedTags": self.tags,
-            "meta": _meta(len(self.results)),
             "views": self._views(),
             "feeds": self._feeds(),
             "plans": available_plans(),
         }
+
+    def build(self) -> JsonObject:
+        """Generate every entity, then the library's tags, views, feeds and plans."""
+        return library_object(self.entities(), self.extras())
 
     def _views(self) -> list[JsonObject]:
         """Two saved views: videos in the last year, and a popular tag's items by a common word."""
@@ -758,7 +765,30 @@ class _Generator:
         return feeds
 
 
-def _meta(count: int) -> JsonObject:
+def library_object(
+    pairs: Iterable[tuple[JsonObject, JsonObject | None]], extras: JsonObject
+) -> JsonObject:
+    """One library object in the raw search shape of ``(entity, references)`` pairs and the
+    library's tags, views, feeds and plans."""
+    results: list[JsonObject] = []
+    references: dict[str, JsonObject] = {}
+    for entity, refs in pairs:
+        results.append(entity)
+        if refs is not None:
+            references[entity["id"]] = refs
+    rest = dict(extras)
+    return {
+        "results": results,
+        "extraEntities": [],
+        "referencesByResultId": references,
+        "referencedEntities": [],
+        "referencedTags": rest.pop("referencedTags", []),
+        "meta": library_meta(len(results)),
+        **rest,
+    }
+
+
+def library_meta(count: int) -> JsonObject:
     """A ``SearchMeta`` describing the whole library as one page."""
     return {
         "offset": 0,
@@ -901,11 +931,26 @@ def generate_library(entities: int, seed: int = 0, words_per_entity: int = 1000)
         The library as a JSON-ready dict in the raw search response shape, with ``views``,
         ``feeds`` and ``plans`` besides.
     """
+    return _generator(entities, seed, words_per_entity).build()
+
+
+def write_generated_library(
+    path: Path | str, entities: int, seed: int = 0, words_per_entity: int = 1000
+) -> Path:
+    """The library of :func:`generate_library` written as it is generated, in JSON Lines
+    (:func:`~memex_desktop.emulator.library.read_library_lines`), so that no more than one
+    entity of it is ever in memory: a million items is about 7.5 GB of JSON."""
+    generator = _generator(entities, seed, words_per_entity)
+    return write_library_lines(Path(path), generator.extras(), generator.entities())
+
+
+def _generator(entities: int, seed: int, words_per_entity: int) -> _Generator:
+    """The generator of one library, its arguments checked."""
     if entities < 0:
         raise ValueError("entities must be >= 0")
     if words_per_entity < 1:
         raise ValueError("words_per_entity must be >= 1")
-    return _Generator(entities, seed, words_per_entity).build()
+    return _Generator(entities, seed, words_per_entity)
 
 
 def write_library(path: Path | str, library: JsonObject) -> Path:

@@ -24,6 +24,7 @@ on two cores.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import pathlib
@@ -117,18 +118,20 @@ def build_cache(data_dir: pathlib.Path, entities: int) -> int:
     """Write a synthetic library of ``entities`` items into data_dir/cache.db; rows written."""
     from memex_desktop import paths
 
-    library = prepared_library(entities, seed=3, words_per_entity=40).load()
-    results = library["results"]
+    prepared = prepared_library(entities, seed=3, words_per_entity=40)
+    tags = prepared.extras()["referencedTags"]
     data_dir.mkdir(parents=True, exist_ok=True)
     writer = StoreWriter(paths.cache_db_path(data_dir))
+    written = 0
     try:
-        for start in range(0, len(results), BATCH):
-            tags = library["referencedTags"] if start == 0 else []
-            writer.ingest_json(results[start : start + BATCH], tags=tags).result()
+        entities_of = (entity for entity, _ in prepared.pairs())
+        while batch := list(itertools.islice(entities_of, BATCH)):
+            writer.ingest_json(batch, tags=tags if written == 0 else []).result()
+            written += len(batch)
         writer.flush_index().result()
     finally:
         writer.close()
-    return len(results)
+    return written
 
 
 def _first_paints(argv: list[str], workdir: pathlib.Path) -> list[list[float]]:
