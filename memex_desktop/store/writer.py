@@ -38,6 +38,9 @@ INLINE_INDEX_ROWS = 50
 # Small enough (a few tens of milliseconds) that a page arriving meanwhile barely waits.
 INDEX_BATCH_ROWS = 40
 INDEX_AFTER_IDLE_S = 0.02
+# Rows flush_index indexes per transaction: a few hundred milliseconds of work, whose pages
+# the checkpointer copies out of the WAL while the next batch runs.
+FLUSH_BATCH_ROWS = 1000
 # After this many rows were indexed, the indexes are merged once writes have stopped for
 # MERGE_AFTER_IDLE_S, a step of MERGE_STEP_PAGES pages (a few tens of milliseconds) at a
 # time. Not in the gaps between a sync's pages: each merge leaves one large b-tree that the
@@ -407,15 +410,22 @@ class StoreWriter:
         return self.submit(lambda db: ingest.set_sync_state(db, key, value))
 
     def flush_index(self) -> Future[ChangeSet]:
-        """Index every queued text now; resolves when search sees everything written so far."""
+        """Index every queued text now, FLUSH_BATCH_ROWS per transaction; resolves when
+        search sees everything written so far.
 
-        def flush(db: Database) -> ChangeSet:
-            while indexed := ingest.index_pending(db, INDEX_BATCH_ROWS * 5, self._memo):
-                self._unmerged_rows += indexed
-            self._memo.clear()
-            return ChangeSet.empty()
+        One transaction for the whole backlog kept every indexed page in the WAL until the
+        end: after a million items, gigabytes of it, and nothing searchable before the end.
+        """
 
-        return self.submit(flush)
+        def flushed(db: Database) -> bool:
+            indexed = ingest.index_pending(db, FLUSH_BATCH_ROWS, self._memo)
+            self._unmerged_rows += indexed
+            if indexed < FLUSH_BATCH_ROWS and not self._backlog(db):
+                self._memo.clear()
+                return True
+            return False
+
+        return self._until_done(flushed)
 
     def merge_index(self) -> Future[ChangeSet]:
         """Merge the search indexes fully now (else done in idle time after many rows were
