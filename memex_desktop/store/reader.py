@@ -1051,13 +1051,25 @@ class CacheReader:
         ]
 
     def counts_by_type(self) -> dict[str, int]:
-        """How many live (not deleted upstream) entities of each type are cached."""
-        return dict(
+        """How many live (not deleted upstream) entities of each type are cached.
+
+        Every entity by type, counted in the (type, created_at) index alone, minus the few
+        deleted ones through their partial index: counting the live ones directly read every
+        row of the table, 159 ms at 100,000 items against 14 ms, and a million items' rows
+        (gigabytes, mapped into the window's memory) on the window's first open.
+        """
+        counts = dict(
             self._query(
-                "SELECT type, count(*) FROM entities WHERE deleted_upstream_at IS NULL "
-                "GROUP BY type ORDER BY type LIMIT 1000"
+                "SELECT type, count(*) FROM entities GROUP BY type ORDER BY type LIMIT 1000"
             )
         )
+        for kind, deleted in self._query(
+            "SELECT type, count(*) FROM entities INDEXED BY entities_deleted "
+            "WHERE deleted_upstream_at IS NOT NULL GROUP BY type"
+        ):
+            if kind in counts:
+                counts[kind] -= deleted
+        return {kind: count for kind, count in counts.items() if count > 0}
 
     def count_deleted_upstream(self, limit: int = 100_000) -> int:
         """How many entities :meth:`deleted_upstream` lists with the same ``limit``."""

@@ -156,10 +156,13 @@ class SidebarModel(QStandardItemModel):
                 item.setEditable(False)
                 item.setData(scope, self.ScopeRole)
                 item.setData(text, Qt.ItemDataRole.AccessibleTextRole)
-                parent.insertRow(min(position, parent.rowCount()), [item])
-                existing = {
-                    parent.child(r).data(self.ScopeRole).key: r for r in range(parent.rowCount())
-                }
+                at = min(position, parent.rowCount())
+                parent.insertRow(at, [item])
+                # The rows after it moved down by one. Reading every row back from the model
+                # after each insertion cost a second for a library of 300 tags.
+                if at < len(existing):
+                    existing = {k: r + 1 if r >= at else r for k, r in existing.items()}
+                existing[scope.key] = at
             else:
                 item = parent.child(found)
                 if item.text() != text:

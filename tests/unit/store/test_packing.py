@@ -18,10 +18,9 @@ import pytest
 from sqlite_utils import Database
 
 from memex_desktop.emulator.synthetic import generate_library
-from memex_desktop.store import CacheReader, StoreWriter
+from memex_desktop.store import CacheReader, StoreWriter, packing
 from memex_desktop.store.errors import DatabaseCorruptError
 from memex_desktop.store.extract import NESTED_KEYS
-from memex_desktop.store import packing
 from memex_desktop.store.packing import TRAIN_AFTER_ROWS, codec_of
 from memex_desktop.store.schema import SCHEMA_VERSION
 

@@ -105,3 +105,24 @@ def test_json_without_a_utf8_or_64_bit_form_is_kept_exactly(
     assert reader.raw_json("odd") == odd
     assert reader.raw_json("plain") == plain
     assert not writer.ingest_json([odd, plain]).result()  # same JSON, same hash: no change
+
+
+def test_counts_by_type_leave_out_items_deleted_upstream(
+    writer: StoreWriter, reader: CacheReader
+) -> None:
+    library = generate_library(300, seed=3, words_per_entity=20)
+    for start in range(0, 300, 100):
+        writer.ingest_search_page(_library_page(library, start, 100)).result()
+    counted = {}
+    for entity in library["results"]:
+        counted[entity["type"]] = counted.get(entity["type"], 0) + 1
+    assert reader.counts_by_type() == counted
+    tweets = [e["id"] for e in library["results"] if e["type"] == "twitter"]
+    every_pdf = [e["id"] for e in library["results"] if e["type"] == "pdf"]
+    writer.mark_deleted_upstream([tweets[0], *every_pdf]).result()
+    after = reader.counts_by_type()
+    assert after["twitter"] == counted["twitter"] - 1
+    assert "pdf" not in after  # a type with nothing live left is not listed
+    assert {kind: n for kind, n in after.items() if kind != "twitter"} == {
+        kind: n for kind, n in counted.items() if kind not in ("twitter", "pdf")
+    }
