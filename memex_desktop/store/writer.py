@@ -447,25 +447,42 @@ class StoreWriter:
 
     def _until_done(self, step_done: Callable[[Database], bool]) -> Future[ChangeSet]:
         """Run ``step_done`` as a task of its own again and again until it says it is done;
-        the future resolves then (or with the first error)."""
+        the future resolves then (or with the first error).
+
+        It resolves from one more task queued after the last step: tasks run one after the
+        other, so by then the last step's transaction has committed and a reader told the
+        work is done sees it. Resolved inside the step itself, it came before that commit.
+        """
         future: Future[ChangeSet] = Future()
+
+        def settle(db: Database) -> ChangeSet:
+            if not future.done():
+                future.set_result(ChangeSet.empty())
+            return ChangeSet.empty()
 
         def step(db: Database) -> ChangeSet:
             # A step may run twice (a group of tasks that failed is run again one by one).
             try:
-                if step_done(db):
-                    if not future.done():
-                        future.set_result(ChangeSet.empty())
-                elif not future.done():
-                    self.submit(step)
+                done = step_done(db)
             except BaseException as exc:
                 if not future.done():
                     future.set_exception(exc)
                 raise
+            self._queue_follow_up(settle if done else step, future)
             return ChangeSet.empty()
 
         self.submit(step)
         return future
+
+    def _queue_follow_up(self, task: WriteTask, future: Future[ChangeSet]) -> None:
+        """Queue the next task of :meth:`_until_done`, or fail its future if the writer is
+        closing (a task queued behind the close would never run)."""
+        with self._lock:
+            if not self._closed:
+                self._tasks.put((task, Future()))
+                return
+        if not future.done():
+            future.set_exception(StoreError("the store writer is closed"))
 
     def close(self) -> None:
         """Finish queued tasks and the search index backlog, then close the connection."""
