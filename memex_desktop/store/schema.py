@@ -273,6 +273,15 @@ def _migrate_v6(db: Database) -> None:
     db.execute("INSERT INTO pack_pending (rowid) SELECT rowid FROM entity_raw")
 
 
+def _migrate_v7(db: Database) -> None:
+    """The created_at index also holds each row's id, so that listing the newest items
+    reads the index alone. Looking every row up in the table for its id made the window's
+    first listing (100,000 items) touch the whole table: 0.34 s and 64 MB of mapped pages
+    at 100,000 items against 0.08 s and 7 MB, and hundreds of megabytes at a million."""
+    db.execute("DROP INDEX entities_created")
+    db.execute("CREATE INDEX entities_created ON entities(created_at, rowid, id)")
+
+
 # Append-only: migration N brings a file from user_version N-1 to N.
 MIGRATIONS: list[Callable[[Database], None]] = [
     _migrate_v1,
@@ -281,6 +290,7 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     _migrate_v4,
     _migrate_v5,
     _migrate_v6,
+    _migrate_v7,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -80,3 +80,33 @@ def _limit_pages(db: object) -> object:
     pages = db.execute("PRAGMA page_count").fetchone()[0]  # type: ignore[attr-defined]
     db.execute(f"PRAGMA max_page_count = {pages + 40}")  # type: ignore[attr-defined]
     return ChangeSet.empty()
+
+
+def test_the_newest_first_listing_reads_the_created_index_alone(tmp_path: Path) -> None:
+    """Version 7: a cache of version 6 gets the created_at index holding ids, and listing
+    the newest items no longer looks each row up in the table."""
+    from memex_desktop.emulator.synthetic import generate_library
+
+    path = tmp_path / "cache.db"
+    items = generate_library(120, seed=4, words_per_entity=10)["results"]
+    with StoreWriter(path) as writer:
+        writer.ingest_json(items).result()
+    conn = sqlite3.connect(path)
+    conn.execute("DROP INDEX entities_created")
+    conn.execute("CREATE INDEX entities_created ON entities(created_at)")
+    conn.execute("PRAGMA user_version = 6")
+    conn.commit()
+    conn.close()
+    with CacheReader(path) as reader:
+        before = reader.search_ids("", limit=1000)
+    with StoreWriter(path):
+        pass
+    with CacheReader(path) as reader:
+        listed = reader.search_ids("", limit=1000)
+        plan = reader.db.execute(
+            "EXPLAIN QUERY PLAN SELECT e.id FROM entities e "
+            "ORDER BY e.created_at DESC, e.rowid DESC LIMIT 5"
+        ).fetchall()
+    assert len(listed) > 60
+    assert listed == before
+    assert "COVERING INDEX entities_created" in plan[-1][-1]
