@@ -432,10 +432,11 @@ class EntityDatabase:
         return [str(row[0]) for row in self._connection.execute("SELECT id FROM entities")]
 
     def types(self) -> set[str]:
-        """Every content type present."""
-        return {
-            str(row[0]) for row in self._connection.execute("SELECT DISTINCT type FROM entities")
-        }
+        """Every content type stored so far (a type whose items were all deleted stays: a
+        filter by it matches nothing). Kept as items are stored: every search asks, and
+        reading it from the table cost a scan of the whole library per request, a fifth of
+        the emulator's time when serving a million items."""
+        return set(self._types)
 
     def ensure_fts(self) -> None:
         """Build the full-text index of ready entities on first need."""
