@@ -463,7 +463,13 @@ class SearchController(QObject):
     # -- what searches can be narrowed by ------------------------------------------------------
 
     def refresh_filters(self) -> None:
-        """Offer the cached types and tags in the search filters (read now, at start-up)."""
+        """Offer the cached types and tags in the search filters, at start-up: those the
+        sidebar has just read, else read now. Reading them again doubled the counting the
+        window does before its first paint, which grows with the library."""
+        snapshot = self._sidebar.snapshot
+        if snapshot is not None:
+            self._apply_filter_choices(list(snapshot.counts), snapshot.tags)
+            return
         try:
             types = list(self._reader.counts_by_type())
             tags = self._reader.tags(limit=FILTER_TAGS)

@@ -235,6 +235,8 @@ class Sidebar(QTreeView):
         self.setObjectName("sidebar")
         self.setAccessibleName("Library sidebar")
         self._reader = reader
+        # What the sidebar shows now (None until the first read).
+        self.snapshot: SidebarSnapshot | None = None
         self.sidebar_model = SidebarModel(self)
         self.setModel(self.sidebar_model)
         self.setHeaderHidden(True)
@@ -307,6 +309,7 @@ class Sidebar(QTreeView):
 
     def apply_snapshot(self, snapshot: SidebarSnapshot) -> None:
         """Show the entries and counts of a snapshot read (possibly) on a worker."""
+        self.snapshot = snapshot
         counts = snapshot.counts
         # All items lists every live item of every type (notes and stand-ins for unreadable
         # items too): its count is the sum of the type counts below it.
