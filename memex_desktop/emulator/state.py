@@ -97,15 +97,19 @@ class EmulatorState:
         self.processing_delay_s = config.processing_delay_s
         self.requests: list[RequestRecord] = []
         self.processing_requests: dict[str, str] = {}
-        if config.library is None and config.library_path is not None:
-            if is_library_lines(config.library_path):
-                extras, pairs = read_library_lines(config.library_path)
-                self._load_extras(extras)
-                self._load_entities(pairs)
-                return
-            library = load_library_file(config.library_path)
+        path = config.library_path if config.library is None else None
+        if path is not None and is_library_lines(path):
+            extras, pairs = read_library_lines(path)
+            self._load_extras(extras)
+            self._load_entities(pairs)
         else:
-            library = config.library or {}
+            library = load_library_file(path) if path is not None else config.library
+            self._load_library(library or {})
+
+    # ----------------------------------------------------------------------------- loading
+
+    def _load_library(self, library: JsonObject) -> None:
+        """Fill the store from a library object (raw search shape plus views/feeds/plans)."""
         self._load_extras(library)
         entities = _flatten_entities(library)
         given_refs = library.get("referencesByResultId")
@@ -114,8 +118,6 @@ class EmulatorState:
             ((entity, given_refs.get(entity["id"])) for entity in entities),
             {str(entity["id"]): str(entity["type"]) for entity in entities},
         )
-
-    # ----------------------------------------------------------------------------- loading
 
     def _load_extras(self, library: JsonObject) -> None:
         """Take a library's tags, feeds, views and plans (everything but its entities)."""
