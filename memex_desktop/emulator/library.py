@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Generator, Iterable
+from collections.abc import Generator, Iterable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from memex_desktop.api.content import message_text as content_message_text
@@ -127,17 +128,25 @@ def _library_line_entities(path: Path) -> Generator[LibraryLine, None, None]:
 
 
 def write_library_lines(path: Path, extras: JsonObject, entities: Iterable[LibraryLine]) -> Path:
-    """Write a library in JSON Lines atomically (a temporary file renamed over ``path``)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
+    """Write a library in JSON Lines atomically (see :func:`written_atomically`)."""
     encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    with temporary.open("w", encoding="utf-8") as handle:
+    with written_atomically(path) as handle:
         handle.write(encode(extras) + "\n")
         for entity, refs in entities:
             record = {"entity": entity} if refs is None else {"entity": entity, "references": refs}
             handle.write(encode(record) + "\n")
-    os.replace(temporary, path)
     return path
+
+
+@contextmanager
+def written_atomically(path: Path) -> Iterator[TextIO]:
+    """A text file that replaces ``path`` once it is written whole: written as a temporary
+    file beside it and renamed over it, so a stopped write never leaves half a library."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    with temporary.open("w", encoding="utf-8") as handle:
+        yield handle
+    os.replace(temporary, path)
 
 
 def now_ms() -> int:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -29,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memex_desktop.emulator.library import write_library_lines
+from memex_desktop.emulator.library import LibraryLine, write_library_lines, written_atomically
 
 JsonObject = dict[str, Any]
 
@@ -684,7 +683,7 @@ class _Generator:
         builder = builders.get(kind)
         return builder(index) if builder else self._unknown(index, kind)
 
-    def entities(self) -> Iterator[tuple[JsonObject, JsonObject | None]]:
+    def entities(self) -> Iterator[LibraryLine]:
         """Every entity in order, each with its ``referencesByResultId`` entry if it has one.
 
         Nothing generated is kept but the few facts later entities draw on (:class:`_Entity`),
@@ -765,9 +764,7 @@ class _Generator:
         return feeds
 
 
-def library_object(
-    pairs: Iterable[tuple[JsonObject, JsonObject | None]], extras: JsonObject
-) -> JsonObject:
+def library_object(pairs: Iterable[LibraryLine], extras: JsonObject) -> JsonObject:
     """One library object in the raw search shape of ``(entity, references)`` pairs and the
     library's tags, views, feeds and plans."""
     results: list[JsonObject] = []
@@ -956,11 +953,8 @@ def _generator(entities: int, seed: int, words_per_entity: int) -> _Generator:
 def write_library(path: Path | str, library: JsonObject) -> Path:
     """Write a library file atomically (a temporary file renamed over ``path``)."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(target.name + ".tmp")
-    with temporary.open("w", encoding="utf-8") as handle:
+    with written_atomically(target) as handle:
         json.dump(library, handle, ensure_ascii=False, separators=(",", ":"))
-    os.replace(temporary, target)
     return target
 
 
