@@ -21,6 +21,7 @@ from sqlite_utils import Database
 from memex_desktop.api.content import epoch_ms, moment_of
 from memex_desktop.api.identity import other_ids
 from memex_desktop.api.models import UNREADABLE_TYPE
+from memex_desktop.store import terms
 from memex_desktop.store.extract import (
     MENTIONING_TYPES,
     NESTED_KEYS,
@@ -648,6 +649,7 @@ def _index(db: Database, found: Sequence[tuple[int, str | None]], memo: TextMemo
         "INSERT INTO title_fts (rowid, title, author)",
         [(rowid, values[0], values[1]) for rowid, values in ordered],
     )
+    terms.note_indexed(conn, [values for _, values in ordered])
     if found:
         dequeued = in_ids(row[0] for row in found)
         conn.execute(f"DELETE FROM fts_pending WHERE rowid IN {IN_LIST}", [dequeued])

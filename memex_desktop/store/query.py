@@ -42,23 +42,42 @@ def query_words(query: str) -> list[str]:
         return terms(query)
 
 
-def _term_expression(term: Term, min_prefix: int) -> str:
-    """One term in FTS5 syntax: its words quoted (never read as syntax), all required.
+# The words of the index that start with a prefix, or None to let FTS5 expand it.
+Expansion = Callable[[str], tuple[str, ...] | None]
+
+
+def _quoted(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
+
+
+def _term_expression(term: Term, min_prefix: int, expand: Expansion | None = None) -> str:
+    """One term in FTS5 syntax: its words quoted (never read as syntax), all required; a
+    prefix as the words ``expand`` names when it can (see store/terms.py).
 
     The indexes hold no positions (detail=column), so a phrase is its words here and is
     checked in Python afterwards.
     """
-    quoted = [f'"{word}"' for word in term.words]
-    if term.prefix and not term.phrase and len(term.words[-1]) >= min_prefix:
-        quoted[-1] += "*"
+    quoted = [_quoted(word) for word in term.words]
+    last = term.words[-1]
+    if term.prefix and not term.phrase and len(last) >= min_prefix:
+        words = expand(last) if expand is not None else None
+        if words is None:
+            quoted[-1] += "*"
+        elif len(words) == 1:
+            quoted[-1] = _quoted(words[0])
+        elif words:
+            quoted[-1] = "(" + " OR ".join(_quoted(word) for word in words) + ")"
+        # else no word of the index starts so, and the word as typed matches as little.
     return quoted[0] if len(quoted) == 1 else "(" + " AND ".join(quoted) + ")"
 
 
-def groups_expression(groups: Sequence[Sequence[Term]], min_prefix: int) -> str | None:
+def groups_expression(
+    groups: Sequence[Sequence[Term]], min_prefix: int, expand: Expansion | None = None
+) -> str | None:
     """An FTS5 MATCH expression requiring every group (any one of its terms); None if empty."""
     parts = []
     for group in groups:
-        alternatives = [_term_expression(term, min_prefix) for term in group if term.words]
+        alternatives = [_term_expression(term, min_prefix, expand) for term in group if term.words]
         if alternatives:
             joined = " OR ".join(alternatives)
             parts.append(joined if len(alternatives) == 1 else f"({joined})")

@@ -18,6 +18,7 @@ from sqlite_utils import Database
 from memex_desktop.api.content import epoch_ms
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.api.plain_text import SNIPPET_WINDOW, plain_text, with_cited_titles
+from memex_desktop.store import terms
 from memex_desktop.store.bounded import BoundedEntity, bounded_entity
 from memex_desktop.store.errors import StoreBugError, StoreError, translate
 from memex_desktop.store.extract import body_parts, body_text, columns, summary_text
@@ -308,6 +309,14 @@ class CacheReader:
                 self._lookups[word] = known
         return known
 
+    def _body_words_starting(self, prefix: str) -> tuple[str, ...] | None:
+        """The body index's words that start with ``prefix``, or None to let FTS5 expand
+        it (see store/terms.py)."""
+        try:
+            return terms.words_starting(self.db.conn, prefix)
+        except sqlite3.Error as exc:
+            raise translate(exc, f"reading {self.path.name}") from exc
+
     def tag_ids_named(self, name: str) -> tuple[str, ...]:
         """Ids of the tags called ``name`` (any case), or with that id."""
         return tuple(
@@ -332,7 +341,9 @@ class CacheReader:
         # A phrase is checked on the text of each candidate: read more of them than needed.
         wanted = min(needed * 2 + 100, PHRASE_SCAN_LIMIT) if parsed.has_phrases else needed
         body_groups = [*parsed.groups, *([term] for term in site_terms(parsed.sites))]
-        body_expression = groups_expression(body_groups, MIN_BODY_PREFIX_CHARS)
+        body_expression = groups_expression(
+            body_groups, MIN_BODY_PREFIX_CHARS, self._body_words_starting
+        )
         if body_expression is None:
             found = self._newest_ids(filters, wanted, oldest=sort == "oldest")
             return self._verified(parsed, found, needed)

@@ -282,6 +282,12 @@ def _migrate_v7(db: Database) -> None:
     db.execute("CREATE INDEX entities_created ON entities(created_at, rowid, id)")
 
 
+def _migrate_v8(db: Database) -> None:
+    """The words of the body index, listed (see store/terms.py). The list starts empty and
+    incomplete; the writer fills it from the index while idle, a step at a time."""
+    db.execute("CREATE TABLE body_terms (term TEXT PRIMARY KEY) WITHOUT ROWID")
+
+
 # Append-only: migration N brings a file from user_version N-1 to N.
 MIGRATIONS: list[Callable[[Database], None]] = [
     _migrate_v1,
@@ -291,6 +297,7 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     _migrate_v5,
     _migrate_v6,
     _migrate_v7,
+    _migrate_v8,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

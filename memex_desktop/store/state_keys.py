@@ -25,3 +25,5 @@ STATE_VIEWS_PROBLEM = "sync.views_problem"
 STATE_FEEDS_PROBLEM = "sync.feeds_problem"
 # What a server was found to support, one key per API base URL after this prefix.
 STATE_SERVER_PREFIX = "sync.server:"
+# How far the list of the body index's words has got (see store/terms.py).
+STATE_BODY_TERMS = "store.body_terms"

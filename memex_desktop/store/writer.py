@@ -20,7 +20,7 @@ from memex_desktop.api.models import (
     SearchRawResponse,
     View,
 )
-from memex_desktop.store import ingest, packing
+from memex_desktop.store import ingest, packing, terms
 from memex_desktop.store.errors import DiskFullError, StoreBugError, StoreError, translate
 from memex_desktop.store.extract import JsonObject
 from memex_desktop.store.rows import ChangeSet
@@ -164,7 +164,12 @@ class StoreWriter:
         except queue.Empty:
             pass
         backlog = self._backlog(db)
-        if not backlog and self._unmerged_rows < MERGE_AFTER_ROWS and not self._space_work_due(db):
+        if (
+            not backlog
+            and self._unmerged_rows < MERGE_AFTER_ROWS
+            and not self._space_work_due(db)
+            and terms.is_complete(db.conn)
+        ):
             return self._tasks.get()
         # Index only once no write came for a moment: pages arriving back to back are not
         # held up, and the backlog is worked off in the gaps between them.
@@ -297,7 +302,8 @@ class StoreWriter:
 
     def _idle_step(self, db: Database) -> ChangeSet:
         """Work done while no write waits: the index backlog first, then packing stored
-        JSON and giving back the pages it freed, then merging."""
+        JSON and giving back the pages it freed, then merging, then listing the words of
+        the body index."""
         if self._backlog(db):
             return self._index_batch(db)
         if self._space_work_due(db):
@@ -307,6 +313,8 @@ class StoreWriter:
             self._unmerged_rows = 0
             # Merging leaves the pages of the b-trees it merged free.
             self._vacuum_due = True
+            # Listed after merging, which would otherwise read every word again.
+            terms.list_step(db.conn)
         return ChangeSet.empty()
 
     def _drain_index(self, db: Database) -> None:
@@ -439,6 +447,11 @@ class StoreWriter:
             return True
 
         return self._until_done(merged)
+
+    def list_terms(self) -> Future[ChangeSet]:
+        """List the body index's words now (else done in idle time after merging, see
+        store/terms.py), a step per transaction; resolves when the list is complete."""
+        return self._until_done(lambda db: terms.list_step(db.conn))
 
     def pack_now(self) -> Future[ChangeSet]:
         """Pack every stored JSON still plain and give back the pages that frees (else done

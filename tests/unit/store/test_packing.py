@@ -161,6 +161,7 @@ def _as_schema_5(path: Path) -> None:
     db.conn.executemany("UPDATE entity_raw SET raw = ? WHERE rowid = ?", plain)
     db.execute("DROP TABLE json_dictionaries")
     db.execute("DROP TABLE pack_pending")
+    db.execute("DROP TABLE body_terms")
     db.execute("PRAGMA user_version = 5")
     db.conn.commit()
     db.execute("PRAGMA journal_mode = DELETE")

@@ -79,7 +79,7 @@ def test_migration_rekeys_rows_cached_under_their_library_id(tmp_path: Path) -> 
     # A cache written before items were keyed by content id, at schema version 2.
     for later in (
         "entity_aliases", "feed_members", "feed_listings", "reading_positions",
-        "json_dictionaries", "pack_pending",
+        "json_dictionaries", "pack_pending", "body_terms",
     ):  # fmt: skip
         conn.execute(f"DROP TABLE {later}")  # tables of schema versions 3 and later
     conn.execute("PRAGMA user_version = 2")
