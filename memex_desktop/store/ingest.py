@@ -231,22 +231,17 @@ def prepare_page(
     referenced: Sequence[JsonObject] = (),
     tags: Sequence[JsonObject] = (),
     references: References | None = None,
-    texts_up_to: int | None = None,
 ) -> PreparedPage:
-    """The part of ingesting a page that needs no database (safe on any thread).
-
-    The searchable texts are extracted for pages of at most ``texts_up_to`` entities (any
-    page when ``None``); a larger page is indexed later, which reads them from its JSON.
-    """
+    """The part of ingesting a page that needs no database (safe on any thread): on the
+    caller's thread, which for a sync is not the writer's, the searchable texts too."""
     items = _collect(entities, referenced)
-    with_texts = texts_up_to is None or len(items) <= texts_up_to
     for item in items.values():
         encoded = _encoded(item.data)
         item.raw_hash = hashlib.blake2b(encoded, digest_size=12).hexdigest()
         item.encoded = encoded
         item.own = own_references(item.data, encoded.decode())
         item.moment = moment_of(item.data) if item.data.get("type") == "annotation" else None
-        item.cols = columns(item.data, body=with_texts)
+        item.cols = columns(item.data)
     return PreparedPage(items, list(tags), references or {})
 
 
@@ -522,7 +517,7 @@ def _write_entities(
     for entity_id, item, old_rowid in pending:
         raw_hash = item.raw_hash
         cols = item.cols
-        if len(memo) < MEMO_LIMIT and cols["text_body"] is not None:
+        if len(memo) < MEMO_LIMIT:
             memo[raw_hash] = _texts(cols)
         values = _entity_values(item, cols, raw_hash, now_ms)
         if old_rowid is not None:

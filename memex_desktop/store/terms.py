@@ -10,10 +10,11 @@ rows (42 words). ``body_terms`` lists those words.
 The list must never miss a word the index holds, or a prefix would silently find fewer
 items than FTS5 does; a reader expands a prefix only while the list is known complete.
 A few rows to index (an incremental sync) add their words through a small
-in-memory index of their own, which tokenizes exactly as the body index does; a large backlog
-(a full sync) would pay that tokenizing twice, so it marks the list incomplete instead and
-the writer lists the index's words again while idle, a step at a time. Words of removed
-rows stay listed: asking for a word no row holds costs next to nothing.
+in-memory index of their own, which tokenizes exactly as the body index does; many rows (a
+full sync) would pay that tokenizing twice, so past FRESH_ROWS_MAX rows the list is marked
+incomplete instead and the writer lists the index's words again while idle, a step at a
+time. Words of removed rows stay listed: asking for a word no row holds costs next to
+nothing.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from memex_desktop.store.state_keys import STATE_BODY_TERMS
 # The value of STATE_BODY_TERMS once every word is listed; any other value is the last word
 # listed so far (or "" before the first); no word holds parentheses.
 COMPLETE = "(complete)"
-# Rows indexed or waiting to be whose words are added as they are indexed; more mark the
-# list incomplete. Tokenizing twice costs about as much again as indexing: fine for a few
-# hundred rows.
+# Rows whose words are added as they are indexed, counted on the writer's connection since
+# the list was last completed; the next ones mark it incomplete. Tokenizing twice costs about
+# as much again as indexing: fine for a few hundred rows, not for a full sync's every page.
 FRESH_ROWS_MAX = 500
 # Words listed per idle step: about 0.1 s of the writer's time on 100,000 items.
 LIST_STEP_WORDS = 5_000
@@ -43,6 +44,8 @@ _FRESH_TABLES = (
         tokenize='unicode61 remove_diacritics 2')""",
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fresh_body_words "
     "USING fts5vocab(temp, fresh_body_fts, row)",
+    # One row: how many rows were noted since the list was completed (rolled back with them).
+    "CREATE TABLE IF NOT EXISTS temp.fresh_rows_noted (count INTEGER NOT NULL)",
 )
 _BODY_WORDS = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.body_words USING fts5vocab(main, body_fts, row)"
@@ -75,22 +78,29 @@ def note_indexed(conn: sqlite3.Connection, texts: Sequence[Texts]) -> None:
     transaction): their words are listed when they are few, else the list is redone."""
     if not texts or not is_complete(conn):
         return
-    # Rows are indexed a few dozen at a time: the queue still waiting (these rows among
-    # it) tells an incremental sync from a full one.
-    queued = conn.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM fts_pending LIMIT ?)", [FRESH_ROWS_MAX + 1]
-    ).fetchone()[0]
-    if max(len(texts), int(queued)) > FRESH_ROWS_MAX:
+    noted = _rows_noted(conn) + len(texts)
+    if noted > FRESH_ROWS_MAX:
         mark_incomplete(conn)
         return
-    for statement in _FRESH_TABLES:
-        conn.execute(statement)
+    _set_rows_noted(conn, noted)
     conn.executemany(
         "INSERT INTO temp.fresh_body_fts (title, author, summary, body) VALUES (?, ?, ?, ?)",
         texts,
     )
     conn.execute("INSERT OR IGNORE INTO body_terms (term) SELECT term FROM temp.fresh_body_words")
     conn.execute("INSERT INTO temp.fresh_body_fts (fresh_body_fts) VALUES ('delete-all')")
+
+
+def _rows_noted(conn: sqlite3.Connection) -> int:
+    for statement in _FRESH_TABLES:
+        conn.execute(statement)
+    row = conn.execute("SELECT count FROM temp.fresh_rows_noted").fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def _set_rows_noted(conn: sqlite3.Connection, count: int) -> None:
+    conn.execute("DELETE FROM temp.fresh_rows_noted")
+    conn.execute("INSERT INTO temp.fresh_rows_noted (count) VALUES (?)", [count])
 
 
 def list_step(conn: sqlite3.Connection, count: int = LIST_STEP_WORDS) -> bool:
@@ -109,6 +119,9 @@ def list_step(conn: sqlite3.Connection, count: int = LIST_STEP_WORDS) -> bool:
     conn.executemany("INSERT OR IGNORE INTO body_terms (term) VALUES (?)", [(w,) for w in words])
     done = len(words) < count
     _set_state(conn, COMPLETE if done else words[-1])
+    if done:
+        _rows_noted(conn)  # creates the counter's table
+        _set_rows_noted(conn, 0)
     return done
 
 

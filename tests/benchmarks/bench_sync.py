@@ -11,15 +11,18 @@ run from the start of the sync process.
 Measures: ``sync_entities_per_s`` (items per second until the last page is committed),
 ``sync_searchable_entities_per_s`` (until every item is also found by local search),
 ``sync_peak_rss_mb``, ``sync_seconds``, ``sync_searchable_seconds``, ``first_results_s`` (from
-the first page received to the first local search finding an item of it) and
-``sync_in_flight_count`` (the most requests the pass kept in flight).
+the first page received to the first local search finding an item of it),
+``sync_in_flight_count`` (the most requests the pass kept in flight), and ``sync_cpu_s`` and
+``sync_emulator_cpu_s`` (processor seconds of the sync process and of the emulator serving it:
+on a machine of two cores, what the emulator takes is not there for the sync).
 
 ``sync_entities_per_s_floor`` and ``sync_seconds_floor``: the same pages from the same emulator,
 fetched and decoded by a bare httpx loop (one request at a time) and inserted with one
 ``executemany`` per page into a plain table with an FTS5 index, one commit per page: what a
 straightforward sync costs.
 
-``sync_200ms_seconds``, ``sync_200ms_entities_per_s`` and ``sync_200ms_in_flight_count``: the
+``sync_200ms_seconds``, ``sync_200ms_searchable_seconds``, ``sync_200ms_entities_per_s`` and
+``sync_200ms_in_flight_count``: the
 same full sync from an emulator that delays every request by 200 ms (``--latency-ms 200``, 100
 items per page), as a distant server does; a sync bound by round trips, not by the writer. It
 syncs at most ``NETWORK_MAX_ENTITIES`` (100,000) items, the size its target is set for: beyond,
@@ -195,8 +198,9 @@ def _wait_until_listening(proc: subprocess.Popen[bytes], port: int) -> None:
     raise RuntimeError("the emulator did not start in time")
 
 
-def _run_measured(argv: list[str], env: dict[str, str]) -> tuple[int, float, str, float]:
-    """Run a child to completion: status, start (epoch s), stdout, peak RSS in MB (it only)."""
+def _run_measured(argv: list[str], env: dict[str, str]) -> tuple[int, float, str, float, float]:
+    """Run a child to completion: status, start (epoch s), stdout, peak RSS in MB (it only),
+    processor seconds (user and system)."""
     started = time.time()
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
@@ -206,7 +210,7 @@ def _run_measured(argv: list[str], env: dict[str, str]) -> tuple[int, float, str
     proc.returncode = os.waitstatus_to_exitcode(status)
     # ru_maxrss is in kilobytes on Linux and bytes on macOS.
     peak = usage.ru_maxrss / (1024 * 1024) if sys.platform == "darwin" else usage.ru_maxrss / 1024
-    return proc.returncode, started, output, peak
+    return proc.returncode, started, output, peak, usage.ru_utime + usage.ru_stime
 
 
 def _start_emulator(
@@ -243,6 +247,16 @@ def _start_emulator(
     return emulator
 
 
+def _processor_seconds(pid: int) -> float | None:
+    """User and system processor seconds of a running process so far (Linux), else None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # utime and stime, the 14th and 15th fields, counting from the pid.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _stop(emulator: subprocess.Popen[bytes]) -> None:
     emulator.terminate()
     try:
@@ -269,9 +283,10 @@ def full_sync(
     emulator = _start_emulator(library, port, env, latency_ms)
     data_dir = workdir / f"data-{latency_ms:g}ms"
     try:
-        status, started, output, peak_mb = _run_measured(
+        status, started, output, peak_mb, sync_cpu_s = _run_measured(
             [sys.executable, "-c", _SYNC_CHILD, str(data_dir), f"http://127.0.0.1:{port}"], env
         )
+        emulator_cpu_s = _processor_seconds(emulator.pid)
     finally:
         _stop(emulator)
     if status != 0:
@@ -281,6 +296,8 @@ def full_sync(
         raise RuntimeError(f"the sync did not complete: {result}")
     result["started"] = started
     result["peak_mb"] = result["peak_kb"] / 1024 if result.get("peak_kb") else peak_mb
+    result["cpu_s"] = sync_cpu_s
+    result["emulator_cpu_s"] = emulator_cpu_s
     return result
 
 
@@ -338,10 +355,14 @@ def run(workdir: Path, entities: int) -> dict[str, float]:
         "sync_seconds_floor": floor_s,
         "sync_searchable_seconds": searchable_s,
         "sync_in_flight_count": float(loopback["in_flight"]),
+        "sync_cpu_s": loopback["cpu_s"],
         "sync_200ms_seconds": network_s,
+        "sync_200ms_searchable_seconds": network["searchable"] - network["started"],
         "sync_200ms_entities_per_s": network_entities / network_s,
         "sync_200ms_in_flight_count": float(network["in_flight"]),
     }
+    if loopback["emulator_cpu_s"] is not None:
+        measures["sync_emulator_cpu_s"] = loopback["emulator_cpu_s"]
     if loopback.get("first_page") and loopback.get("first_result"):
         measures["first_results_s"] = loopback["first_result"] - loopback["first_page"]
     return measures

@@ -80,6 +80,30 @@ def test_a_few_rows_keep_the_list_complete_and_many_redo_it(
     assert {f"batchword{n}" for n in range(10, 15)} <= words
 
 
+def test_rows_noted_one_write_at_a_time_are_counted_together(
+    writer: StoreWriter, cache_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A full sync indexes its pages one by one, each page a small batch: the pages
+    # together, not each alone, decide when tokenizing twice stops paying.
+    writer.ingest_json([_item(0, "first words")]).result()
+    writer.flush_index().result()
+    _set_listed(cache_path, "")  # the list is made again: the count starts from none
+    writer.list_terms().result(timeout=60)
+    monkeypatch.setattr(terms, "FRESH_ROWS_MAX", 3)
+    for number in (1, 2, 3):
+        writer.ingest_json([_item(number, f"counted{number}")]).result()
+        assert _listed(cache_path)[1]
+    writer.ingest_json([_item(4, "counted4")]).result()
+    assert not _listed(cache_path)[1]
+    # Listed again, the count starts over.
+    writer.list_terms().result(timeout=60)
+    assert _listed(cache_path)[1]
+    writer.ingest_json([_item(5, "counted5")]).result()
+    words, complete = _listed(cache_path)
+    assert complete
+    assert {"counted4", "counted5"} <= words
+
+
 def test_the_writer_lists_the_words_by_itself_when_idle(tmp_path: Path) -> None:
     path = tmp_path / "idle.db"
     with StoreWriter(path) as writer:
