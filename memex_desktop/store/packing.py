@@ -21,6 +21,7 @@ import sqlite3
 import threading
 import time
 import weakref
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -50,6 +51,35 @@ VACUUM_AFTER_FREE_PAGES = 1024
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
+@dataclass(frozen=True)
+class PackingDictionary:
+    """A cache's current packing dictionary as plain bytes, which any thread may hold: a
+    compressor is not thread-safe, so each thread packs with one of its own."""
+
+    dict_id: int
+    data: bytes
+
+
+def _compressor_for(data: bytes) -> zstandard.ZstdCompressor:
+    # A checksum (4 bytes a frame) so a damaged row is an error, not other JSON.
+    return zstandard.ZstdCompressor(
+        level=LEVEL, dict_data=zstandard.ZstdCompressionDict(data), write_checksum=True
+    )
+
+
+_thread_compressors = threading.local()
+
+
+def packed_with(dictionary: PackingDictionary, encoded: bytes) -> bytes:
+    """``encoded`` packed as :meth:`JsonCodec.pack` packs it with ``dictionary``, on the
+    calling thread (a sync packs its pages before the writer sees them)."""
+    held: tuple[int, zstandard.ZstdCompressor] | None = getattr(_thread_compressors, "held", None)
+    if held is None or held[0] != dictionary.dict_id:
+        held = (dictionary.dict_id, _compressor_for(dictionary.data))
+        _thread_compressors.held = held
+    return held[1].compress(encoded)
+
+
 def decoded(text: str | bytes) -> Any:
     """The value of an item's JSON text, as the store wrote it.
 
@@ -76,6 +106,7 @@ class JsonCodec:
         self._db_ref = weakref.ref(db)
         self._decompressors: dict[int, zstandard.ZstdDecompressor] = {}
         self._compressor: zstandard.ZstdCompressor | None = None
+        self._dictionary: PackingDictionary | None = None
         self._compressor_known = False
 
     def _db(self) -> Database:
@@ -135,25 +166,23 @@ class JsonCodec:
         """Whether :meth:`pack` packs (a dictionary has been trained)."""
         return self._current_compressor() is not None
 
+    def dictionary(self) -> PackingDictionary | None:
+        """The dictionary :meth:`pack` packs with now (None before one is trained)."""
+        self._current_compressor()
+        return self._dictionary
+
     def _current_compressor(self) -> zstandard.ZstdCompressor | None:
         if not self._compressor_known:
             row = (
                 self._db()
                 .execute(
-                    "SELECT dictionary FROM json_dictionaries ORDER BY trained_at_ms DESC LIMIT 1"
+                    "SELECT dict_id, dictionary FROM json_dictionaries "
+                    "ORDER BY trained_at_ms DESC LIMIT 1"
                 )
                 .fetchone()
             )
-            self._compressor = (
-                # A checksum (4 bytes a frame) so a damaged row is an error, not other JSON.
-                zstandard.ZstdCompressor(
-                    level=LEVEL,
-                    dict_data=zstandard.ZstdCompressionDict(row[0]),
-                    write_checksum=True,
-                )
-                if row is not None
-                else None
-            )
+            self._dictionary = None if row is None else PackingDictionary(int(row[0]), row[1])
+            self._compressor = None if row is None else _compressor_for(row[1])
             self._compressor_known = True
         return self._compressor
 

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import zstandard
 from sqlite_utils import Database
 
 from memex_desktop.emulator.synthetic import generate_library
-from memex_desktop.store import CacheReader, StoreWriter, packing
+from memex_desktop.store import CacheReader, StoreWriter, ingest, packing
 from memex_desktop.store.errors import DatabaseCorruptError
 from memex_desktop.store.extract import NESTED_KEYS
 from memex_desktop.store.packing import TRAIN_AFTER_ROWS, codec_of
@@ -273,3 +274,33 @@ def test_a_damaged_frame_or_a_missing_dictionary_is_a_damaged_cache(
     conn.close()
     with CacheReader(path) as reader, pytest.raises(DatabaseCorruptError, match="missing"):
         reader.raw_json(second)
+
+
+def _frame_dictionaries(path: Path) -> set[int]:
+    return {
+        zstandard.get_frame_parameters(raw).dict_id
+        for (raw,) in _rows(path, "SELECT raw FROM entity_raw WHERE typeof(raw) = 'blob'")
+    }
+
+
+def test_a_page_packed_by_its_caller_with_an_older_dictionary_is_packed_again(
+    tmp_path: Path, library_items: list[dict[str, Any]]
+) -> None:
+    path = tmp_path / "cache.db"
+    _ingest(path, library_items[:ITEMS])
+    ((current,),) = _rows(path, "SELECT dict_id FROM json_dictionaries")
+    samples = [json.dumps(item).encode() for item in library_items[:500]]
+    other = zstandard.train_dictionary(8192, samples, k=64, d=8)
+    assert other.dict_id() != current
+    older = packing.PackingDictionary(other.dict_id(), other.as_bytes())
+    late = [{**item, "id": f"late-{item['id']}"} for item in library_items[:50]]
+    page = ingest.prepare_page(late, packing=older)
+    assert all(item.packed is not None for item in page.items.values())
+    with StoreWriter(path) as writer:
+        writer.submit(lambda db: ingest.apply_page(db, page, now_ms=0)).result(60)
+        # Handed in now, pages are packed by the caller with the dictionary in use.
+        writer.ingest_json([{**late[0], "id": "later"}]).result(60)
+    assert _frame_dictionaries(path) == {current}
+    stored = _every_item(path)
+    for item in late:
+        assert stored[item["id"]] == {k: v for k, v in item.items() if k not in NESTED_KEYS}

@@ -32,6 +32,14 @@ def _entities() -> list[dict[str, Any]]:
     ]
 
 
+def test_columns_without_body_match_columns_with_it() -> None:
+    for entity in _entities():
+        full = columns(entity)
+        lean = columns(entity, body=False)
+        assert lean["text_body"] is None
+        assert {**lean, "text_body": full["text_body"]} == full, entity["id"]
+
+
 def test_reindexing_texts_are_the_texts_columns_index() -> None:
     # The contentless index removes a row's old terms by re-deriving them: any difference
     # between the two would leave terms behind.
