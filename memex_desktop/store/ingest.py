@@ -247,8 +247,8 @@ def prepare_page(
     writer's), for the page's own items; an item only referenced is written only when the
     cache lacks it, most often not (16,000 of 23,600 in a generated library's first 200
     pages), so its long body text is extracted by the writer when it is written. With
-    ``packing`` (the cache's dictionary when the page was received), the JSON to store is
-    packed here too.
+    ``packing`` (the cache's dictionary when the page was received), the JSON of the page's
+    own items is packed here too, the others' by the writer.
     """
     items = _collect(entities, referenced)
     for item in items.values():
@@ -258,7 +258,7 @@ def prepare_page(
         item.own = own_references(item.data, encoded.decode())
         item.moment = moment_of(item.data) if item.data.get("type") == "annotation" else None
         item.cols = columns(item.data, body=item.authoritative)
-        if packing is not None:
+        if packing is not None and item.authoritative:
             item.packed = (packing.dict_id, packed_with(packing, encoded))
     return PreparedPage(items, list(tags), references or {})
 
