@@ -326,9 +326,9 @@ class StoreWriter:
         return self._vacuum_due
 
     def _idle_step(self, db: Database) -> ChangeSet:
-        """Work done while no write waits: the index backlog first, then packing stored
-        JSON and giving back the pages it freed, then merging, then listing the words of
-        the body index."""
+        """Work done while no write waits: the rows just written first, then the index
+        backlog, then packing stored JSON and giving back the pages it freed, then merging,
+        then listing the words of the body index."""
         if self._fresh_rows:
             return self._index_fresh_rows(db)
         if self._backlog(db):
