@@ -91,14 +91,19 @@ def note_indexed(conn: sqlite3.Connection, texts: Sequence[Texts]) -> None:
     conn.execute("INSERT INTO temp.fresh_body_fts (fresh_body_fts) VALUES ('delete-all')")
 
 
-def _rows_noted(conn: sqlite3.Connection) -> int:
+def _make_fresh_tables(conn: sqlite3.Connection) -> None:
     for statement in _FRESH_TABLES:
         conn.execute(statement)
+
+
+def _rows_noted(conn: sqlite3.Connection) -> int:
+    _make_fresh_tables(conn)
     row = conn.execute("SELECT count FROM temp.fresh_rows_noted").fetchone()
     return 0 if row is None else int(row[0])
 
 
 def _set_rows_noted(conn: sqlite3.Connection, count: int) -> None:
+    _make_fresh_tables(conn)
     conn.execute("DELETE FROM temp.fresh_rows_noted")
     conn.execute("INSERT INTO temp.fresh_rows_noted (count) VALUES (?)", [count])
 
@@ -120,7 +125,6 @@ def list_step(conn: sqlite3.Connection, count: int = LIST_STEP_WORDS) -> bool:
     done = len(words) < count
     _set_state(conn, COMPLETE if done else words[-1])
     if done:
-        _rows_noted(conn)  # creates the counter's table
         _set_rows_noted(conn, 0)
     return done
 
