@@ -22,14 +22,14 @@ fetched and decoded by a bare httpx loop (one request at a time) and inserted wi
 straightforward sync costs.
 
 ``sync_200ms_seconds``, ``sync_200ms_searchable_seconds``, ``sync_200ms_entities_per_s`` and
-``sync_200ms_in_flight_count``: the
-same full sync from an emulator that delays every request by 200 ms (``--latency-ms 200``, 100
-items per page), as a distant server does; a sync bound by round trips, not by the writer. It
-syncs at most ``NETWORK_MAX_ENTITIES`` (100,000) items, the size its target is set for: beyond,
-the library of that many items with the same seed is synced (the first items of the larger
-one, but for their tags), since a million items at 200 ms per page would add about ten
-minutes to the run for a figure that has no target. Targets at 100,000 entities: >= 2,500
-entities/s and >= 80 % of the floor, <= 300 MB, and at 200 ms per page <= 90 s.
+``sync_200ms_in_flight_count``: the same full sync from an emulator that delays every request
+by 200 ms (``--latency-ms 200``, 100 items per page), as a distant server does; a sync bound by
+round trips, not by the writer. It syncs at most ``NETWORK_MAX_ENTITIES`` (100,000) items, the
+size its target is set for: beyond, the library of that many items with the same seed is
+synced (the first items of the larger one, but for their tags), since a million items at
+200 ms per page would add about ten minutes to the run for a figure that has no target.
+Targets at 100,000 entities: >= 2,500 entities/s and >= 80 % of the floor, <= 300 MB, and at
+200 ms per page <= 90 s.
 """
 
 from __future__ import annotations
