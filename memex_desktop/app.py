@@ -36,7 +36,11 @@ from memex_desktop.api.client import MemexClient
 from memex_desktop.errors import ConnectionState, state_message, user_message
 from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.render.remote_images import DEFAULT_POLICY, origin_of
-from memex_desktop.runtime import favour_the_gui_thread, settle_garbage_collector
+from memex_desktop.runtime import (
+    favour_the_gui_thread,
+    return_freed_memory_periodically,
+    settle_garbage_collector,
+)
 from memex_desktop.secrets import CredentialStore
 from memex_desktop.services import Connection
 from memex_desktop.settings import Settings
@@ -601,6 +605,7 @@ def run_gui(args: Any) -> int:
     # What start-up allocated lives as long as the window: frozen out of every collection
     # (about 1.35 times the sync rate, see runtime.settle_garbage_collector).
     settle_garbage_collector()
+    return_freed_memory_periodically()
     if opened.connect_now and context.client is None:
         show_settings_dialog(context, context.window, start_sign_in=opened.start_sign_in)
     status = app.exec()

@@ -34,7 +34,7 @@ from memex_desktop.errors import (
     state_message,
     user_message,
 )
-from memex_desktop.runtime import settle_garbage_collector
+from memex_desktop.runtime import return_freed_memory_periodically, settle_garbage_collector
 from memex_desktop.settings import API_KEY_ENV, Settings
 from memex_desktop.store.errors import StoreError
 from memex_desktop.store.search_language import (
@@ -1044,6 +1044,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # A command's pages and rows churn through memory (see runtime.py: about 1.35
             # times the sync rate); the window settles its own process in app.run_gui.
             settle_garbage_collector()
+            return_freed_memory_periodically()
         status: int = args.handler(args, session)
         return status
     except CliError as exc:

@@ -372,6 +372,9 @@ def open_cache(path: Path) -> Database:
     return db
 
 
+WRITER_CACHE_KIB = 32 * 1024
+
+
 def _prepare(db: Database, path: Path) -> None:
     """Set connection pragmas and apply pending migrations, each in its own transaction."""
     version = int(db.execute("PRAGMA user_version").fetchone()[0])
@@ -389,7 +392,11 @@ def _prepare(db: Database, path: Path) -> None:
     # A cache can be rebuilt by a sync, so NORMAL (durable across app crashes) is enough.
     db.execute("PRAGMA synchronous=NORMAL")
     db.execute("PRAGMA temp_store=MEMORY")
-    db.execute("PRAGMA cache_size=-65536")
+    # The writer's page cache (readers keep SQLite's small default). The file's pages stay in
+    # the system's cache anyway; this one saves copying them. Measured on the sync benchmark
+    # (100,000 items): peak RSS 307-313 MB with 64 MB here, 262-268 MB with 32 MB and 242 MB
+    # with 16 MB, at the same sync time; the store benchmark's ingest rate was level too.
+    db.execute(f"PRAGMA cache_size=-{WRITER_CACHE_KIB}")
     # Keep the WAL from staying at its high-water mark after a full sync.
     db.execute("PRAGMA journal_size_limit=67108864")
     for number in range(version + 1, SCHEMA_VERSION + 1):

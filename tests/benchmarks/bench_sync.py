@@ -58,11 +58,12 @@ import json, os, re, sys, threading, time
 from pathlib import Path
 from memex_desktop import paths
 from memex_desktop.api.client import MemexClient
-from memex_desktop.runtime import settle_garbage_collector
+from memex_desktop.runtime import return_freed_memory_periodically, settle_garbage_collector
 from memex_desktop.store import CacheReader, Outbox, StoreWriter
 from memex_desktop.sync import SyncEngine
 
 settle_garbage_collector()  # as `memex-desktop sync` does
+return_freed_memory_periodically()
 data_dir, api_url = Path(sys.argv[1]), sys.argv[2]
 data_dir.mkdir(parents=True, exist_ok=True)
 writer = StoreWriter(paths.cache_db_path(data_dir))

@@ -1,9 +1,10 @@
-"""Garbage-collector settings of the app."""
+"""Interpreter and allocator settings of the app's processes."""
 
 from __future__ import annotations
 
 import gc
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from memex_desktop.runtime import (
     GC_THRESHOLDS,
     GUI_SWITCH_INTERVAL_S,
     favour_the_gui_thread,
+    return_freed_memory_periodically,
     settle_garbage_collector,
 )
 
@@ -58,3 +60,35 @@ def test_a_command_settles_the_collector_as_its_process_entry_point(tmp_path: Pa
     gc.set_threshold(700, 10, 10)
     assert cli.main(["outbox", "--data-dir", str(tmp_path)]) == cli.EXIT_OK
     assert gc.get_threshold() == GC_THRESHOLDS
+
+
+def _trimmers() -> list[threading.Thread]:
+    return [thread for thread in threading.enumerate() if thread.name == "memory-trim"]
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or sys.implementation.name != "cpython",
+    reason="glibc's malloc_trim",
+)
+def test_freed_memory_is_returned_by_one_thread_per_process() -> None:
+    assert return_freed_memory_periodically(interval_s=0.01)
+    assert return_freed_memory_periodically(interval_s=0.01)
+    trimmers = _trimmers()
+    assert len(trimmers) == 1
+    assert trimmers[0].daemon  # never keeps a finished process alive
+
+
+def test_without_malloc_trim_nothing_is_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = len(_trimmers())
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert not return_freed_memory_periodically()
+    assert len(_trimmers()) == before
+
+
+def test_a_command_returns_freed_memory_as_its_process_entry_point(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[bool] = []
+    monkeypatch.setattr(cli, "return_freed_memory_periodically", lambda: started.append(True))
+    assert cli.main(["outbox", "--data-dir", str(tmp_path)]) == cli.EXIT_OK
+    assert started == [True]
