@@ -40,6 +40,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -275,21 +278,35 @@ def _bench_env(workdir: Path) -> dict[str, str]:
     return env
 
 
-def full_sync(
-    workdir: Path, library: Path, entities: int, latency_ms: float = 0.0
-) -> dict[str, Any]:
-    """One full sync into a fresh data folder: the sync child's report, times from its start."""
+@dataclass(frozen=True)
+class _Served:
+    """An emulator running for a benchmark: where it answers, its process, the environment."""
+
+    api_url: str
+    pid: int
+    env: dict[str, str]
+
+
+@contextmanager
+def _serving(library: Path, workdir: Path, latency_ms: float = 0.0) -> Iterator[_Served]:
+    """An emulator serving ``library`` for the block (loading a million items takes minutes,
+    so the loopback sync and the floor share one: a full sync only reads)."""
     env = _bench_env(workdir)
     port = _free_port()
     emulator = _start_emulator(library, port, env, latency_ms)
-    data_dir = workdir / f"data-{latency_ms:g}ms"
     try:
-        status, started, output, peak_mb, sync_cpu_s = _run_measured(
-            [sys.executable, "-c", _SYNC_CHILD, str(data_dir), f"http://127.0.0.1:{port}"], env
-        )
-        emulator_cpu_s = _processor_seconds(emulator.pid)
+        yield _Served(f"http://127.0.0.1:{port}", emulator.pid, env)
     finally:
         _stop(emulator)
+
+
+def full_sync(served: _Served, data_dir: Path, entities: int) -> dict[str, Any]:
+    """One full sync into a fresh data folder: the sync child's report, times from its start."""
+    emulator_before = _processor_seconds(served.pid)
+    status, started, output, peak_mb, sync_cpu_s = _run_measured(
+        [sys.executable, "-c", _SYNC_CHILD, str(data_dir), served.api_url], served.env
+    )
+    emulator_after = _processor_seconds(served.pid)
     if status != 0:
         raise RuntimeError(f"the sync process exited with status {status}")
     result: dict[str, Any] = json.loads(output.strip().splitlines()[-1])
@@ -298,32 +315,23 @@ def full_sync(
     result["started"] = started
     result["peak_mb"] = result["peak_kb"] / 1024 if result.get("peak_kb") else peak_mb
     result["cpu_s"] = sync_cpu_s
-    result["emulator_cpu_s"] = emulator_cpu_s
+    result["emulator_cpu_s"] = (
+        emulator_after - emulator_before
+        if emulator_before is not None and emulator_after is not None
+        else None
+    )
     return result
 
 
-def floor_sync(workdir: Path, library: Path, entities: int) -> float:
+def floor_sync(served: _Served, database: Path, entities: int) -> float:
     """Seconds of the bare loop fetching and inserting the same pages from the same emulator."""
-    env = _bench_env(workdir)
-    port = _free_port()
-    emulator = _start_emulator(library, port, env)
-    try:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                _FLOOR_CHILD,
-                str(workdir / "floor.db"),
-                f"http://127.0.0.1:{port}",
-                BENCH_API_KEY,
-            ],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    finally:
-        _stop(emulator)
+    done = subprocess.run(
+        [sys.executable, "-c", _FLOOR_CHILD, str(database), served.api_url, BENCH_API_KEY],
+        env=served.env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     result = json.loads(done.stdout.strip().splitlines()[-1])
     if result["items"] < entities:
         raise RuntimeError(f"the floor loop did not fetch every item: {result}")
@@ -334,15 +342,15 @@ def floor_sync(workdir: Path, library: Path, entities: int) -> float:
 def run(workdir: Path, entities: int) -> dict[str, float]:
     """Full syncs of ``entities`` generated items (loopback, 200 ms per page) and the floor."""
     prepared = prepared_library(entities, seed=7)
-    loopback = full_sync(workdir, prepared.path, entities)
-    floor_s = floor_sync(workdir, prepared.path, entities)
+    with _serving(prepared.path, workdir) as served:
+        loopback = full_sync(served, workdir / "data-loopback", entities)
+        floor_s = floor_sync(served, workdir / "floor.db", entities)
     network_entities = min(entities, NETWORK_MAX_ENTITIES)
     network_library = (
         prepared if network_entities == entities else prepared_library(network_entities, seed=7)
     )
-    network = full_sync(
-        workdir, network_library.path, network_entities, latency_ms=NETWORK_LATENCY_MS
-    )
+    with _serving(network_library.path, workdir, NETWORK_LATENCY_MS) as served:
+        network = full_sync(served, workdir / "data-200ms", network_entities)
     committed_s = loopback["committed"] - loopback["started"]
     searchable_s = loopback["searchable"] - loopback["started"]
     network_s = network["committed"] - network["started"]
