@@ -1,4 +1,5 @@
-"""Interpreter and allocator settings for a long-running app that moves large JSON pages through memory.
+"""Interpreter and allocator settings for a long-running app that moves large JSON pages
+through memory.
 
 The two entry points apply them to the whole process (``app.run_gui`` and ``cli.main``);
 nothing that merely builds objects (a window, a session) changes the interpreter.

@@ -27,6 +27,7 @@ from memex_desktop.store.reader import CacheReader
 from memex_desktop.store.rows import (
     Backlink,
     CacheStats,
+    ChangeAccumulator,
     ChangeSet,
     EntityRow,
     FeedListing,
@@ -49,6 +50,7 @@ __all__ = [
     "Backlink",
     "CacheReader",
     "CacheStats",
+    "ChangeAccumulator",
     "ChangeSet",
     "DatabaseCorruptError",
     "DatabaseLockedError",

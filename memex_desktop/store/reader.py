@@ -1046,6 +1046,19 @@ class CacheReader:
         )
         return found[0][0] if found else None
 
+    def ids_at_normalized_urls(self, urls: Iterable[str]) -> dict[str, set[str]]:
+        """The items cached under each of these normalized URLs (as ``store.urls`` makes
+        them), a URL without any left out; at most 1,000 items a URL."""
+        found: dict[str, set[str]] = {}
+        for chunk in chunks(sorted(set(urls))):
+            for url, entity_id in self._query(
+                f"SELECT normalized_url, id FROM entities WHERE normalized_url IN {IN_LIST} "
+                "LIMIT ?",
+                [in_ids(chunk), 1000 * len(chunk)],
+            ):
+                found.setdefault(url, set()).add(entity_id)
+        return found
+
     def all_ids(self, limit: int = 1_000_000) -> list[str]:
         """Every cached id, newest first, deleted-upstream included."""
         return [

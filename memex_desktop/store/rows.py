@@ -26,21 +26,10 @@ class ChangeSet:
     @classmethod
     def merge(cls, changes: Iterable[ChangeSet]) -> ChangeSet:
         """Many change sets merged in one pass (``|`` in a loop copies the sets each time)."""
-        merged: dict[str, set[str]] = {
-            "entity_ids": set(),
-            "deleted_ids": set(),
-            "tag_ids": set(),
-            "view_ids": set(),
-            "feed_ids": set(),
-        }
-        edges_changed = False
+        merged = ChangeAccumulator()
         for change in changes:
-            for name, ids in merged.items():
-                ids.update(getattr(change, name))
-            edges_changed = edges_changed or change.edges_changed
-        return cls(
-            **{name: frozenset(ids) for name, ids in merged.items()}, edges_changed=edges_changed
-        )
+            merged.add(change)
+        return merged.result()
 
     def __or__(self, other: ChangeSet) -> ChangeSet:
         """Both change sets merged."""
@@ -63,6 +52,30 @@ class ChangeSet:
             or self.feed_ids
             or self.edges_changed
         )
+
+
+class ChangeAccumulator:
+    """Change sets merged as they come, into one set of each kind of id."""
+
+    def __init__(self) -> None:
+        self._ids: dict[str, set[str]] = {name: set() for name in _ID_FIELDS}
+        self._edges_changed = False
+
+    def add(self, change: ChangeSet) -> None:
+        """Take in one change set."""
+        for name, ids in self._ids.items():
+            ids.update(getattr(change, name))
+        self._edges_changed = self._edges_changed or change.edges_changed
+
+    def result(self) -> ChangeSet:
+        """Everything taken in so far, as one change set."""
+        return ChangeSet(
+            **{name: frozenset(ids) for name, ids in self._ids.items()},
+            edges_changed=self._edges_changed,
+        )
+
+
+_ID_FIELDS = ("entity_ids", "deleted_ids", "tag_ids", "view_ids", "feed_ids")
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memex_desktop.store import Outbox, StoreWriter, normalize_url
+from memex_desktop.store import CacheReader, Outbox, StoreWriter, normalize_url
 from memex_desktop.store.outbox import URL_KEYS_VERSION
 from memex_desktop.store.urls import earlier_key_prefixes, parse_and_normalize
 
@@ -152,3 +152,27 @@ def test_items_cached_under_earlier_keys_are_found(tmp_path: Path) -> None:
         assert outbox.known_in_cache("https://example.com/p/deep") is None
         result = outbox.enqueue_url("https://example.com/p?utm_source=x")
         assert (result.status, result.entity_id) == ("already_saved", "w")
+
+
+def test_items_are_found_under_the_normalized_url_of_their_address(tmp_path: Path) -> None:
+    path = tmp_path / "cache.db"
+    writer = StoreWriter(path)
+    try:
+        writer.ingest_json(
+            [
+                {"id": "a", "type": "web", "url": "https://www.example.com/x?utm_source=n"},
+                {"id": "b", "type": "web", "url": "https://example.com/x"},
+                {"id": "c", "type": "web", "url": "https://example.com/y"},
+                {"id": "d", "type": "annotation", "text": "no address"},
+            ]
+        ).result()
+    finally:
+        writer.close()
+    reader = CacheReader(path)
+    try:
+        found = reader.ids_at_normalized_urls(
+            [normalize_url("https://example.com/x/"), "https://nowhere.example"]
+        )
+    finally:
+        reader.close()
+    assert found == {"https://example.com/x": {"a", "b"}}
