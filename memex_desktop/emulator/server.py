@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 import socket
 import threading
 import time
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any
 
 import uvicorn
@@ -223,7 +224,16 @@ def serve(config: EmulatorConfig, host: str = "127.0.0.1", port: int = 8787) -> 
     """Serve in the calling thread until interrupted (Ctrl-C); what the CLI runs."""
     state = EmulatorState(config)
     app = build_app(state, network_faults(config))
+    # After its graceful shutdown uvicorn raises the signal that stopped it again, with the
+    # handler it found in place: with the default one a `kill` ended the process before the
+    # ``finally`` below, leaving the emulator's database (gigabytes for a big library) behind.
+    previous = signal.signal(signal.SIGTERM, _exit_on_signal)
     try:
         uvicorn.Server(_uvicorn_config(app, host=host, port=port, embedded=False)).run()
     finally:
         state.close()
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_on_signal(signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)

@@ -1,0 +1,54 @@
+"""The emulator run as its own process (what `memex-desktop emulator` and the benchmarks start)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _wait_listening(proc: subprocess.Popen[bytes], port: int) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the emulator exited"
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)  # waiting for a server process to come up
+    pytest.fail("the emulator did not listen in time")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM")
+def test_a_terminated_emulator_leaves_no_database_behind(tmp_path: Path) -> None:
+    port = _free_port()
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memex_desktop", "emulator", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_listening(proc, port)
+        assert list(tmp_path.glob("memex-emulator-*"))  # its database, while it runs
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert not list(tmp_path.glob("memex-emulator-*"))
