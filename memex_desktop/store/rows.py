@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 
@@ -75,7 +75,8 @@ class ChangeAccumulator:
         )
 
 
-_ID_FIELDS = ("entity_ids", "deleted_ids", "tag_ids", "view_ids", "feed_ids")
+# The id sets of a change set: every field but the flag.
+_ID_FIELDS = tuple(item.name for item in fields(ChangeSet) if item.name != "edges_changed")
 
 
 @dataclass(frozen=True)

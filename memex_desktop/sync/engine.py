@@ -719,8 +719,8 @@ class SyncEngine:
             return
         ids = {op.entity_id for op in accepted if op.entity_id and op.entity_id in seen.ids}
         # The pull's items are in the cache by now, under the URL the store normalized: a
-        # URL is confirmed by an item of this pull cached under it. (Keeping every URL a
-        # pass saw took about 150 MB at a million items.)
+        # URL is confirmed by an item of this pull cached under it (the pass keeps no URL
+        # of its own: at a million items that was a million strings held to the end).
         cached = self.reader.ids_at_normalized_urls(
             op.normalized_url for op in accepted if op.normalized_url
         )
@@ -1161,8 +1161,8 @@ class DeletionGuard:
         if seen.oldest_created is None:
             return set()
         already = {row.id for row in engine.reader.deleted_upstream(limit=ALL_IDS_LIMIT)}
-        # Filtered as they are read: a set of every cached id besides the pass's own took
-        # tens of megabytes more at the end of a sync of a million items.
+        # Filtered as they are read, not made into a second set of every cached id beside
+        # the pass's own at the end of a full sync.
         candidates = {
             entity_id
             for entity_id in engine.reader.all_ids(ALL_IDS_LIMIT)
