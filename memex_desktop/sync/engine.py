@@ -80,6 +80,7 @@ from memex_desktop.sync.concurrency import InFlightLimit
 from memex_desktop.sync.paging import PageFetcher, Pager, PageRequest
 from memex_desktop.sync.pending_parents import resolve_pending_parents
 from memex_desktop.sync.probe import probe_server
+from memex_desktop.sync.seen_ids import SeenIds
 from memex_desktop.sync.server_profile import PagingMode, ServerProfile, state_key
 from memex_desktop.sync.types import (
     SyncCancelled,
@@ -1069,7 +1070,7 @@ class _PassSeen:
     """What a pull has seen: every id shown to exist, the types listed, the dates covered."""
 
     def __init__(self) -> None:
-        self.ids: set[str] = set()
+        self.ids = SeenIds()
         self.types: set[str] = set()
         self.listed_types: set[str] = set()  # of results only (not nested or referenced)
         self.listed = 0
@@ -1161,11 +1162,12 @@ class DeletionGuard:
         if seen.oldest_created is None:
             return set()
         already = {row.id for row in engine.reader.deleted_upstream(limit=ALL_IDS_LIMIT)}
-        # Filtered as they are read, not made into a second set of every cached id beside
-        # the pass's own at the end of a full sync.
+        # Read a batch at a time and filtered as they are read: not a second collection of
+        # every cached id beside the pass's own at the end of a full sync.
         candidates = {
             entity_id
-            for entity_id in engine.reader.all_ids(ALL_IDS_LIMIT)
+            for batch in engine.reader.ids_in_batches()
+            for entity_id in batch
             if entity_id not in seen.ids and entity_id not in already
         }
         if not candidates:

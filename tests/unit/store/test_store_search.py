@@ -210,3 +210,9 @@ def test_many_words_find_the_newest_items_holding_them_all(
     holding = [f"w-{n:04d}" for n in range(2 * count, 0, -1) if n % 2]
     assert reader.search_ids("amber basil cedar dill", limit=1000) == holding
     assert reader.search_ids("amber basil cedar dill", limit=30) == holding[:30]
+
+
+def test_every_id_is_read_once_in_batches(filled: CacheReader) -> None:
+    batches = list(filled.ids_in_batches(size=4))
+    assert [len(batch) for batch in batches] == [4, 2]
+    assert sorted(i for batch in batches for i in batch) == sorted(e["id"] for e in ENTITIES)
