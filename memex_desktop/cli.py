@@ -488,7 +488,7 @@ def cmd_sync(args: argparse.Namespace, session: Session) -> int:
         confirm_deletions=args.confirm_deletions,
     )
     summary = (
-        f"synced: {report.pulled} items read, {len(report.changes.entity_ids)} changed, "
+        f"synced: {report.pulled} items read, {report.changes.changed_count} changed, "
         f"{report.deleted_upstream} deleted upstream, {report.sent} saves sent"
     )
     if report.deletions_held:

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 
 @dataclass(frozen=True)
 class ChangeSet:
-    """What one write touched, so panes refresh only what they show."""
+    """What one write touched, so panes refresh only what they show.
+
+    A change set lists at most :data:`LISTED_CHANGES` changed or deleted entities; past that
+    it only counts them (``unlisted_changes``) and means "any entity may have changed", which
+    a pane answers by refreshing all it shows. A first sync of a million items listed every
+    id, over 100 MB held until the window had read them.
+    """
 
     entity_ids: frozenset[str] = frozenset()
     deleted_ids: frozenset[str] = frozenset()
@@ -17,6 +24,7 @@ class ChangeSet:
     view_ids: frozenset[str] = frozenset()
     feed_ids: frozenset[str] = frozenset()
     edges_changed: bool = False
+    unlisted_changes: int = 0
 
     @classmethod
     def empty(cls) -> ChangeSet:
@@ -31,52 +39,89 @@ class ChangeSet:
             merged.add(change)
         return merged.result()
 
+    @property
+    def every_entity(self) -> bool:
+        """True when more entities changed than are listed: any of them may have."""
+        return self.unlisted_changes > 0
+
+    @property
+    def entities_changed(self) -> bool:
+        """True when any entity changed or was deleted."""
+        return bool(self.entity_ids or self.deleted_ids or self.unlisted_changes)
+
+    @property
+    def changed_count(self) -> int:
+        """How many entities changed or were deleted (an entity changed twice past the
+        listed ones counts twice)."""
+        return len(self.entity_ids | self.deleted_ids) + self.unlisted_changes
+
+    def touches(self, entity_ids: AbstractSet[str]) -> bool:
+        """True when any of these entities changed or was deleted (or may have)."""
+        return self.every_entity or not (
+            self.entity_ids.isdisjoint(entity_ids) and self.deleted_ids.isdisjoint(entity_ids)
+        )
+
     def __or__(self, other: ChangeSet) -> ChangeSet:
         """Both change sets merged."""
-        return ChangeSet(
-            entity_ids=self.entity_ids | other.entity_ids,
-            deleted_ids=self.deleted_ids | other.deleted_ids,
-            tag_ids=self.tag_ids | other.tag_ids,
-            view_ids=self.view_ids | other.view_ids,
-            feed_ids=self.feed_ids | other.feed_ids,
-            edges_changed=self.edges_changed or other.edges_changed,
-        )
+        return ChangeSet.merge((self, other))
 
     def __bool__(self) -> bool:
         """True when anything changed."""
         return bool(
-            self.entity_ids
-            or self.deleted_ids
-            or self.tag_ids
-            or self.view_ids
-            or self.feed_ids
-            or self.edges_changed
+            self.edges_changed
+            or self.unlisted_changes
+            or any(getattr(self, name) for name in _ID_FIELDS)
         )
 
 
+# Entities a change set lists by id before it only counts them: more than a window shows or
+# a pane refreshes one by one, and 10,000 ids hold about a megabyte.
+LISTED_CHANGES = 10_000
+
+
 class ChangeAccumulator:
-    """Change sets merged as they come, into one set of each kind of id."""
+    """Change sets merged as they come, into one set of each kind of id (entities listed up
+    to :data:`LISTED_CHANGES`, then counted)."""
 
     def __init__(self) -> None:
         self._ids: dict[str, set[str]] = {name: set() for name in _ID_FIELDS}
         self._edges_changed = False
+        self._unlisted = 0
 
     def add(self, change: ChangeSet) -> None:
         """Take in one change set."""
         for name, ids in self._ids.items():
-            ids.update(getattr(change, name))
+            if name in _ENTITY_FIELDS:
+                self._add_entities(ids, getattr(change, name))
+            else:
+                ids.update(getattr(change, name))
         self._edges_changed = self._edges_changed or change.edges_changed
+        self._unlisted += change.unlisted_changes
+
+    def _add_entities(self, listed: set[str], ids: frozenset[str]) -> None:
+        room = LISTED_CHANGES - sum(len(self._ids[name]) for name in _ENTITY_FIELDS)
+        if len(ids) <= room:
+            listed.update(ids)
+            return
+        for entity_id in ids - listed:
+            if room > 0:
+                listed.add(entity_id)
+                room -= 1
+            else:
+                self._unlisted += 1
 
     def result(self) -> ChangeSet:
         """Everything taken in so far, as one change set."""
         return ChangeSet(
             **{name: frozenset(ids) for name, ids in self._ids.items()},
             edges_changed=self._edges_changed,
+            unlisted_changes=self._unlisted,
         )
 
 
-# The id sets of a change set: every field but the flag.
-_ID_FIELDS = tuple(item.name for item in fields(ChangeSet) if item.name != "edges_changed")
+# The id sets of a change set (its fields named ``..._ids``), and those that name entities.
+_ID_FIELDS = tuple(item.name for item in fields(ChangeSet) if item.name.endswith("_ids"))
+_ENTITY_FIELDS = frozenset({"entity_ids", "deleted_ids"})
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ def sync_sentence(report: SyncReport, seconds: float) -> str:
         return "Sync cancelled."
     if not report.ok:
         return ""
-    changed = len(report.changes.entity_ids | report.changes.deleted_ids)
+    changed = report.changes.changed_count
     if not changed and not report.sent and not report.deleted_upstream:
         return "Up to date."
     done = []

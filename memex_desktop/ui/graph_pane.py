@@ -789,8 +789,7 @@ class GraphPane(QWidget):
         """Redraw when the cache changed something this graph shows."""
         if self._center is None or not changes:
             return
-        touched = changes.entity_ids | changes.deleted_ids
-        if changes.edges_changed or touched & (self._nodes.keys() | {self._center}):
+        if changes.edges_changed or changes.touches(self._nodes.keys() | {self._center}):
             self._reload()
 
     @Slot()

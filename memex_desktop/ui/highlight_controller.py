@@ -223,7 +223,7 @@ class HighlightController(QObject):
         if entity_id is None or not changes:
             return
         shown = {entity_id} | {h.id for h in self._reader.highlight_painter.highlights}
-        if changes.edges_changed or (changes.entity_ids | changes.deleted_ids) & shown:
+        if changes.edges_changed or changes.touches(shown):
             self.reload()
 
     @Slot(object)

@@ -495,7 +495,7 @@ class MainWindow(QMainWindow):
         self.docks.on_store_changed(changes)
         if changes:
             self.search.refresh_sidebar_later()
-        if changes.entity_ids or changes.deleted_ids:
+        if changes.entities_changed:
             self.search.run_current_search()
 
     @Slot(object)

@@ -660,7 +660,7 @@ class ReaderPane(QWidget):
     def on_store_changed(self, changes: ChangeSet) -> None:
         """Render the current item again when the store changed it or what points at it."""
         entity_id = self.current_entity_id
-        if entity_id and entity_id in (changes.entity_ids | changes.deleted_ids):
+        if entity_id and changes.touches({entity_id}):
             self._render(entity_id, None)
         elif entity_id and changes.edges_changed and self._pending is None:
             # Cheap check first: re-render only when its "Referenced by" section changed.

@@ -385,6 +385,13 @@ class ResultsModel(QAbstractListModel):
 
     def on_store_changed(self, changes: ChangeSet) -> None:
         """Forget cached rows the store changed, and repaint those that are listed."""
+        if changes.every_entity:
+            self._rows.clear()
+            self._snippets.clear()
+            self._failed.clear()
+            if self._ids:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(self._ids) - 1, 0))
+            return
         touched = changes.entity_ids | changes.deleted_ids
         rows: list[int] = []
         for entity_id in touched:

@@ -861,9 +861,8 @@ class ThreadPane(QWidget):
         """Refresh when the cache changed this entity, a shown note or the links."""
         if self._entity_id is None or not changes:
             return
-        touched = changes.entity_ids | changes.deleted_ids
         shown = {entry.id for _d, entry in self.shown()} | {self._entity_id}
-        if changes.edges_changed or touched & shown:
+        if changes.edges_changed or changes.touches(shown):
             self.refresh()
 
     @Slot(object)

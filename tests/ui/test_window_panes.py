@@ -23,7 +23,7 @@ from memex_desktop.errors import (
     state_words,
     user_message,
 )
-from memex_desktop.store import CacheReader, ChangeSet, OutboxOp
+from memex_desktop.store import CacheReader, ChangeSet, OutboxOp, StoreWriter
 from memex_desktop.ui.outbox_pane import OutboxModel, OutboxPane, save_state_text
 from memex_desktop.ui.reader_pane import ReaderPane, SafeTextDocument
 from memex_desktop.ui.results_model import ResultsModel, mark_terms, snippet_segments
@@ -76,6 +76,29 @@ def test_results_model_passes_the_model_tester_through_changes(cache: Any) -> No
     model.on_store_changed(ChangeSet(entity_ids=frozenset(ids[:5])))
     model.set_results([])
     assert model.rowCount() == 0
+
+
+def test_results_model_reads_every_row_again_after_more_changes_than_listed(
+    cache: Any,
+) -> None:
+    path, reader = cache
+    model = ResultsModel(reader)
+    QAbstractItemModelTester(model, FAIL)
+    ids = reader.search_ids("")[:30]
+    model.set_results(ids)
+    assert model.data(model.index(3, 0))
+    entity = dict(reader.raw_json(ids[3]) or {}, title="Renamed by a big sync")
+    writer = StoreWriter(path)
+    try:
+        writer.ingest_json([entity]).result()
+    finally:
+        writer.close()
+    repainted = Emitted(model.dataChanged)
+    # A first sync of a large library lists no ids, only how many changed.
+    model.on_store_changed(ChangeSet(unlisted_changes=50_000))
+    first, last = repainted.args[:2]
+    assert (first.row(), last.row()) == (0, len(ids) - 1)
+    assert "Renamed by a big sync" in str(model.data(model.index(3, 0)))
 
 
 def test_snippets_mark_query_words() -> None:
