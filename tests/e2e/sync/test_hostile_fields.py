@@ -208,8 +208,11 @@ def test_hostile_fields_never_stop_a_sync() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)
 def test_hostile_fields_never_stop_a_sync_many_times() -> None:
-    _fuzz(10_000, 10_000)  # the page cases end when all 150 have been tried
+    # 2,000 of the 10,470 entity cases (profile, item, field, value) at about 0.7 s each;
+    # the page cases end when all 150 have been tried.
+    _fuzz(2_000, 10_000)
 
 
 @pytest.mark.parametrize(
