@@ -216,3 +216,22 @@ def test_every_id_is_read_once_in_batches(filled: CacheReader) -> None:
     batches = list(filled.ids_in_batches(size=4))
     assert [len(batch) for batch in batches] == [4, 2]
     assert sorted(i for batch in batches for i in batch) == sorted(e["id"] for e in ENTITIES)
+
+
+def test_more_items_are_looked_up_one_by_one_in_a_larger_library(
+    writer: StoreWriter, reader: CacheReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memex_desktop.store.reader as reader_module
+
+    monkeypatch.setattr(reader_module, "_FEW_ROWS_AT", 100)  # a "large" library of 100
+    small = [{"id": f"s-{n}", "type": "web", "title": f"S {n}", "created_at": T + n}
+             for n in range(50)]  # fmt: skip
+    writer.ingest_json(small).result()
+    assert reader._few_rows_limit() == reader_module.FEW_ROWS_LIMIT  # never fewer
+    larger = [{"id": f"l-{n}", "type": "web", "title": f"L {n}", "created_at": T + n}
+              for n in range(850)]  # fmt: skip
+    writer.ingest_json(larger).result()
+    # The size is taken as known for a while, then counted again: 900 items, 3 times 400.
+    assert reader._few_rows_limit() == reader_module.FEW_ROWS_LIMIT
+    monkeypatch.setattr(reader_module, "LIBRARY_COUNT_TTL_S", 0.0)
+    assert reader._few_rows_limit() == 3 * reader_module.FEW_ROWS_LIMIT
