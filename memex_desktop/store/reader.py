@@ -247,8 +247,11 @@ class CacheReader:
             [in_ids(ids)],
         )
         rows = {values[0]: values[1:6] for values in read}
-        stored = ((row[0], row[6]) for row in read if words and row[6] is not None)
-        snippets = self._snippets_of(words, stored) if words else {}
+        snippets = (
+            self._snippets_of(words, ((row[0], row[6]) for row in read if row[6] is not None))
+            if words
+            else {}
+        )
         hits = []
         for entity_id in ids:
             if entity_id not in rows:
