@@ -173,16 +173,18 @@ def test_a_small_tag_finds_the_same_items_as_a_large_one_would(
     ]
 
 
+@pytest.mark.parametrize("filler", ["filler", "filler fias then skais"])
 @pytest.mark.parametrize("spread", [1, 150])
 def test_an_excluded_phrase_is_checked_on_rows_near_and_far_apart(
-    writer: StoreWriter, reader: CacheReader, spread: int
+    writer: StoreWriter, reader: CacheReader, spread: int, filler: str
 ) -> None:
     """Rows close together are checked with one range of the index, rows spread over the
-    library word by word: the same items are left out either way."""
+    library by a short read of the index (enough when the words are rare) and then word by
+    word (when the rows between hold the words too): the same items are left out."""
     items = [
         {"id": f"s-{n:05d}", "type": "web", "title": f"Row {n}", "url": f"https://s.example/{n}",
          "full_text": ("alpha skais fias" if n % (2 * spread) == 0
-                       else "alpha fias skais" if n % spread == 0 else "filler"),
+                       else "alpha fias skais" if n % spread == 0 else filler),
          "created_at": T + n}
         for n in range(1, 40 * spread + 1)
     ]  # fmt: skip
