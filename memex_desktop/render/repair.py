@@ -151,11 +151,13 @@ class _Scan:
         if not self.dropping():
             self.out.append(text)
 
-    def cut(self) -> None:
-        """Mark a removed tag: a character reference must not join text across it."""
+    def cut(self, *, apart: bool = True) -> None:
+        """Mark a removed tag: a character reference must not join text across it. ``apart``:
+        the tag starts or ends an element (in a drawing, its text is a word apart), not a
+        stray end tag the parser ignores."""
         if self.out and _ENTITY_TAIL_RE.search(self.out[-1][-40:]):
             self.out.append("<!---->")
-        if self.figure_at >= 0 and self.out[-1] != " ":
+        if apart and self.figure_at >= 0 and self.out[-1] != " ":
             self.out.append(" ")  # a drawing's text elements are words apart
 
     def dropping(self) -> bool:
@@ -388,7 +390,7 @@ class _Scan:
         if in_html and name in self.repair.kept:
             self.emit(text)
         else:
-            self.cut()
+            self.cut(apart=False)  # it closes nothing
 
     def raw_text(self, name: str, text: str, end: int) -> int:
         """A raw-text or RCDATA element: its tag, its content and its end tag, as they are."""
