@@ -53,7 +53,8 @@ FIRST_PAGE = 300  # results shown at once while the full list is read
 FIRST_PAGE_BUDGET_S = 0.03
 # The full list is read a frame after its first page is shown: a worker that starts at once
 # holds the interpreter lock against every Python call of the first page's paint (keystroke
-# to painted results at 20,000 items, median of 3 runs: p50 5.3 -> 3.7 ms, p95 7.8 -> 5.9 ms).
+# to painted results at 20,000 items, the bench's back-to-back typing, median of 3 runs:
+# p50 5.3 -> 3.8-4.3 ms, p95 7.8 -> 6.0-7.1 ms).
 FULL_LIST_DELAY_MS = 16
 FILTER_TAGS = 500  # tags offered in the filter menu
 SCOPE_LIMIT = 20_000
