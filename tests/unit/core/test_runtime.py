@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -76,6 +77,41 @@ def test_freed_memory_is_returned_by_one_thread_per_process() -> None:
     trimmers = _trimmers()
     assert len(trimmers) == 1
     assert trimmers[0].daemon  # never keeps a finished process alive
+
+
+# A child process, so that the allocator's setting does not outlive the test: a block of a
+# megabyte freed, then another made. glibc's default would raise its mapping threshold past a
+# megabyte at the first free and take the second block from the heap.
+_LARGE_BLOCKS_CHILD = """
+import ctypes, sys
+from memex_desktop.runtime import return_freed_memory_periodically
+if len(sys.argv) > 1:
+    return_freed_memory_periodically()
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+mallinfo2 = ctypes.CDLL(None).mallinfo2
+mallinfo2.restype = MallInfo2
+first = bytearray(2 << 20)
+del first
+mapped = mallinfo2().hblks
+second = bytearray(1 << 20)
+print(mallinfo2().hblks - mapped)
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or sys.implementation.name != "cpython",
+    reason="glibc's mallopt and mallinfo2",
+)
+def test_large_blocks_keep_pages_of_their_own_after_one_was_freed() -> None:
+    def mapped_apart(*argv: str) -> int:
+        run = [sys.executable, "-c", _LARGE_BLOCKS_CHILD, *argv]
+        return int(subprocess.run(run, capture_output=True, text=True, check=True).stdout)
+
+    assert mapped_apart() == 0  # glibc's own rule: the heap's
+    assert mapped_apart("fixed") == 1
 
 
 def test_without_malloc_trim_nothing_is_started(monkeypatch: pytest.MonkeyPatch) -> None:
