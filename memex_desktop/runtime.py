@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from typing import Any, cast
 
 # Young collections every this many allocations (CPython's default is 700); the middle and
 # old generations after this many collections of the one below (defaults 10 and 10).
@@ -58,28 +59,18 @@ _trimmer_started = threading.Lock()
 _trimmer: threading.Thread | None = None
 
 
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``, or None where the C library has none (macOS, Windows, musl)."""
+def _glibc_function(name: str, argtypes: list[Any], restype: Any) -> Callable[..., int] | None:
+    """A function of glibc's allocator, or None where the C library has none (macOS,
+    Windows, musl)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        trim = ctypes.CDLL(None).malloc_trim
+        function = getattr(ctypes.CDLL(None), name)
     except (OSError, AttributeError):
         return None
-    trim.argtypes = [ctypes.c_size_t]
-    trim.restype = ctypes.c_int
-    return trim
-
-
-def _fix_mmap_threshold() -> bool:
-    """Fix glibc's ``M_MMAP_THRESHOLD`` at MMAP_THRESHOLD_BYTES; whether it could."""
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return False
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    mallopt.restype = ctypes.c_int
-    return bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES))
+    function.argtypes = argtypes
+    function.restype = restype
+    return cast(Callable[..., int], function)
 
 
 def return_freed_memory_periodically(interval_s: float = TRIM_INTERVAL_S) -> bool:
@@ -103,10 +94,11 @@ def return_freed_memory_periodically(interval_s: float = TRIM_INTERVAL_S) -> boo
     100,000 items.
     """
     global _trimmer
-    trim = _malloc_trim()
-    if trim is None:
+    trim = _glibc_function("malloc_trim", [ctypes.c_size_t], ctypes.c_int)
+    mallopt = _glibc_function("mallopt", [ctypes.c_int, ctypes.c_int], ctypes.c_int)
+    if trim is None or mallopt is None:
         return False
-    _fix_mmap_threshold()
+    mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
     with _trimmer_started:
         if _trimmer is None or not _trimmer.is_alive():
             _trimmer = threading.Thread(
