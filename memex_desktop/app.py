@@ -48,6 +48,7 @@ from memex_desktop.store import CacheReader, Outbox, StoreWriter
 from memex_desktop.sync import OutboxPolicy, SyncReport
 from memex_desktop.ui import theme
 from memex_desktop.ui.dialogs import ErrorDialog, FirstRunDialog, SettingsDialog
+from memex_desktop.ui.first_frames import after_first_results
 from memex_desktop.ui.main_window import MainWindow
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.readers import close_thread_readers
@@ -86,6 +87,11 @@ class AppContext:
     _closed: bool = False
     # Built last: its Settings action is this context's open_settings.
     window: MainWindow = field(init=False)
+
+    @property
+    def closed(self) -> bool:
+        """Whether shutdown() has run."""
+        return self._closed
 
     def open_settings(self, parent: QWidget) -> None:
         """The window's Settings action: the dialog, applied when saved."""
@@ -149,6 +155,7 @@ def build_main_window(
     sync_on_start: bool = True,
     runner_threads: int = 4,
     image_origin: str | None = None,
+    connect_once_listed: bool = False,
 ) -> AppContext:
     """Create the store, client, runner, sync controller and window (nothing global).
 
@@ -162,6 +169,10 @@ def build_main_window(
         sync_on_start: start a sync as soon as the window exists.
         image_origin: a server whose pictures the reader loads although it is not on the
             public internet (the demo's emulator, which serves the demo library's pictures).
+        connect_once_listed: show the cache first; the connection (keyring, remembered
+            sign-in, client) is resolved, and the first sync started, once the window has
+            painted its first results (see :func:`connect_window`, :func:`after_first_results`).
+            Without a connection or client given only.
     """
     settings = settings or Settings()
     credentials = credentials or CredentialStore()
@@ -172,32 +183,17 @@ def build_main_window(
     recovered = opened.recovery
     opened.close()
     reader = CacheReader(cache_path)
-    if connection is None:
-        connection = services.connect(
-            settings, api_url=api_url, api_key=api_key, key_store=credentials
-        )
-    if client is None:
-        client = services.make_client(settings, connection)
-        credential = connection.credential
-    else:
-        credential = None  # a client made elsewhere: how it signs in is not known here
+    if connect_once_listed and (connection is not None or client is not None):
+        raise ValueError("a connection or client given is used at once, not after a paint")
     runner = TaskRunner(max_threads=runner_threads)
-    sync = services.sync_services(
-        settings, client, writer, data_dir, credential=credential, policy=outbox_policy
-    )
-    controller = SyncController(sync, runner, interval_minutes=settings.sync_interval_minutes)
-    context = AppContext(
+    sync = services.sync_services(settings, None, writer, data_dir, policy=outbox_policy)
+    controller = SyncController(
+        sync,
         runner,
-        controller,
-        writer,
-        reader,
-        settings,
-        credentials,
-        data_dir,
-        client,
-        provider=connection.signed_in,
-        api_url=connection.api_url,
+        interval_minutes=settings.sync_interval_minutes,
+        connecting=connect_once_listed,
     )
+    context = AppContext(runner, controller, writer, reader, settings, credentials, data_dir, None)
     context.window = MainWindow(
         reader=reader,
         runner=runner,
@@ -215,13 +211,58 @@ def build_main_window(
     )
     context.window.reader_pane.text_size_changed.connect(context.keep_text_size)
     apply_theme(settings.theme)
-    if context.provider is not None:
-        context.window.status.showMessage("Signed in with Memex", 8000)
     if recovered is not None:
         context.window.messages.warn(recovered.message())
-    if sync_on_start and client is not None:
-        controller.sync_now()
+    if connect_once_listed:
+
+        def connect_later() -> None:
+            if not context.closed:
+                connect_window(context, api_url=api_url, api_key=api_key, sync=sync_on_start)
+
+        after_first_results(context.window, connect_later)
+    else:
+        connect_window(
+            context,
+            connection=connection,
+            client=client,
+            api_url=api_url,
+            api_key=api_key,
+            sync=sync_on_start,
+        )
     return context
+
+
+def connect_window(
+    context: AppContext,
+    *,
+    connection: Connection | None = None,
+    client: MemexClient | None = None,
+    api_url: str | None = None,
+    api_key: str | None = None,
+    sync: bool = True,
+) -> None:
+    """Give the window its connection and client; with ``sync``, sync at once if it can.
+
+    The connection is resolved here (``api_url`` and ``api_key`` as :func:`services.connect`
+    takes them) unless one is given; the client is made for it unless one is given (tests),
+    and then how it signs in is not known here.
+    """
+    if connection is None:
+        connection = services.connect(
+            context.settings, api_url=api_url, api_key=api_key, key_store=context.credentials
+        )
+    credential = None
+    if client is None:
+        client = services.make_client(context.settings, connection)
+        credential = connection.credential
+    context.client = client
+    context.provider = connection.signed_in
+    context.api_url = connection.api_url
+    context.controller.set_client(client, credential)
+    if context.provider is not None:
+        context.window.status.showMessage("Signed in with Memex", 8000)
+    if sync and client is not None:
+        context.controller.sync_now()
 
 
 def reader_images(data_dir: Path, settings: Settings, trusted: str | None) -> ImageSource:
@@ -524,7 +565,10 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
         listening = listen_for_later_starts(server_name(own_folder))
     connection: Connection | None = None
     first_choice: int | None = None  # what the first-run dialog answered, if it was shown
-    if not want_demo:
+    # A start with a settings file is no first run, and its connection waits for the first
+    # paint: the person sees their library without waiting for the keyring (see
+    # build_main_window). --quit-after-sync needs it at once, to know whether it can sync.
+    if not want_demo and (quit_after_sync or not Settings.path().exists()):
         connection = services.connect(
             settings, api_url=api_url, api_key=api_key, key_store=credentials
         )
@@ -545,11 +589,14 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
         data_dir = settings.effective_data_dir(data_dir_arg)
     context = build_main_window(
         data_dir=data_dir,
+        api_url=api_url,
+        api_key=api_key,
         settings=settings,
         credentials=credentials,
         connection=connection,
         qsettings=QSettings(ORGANIZATION, APPLICATION),
         image_origin=demo.emulator.base_url if demo is not None else None,
+        connect_once_listed=connection is None,
     )
     if demo is not None:
         context.cleanups.append(demo.close)
@@ -603,8 +650,9 @@ def run_gui(args: Any) -> int:
     context = opened.context
     app.aboutToQuit.connect(context.shutdown)
     # What start-up allocated lives as long as the window: frozen out of every collection
-    # (about 1.35 times the sync rate, see runtime.settle_garbage_collector).
-    settle_garbage_collector()
+    # (about 1.35 times the sync rate, see runtime.settle_garbage_collector), once the window
+    # shows the library: the full collection before it takes about 25 ms.
+    after_first_results(context.window, settle_garbage_collector)
     return_freed_memory_periodically()
     if opened.connect_now and context.client is None:
         show_settings_dialog(context, context.window, start_sign_in=opened.start_sign_in)

@@ -26,23 +26,39 @@ class CredentialStore:
     """Reads and writes the API key through keyring, falling back to memory only."""
 
     def __init__(self, *, backend: Any | None = None, service: str = SERVICE_NAME) -> None:
-        """Use ``backend`` (a keyring backend) or the system default one."""
+        """Use ``backend`` (a keyring backend) or the system default one.
+
+        The system's keyring is looked for on first use, not here: finding it loads every
+        keyring plugin installed (about 65 ms on Linux), which the window does after its
+        first paint, when it connects.
+        """
         self._service = service
         self._memory: dict[str, SecretStr] = {}
-        self._backend: Any | None
+        self._given_backend = backend
+        self._looked_up = False
+        self._backend: Any | None = None
+        self._memory_only = False
+
+    def _look_up_backend(self) -> None:
+        """Find the keyring backend once; none usable means memory only."""
+        if self._looked_up:
+            return
+        self._looked_up = True
         try:
-            self._backend = backend if backend is not None else keyring.get_keyring()
+            given = self._given_backend
+            self._backend = given if given is not None else keyring.get_keyring()
         except keyring.errors.KeyringError as exc:
             _log.warning("no keyring available (%s); keeping the API key in memory", type(exc))
             self._backend = None
         # The "fail" backend is what keyring picks when nothing usable exists (headless Linux).
-        self._memory_only = self._backend is None or isinstance(
-            self._backend, keyring.backends.fail.Keyring
+        self._memory_only = self._memory_only or (
+            self._backend is None or isinstance(self._backend, keyring.backends.fail.Keyring)
         )
 
     @property
     def backend_is_memory(self) -> bool:
         """True when the key lives only in memory and will be asked for again next launch."""
+        self._look_up_backend()
         return self._memory_only
 
     def _fall_back(self, exc: Exception) -> None:
@@ -83,6 +99,7 @@ class CredentialStore:
     def delete_secret(self, account: str) -> None:
         """Forget ``account`` everywhere this store put it."""
         self._memory.pop(account, None)
+        self._look_up_backend()
         if self._memory_only or self._backend is None:
             return
         try:
@@ -96,6 +113,7 @@ class CredentialStore:
         """Read one secret, memory first (it holds what this session was given)."""
         if account in self._memory:
             return self._memory[account]
+        self._look_up_backend()
         if self._memory_only or self._backend is None:
             return None
         try:
@@ -107,6 +125,7 @@ class CredentialStore:
 
     def _set(self, account: str, secret: SecretStr) -> None:
         """Write one secret to the keyring, or to memory when the keyring cannot take it."""
+        self._look_up_backend()
         if not self._memory_only and self._backend is not None:
             try:
                 self._backend.set_password(self._service, account, secret.get_secret_value())

@@ -212,6 +212,11 @@ class SearchController(QObject):
             sort_control.sort_changed.connect(self._on_sort_control_sort_changed)
 
     @property
+    def shown_any(self) -> bool:
+        """Whether the results of a search are on screen yet (none found counts)."""
+        return self._applied_sequence > 0
+
+    @property
     def local_tasks(self) -> list[Task[LocalSearchResult]]:
         """The local searches on workers that were running at the latest search."""
         return list(self._local_tasks)

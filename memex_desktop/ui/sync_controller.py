@@ -200,8 +200,11 @@ class SyncController(QObject):
         runner: TaskRunner,
         *,
         interval_minutes: int = 15,
+        connecting: bool = False,
         parent: QObject | None = None,
     ) -> None:
+        """``connecting``: the client comes later (:meth:`set_client`); until then the state
+        is ONLINE, as it is until a sync says otherwise, not "no account"."""
         super().__init__(parent)
         self.services = services
         self._runner = runner
@@ -214,7 +217,7 @@ class SyncController(QObject):
         self._remote_request = 0
         self._remote_tasks: dict[Task[RemoteAnswer], int] = {}
         self._closed = False
-        self.state = _connected_state(services.client)
+        self.state = ConnectionState.ONLINE if connecting else _connected_state(services.client)
         self.last_meta: SearchMeta | None = None
         self.counts = OutboxCounts(0, 0, 0)
         self._timer = QTimer(self)

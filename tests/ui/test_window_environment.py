@@ -14,7 +14,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import keyring
 import pytest
+from PySide6.QtCore import QEvent, QObject
+from support.keyrings import MemoryKeyring
 from support.oauth import OAuthEmulator, ScriptedBrowser
 from support.secrets import TEST_API_KEY, TEST_BEARER_TOKEN, TEST_USER_ID
 from support.window import WindowFactory
@@ -22,9 +25,9 @@ from support.window import WindowFactory
 from memex_desktop import app, services, signin
 from memex_desktop.app import OpenedWindow, open_window
 from memex_desktop.emulator import RunningEmulator
-from memex_desktop.errors import Credential
+from memex_desktop.errors import ConnectionState, Credential
 from memex_desktop.paths import outbox_db_path
-from memex_desktop.secrets import CredentialStore
+from memex_desktop.secrets import API_KEY_ACCOUNT, SERVICE_NAME, CredentialStore
 from memex_desktop.settings import CONNECTION_ENV_VARS, Settings
 from memex_desktop.store import Outbox
 from memex_desktop.sync import SyncOutcome
@@ -188,14 +191,74 @@ def test_without_any_credential_the_first_start_offers_the_choice(
     assert not opened.start_sign_in
 
 
+class _Painted(QObject):
+    """Notes the first paint of the widget it watches in a shared list of events."""
+
+    def __init__(self, events: list[str]) -> None:
+        super().__init__()
+        self.events = events
+
+    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Paint and "painted" not in self.events:
+            self.events.append("painted")
+        return False
+
+
+def test_a_returning_start_shows_the_library_before_it_asks_the_keyring(
+    qtbot: Any,
+    emulator: RunningEmulator,
+    dialogs: Dialogs,
+    start: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Finding the keyring loads every keyring plugin: a start with a settings file shows the
+    window and its results first, then connects with the key the keyring holds, and syncs."""
+    Settings(api_url=emulator.base_url, sync_interval_minutes=0).save()
+    events: list[str] = []
+    backend = MemoryKeyring()
+    backend.set_password(SERVICE_NAME, API_KEY_ACCOUNT, TEST_API_KEY)
+
+    def get_keyring() -> MemoryKeyring:
+        events.append("keyring")
+        return backend
+
+    monkeypatch.setattr(keyring, "get_keyring", get_keyring)
+    painted = _Painted(events)
+    build = app.build_main_window
+
+    def build_watched(**kwargs: Any) -> app.AppContext:
+        context = build(**kwargs)
+        context.window.installEventFilter(painted)
+        return context
+
+    monkeypatch.setattr(app, "build_main_window", build_watched)
+    context = start().context
+    assert dialogs.first_run == 0
+    assert events == []  # the window is out, not yet painted; nothing asked the keyring
+    assert context.client is None
+    assert context.controller.state is ConnectionState.ONLINE  # never "no account" meanwhile
+    with qtbot.waitSignal(context.controller.sync_finished, timeout=60_000) as done:
+        pass  # connected once the window showed its results, then synced
+    assert events == ["painted", "keyring"]
+    assert context.client is not None
+    assert context.controller.services.credential == Credential("api_key")
+    assert done.args[0].outcome is SyncOutcome.OK
+    assert context.window.search.shown_any
+
+
 def test_the_window_backs_off_saves_as_the_settings_say(
-    emulator: RunningEmulator, dialogs: Dialogs, start: Any, monkeypatch: pytest.MonkeyPatch
+    qtbot: Any,
+    emulator: RunningEmulator,
+    dialogs: Dialogs,
+    start: Any,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     Settings(outbox_max_backoff_s=7.5, sync_interval_minutes=0).save()
     monkeypatch.setenv("MEMEX_API_KEY", TEST_API_KEY)
     monkeypatch.setenv("MEMEX_API_URL", emulator.base_url)
     context = start().context
     assert dialogs.first_run == 0
+    qtbot.waitUntil(lambda: context.client is not None)  # connected once the window showed
     sync = context.controller.services
     outbox = Outbox(outbox_db_path(context.data_dir))
     try:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import keyring.backend
-import keyring.errors
 import pytest
+from support.keyrings import MemoryKeyring
 from support.secrets import TEST_API_KEY, TEST_BEARER_TOKEN, TEST_USER_ID
 from support.sync_env import run_cli
 
@@ -31,27 +30,6 @@ def _no_connection_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-class _MemoryKeyring(keyring.backend.KeyringBackend):
-    """An in-memory keyring backend (never the real keychain)."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.items: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.items.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.items[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.items:
-            raise keyring.errors.PasswordDeleteError("not stored")
-        del self.items[(service, username)]
-
-
 class _FakeProvider:
     """Stands in for a remembered "Sign in with Memex" (a TokenProvider)."""
 
@@ -69,7 +47,7 @@ class _FakeProvider:
 
 
 def _key_store(key: str | None = None) -> CredentialStore:
-    store = CredentialStore(backend=_MemoryKeyring())
+    store = CredentialStore(backend=MemoryKeyring())
     if key is not None:
         store.set_api_key(key)
     return store

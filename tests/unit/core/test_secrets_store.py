@@ -9,31 +9,11 @@ import keyring.backends.fail
 import keyring.errors
 import pytest
 from pydantic import SecretStr
+from support.keyrings import MemoryKeyring
 from support.secrets import TEST_API_KEY
 
 from memex_desktop.secrets import API_KEY_ACCOUNT, SERVICE_NAME, CredentialStore
 from memex_desktop.settings import Settings
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """An in-memory keyring backend: tests never touch a real keychain."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.items: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.items.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.items[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.items:
-            raise keyring.errors.PasswordDeleteError("not stored")
-        del self.items[(service, username)]
 
 
 class LockedKeyring(MemoryKeyring):
@@ -104,3 +84,27 @@ def test_key_never_reaches_a_file(tmp_path: Path) -> None:
         for path in root.rglob("*"):
             if path.is_file():
                 assert TEST_API_KEY.encode() not in path.read_bytes(), path
+
+
+def test_the_system_keyring_is_looked_for_on_first_use_not_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Finding the system's keyring loads every keyring plugin: a store made at start-up
+    costs nothing until a secret is asked for, and looks once."""
+    backend = MemoryKeyring()
+    backend.set_password(SERVICE_NAME, API_KEY_ACCOUNT, TEST_API_KEY)
+    looked: list[int] = []
+
+    def get_keyring() -> MemoryKeyring:
+        looked.append(1)
+        return backend
+
+    monkeypatch.setattr(keyring, "get_keyring", get_keyring)
+    store = CredentialStore()
+    assert looked == []
+    key = store.get_api_key()
+    assert key is not None
+    assert key.get_secret_value() == TEST_API_KEY
+    assert not store.backend_is_memory
+    store.get_secret("another")
+    assert looked == [1]
