@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # First, so that every module imported after Qt costs PySide6's import hook less (see there).
 from memex_desktop.ui import pyside_hook  # noqa: F401
@@ -32,7 +32,6 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from memex_desktop import paths, services
-from memex_desktop.api.client import MemexClient
 from memex_desktop.errors import ConnectionState, state_message, user_message
 from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.render.remote_images import DEFAULT_POLICY, origin_of
@@ -62,6 +61,9 @@ from memex_desktop.ui.single_instance import (
 )
 from memex_desktop.ui.sync_controller import SyncController
 from memex_desktop.ui.tasks import TaskRunner
+
+if TYPE_CHECKING:
+    from memex_desktop.api.client import MemexClient
 
 log = logging.getLogger(__name__)
 

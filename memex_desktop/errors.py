@@ -17,9 +17,8 @@ import enum
 import errno
 import sqlite3
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
-from memex_desktop.api.client import moved_api_base
 from memex_desktop.api.errors import (
     ApiError,
     ApiMoved,
@@ -28,14 +27,14 @@ from memex_desktop.api.errors import (
     Forbidden,
     InsufficientCredits,
     NetworkUnavailable,
+    NotSignedIn,
     RateLimited,
     ServerError,
     ServerIncompatible,
     ServerNotAnswering,
+    SignInError,
     ValidationError,
 )
-from memex_desktop.api.models import AvailablePlansOutput
-from memex_desktop.api.oauth import NotSignedIn, SignInError
 from memex_desktop.api.plans import plan_label
 from memex_desktop.store.errors import (
     DatabaseAccessError,
@@ -48,6 +47,9 @@ from memex_desktop.store.errors import (
     SearchLanguageError,
     translate,
 )
+
+if TYPE_CHECKING:  # what the window imports at start-up stays clear of the HTTP client
+    from memex_desktop.api.models import AvailablePlansOutput
 
 Level = Literal["info", "warning", "error"]
 
@@ -252,6 +254,10 @@ def _api_message(exc: ApiError, credential: Credential | None) -> UserMessage:
             "Check the input; this request will not be retried automatically.",
         )
     if isinstance(exc, ApiMoved):
+        # Only a client raises this, so the client's module is loaded by then; importing it
+        # at the top would load the HTTP stack into every start before its first frame.
+        from memex_desktop.api.client import moved_api_base
+
         return UserMessage(
             "error",
             f"The Memex API moved to {exc.location}.",

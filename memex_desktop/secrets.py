@@ -11,10 +11,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import keyring
-import keyring.backends.fail
-import keyring.errors
 from pydantic import SecretStr
+
+# keyring is imported when a secret is first asked for (see CredentialStore): importing it
+# costs a start about 30 ms, and finding the system's backend another 65 ms.
 
 _log = logging.getLogger(__name__)
 
@@ -44,6 +44,10 @@ class CredentialStore:
         if self._looked_up:
             return
         self._looked_up = True
+        import keyring
+        import keyring.backends.fail
+        import keyring.errors
+
         try:
             given = self._given_backend
             self._backend = given if given is not None else keyring.get_keyring()
@@ -102,6 +106,8 @@ class CredentialStore:
         self._look_up_backend()
         if self._memory_only or self._backend is None:
             return
+        import keyring.errors  # loaded by the lookup above
+
         try:
             self._backend.delete_password(self._service, account)
         except keyring.errors.PasswordDeleteError:
@@ -116,6 +122,8 @@ class CredentialStore:
         self._look_up_backend()
         if self._memory_only or self._backend is None:
             return None
+        import keyring.errors  # loaded by the lookup above
+
         try:
             value = self._backend.get_password(self._service, account)
         except keyring.errors.KeyringError as exc:
@@ -127,6 +135,8 @@ class CredentialStore:
         """Write one secret to the keyring, or to memory when the keyring cannot take it."""
         self._look_up_backend()
         if not self._memory_only and self._backend is not None:
+            import keyring.errors  # loaded by the lookup above
+
             try:
                 self._backend.set_password(self._service, account, secret.get_secret_value())
             except keyring.errors.KeyringError as exc:

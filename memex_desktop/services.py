@@ -18,20 +18,23 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memex_desktop import paths, signin
-from memex_desktop.api.client import MemexClient
-from memex_desktop.api.oauth import TokenProvider
+from memex_desktop import paths
 from memex_desktop.errors import Credential
-from memex_desktop.secrets import CredentialStore
 from memex_desktop.settings import Settings
-from memex_desktop.signin import ClientAuth
 from memex_desktop.store import CacheReader, Outbox, StoreWriter
 from memex_desktop.sync import OutboxPolicy, SyncEngine
 
+if TYPE_CHECKING:
+    from memex_desktop.api.client import MemexClient
+    from memex_desktop.api.oauth import TokenProvider
+    from memex_desktop.secrets import CredentialStore
+    from memex_desktop.signin import ClientAuth
+
 _log = logging.getLogger(__name__)
 
-StoredSignIn = Callable[[], TokenProvider | None]
+StoredSignIn = Callable[[], "TokenProvider | None"]
 
 _KEYRING_SOURCE = "keyring"
 _SIGN_IN_SOURCE = "sign-in"
@@ -69,6 +72,8 @@ def credential_of(auth: ClientAuth) -> Credential | None:
 
 def remembered_sign_in(api_url: str) -> TokenProvider | None:
     """The sign-in remembered for ``api_url`` (keyring), or None; never raises."""
+    from memex_desktop import signin  # see connect
+
     try:
         return signin.token_provider(api_url)
     except Exception:  # a broken keyring or registry means "not signed in", never a crash
@@ -87,7 +92,13 @@ def connect(
 ) -> Connection:
     """The API URL (``api_url``, else the environment, else the setting) and the credentials
     of a run there (``api_key`` is the ``--api-key`` flag; ``stored_sign_in`` defaults to the
-    sign-in remembered for that URL, ``key_store`` to the keyring)."""
+    sign-in remembered for that URL, ``key_store`` to the keyring).
+
+    Sign-in and its HTTP stack are imported here, not with this module: a window shows the
+    library before it connects, and importing them costs a start about 90 ms.
+    """
+    from memex_desktop import signin
+
     url = settings.effective_api_url(api_url, environ)
     auth = signin.resolve_auth(
         url,
@@ -111,6 +122,8 @@ def make_client(settings: Settings, connection: Connection) -> MemexClient | Non
     """The API client for ``connection``, or None when it has no credentials (local-only)."""
     if not connection.auth.present:
         return None
+    from memex_desktop.api.client import MemexClient  # see connect
+
     return MemexClient(
         connection.api_url,
         deadline_s=settings.request_timeout_s,

@@ -246,6 +246,40 @@ def test_qt_free_modules_load_without_qt() -> None:
     assert qt_loaded == "[]", f"Qt loaded without ui/ or app.py: {qt_loaded}"
 
 
+# What a window's start needs only once it has shown the library (connecting, signing in,
+# fetching pictures): loaded with the first frame, they cost a start about 150 ms.
+LATER_THAN_THE_FIRST_FRAME = (
+    "httpx",
+    "asyncio",
+    "keyring",
+    "memex_desktop.api.client",
+    "memex_desktop.api.oauth",
+    "memex_desktop.signin",
+    "memex_desktop.render.image_fetch",
+    "memex_desktop.sync.doctor",
+)
+
+
+def test_a_window_start_imports_no_network_stack_before_its_first_frame() -> None:
+    """The command line and the window's modules, as ``memex-desktop`` imports them to show
+    its first frame, leave the HTTP client, sign-in and keyring for later."""
+    script = (
+        "import sys\n"
+        "import memex_desktop.cli, memex_desktop.app\n"
+        f"print(sorted(m for m in {LATER_THAN_THE_FIRST_FRAME!r} if m in sys.modules))\n"
+    )
+    search_path = os.pathsep.join([str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")])
+    loaded = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": search_path, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert loaded.stdout.strip() == "[]"
+
+
 def test_no_path_built_from_dunder_file_outside_paths() -> None:
     for module in _package_modules():
         if module.name == "paths.py":

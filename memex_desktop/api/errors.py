@@ -8,7 +8,10 @@ report a contract drift (:class:`ContractError`). No error ever carries the API 
 
 from __future__ import annotations
 
-from memex_desktop.api.models import AvailablePlansOutput
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # a start imports these errors long before it reads any model
+    from memex_desktop.api.models import AvailablePlansOutput
 
 
 class ApiError(Exception):
@@ -40,6 +43,14 @@ class ServerError(ApiError):
 
 class AuthError(ApiError):
     """The server rejected the credentials (401/403): the person must sign in again."""
+
+
+class NotSignedIn(AuthError):
+    """No usable sign-in exists (never signed in, signed out, or the refresh was refused)."""
+
+
+class SignInError(ApiError):
+    """Signing in did not complete; the message says why and what to do."""
 
 
 class Forbidden(AuthError):

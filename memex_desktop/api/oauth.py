@@ -44,7 +44,12 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 
-from memex_desktop.api.errors import ApiError, AuthError, NetworkUnavailable, ServerError
+from memex_desktop.api.errors import (
+    NetworkUnavailable,
+    NotSignedIn,
+    ServerError,
+    SignInError,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -64,10 +69,6 @@ _LISTENER_READ_TIMEOUT_S = 5.0
 
 
 # ---------------------------------------------------------------------------- errors
-
-
-class SignInError(ApiError):
-    """Signing in did not complete; the message says why and what to do."""
 
 
 class SignInCancelled(SignInError):
@@ -113,10 +114,6 @@ class TokenRequestFailed(SignInError):
     def __init__(self, message: str, *, error: str, status_code: int | None = None) -> None:
         super().__init__(message, status_code=status_code)
         self.error = error
-
-
-class NotSignedIn(AuthError):
-    """No usable sign-in exists (never signed in, signed out, or the refresh was refused)."""
 
 
 # ---------------------------------------------------------------------------- secrets

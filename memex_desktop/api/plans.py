@@ -9,8 +9,10 @@ that value wins; without it, a whole number is cents (the shape seen) and a frac
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-from memex_desktop.api.models import AvailablePlan
+if TYPE_CHECKING:
+    from memex_desktop.api.models import AvailablePlan
 
 MICROS_PER_UNIT = 1_000_000
 CENTS_PER_UNIT = 100

@@ -25,11 +25,8 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-
-from memex_desktop.api.client import MemexClient
 from memex_desktop.api.content import epoch_ms
 from memex_desktop.api.errors import (
     ApiError,
@@ -89,6 +86,9 @@ from memex_desktop.sync.types import (
     SyncReport,
     outcome_for,
 )
+
+if TYPE_CHECKING:  # the window imports the sync long before it connects; httpx waits for that
+    from memex_desktop.api.client import MemexClient
 
 _log = logging.getLogger(__name__)
 
@@ -1355,6 +1355,8 @@ def _answered_success(exc: ApiError) -> bool:
 
 def _unreachable(exc: NetworkUnavailable) -> bool:
     """Whether the server was not reached at all (connection refused, DNS, connect timeout)."""
+    import httpx  # the client that raised this has loaded it (see the module's imports)
+
     return isinstance(exc.__cause__, httpx.ConnectError | httpx.ConnectTimeout)
 
 

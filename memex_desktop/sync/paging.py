@@ -25,8 +25,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
 from memex_desktop.api.content import epoch_ms
 from memex_desktop.api.errors import (
     ApiError,
@@ -391,6 +389,8 @@ def size_related(exc: BaseException) -> bool:
     if isinstance(exc, ValidationError):
         return exc.status_code == 413
     if isinstance(exc, NetworkUnavailable):
+        import httpx  # the client that raised this has loaded it; a start need not
+
         return isinstance(exc.__cause__, httpx.ReadTimeout) or "within" in exc.message
     if isinstance(exc, ContractError):
         return "byte limit" in exc.message

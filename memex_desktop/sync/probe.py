@@ -13,13 +13,15 @@ import itertools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memex_desktop.api.client import MemexClient
 from memex_desktop.api.content import epoch_ms
 from memex_desktop.api.errors import ApiError, NetworkUnavailable, ValidationError
 from memex_desktop.api.models import SearchRawPage
 from memex_desktop.sync.server_profile import ServerProfile
+
+if TYPE_CHECKING:
+    from memex_desktop.api.client import MemexClient
 
 _log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, get_args
+from typing import TYPE_CHECKING, Protocol, get_args
 
 from PySide6.QtCore import QObject, QSize, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
@@ -30,13 +30,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memex_desktop import signin
-from memex_desktop.api.oauth import TokenProvider
 from memex_desktop.errors import user_message
 from memex_desktop.settings import Settings, ThemeSetting, setting_descriptions
 from memex_desktop.ui.actions import shortcut_rows
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.tasks import Task, TaskRunner
+
+if TYPE_CHECKING:
+    from memex_desktop.api.oauth import TokenProvider
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,20 @@ class BrowserBridge(QObject):
             log.info("no browser could be started for the sign-in page")
 
 
+def _sign_in_through_the_browser(
+    api_url: str,
+    *,
+    open_browser: Callable[[str], bool],
+    show_url: Callable[[str], None],
+    cancel: threading.Event | None,
+) -> TokenProvider:
+    """:func:`memex_desktop.signin.sign_in`, imported when a person signs in: with its HTTP
+    stack it would cost every start about 90 ms before the window shows."""
+    from memex_desktop import signin
+
+    return signin.sign_in(api_url, open_browser=open_browser, show_url=show_url, cancel=cancel)
+
+
 def run_sign_in(
     sign_in: SignInFunction,
     api_url: str,
@@ -133,7 +148,7 @@ class SignInPanel(QWidget):
         super().__init__(parent)
         self._api_url = api_url
         self._runner = runner
-        self._sign_in = sign_in or signin.sign_in
+        self._sign_in = sign_in or _sign_in_through_the_browser
         self.provider = provider
         self._task: Task[TokenProvider] | None = None
         self.bridge = BrowserBridge(self)

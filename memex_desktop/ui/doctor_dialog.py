@@ -13,6 +13,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QRect, QSize, Qt, Slot
 from PySide6.QtGui import QBrush, QColor, QGuiApplication, QIcon, QPainter, QPen, QPixmap
@@ -33,7 +34,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memex_desktop.api.client import MemexClient
 from memex_desktop.api.content import time_text
 from memex_desktop.errors import user_message
 from memex_desktop.store import StoreError, StoreWriter
@@ -41,6 +41,9 @@ from memex_desktop.sync.doctor import DoctorReport, public_url, run_doctor
 from memex_desktop.ui import theme
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.tasks import Task, TaskRunner
+
+if TYPE_CHECKING:
+    from memex_desktop.api.client import MemexClient
 
 TITLE = "Check the connection to Memex"
 CHECKING = "Checking…"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
@@ -43,7 +44,6 @@ from memex_desktop.ui.deletions_banner import DeletionsBanner
 from memex_desktop.ui.deletions_controller import NO_ACCOUNT, DeletionsController
 from memex_desktop.ui.dialogs import ShortcutsDialog
 from memex_desktop.ui.docked_panes import DockedPanes
-from memex_desktop.ui.doctor_dialog import DoctorDialog
 from memex_desktop.ui.highlight_controller import HighlightController
 from memex_desktop.ui.menus import build_menus
 from memex_desktop.ui.messages import SHOWN_FOR_MS, message_line
@@ -61,6 +61,9 @@ from memex_desktop.ui.status_bar import StatusBar
 from memex_desktop.ui.sync_controller import OutboxCounts, SyncController
 from memex_desktop.ui.tasks import TaskRunner
 from memex_desktop.ui.toast import Toast
+
+if TYPE_CHECKING:
+    from memex_desktop.ui.doctor_dialog import DoctorDialog
 
 log = logging.getLogger(__name__)
 
@@ -570,6 +573,10 @@ class MainWindow(QMainWindow):
             self._doctor.raise_()
             self._doctor.activateWindow()
             return self._doctor
+        # Imported when asked for: the check brings the HTTP client, which a start does not need
+        # before its first frame.
+        from memex_desktop.ui.doctor_dialog import DoctorDialog
+
         services = self.controller.services
         dialog = DoctorDialog(
             self.runner,

@@ -15,11 +15,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from memex_desktop.api.client import MemexClient
 from memex_desktop.api.models import SearchMeta
 from memex_desktop.errors import ConnectionState, Credential, state_words, user_message
 from memex_desktop.services import SyncServices
@@ -33,6 +32,9 @@ from memex_desktop.sync import (
     outcome_for,
 )
 from memex_desktop.ui.tasks import Task, TaskRunner
+
+if TYPE_CHECKING:
+    from memex_desktop.api.client import MemexClient
 
 log = logging.getLogger(__name__)
 
