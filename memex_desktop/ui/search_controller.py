@@ -478,22 +478,6 @@ class SearchController(QObject):
 
     # -- what searches can be narrowed by ------------------------------------------------------
 
-    def refresh_filters(self) -> None:
-        """Offer the cached types and tags in the search filters, at start-up: those the
-        sidebar has just read, else read now. Reading them again doubled the counting the
-        window does before its first paint, which grows with the library."""
-        snapshot = self._sidebar.snapshot
-        if snapshot is not None:
-            self._apply_filter_choices(list(snapshot.counts), snapshot.tags)
-            return
-        try:
-            types = list(self._reader.counts_by_type())
-            tags = self._reader.tags(limit=FILTER_TAGS)
-        except (StoreError, sqlite3.Error):  # the filters keep their choices; a search reports
-            log.exception("reading filter choices failed")
-            return
-        self._apply_filter_choices(types, tags)
-
     def _apply_filter_choices(self, types: list[str], tags: list[TagRow]) -> None:
         """Put types and tags (by name) into the search filters."""
         self._search_bar.set_type_choices(sorted(types))

@@ -230,7 +230,12 @@ class Sidebar(QTreeView):
 
     scope_selected = Signal(object)
 
-    def __init__(self, reader: Any, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, reader: Any, parent: QWidget | None = None, *, read_now: bool = True
+    ) -> None:
+        """``read_now``: read the entries and counts here; else the sidebar shows All items
+        alone until :meth:`apply_snapshot` gets a snapshot read on a worker (the window
+        does that: counting a large cache by type and tag takes tenths of a second)."""
         super().__init__(parent)
         self.setObjectName("sidebar")
         self.setAccessibleName("Library sidebar")
@@ -246,7 +251,10 @@ class Sidebar(QTreeView):
         self.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.refresh()
+        if read_now:
+            self.refresh()
+        else:
+            self.sidebar_model.set_section_entries("library", [(ALL_ITEMS, None)])
         self.expandAll()
         self.select_scope(ALL_ITEMS)
 
@@ -257,7 +265,9 @@ class Sidebar(QTreeView):
         metrics = QFontMetrics(font)
         widest = max(metrics.horizontalAdvance(title) for _key, title in SECTIONS)
         scrollbar = self.verticalScrollBar().sizeHint().width()
-        width = widest + ITEM_PADDING + 2 * self.frameWidth() + scrollbar + 4
+        # Section titles sit one indentation in, beside their expand arrows.
+        arrows = self.indentation() if self.rootIsDecorated() else 0
+        width = widest + arrows + ITEM_PADDING + 2 * self.frameWidth() + scrollbar + 4
         return QSize(width, super().minimumSizeHint().height())
 
     def current_scope(self) -> Scope:
@@ -309,6 +319,7 @@ class Sidebar(QTreeView):
 
     def apply_snapshot(self, snapshot: SidebarSnapshot) -> None:
         """Show the entries and counts of a snapshot read (possibly) on a worker."""
+        first = self.snapshot is None
         self.snapshot = snapshot
         counts = snapshot.counts
         # All items lists every live item of every type (notes and stand-ins for unreadable
@@ -332,6 +343,8 @@ class Sidebar(QTreeView):
         ]
         self._set_listed_section("feeds", feeds, snapshot.feeds_problem)
         self.sidebar_model.set_section_count("deleted", snapshot.deleted)
+        if first:  # sections without entries could not open before: they open with them
+            self.expandAll()
 
     def _set_listed_section(
         self, key: str, entries: list[tuple[Scope, int | None]], problem: str
