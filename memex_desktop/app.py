@@ -46,7 +46,6 @@ from memex_desktop.settings import Settings
 from memex_desktop.store import CacheReader, Outbox, StoreWriter
 from memex_desktop.sync import OutboxPolicy, SyncReport
 from memex_desktop.ui import theme
-from memex_desktop.ui.dialogs import ErrorDialog, FirstRunDialog, SettingsDialog
 from memex_desktop.ui.first_frames import after_first_results
 from memex_desktop.ui.main_window import MainWindow
 from memex_desktop.ui.messages import message_line
@@ -64,6 +63,10 @@ from memex_desktop.ui.tasks import TaskRunner
 
 if TYPE_CHECKING:
     from memex_desktop.api.client import MemexClient
+    from memex_desktop.ui.dialogs import ErrorDialog
+
+# The dialogs are imported when one opens: a returning start opens none, and defining their
+# Qt classes cost it about 20 ms before its first frame.
 
 log = logging.getLogger(__name__)
 
@@ -282,6 +285,8 @@ def show_settings_dialog(
 
     A sign-in or sign-out done in the dialog applies even when the dialog is then cancelled.
     """
+    from memex_desktop.ui.dialogs import SettingsDialog
+
     dialog = SettingsDialog(
         context.settings,
         has_key=context.credentials.get_api_key() is not None,
@@ -375,6 +380,8 @@ def _install_excepthook(app: QApplication) -> None:
         log.critical("unexpected error", exc_info=(kind, exc, tb))
         detail = "".join(traceback.format_exception(kind, exc, tb))
         parent = app.activeWindow()
+        from memex_desktop.ui.dialogs import ErrorDialog
+
         dialog = ErrorDialog(message_line(user_message(exc)), detail, parent)
         latest_dialog[:] = [dialog]
         dialog.open()
@@ -567,6 +574,7 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
         listening = listen_for_later_starts(server_name(own_folder))
     connection: Connection | None = None
     first_choice: int | None = None  # what the first-run dialog answered, if it was shown
+    start_sign_in = False
     # A start with a settings file is no first run, and its connection waits for the first
     # paint: the person sees their library without waiting for the keyring (see
     # build_main_window). --quit-after-sync needs it at once, to know whether it can sync.
@@ -575,11 +583,14 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
             settings, api_url=api_url, api_key=api_key, key_store=credentials
         )
         if not quit_after_sync and services.first_run(connection):
+            from memex_desktop.ui.dialogs import FirstRunDialog
+
             dialog = FirstRunDialog()
             if listening is not None:
                 listening[1].waiting_dialog = dialog
             first_choice = dialog.exec()
             want_demo = first_choice == FirstRunDialog.DEMO
+            start_sign_in = first_choice == FirstRunDialog.SIGN_IN
     if want_demo:
         demo = start_demo()
         data_dir = demo.data_dir
@@ -625,7 +636,7 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
         context.controller.sync_finished.connect(opened.quitter.on_sync_finished)
     context.window.show()
     opened.connect_now = first_choice is not None and demo is None
-    opened.start_sign_in = first_choice == FirstRunDialog.SIGN_IN
+    opened.start_sign_in = start_sign_in
     return opened
 
 

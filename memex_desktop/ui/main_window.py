@@ -42,7 +42,6 @@ from memex_desktop.sync import SyncReport
 from memex_desktop.ui.about_dialog import AboutDialog
 from memex_desktop.ui.deletions_banner import DeletionsBanner
 from memex_desktop.ui.deletions_controller import NO_ACCOUNT, DeletionsController
-from memex_desktop.ui.dialogs import ShortcutsDialog
 from memex_desktop.ui.docked_panes import DockedPanes
 from memex_desktop.ui.highlight_controller import HighlightController
 from memex_desktop.ui.menus import build_menus
@@ -564,6 +563,8 @@ class MainWindow(QMainWindow):
     @Slot()
     def show_shortcuts(self) -> None:
         """F1 / ?: every keyboard shortcut."""
+        from memex_desktop.ui.dialogs import ShortcutsDialog  # see app.py: when asked for
+
         dialog = ShortcutsDialog(self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
