@@ -9,6 +9,7 @@ the interface can tell the person it will ask again next time.
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from pydantic import SecretStr
@@ -35,15 +36,20 @@ class CredentialStore:
         self._service = service
         self._memory: dict[str, SecretStr] = {}
         self._given_backend = backend
+        self._lookup_lock = threading.Lock()  # a worker may be the first to ask
         self._looked_up = False
         self._backend: Any | None = None
         self._memory_only = False
 
     def _look_up_backend(self) -> None:
         """Find the keyring backend once; none usable means memory only."""
-        if self._looked_up:
-            return
-        self._looked_up = True
+        with self._lookup_lock:
+            if not self._looked_up:
+                self._find_backend()
+                self._looked_up = True
+
+    def _find_backend(self) -> None:
+        """The given backend, else the system's (under the lookup lock)."""
         import keyring
         import keyring.backends.fail
         import keyring.errors
