@@ -216,6 +216,21 @@ def test_an_allowed_import_passes(relative: str, source: str) -> None:
     assert violations(relative, source) == []
 
 
+def _run_fresh(script: str) -> str:
+    """What ``script`` prints in a new interpreter that imports this checkout's package."""
+    search_path = os.pathsep.join([str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "PYTHONPATH": search_path, "QT_QPA_PLATFORM": "offscreen"}
+    loaded = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env=env,
+    )
+    return loaded.stdout
+
+
 def test_qt_free_modules_load_without_qt() -> None:
     """Importing every module outside ui/ and app.py (the CLI too) loads no Qt at all."""
     names = [
@@ -232,16 +247,7 @@ def test_qt_free_modules_load_without_qt() -> None:
         "print(sys.modules['memex_desktop'].__file__)\n"
         f"print(sorted(m for m in sys.modules if m.startswith({QT_MODULES!r})))\n"
     )
-    search_path = os.pathsep.join([str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")])
-    loaded = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": search_path},
-    )
-    package_file, qt_loaded = loaded.stdout.splitlines()
+    package_file, qt_loaded = _run_fresh(script).splitlines()
     assert Path(package_file).parent == PACKAGE
     assert qt_loaded == "[]", f"Qt loaded without ui/ or app.py: {qt_loaded}"
 
@@ -269,16 +275,7 @@ def test_a_window_start_leaves_for_later_what_its_first_frame_does_not_need() ->
         "import memex_desktop.cli, memex_desktop.app\n"
         f"print(sorted(m for m in {LATER_THAN_THE_FIRST_FRAME!r} if m in sys.modules))\n"
     )
-    search_path = os.pathsep.join([str(PACKAGE.parent), os.environ.get("PYTHONPATH", "")])
-    loaded = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": search_path, "QT_QPA_PLATFORM": "offscreen"},
-    )
-    assert loaded.stdout.strip() == "[]"
+    assert _run_fresh(script).strip() == "[]"
 
 
 def test_no_path_built_from_dunder_file_outside_paths() -> None:

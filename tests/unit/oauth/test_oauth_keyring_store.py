@@ -7,6 +7,7 @@ from pathlib import Path
 import keyring.backend
 import keyring.errors
 import pytest
+from support.keyrings import MemoryKeyring
 
 from memex_desktop import paths, signin
 from memex_desktop.api import oauth
@@ -18,27 +19,7 @@ ACCESS = "at-keyring-41d2"
 REFRESH = "rt-keyring-0c9b"
 
 
-class DictKeyring(keyring.backend.KeyringBackend):
-    """An in-memory keyring backend (never the developer's real keychain)."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.values: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.values.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.values[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if self.values.pop((service, username), None) is None:
-            raise keyring.errors.PasswordDeleteError(username)
-
-
-class BrokenKeyring(DictKeyring):
+class BrokenKeyring(MemoryKeyring):
     """A keyring that fails on writes (a locked or misbehaving Secret Service)."""
 
     def set_password(self, service: str, username: str, password: str) -> None:
@@ -46,18 +27,18 @@ class BrokenKeyring(DictKeyring):
 
 
 def test_tokens_go_to_the_keyring() -> None:
-    backend = DictKeyring()
+    backend = MemoryKeyring()
     store = CredentialStore(backend=backend)
     oauth.save_tokens(store, API, TokenSet(ACCESS, REFRESH, 10.0))
     assert not store.backend_is_memory
     assert signin.tokens_outlive_process(store)
-    services = {service for service, _ in backend.values}
+    services = {service for service, _ in backend.items}
     assert services == {"memex-desktop"}
     assert oauth.load_tokens(CredentialStore(backend=backend), API) == TokenSet(
         ACCESS, REFRESH, 10.0
     )
     oauth.forget_tokens(store, API)
-    assert backend.values == {}
+    assert backend.items == {}
     store.delete_secret("never-stored")  # no error
 
 
@@ -79,7 +60,7 @@ def test_a_failing_keyring_falls_back_to_memory() -> None:
 
 def test_empty_secret_is_refused() -> None:
     with pytest.raises(ValueError, match="empty"):
-        CredentialStore(backend=DictKeyring()).set_secret("x", "")
+        CredentialStore(backend=MemoryKeyring()).set_secret("x", "")
 
 
 def test_registry_lives_in_the_config_folder_and_holds_no_token() -> None:
