@@ -601,12 +601,40 @@ class CacheReader:
 
     def _few_rows_limit(self) -> int:
         """Up to how many items a tag's or type's items are looked up one by one."""
+        return max(
+            FEW_ROWS_LIMIT, int(FEW_ROWS_LIMIT * math.sqrt(self._library_size() / _FEW_ROWS_AT))
+        )
+
+    def _library_size(self) -> int:
+        """How many items the cache holds, counted again every LIBRARY_COUNT_TTL_S."""
         now = time.monotonic()
         known = _library_counts.get(self.path)
         if known is None or now - known[0] > LIBRARY_COUNT_TTL_S:
             known = (now, int(self._query("SELECT count(*) FROM entities")[0][0]))
             _library_counts[self.path] = known
-        return max(FEW_ROWS_LIMIT, int(FEW_ROWS_LIMIT * math.sqrt(known[1] / _FEW_ROWS_AT)))
+        return known[1]
+
+    def _small_tag(self, filters: Filters, needed: int) -> bool:
+        """Whether the newest ``needed`` items of the filters' tags are best found from a
+        tag's list of items (it holds few) rather than by walking the library newest first
+        and looking each item up in the tag index (it holds many).
+
+        Listing costs about as much per item of the tag as the walk costs per item it
+        passes, and the walk passes about ``needed * library / tag`` items: listing is
+        cheaper while the tag holds fewer than the square root of ``needed * library``
+        (7,000 items of a million for 50 results). On a million items, "#hin" (184,000
+        items) took 724 ms listed, "#plaicout" (28,000) 145 ms.
+        """
+        groups = ((filters.tag_ids,) if filters.tag_ids else ()) + filters.tag_groups
+        bound = math.isqrt(needed * self._library_size())
+        return any(
+            not self._more_than(
+                bound,
+                f"SELECT 1 FROM entity_tags WHERE tag_id IN ({','.join('?' * len(group))})",
+                group,
+            )
+            for group in groups
+        )
 
     def _more_than(self, limit: int, rows_sql: str, params: Sequence[Any]) -> bool:
         """Whether ``rows_sql`` yields more than ``limit`` rows (counted in its index)."""
@@ -700,8 +728,9 @@ class CacheReader:
         """Newest (or oldest) first: a walk of the created_at index (per type when filtered)."""
         direction = "ASC" if oldest else "DESC"
         order = f"ORDER BY e.created_at {direction}, e.rowid {direction} LIMIT ?"
+        listed = self._small_tag(filters, needed)
         if len(filters.types) <= 1:
-            where, params = filters.sql()
+            where, params = filters.sql(tags_listed=listed)
             return [
                 row[0]
                 for row in self._query(
@@ -711,7 +740,7 @@ class CacheReader:
         # One indexed walk per type, merged: SQLite would sort every row of the types.
         walks = []
         for kind in dict.fromkeys(filters.types):
-            where, params = replace(filters, types=(kind,)).sql()
+            where, params = replace(filters, types=(kind,)).sql(tags_listed=listed)
             walks.append(
                 self._query(
                     f"SELECT coalesce(e.created_at, -1), e.rowid, e.id FROM entities e "
