@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import os
 import sys
 import time
@@ -54,6 +55,28 @@ class PreparedLibrary:
     def pairs(self) -> Generator[LibraryLine, None, None]:
         """Every entity in order, with its references entry when it has one."""
         return read_library_lines(self.path)[1]
+
+    def newest_first(self) -> Generator[JsonObject, None, None]:
+        """Every entity, the newest ``created_at`` first: the order a full sync receives
+        them in (it pages with ``sortBy: "date-desc"``), which is also the order the cache's
+        recency keys grow in. The file is read twice, the second time line by line where
+        each entity starts, so the entities are never all in memory at once."""
+        starts: list[tuple[int, int]] = []
+        with self.path.open("rb") as handle:
+            handle.readline()
+            while True:
+                offset = handle.tell()
+                line = handle.readline()
+                if not line:
+                    break
+                if line.strip():
+                    entity = json.loads(line).get("entity") or {}
+                    created = entity.get("created_at")
+                    starts.append((-created if isinstance(created, int) else 0, offset))
+            starts.sort()
+            for _, offset in starts:
+                handle.seek(offset)
+                yield json.loads(handle.readline())["entity"]
 
     def first(self, count: int) -> list[JsonObject]:
         """The first ``count`` entities (what benchmark queries are drawn from)."""

@@ -36,3 +36,18 @@ def test_each_floor_gets_a_ratio_beside_it() -> None:
         "lone_floor",
     ]
     assert measures["search_p95_ms_ratio"] == 3.0
+
+
+def test_a_library_is_read_newest_first_as_a_full_sync_receives_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(BENCH_CACHE_ENV, str(tmp_path))
+    prepared = prepared_library(60, seed=3, words_per_entity=20, log=None)
+    in_file = [entity for entity, _ in prepared.pairs()]
+    newest_first = list(prepared.newest_first())
+    assert sorted(newest_first, key=lambda entity: entity["id"]) == sorted(
+        in_file, key=lambda entity: entity["id"]
+    )
+    created = [entity["created_at"] for entity in newest_first]
+    assert created == sorted(created, reverse=True)
+    assert created != [entity["created_at"] for entity in in_file]
