@@ -269,9 +269,18 @@ def make_filters(
 
 
 def with_query(
-    filters: Filters, query: SearchQuery, tag_ids: Callable[[str], tuple[str, ...]]
+    filters: Filters,
+    query: SearchQuery,
+    tag_ids: Callable[[str], tuple[str, ...]],
+    expand: Expansion | None = None,
 ) -> Filters:
-    """``filters`` narrowed by the query's operators; ``tag_ids`` names the ids of a tag name."""
+    """``filters`` narrowed by the query's operators; ``tag_ids`` names the ids of a tag name,
+    ``expand`` the words of the body index a prefix stands for (see groups_expression).
+
+    An excluded word still being typed is its completions, named by ``expand``: FTS5
+    expanding it itself merges their doclists in an index without a prefix index ("rai
+    -proas" on a million items: 36 ms for that step).
+    """
     before = query.before_ms - 1 if query.before_ms is not None else None
     # One group of alternatives: any excluded word excludes the item.
     excluded_words = [term for term in query.excluded if not term.phrase]
@@ -286,7 +295,7 @@ def with_query(
         excluded_tag_ids=tuple(i for name in query.excluded_tags for i in tag_ids(name)),
         sites=query.sites,
         excluded_sites=query.excluded_sites,
-        excluded_match=groups_expression([excluded_words], MIN_BODY_PREFIX_CHARS),
+        excluded_match=groups_expression([excluded_words], MIN_BODY_PREFIX_CHARS, expand),
         date_from_ms=_later(filters.date_from_ms, query.after_ms),
         date_to_ms=_earlier(filters.date_to_ms, before),
         only_deleted=query.deleted,

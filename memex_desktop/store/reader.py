@@ -298,7 +298,7 @@ class CacheReader:
         parsed = indexable(parse_query(query), self._can_look_up)
         if parsed is None:
             return []
-        filters = with_query(Filters(), parsed, self.tag_ids_named)
+        filters = with_query(Filters(), parsed, self.tag_ids_named, self._body_words_starting)
         where, params = filters.sql(indexed=False)
         kept: set[str] = set()
         for chunk in chunks(list(dict.fromkeys(ids))):
@@ -363,7 +363,7 @@ class CacheReader:
         parsed = indexable(parse_query(query), self._can_look_up)
         if parsed is None:
             return []
-        filters = with_query(filters, parsed, self.tag_ids_named)
+        filters = with_query(filters, parsed, self.tag_ids_named, self._body_words_starting)
         # A phrase is checked on the text of each candidate: read more of them than needed.
         wanted = min(needed * 2 + 100, PHRASE_SCAN_LIMIT) if parsed.has_phrases else needed
         body_groups = [*parsed.groups, *([term] for term in site_terms(parsed.sites))]
