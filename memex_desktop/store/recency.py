@@ -43,6 +43,19 @@ def _gap(db: Database, created_at: int | None) -> tuple[int | None, int | None]:
     return before, after
 
 
+def _dates_of(db: Database, keys: Iterable[int]) -> dict[int, int | None]:
+    """The created_at of the cached rows at ``keys``."""
+    wanted = sorted(set(keys))
+    if not wanted:
+        return {}
+    return {
+        int(row[0]): row[1]
+        for row in db.conn.execute(
+            f"SELECT rowid, created_at FROM entities WHERE rowid IN {IN_LIST}", [in_ids(wanted)]
+        )
+    }
+
+
 class _Neighbours:
     """The gaps of a batch, looked up once per distinct date.
 
@@ -129,7 +142,12 @@ class _Neighbours:
 
 
 # Most keys one item may be placed from its neighbour: room for that many later arrivals.
-_MAX_KEY_JUMP = KEY_STEP * 1024
+# The spacing follows the dates (see _keys_per_ms), so this only bounds a jump whose slope
+# came from a batch of items a few milliseconds apart. It is large because the first page of
+# a full sync often carries a very old item a note points at, and the rest of the library
+# arrives later between that item and the page: at a thousandth of this, a million-item
+# sync ran out of room after a few pages, and 594,000 items were put above the newest.
+_MAX_KEY_JUMP = KEY_STEP << 24
 
 
 def _keys_per_ms(created: Sequence[int | None]) -> float:
@@ -159,15 +177,44 @@ def _spread(
     return keys
 
 
+def _by_date(
+    times: Sequence[int | None], low: tuple[int, int | None], high: tuple[int, int | None]
+) -> list[int]:
+    """Keys strictly between two cached neighbours' keys for items created at ``times``
+    (oldest first), each where its date falls between theirs; [] when there is no room.
+
+    Placed by date, the items that arrive later from between these find room where their
+    dates are, as they would had they come in order; shared out evenly instead, every page
+    of a sync falling between the same two items halved the room the next one had.
+    """
+    (low_key, low_time), (high_key, high_time) = low, high
+    room = high_key - low_key
+    if room <= len(times):
+        return []
+    span = (high_time - low_time) if low_time is not None and high_time is not None else 0
+    keys: list[int] = []
+    previous = low_key
+    for position, moment in enumerate(times):
+        if span > 0 and moment is not None and low_time is not None:
+            wanted = low_key + round((moment - low_time) * room / span)
+        else:
+            wanted = low_key + room * (position + 1) // (len(times) + 1)
+        # Increasing, and leaving one key for each item still to place.
+        key = max(previous + 1, min(wanted, high_key - (len(times) - position)))
+        keys.append(key)
+        previous = key
+    return keys
+
+
 def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
     """Free recency keys (rowids) for new items, in the order of ``created``.
 
     A full sync, newest first, extends the key range downwards, new saves extend it
     upwards, with room left between keys in proportion to the time between items, so the
     items that arrive later from between them (a later page, an older item a note pointed
-    at) fit without renumbering. The items falling between the same two cached neighbours
-    share that gap evenly. Should a gap be too narrow, the item goes above every key:
-    search then sees it as newer than it is, nothing worse (date order uses created_at).
+    at) fit without renumbering. The items falling between two cached neighbours are placed
+    in that gap by their dates (see _by_date). Should a gap be too narrow, the item goes
+    above every key: search then sees it as newer than it is (date order uses created_at).
     """
     order = sorted(range(len(created)), key=lambda i: (created[i] is not None, created[i] or 0))
     neighbours = _Neighbours(db)
@@ -178,6 +225,7 @@ def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
         groups.setdefault(neighbours.gap(created[index]), []).append(index)
     keys: dict[int, int] = {}
     misplaced: list[int] = []
+    between: list[tuple[int, int, list[int]]] = []
     for (before, after), members in groups.items():
         count = len(members)
         times = [created[index] for index in members]
@@ -194,13 +242,23 @@ def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
                                 else None, -1, slope)  # fmt: skip
             starts = downwards[::-1]
         else:
-            step = (after - before) // (count + 1)
-            starts = [before + step * (j + 1) for j in range(count)] if step > 0 else []
+            between.append((before, after, members))
+            continue
         if len(starts) < count:
             misplaced += members
             continue
         for index, key in zip(members, starts, strict=True):
             keys[index] = key
+    if between:
+        dates = _dates_of(db, [key for before, after, _ in between for key in (before, after)])
+        for before, after, members in between:
+            times = [created[index] for index in members]
+            starts = _by_date(times, (before, dates.get(before)), (after, dates.get(after)))
+            if len(starts) < len(members):
+                misplaced += members
+                continue
+            for index, key in zip(members, starts, strict=True):
+                keys[index] = key
     # Keys no longer follow created_at once an item was misplaced: gaps can overlap, so
     # every key is checked against the cache and against the rest of the batch.
     cached = neighbours.taken(list(keys.values()))

@@ -3,6 +3,7 @@ re-indexing when the text extraction changes, updates of rows indexed in the bac
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from memex_desktop.store import SCHEMA_VERSION, CacheReader, StoreWriter, open_cache
-from memex_desktop.store.schema import FTS_FINGERPRINT_KEY, MIGRATIONS
+from memex_desktop.store.schema import FTS_FINGERPRINT_KEY, KEY_STEP, MIGRATIONS
 
 T = 1_700_000_000_000
 
@@ -153,3 +154,22 @@ def test_gaps_looked_up_at_once_match_one_probe_each(tmp_path: Path) -> None:
         if probe is not None and T <= probe < T + 500_000:
             assert probe in neighbours._known  # answered by the one statement
             assert neighbours.gap(probe) == expected, probe
+
+
+def test_a_full_sync_keeps_recency_after_its_first_page_carried_the_oldest_item(
+    writer: StoreWriter, reader: CacheReader
+) -> None:
+    # A note on the first page points at the oldest item of the library, which arrives at
+    # once; every later page then falls between it and the first page's items. Those pages
+    # must find room by their dates, not share out an ever smaller gap between them.
+    items = _page(3000, "spanned")
+    newest_first = items[::-1]
+    writer.ingest_json([*newest_first[:100], items[0]]).result()
+    for start in range(100, 2999, 100):
+        writer.ingest_json(newest_first[start : start + 100]).result()
+    writer.flush_index().result()
+    assert reader.search_ids("spanned", limit=3000) == [f"spanned{i}" for i in range(2999, -1, -1)]
+    # And room is left between every two items, as a sync in date order leaves it, for the
+    # items that arrive later from between them.
+    keys = [row[0] for row in reader.db.execute("SELECT rowid FROM entities ORDER BY created_at")]
+    assert min(b - a for a, b in itertools.pairwise(keys)) >= KEY_STEP // 2
