@@ -145,8 +145,8 @@ class _Neighbours:
 # The spacing follows the dates (see _keys_per_ms), so this only bounds a jump whose slope
 # came from a batch of items a few milliseconds apart. It is large because the first page of
 # a full sync often carries a very old item a note points at, and the rest of the library
-# arrives later between that item and the page: at a thousandth of this, a million-item
-# sync ran out of room after a few pages, and 594,000 items were put above the newest.
+# arrives later between that item and the page: at KEY_STEP * 1024 that room held about a
+# thousand items spaced as their dates asked, a millionth of what a large library needs.
 _MAX_KEY_JUMP = KEY_STEP << 24
 
 
