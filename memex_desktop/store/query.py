@@ -172,6 +172,11 @@ class Filters:
     excluded_match: str | None = None
     only_deleted: bool = False
 
+    @property
+    def required_tags(self) -> tuple[tuple[str, ...], ...]:
+        """Every group of tag ids an item must carry one of (the menu's tag, then the query's)."""
+        return ((self.tag_ids,) if self.tag_ids else ()) + self.tag_groups
+
     def narrows(self) -> bool:
         """Whether anything but deleted items is left out."""
         return self != Filters(include_deleted=self.include_deleted)
@@ -207,7 +212,7 @@ class Filters:
                 marks = ",".join("?" * len(kinds))
                 parts.append(f"{column}.type {'NOT IN' if negated else 'IN'} ({marks})")
                 params += list(kinds)
-        for group in ((self.tag_ids,) if self.tag_ids else ()) + self.tag_groups:
+        for group in self.required_tags:
             marks = ",".join("?" * len(group))
             if tags_listed:
                 parts.append(f"{alias}.id IN {_TAGGED}({marks}))")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from memex_desktop.store import CacheReader, StoreWriter
 from memex_desktop.store.query import groups_expression
 from memex_desktop.store.search_language import Term
@@ -36,26 +34,25 @@ def test_alternatives_and_phrases_are_never_left_out() -> None:
     assert groups_expression(phrase, 2) == '"bia" AND ("bia" AND "hel")'
 
 
-def test_a_title_with_repeated_words_finds_what_it_found_before(tmp_path: Path) -> None:
-    path = tmp_path / "cache.db"
+def test_a_title_with_repeated_words_finds_what_it_found_before(
+    writer: StoreWriter, reader: CacheReader
+) -> None:
     titles = ["Bia Hel Bia Mion", "Bia Hel Mion", "Biark Hel Mion", "Hel Mion", "Bia Bia"]
-    with StoreWriter(path) as writer:
-        writer.ingest_json(
-            [
-                {
-                    "id": f"item-{number}",
-                    "type": "web",
-                    "created_at": 1_700_000_000_000 + number,
-                    "title": title,
-                    "url": f"https://example.com/{number}",
-                    "full_text": f"{title} and more words",
-                }
-                for number, title in enumerate(titles)
-            ]
-        ).result()
-        writer.flush_index().result()
-    with CacheReader(path) as reader:
-        assert set(reader.search_ids("Bia Hel Bia Mi")) == {"item-0", "item-1"}
-        assert set(reader.search_ids("bia mion bia")) == {"item-0", "item-1"}
-        assert set(reader.search_ids("biark hel bia")) == {"item-2"}
-        assert set(reader.search_ids("bia bia")) == {"item-0", "item-1", "item-4"}
+    writer.ingest_json(
+        [
+            {
+                "id": f"item-{number}",
+                "type": "web",
+                "created_at": 1_700_000_000_000 + number,
+                "title": title,
+                "url": f"https://example.com/{number}",
+                "full_text": f"{title} and more words",
+            }
+            for number, title in enumerate(titles)
+        ]
+    ).result()
+    writer.flush_index().result()
+    assert set(reader.search_ids("Bia Hel Bia Mi")) == {"item-0", "item-1"}
+    assert set(reader.search_ids("bia mion bia")) == {"item-0", "item-1"}
+    assert set(reader.search_ids("biark hel bia")) == {"item-2"}
+    assert set(reader.search_ids("bia bia")) == {"item-0", "item-1", "item-4"}

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.caches import indexed_reader
 from support.search_table import CASES, LIBRARY, Case
 
 from memex_desktop.errors import user_message
-from memex_desktop.store import CacheReader, StoreWriter, ingest, open_cache
+from memex_desktop.store import CacheReader, ingest, open_cache
 from memex_desktop.store.query import phrase_in_json
 from memex_desktop.store.search_language import (
     SearchLanguageError,
@@ -27,15 +28,7 @@ from memex_desktop.sync.export import import_json
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CacheReader]:
     path = tmp_path_factory.mktemp("search") / "cache.db"
-    writer = StoreWriter(path)
-    try:
-        import_json(writer, LIBRARY)
-        writer.flush_index().result()
-    finally:
-        writer.close()
-    reader = CacheReader(path)
-    yield reader
-    reader.close()
+    yield from indexed_reader(path, lambda writer: import_json(writer, LIBRARY))
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)

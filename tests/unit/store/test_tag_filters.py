@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support.caches import indexed_reader
 
-from memex_desktop.store import CacheReader, StoreWriter
+from memex_desktop.store import CacheReader
 from memex_desktop.store.query import make_filters
 
 ITEMS = 300
@@ -52,15 +53,8 @@ def _entity(number: int) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CacheReader]:
     path = tmp_path_factory.mktemp("tags") / "cache.db"
-    writer = StoreWriter(path)
-    try:
-        writer.ingest_json([_entity(number) for number in range(ITEMS)], tags=TAGS).result()
-        writer.flush_index().result()
-    finally:
-        writer.close()
-    reader = CacheReader(path)
-    yield reader
-    reader.close()
+    entities = [_entity(number) for number in range(ITEMS)]
+    yield from indexed_reader(path, lambda writer: writer.ingest_json(entities, tags=TAGS).result())
 
 
 def _newest(condition: Any, limit: int = 50) -> list[str]:

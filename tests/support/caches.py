@@ -1,0 +1,22 @@
+"""Caches filled and indexed once, for tests that read one cache many times."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from memex_desktop.store import CacheReader, StoreWriter
+
+
+def indexed_reader(path: Path, fill: Callable[[StoreWriter], object]) -> Iterator[CacheReader]:
+    """A reader on the cache at ``path`` once ``fill`` wrote it and every row is indexed; closed
+    when the generator is (use with ``yield from`` in a fixture)."""
+    writer = StoreWriter(path)
+    try:
+        fill(writer)
+        writer.flush_index().result()
+    finally:
+        writer.close()
+    reader = CacheReader(path)
+    yield reader
+    reader.close()
