@@ -299,17 +299,6 @@ def rewrite_due(db: Database) -> bool:
     return conn.execute("SELECT 1 FROM pack_pending LIMIT 1").fetchone() is None
 
 
-def rewrite_with_incremental_vacuum(db: Database) -> None:
-    """Rewrite the whole file without its free pages, with incremental vacuum from then on.
-
-    Once for a cache made before packing: it takes a while (about what copying the packed
-    cache takes) and, in WAL mode, room for a second copy until the next checkpoint; readers
-    go on meanwhile. SQLite makes it atomic, so a stop midway leaves the file as it was.
-    """
-    db.execute("PRAGMA auto_vacuum=INCREMENTAL")
-    db.execute("VACUUM")
-
-
 def queue_for_packing(db: Database, rowids: list[int]) -> None:
     """List rows just written as plain JSON for packing."""
     db.conn.execute(

@@ -20,7 +20,7 @@ from memex_desktop.api.models import (
     SearchRawResponse,
     View,
 )
-from memex_desktop.store import ingest, packing, terms
+from memex_desktop.store import compaction, ingest, packing, terms
 from memex_desktop.store.errors import DiskFullError, StoreBugError, StoreError, translate
 from memex_desktop.store.extract import JsonObject
 from memex_desktop.store.rows import ChangeSet
@@ -112,6 +112,15 @@ class StoreWriter:
         self._vacuum_due = True
         # A cache made before packing, packed, to be rewritten (see _rewrite_if_due).
         self._rewrite_due = False
+        # Whether the library may have grown since compaction was last considered (see
+        # store/compaction.py); considered again after COMPACT_AFTER_QUIET_S without writes.
+        self._compaction_checked = False
+        # Set by _next_job when the quiet moment it waited for is compaction's.
+        self._compaction_turn = False
+        # The connection while it compacts: a task submitted meanwhile interrupts it.
+        self._compacting: sqlite3.Connection | None = None
+        # compact_now's futures, resolved by the loop between two transactions.
+        self._compact_requests: list[Future[bool]] = []
         self._thread = threading.Thread(target=self._run, name="memex-store-writer", daemon=True)
         self._thread.start()
         self._opened.result()  # re-raises SchemaTooNewError and friends in the caller
@@ -148,8 +157,11 @@ class StoreWriter:
             try:
                 job = self._next_job(db, last_task)
             except queue.Empty:
-                self._run_task(db, self._idle_step, Future())
-                self._rewrite_if_due(db)
+                if self._compaction_turn:
+                    self._compact_if_due(db, interruptible=True)
+                else:
+                    self._run_task(db, self._idle_step, Future())
+                    self._rewrite_if_due(db)
                 checkpointer.poke()
                 continue
             if job is None:
@@ -160,6 +172,7 @@ class StoreWriter:
             if len(self._fresh_rows) >= FLUSH_BATCH_ROWS:
                 self._run_task(db, self._index_fresh_rows, Future())
             self._rewrite_if_due(db)
+            self._compact_if_requested(db)
             if closing:
                 self._drain_index(db)
                 return
@@ -172,24 +185,29 @@ class StoreWriter:
     def _next_job(
         self, db: Database, last_task: float
     ) -> tuple[WriteTask, Future[ChangeSet]] | None:
-        """The next queued task (``None``: close); ``queue.Empty`` when it is the index
-        backlog's turn."""
+        """The next queued task (``None``: close); ``queue.Empty`` when it is the turn of
+        work done while no write waits (compaction's when it sets ``_compaction_turn``)."""
+        self._compaction_turn = False
         try:
             return self._tasks.get_nowait()  # a waiting task goes first, no backlog query
         except queue.Empty:
             if self._fresh_rows:
                 raise  # nothing waits: the rows just written are indexed now
-        backlog = self._backlog(db)
-        if (
-            not backlog
-            and self._unmerged_rows < MERGE_AFTER_ROWS
-            and not self._space_work_due(db)
-            and terms.is_complete(db.conn)
-        ):
-            return self._tasks.get()
         # Index only once no write came for a moment: pages arriving back to back are not
         # held up, and the backlog is worked off in the gaps between them.
-        wait = INDEX_AFTER_IDLE_S if backlog else MERGE_AFTER_IDLE_S
+        if self._backlog(db):
+            wait = INDEX_AFTER_IDLE_S
+        elif (
+            self._unmerged_rows >= MERGE_AFTER_ROWS
+            or self._space_work_due(db)
+            or not terms.is_complete(db.conn)
+        ):
+            wait = MERGE_AFTER_IDLE_S
+        elif not self._compaction_checked:
+            self._compaction_turn = True
+            wait = compaction.COMPACT_AFTER_QUIET_S
+        else:
+            return self._tasks.get()
         quiet = wait - (time.monotonic() - last_task)
         if quiet <= 0:
             raise queue.Empty
@@ -247,7 +265,7 @@ class StoreWriter:
             if isinstance(failure, StoreBugError):
                 _log.error("store write failed: %s", exc)
             elif isinstance(failure, DiskFullError):
-                self._give_back_space(db)
+                self._truncate_wal(db)
             future.set_exception(failure)
         except BaseException as exc:
             future.set_exception(exc)
@@ -255,9 +273,10 @@ class StoreWriter:
             future.set_result(changes)
 
     @staticmethod
-    def _give_back_space(db: Database) -> None:
-        """After a write failed for want of space, copy the WAL into cache.db and cut it to
-        zero bytes: the disposable cache must not keep the space the outbox needs."""
+    def _truncate_wal(db: Database) -> None:
+        """Copy the WAL into cache.db and cut it to zero bytes: after a write failed for
+        want of space (the disposable cache must not keep the space the outbox needs), and
+        after a compaction (whose WAL held a copy of the whole file)."""
         try:
             for _attempt in range(TRUNCATE_ATTEMPTS):
                 # (busy, frames, copied): busy while the checkpointer thread is mid-pass,
@@ -266,9 +285,9 @@ class StoreWriter:
                 if row is None or int(row[0]) == 0:
                     return
                 time.sleep(CHECKPOINT_INTERVAL_S / 5)
-            _log.warning("the WAL stayed in use after a full disk; it is truncated later")
+            _log.warning("the WAL stayed in use; it is truncated later")
         except sqlite3.Error as exc:
-            _log.warning("could not truncate the WAL after a full disk: %s", exc)
+            _log.warning("could not truncate the WAL: %s", exc)
 
     @staticmethod
     def _checkpoint(db: Database) -> None:
@@ -305,10 +324,65 @@ class StoreWriter:
             return
         self._rewrite_due = False
         try:
-            packing.rewrite_with_incremental_vacuum(db)
+            compaction.rewrite(db)
         except sqlite3.Error as exc:
             # A full disk, most likely: the free pages are reused by later writes anyway.
             _log.warning("could not rewrite %s to give back its free pages: %s", self.path, exc)
+
+    def _compact_if_due(self, db: Database, *, interruptible: bool) -> bool:
+        """Rewrite the file with full pages if the library grew enough since the last time
+        and the disk has room (outside any transaction); whether it did. ``interruptible``:
+        a task submitted meanwhile stops it, to be tried again at the next quiet moment."""
+        self._compaction_checked = True
+        try:
+            rows = compaction.rows_to_compact(db)
+        except sqlite3.Error as exc:
+            _log.warning("could not check whether %s wants compacting: %s", self.path, exc)
+            return False
+        if rows is None:
+            return False
+        if not compaction.has_room(self.path):
+            _log.info("%s is not compacted: the disk has too little room", self.path)
+            return False
+        if interruptible:
+            with self._lock:
+                if not self._tasks.empty():
+                    self._compaction_checked = False
+                    return False
+                self._compacting = db.conn
+        try:
+            compaction.rewrite(db)
+        except sqlite3.Error as exc:
+            if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_INTERRUPT:
+                self._compaction_checked = False  # a write came: the next quiet moment
+            else:
+                _log.warning("could not compact %s: %s", self.path, exc)
+            self._truncate_wal(db)
+            return False
+        finally:
+            with self._lock:
+                self._compacting = None
+        self._truncate_wal(db)
+        try:
+            compaction.note_compacted(db, rows)
+        except sqlite3.Error as exc:
+            _log.warning("could not note the compaction of %s: %s", self.path, exc)
+        return True
+
+    def _compact_if_requested(self, db: Database) -> None:
+        """Run the compaction compact_now asked for (not interrupted by writes)."""
+        with self._lock:
+            requests, self._compact_requests = self._compact_requests, []
+        if not requests:
+            return
+        try:
+            done = self._compact_if_due(db, interruptible=False)
+        except BaseException as exc:
+            for future in requests:
+                future.set_exception(exc)
+            raise
+        for future in requests:
+            future.set_result(done)
 
     def _space_work_due(self, db: Database) -> bool:
         """Whether rows wait to be packed or packing may have left free pages to give back."""
@@ -361,6 +435,8 @@ class StoreWriter:
             if self._closed:
                 raise StoreError("the store writer is closed")
             self._tasks.put((fn, future))
+            if self._compacting is not None:
+                self._compacting.interrupt()  # writes never wait for a compaction
         return future
 
     def ingest_search_page(self, response: SearchRawResponse | SearchRawPage) -> Future[ChangeSet]:
@@ -409,6 +485,8 @@ class StoreWriter:
         # Once enough items came, the rest of a sync is packed as it is written.
         packing.train_if_due(db)
         self._packing = packing.codec_of(db).dictionary()
+        if written:
+            self._compaction_checked = False
         if len(written) <= INLINE_INDEX_ROWS:
             self._unmerged_rows += ingest.index_rows(db, written, self._memo)
         else:
@@ -494,6 +572,15 @@ class StoreWriter:
         in idle time), a step per transaction; resolves when nothing is left to do."""
         return self._until_done(lambda db: not self._space_step(db))
 
+    def compact_now(self) -> Future[bool]:
+        """Compact the file now if it is due (else done once writes stop for a while, see
+        store/compaction.py), without yielding to writes; resolves to whether it did."""
+        future: Future[bool] = Future()
+        with self._lock:
+            self._compact_requests.append(future)
+        self.submit(lambda db: ChangeSet.empty())  # wakes the loop, which then compacts
+        return future
+
     def _until_done(self, step_done: Callable[[Database], bool]) -> Future[ChangeSet]:
         """Run ``step_done`` as a task of its own again and again until it says it is done;
         the future resolves then (or with the first error).
@@ -540,6 +627,8 @@ class StoreWriter:
                 return
             self._closed = True
             self._tasks.put(None)
+            if self._compacting is not None:
+                self._compacting.interrupt()  # the next start compacts when quiet
         self._thread.join()
 
     def __enter__(self) -> StoreWriter:

@@ -139,6 +139,12 @@ def build_cache(data_dir: pathlib.Path, entities: int) -> int:
             writer.ingest_json(batch, tags=tags if written == 0 else []).result()
             written += len(batch)
         writer.flush_index().result()
+        # Left as the writer leaves a cache once a sync is over and writes stop (merged,
+        # packed, its words listed, compacted), else the window's writer would do that
+        # work while the measures run.
+        for settle in (writer.merge_index, writer.pack_now, writer.list_terms):
+            settle().result()
+        writer.compact_now().result()
     finally:
         writer.close()
     return written
