@@ -94,8 +94,16 @@ class MemexModel(BaseModel):
     that lacks a required field after that (an entity without an id) is refused.
     """
 
+    # defer_build: each model's validator is built on its first use, not at import. Built at
+    # import, the models' schemas cost a start about 40 ms before the window's first frame,
+    # which validates nothing. (Thread-safe from pydantic 2.14: the first uses of a model
+    # on two threads build it once, under pydantic's lock.)
     model_config = ConfigDict(
-        extra="allow", populate_by_name=True, protected_namespaces=(), allow_inf_nan=False
+        extra="allow",
+        populate_by_name=True,
+        protected_namespaces=(),
+        allow_inf_nan=False,
+        defer_build=True,
     )
     # Wire keys whose wrong shape makes the whole object unreadable rather than the field
     # absent (a page whose ``results`` is not a list is not an empty page).
@@ -436,11 +444,6 @@ EntityList = Annotated[
     PlainSerializer(lambda items: [_serialize_entity(e) for e in items], return_type=list),
 ]
 
-ContentEntityBase.model_rebuild()
-_ALL_ENTITY_MODELS: list[type[ContentEntityBase]] = [*ENTITY_MODELS.values(), OtherContentEntity]
-for _entity_model in _ALL_ENTITY_MODELS:
-    _entity_model.model_rebuild()
-
 
 # --------------------------------------------------------------------------- tags, plans, meta
 
@@ -675,7 +678,7 @@ def _json_text(value: Any) -> bytes:
     return text.encode()
 
 
-class PageParse(BaseModel):
+class PageParse(BaseModel, defer_build=True):
     """What parsing a search page found, beyond the entities: the server's own count.
 
     A page's length is judged by what the server sent, not by what could be read: a page

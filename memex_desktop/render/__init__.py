@@ -7,11 +7,17 @@ Pure Python: rendering large documents belongs on a worker thread, and its big s
 render process (:mod:`memex_desktop.render.apart`, asked for by ``RenderContext.big_steps_apart``).
 """
 
-from memex_desktop.render.document import RenderContext, RenderedDoc
-from memex_desktop.render.entities import render_entity
-from memex_desktop.render.markdown_html import markdown_to_safe_html
-from memex_desktop.render.sanitize import sanitize_html
-from memex_desktop.render.text import html_to_text
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memex_desktop.render.document import RenderContext, RenderedDoc
+    from memex_desktop.render.entities import render_entity
+    from memex_desktop.render.markdown_html import markdown_to_safe_html
+    from memex_desktop.render.sanitize import sanitize_html
+    from memex_desktop.render.text import html_to_text
 
 __all__ = [
     "RenderContext",
@@ -21,3 +27,22 @@ __all__ = [
     "render_entity",
     "sanitize_html",
 ]
+
+# Each name's module, imported when the name is first asked for: a window imports the
+# renderer's light parts (image checks, HTML pieces) before its first frame, and the renderer
+# itself (nh3, cmark-gfm, the entity models) only once it renders, after that frame.
+_MODULE_OF = {
+    "RenderContext": "document",
+    "RenderedDoc": "document",
+    "html_to_text": "text",
+    "markdown_to_safe_html": "markdown_html",
+    "render_entity": "entities",
+    "sanitize_html": "sanitize",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -49,15 +49,13 @@ from PySide6.QtWidgets import (
 
 from memex_desktop import paths
 from memex_desktop.errors import UserMessage, user_message
-from memex_desktop.render import apart, render_entity
-from memex_desktop.render.entities import WHOLE_PAGE_HREF
+from memex_desktop.render import apart
 from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.render.pieces import split_html
 from memex_desktop.settings import DEFAULT_IMAGE_CACHE_MB, DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import Backlink, ChangeSet
 from memex_desktop.store.bounded import BoundedEntity
 from memex_desktop.store.highlights import Highlight
-from memex_desktop.sync.export import cache_render_context
 from memex_desktop.sync.highlights import Passage, passage_in
 from memex_desktop.ui import theme
 from memex_desktop.ui.find_bar import ArticleFinder, FindBar
@@ -332,6 +330,10 @@ def render_document(
     A large item first goes out as a preview (its first PREVIEW_CHARS of text, through
     ``progress``) so its first screen shows at once; the full render follows.
     """
+    # The renderer is imported by the first render, after the window's first frame.
+    from memex_desktop.render import render_entity
+    from memex_desktop.sync.export import cache_render_context
+
     reader = thread_reader(cache_path)
     budget = sys.maxsize if text_budget is None else text_budget
     source = images or ImageSource(None, 0)
@@ -1146,6 +1148,8 @@ class ReaderPane(QWidget):
 
     def follow_link(self, url: str) -> LinkTarget:
         """Do what the policy allows for ``url``; returns the decision."""
+        from memex_desktop.render.entities import WHOLE_PAGE_HREF  # imported by the render
+
         if url == WHOLE_PAGE_HREF:
             self.show_whole_page()
             return LinkTarget("anchor", url)

@@ -69,8 +69,6 @@ from memex_desktop.api.content import (
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.drafts import Draft, DraftPassage, DraftStore, draft_key, drafts_path
 from memex_desktop.errors import user_message
-from memex_desktop.render import RenderContext, render_entity
-from memex_desktop.render.entities import DONE_STATUS, format_offset
 from memex_desktop.store import (
     CacheReader,
     ChangeSet,
@@ -260,6 +258,8 @@ class ThreadLoad:
 
 def _cached_entry(reader: EntityReader, node: ThreadNode, tag_names: dict[str, str]) -> ThreadEntry:
     """A cached note (and its replies) as an entry; iterative, so deep chains cannot overflow."""
+    from memex_desktop.render.entities import DONE_STATUS  # the renderer's, imported late
+
     stack: list[tuple[ThreadNode, ThreadEntry | None]] = [(node, None)]
     root: ThreadEntry | None = None
     while stack:
@@ -328,6 +328,9 @@ def compact_note_html(html: str) -> str:
 
 def render_note(reader: EntityReader, entry: ThreadEntry) -> str:
     """The note's safe HTML for a card (reference cards link to memex://entity/ID)."""
+    # The renderer is imported by the first thread shown, after the window's first frame.
+    from memex_desktop.render import RenderContext, render_entity
+
     try:
         return compact_note_html(
             render_entity(entry.entity, RenderContext(lookup=reader.entity)).html
@@ -393,6 +396,8 @@ def linked_highlight(entry: ThreadEntry, highlights: list[Highlight]) -> Highlig
 
 def highlight_text(highlight: Highlight, limit: int = 280) -> str:
     """What a highlight marks, in a line or a few: its quote, else its moment of the video."""
+    from memex_desktop.render.entities import format_offset  # the renderer's, imported late
+
     quote = " ".join(highlight.quote.split())
     if quote:
         return f"“{quote[:limit]}…”" if len(quote) > limit else f"“{quote}”"
