@@ -61,6 +61,7 @@ from memex_desktop.store.schema import (
     check_not_too_new,
     connect,
     open_cache,
+    wrapped,
 )
 from memex_desktop.store.search_language import SearchQuery, Sort, Term, parse_query
 from memex_desktop.store.sql import IN_LIST, chunks, in_ids
@@ -171,7 +172,7 @@ class CacheReader:
         in all against 159 MB unmapped), and up to the map's 2 GB at a million. The map saved
         about a tenth of a search's CPU (p50 3.3-3.6 against 3.7-4.1 ms on that cache).
         """
-        db = Database(connect(self.path, read_only=True))
+        db = wrapped(connect(self.path, read_only=True))
         register_sql_functions(db)
         return db
 

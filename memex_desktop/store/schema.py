@@ -350,6 +350,16 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
     return sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S)
 
 
+def wrapped(conn: sqlite3.Connection) -> Database:
+    """sqlite-utils' wrapper of ``conn``, without sqlite-utils plugins.
+
+    A plugin installed beside the app would run its code on every connection to the cache,
+    and looking for plugins reads the metadata of every installed package: 12 ms, before
+    the window's first frame, in the development environment's 72 packages.
+    """
+    return Database(conn, execute_plugins=False)
+
+
 def open_cache(path: Path) -> Database:
     """Open (creating it if needed) cache.db in WAL mode with every migration applied.
 
@@ -361,7 +371,7 @@ def open_cache(path: Path) -> Database:
     check_not_too_new(path, SCHEMA_VERSION)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        db = Database(connect(path))
+        db = wrapped(connect(path))
         try:
             _prepare(db, path)
         except BaseException:

@@ -7,6 +7,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from sqlite_utils import hookimpl
+from sqlite_utils.plugins import pm
 
 from memex_desktop.store import (
     SCHEMA_VERSION,
@@ -111,3 +113,22 @@ def test_the_newest_first_listing_reads_the_created_index_alone(tmp_path: Path) 
     assert len(listed) > 60
     assert listed == before
     assert "COVERING INDEX entities_created" in plan[-1][-1]
+
+
+def test_sqlite_utils_plugins_never_run_on_the_cache_connections(tmp_path: Path) -> None:
+    seen: list[sqlite3.Connection] = []
+
+    class Plugin:
+        @hookimpl
+        def prepare_connection(self, conn: sqlite3.Connection) -> None:
+            seen.append(conn)
+
+    pm.register(Plugin(), name="memex-test-plugin")
+    try:
+        with StoreWriter(tmp_path / "cache.db") as writer:
+            writer.ingest_json([{"id": "a", "type": "note", "text": "x"}]).result(30)
+        with CacheReader(tmp_path / "cache.db") as reader:
+            assert reader.all_ids() == ["a"]
+    finally:
+        pm.unregister(name="memex-test-plugin")
+    assert seen == []
