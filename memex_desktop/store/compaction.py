@@ -30,7 +30,8 @@ COMPACT_AFTER_QUIET_S = 10.0
 COMPACT_MIN_ROWS = 5000
 # A compaction is due once the library holds this many times the rows it held after the last.
 COMPACT_GROWTH = 2
-# sync_state key: how many rows the library held when it was last compacted.
+# sync_state key: how many rows the library held when it was last compacted (or when a
+# compaction last failed for a reason other than a write coming).
 COMPACTED_ROWS_KEY = "store.compacted_rows"
 # Room a rewrite needs beside the file: a copy in SQLite's temporary file, a copy in the WAL
 # (given back once copied into the file), and a margin that leaves the disk usable.

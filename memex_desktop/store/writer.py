@@ -354,20 +354,28 @@ class StoreWriter:
         try:
             compaction.rewrite(db)
         except sqlite3.Error as exc:
-            if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_INTERRUPT:
+            interrupted = getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_INTERRUPT
+            if interrupted:
                 self._compaction_checked = False  # a write came: the next quiet moment
             else:
                 _log.warning("could not compact %s: %s", self.path, exc)
             self._truncate_wal(db)
+            if not interrupted:
+                # Most likely no room for the temporary copy (SQLite's temporary folder can
+                # be on another disk): not tried again until the library has grown as much.
+                self._note_compacted(db, rows)
             return False
         finally:
             db.conn.set_progress_handler(None, 0)
         self._truncate_wal(db)
+        self._note_compacted(db, rows)
+        return True
+
+    def _note_compacted(self, db: Database, rows: int) -> None:
         try:
             compaction.note_compacted(db, rows)
         except sqlite3.Error as exc:
             _log.warning("could not note the compaction of %s: %s", self.path, exc)
-        return True
 
     def _tasks_wait(self) -> bool:
         return not self._tasks.empty()

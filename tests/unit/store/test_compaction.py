@@ -167,6 +167,29 @@ def test_a_disk_without_room_for_a_second_copy_is_not_compacted(
     assert path.stat().st_size >= size
 
 
+def test_a_compaction_that_fails_is_not_tried_again_until_the_library_has_doubled(
+    tmp_path: Path, library_items: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    attempts: list[int] = []
+
+    def no_room_for_the_temporary_copy(db: Database) -> None:
+        attempts.append(1)
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(compaction, "rewrite", no_room_for_the_temporary_copy)
+    path = tmp_path / "cache.db"
+    with StoreWriter(path) as writer:
+        _sync(writer, library_items[:600])
+        assert writer.compact_now().result(60) is False
+        _sync(writer, library_items[600:900])
+        assert writer.compact_now().result(60) is False  # grown, not doubled: not tried
+        assert len(attempts) == 1
+        _sync(writer, library_items[900:1200])
+        assert writer.compact_now().result(60) is False
+        assert len(attempts) == 2
+        assert len(_every_item(path)) == 1200
+
+
 # A writer that freezes midway through its rewrite (a progress handler blocks VACUUM once it
 # has run a while) and says so, to be killed there.
 _COMPACTING_CHILD = textwrap.dedent(
