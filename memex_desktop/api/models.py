@@ -94,10 +94,11 @@ class MemexModel(BaseModel):
     that lacks a required field after that (an entity without an id) is refused.
     """
 
-    # defer_build: each model's validator is built on its first use, not at import. Built at
-    # import, the models' schemas cost a start about 40 ms before the window's first frame,
-    # which validates nothing. (Thread-safe from pydantic 2.14: the first uses of a model
-    # on two threads build it once, under pydantic's lock.)
+    # defer_build: each model's validator is built on its first use, not at import: the
+    # window's first frame validates nothing, and importing this module took 91 ms with the
+    # validators built, 48 ms without (pydantic's search for plugins, part of the difference,
+    # then comes with the settings' model). Thread-safe from pydantic 2.14: the first uses
+    # of a model on two threads build it once, under pydantic's lock.
     model_config = ConfigDict(
         extra="allow",
         populate_by_name=True,
