@@ -378,6 +378,7 @@ class StoreWriter:
             _log.warning("could not note the compaction of %s: %s", self.path, exc)
 
     def _tasks_wait(self) -> bool:
+        """Whether a task (or the close) waits: a compaction's progress handler."""
         return not self._tasks.empty()
 
     def _compact_if_requested(self, db: Database) -> None:
