@@ -11,7 +11,6 @@ window reads the sidebar on a worker and shows it when the read lands, sections 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.children import child_env
 from support.window import WindowFactory
 
 from memex_desktop import paths
@@ -113,12 +113,7 @@ def test_a_start_imports_neither_renderer_nor_network_nor_keyring_before_its_fir
     with StoreWriter(paths.cache_db_path(data_dir)) as writer:
         writer.ingest_json(demo_library["results"]).result(60)
     home = tmp_path / "home"
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "PYTHONPATH": os.pathsep.join(sys.path),
-    }
+    env = child_env(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"))
     done = subprocess.run(
         [sys.executable, "-c", _FIRST_FRAME_CHILD, str(data_dir)],
         capture_output=True,

@@ -4,10 +4,11 @@ validator, and first uses on many threads at once each get the right model."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
+
+from support.children import child_env
 
 # Run in new processes, so that every model is still unbuilt when the threads start: the
 # same items parsed by 16 threads at once, and by one thread alone.
@@ -55,7 +56,7 @@ def _first_uses(threads: int) -> list[str]:
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        env=child_env(),
         check=True,
     )
     return done.stdout.splitlines()

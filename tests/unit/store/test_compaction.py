@@ -4,11 +4,7 @@ without room is left alone, and kill -9 midway leaves the cache as it was."""
 
 from __future__ import annotations
 
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
 import textwrap
 import threading
 import time
@@ -17,6 +13,7 @@ from typing import Any
 
 import pytest
 from sqlite_utils import Database
+from support.children import python_child
 
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.store import CacheReader, StoreWriter, compaction
@@ -225,19 +222,9 @@ def test_kill_9_during_a_compaction_leaves_the_cache_as_it_was(
     with StoreWriter(path) as writer:
         _sync(writer, library_items)
     before = _every_item(path)
-    child = subprocess.Popen(
-        [sys.executable, "-c", _COMPACTING_CHILD, str(path)],
-        stdout=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )
-    try:
+    with python_child(_COMPACTING_CHILD, str(path)) as child:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == b"midway"
-        child.send_signal(signal.SIGKILL)
-    finally:
-        child.wait(30)
-        if child.stdout is not None:
-            child.stdout.close()
     assert _every_item(path) == before
     assert _compacted_rows(path) is None
     conn = sqlite3.connect(path)

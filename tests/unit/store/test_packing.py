@@ -4,11 +4,7 @@ side by side, and a cache of the schema before packing is packed in place, survi
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
@@ -17,6 +13,7 @@ from typing import Any
 import pytest
 import zstandard
 from sqlite_utils import Database
+from support.children import python_child
 
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.store import CacheReader, StoreWriter, ingest, packing
@@ -199,23 +196,13 @@ def test_an_older_cache_is_packed_in_place_and_kill_9_midway_loses_nothing(
     _as_schema_5(path)
     assert _raw_column_types(path) == {"text": len(library_items)}
     before = _every_item_read_only(path)
-    child = subprocess.Popen(
-        [sys.executable, "-c", _PACKING_CHILD, str(path)],
-        stdout=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )
-    try:
+    with python_child(_PACKING_CHILD, str(path)) as child:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == b"open"
         deadline = time.monotonic() + 60
         while not 0 < _pending(path) < len(library_items) - 50:
             assert time.monotonic() < deadline, "packing never started"
             time.sleep(0.005)
-        child.send_signal(signal.SIGKILL)
-    finally:
-        child.wait(30)
-        if child.stdout is not None:
-            child.stdout.close()
     kinds = _raw_column_types(path)
     assert kinds.get("text", 0) > 0, kinds
     assert kinds.get("blob", 0) > 0, kinds
