@@ -226,8 +226,14 @@ def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
     keys: dict[int, int] = {}
     misplaced: list[int] = []
     between: list[tuple[int, int, list[int]]] = []
+
+    def place(members: list[int], starts: list[int]) -> None:
+        if len(starts) < len(members):
+            misplaced.extend(members)  # no room in their gap
+        else:
+            keys.update(zip(members, starts, strict=True))
+
     for (before, after), members in groups.items():
-        count = len(members)
         times = [created[index] for index in members]
         if before is None and after is None:
             starts = [FIRST_KEY, *_spread(times[1:], FIRST_KEY, times[0], 1, slope)]
@@ -244,21 +250,12 @@ def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
         else:
             between.append((before, after, members))
             continue
-        if len(starts) < count:
-            misplaced += members
-            continue
-        for index, key in zip(members, starts, strict=True):
-            keys[index] = key
+        place(members, starts)
     if between:
         dates = _dates_of(db, [key for before, after, _ in between for key in (before, after)])
         for before, after, members in between:
             times = [created[index] for index in members]
-            starts = _by_date(times, (before, dates.get(before)), (after, dates.get(after)))
-            if len(starts) < len(members):
-                misplaced += members
-                continue
-            for index, key in zip(members, starts, strict=True):
-                keys[index] = key
+            place(members, _by_date(times, (before, dates.get(before)), (after, dates.get(after))))
     # Keys no longer follow created_at once an item was misplaced: gaps can overlap, so
     # every key is checked against the cache and against the rest of the batch.
     cached = neighbours.taken(list(keys.values()))
