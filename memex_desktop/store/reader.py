@@ -444,7 +444,7 @@ class CacheReader:
         exact = len(ordered)
         # The body index's newest matches, read once: the body step ranks them and, when
         # they are all there are, promotion reads the words as typed among them.
-        body_probe: list[int] | None = None
+        body_probe: Probe | None = None
         for index, step in enumerate([*steps, None]):
             if len(ordered) >= needed:
                 break
@@ -457,7 +457,8 @@ class CacheReader:
                 whole = index % 2 == 1 or not narrowed  # title and body steps alternate
                 probe = None
                 if promote is not None and (table, expression) == ("body_fts", body_expression):
-                    probe = body_probe = self._probe("body_fts", body_expression)
+                    size = probe_size("body_fts", body_expression, more)
+                    probe = body_probe = self._probe("body_fts", body_expression, size)
                 found = self._fts_ids(
                     table,
                     expression,
@@ -476,7 +477,8 @@ class CacheReader:
             hits = ranked[exact:needed]
             typed_terms = [term for group in body_groups for term in group if term.prefix]
             if body_probe is None:
-                body_probe = self._probe("body_fts", body_expression)
+                size = probe_size("body_fts", body_expression, needed)
+                body_probe = self._probe("body_fts", body_expression, size)
             holding = self._holding(typed_terms, hits, promote, body_probe)
             if not holding and len(ranked) >= needed:
                 # A full page of completions and not one word as typed: they are older.
@@ -494,7 +496,7 @@ class CacheReader:
         terms: Sequence[Term],
         ids: Sequence[str],
         whole_words: str,
-        probe: list[int] | None,
+        probe: Probe | None,
     ) -> set[str]:
         """Those of ``ids`` holding each of ``terms`` as typed (a typed prefix as a word).
 
@@ -507,12 +509,14 @@ class CacheReader:
                 f"SELECT rowid, id FROM entities WHERE id IN {IN_LIST}", [in_ids(ids)]
             )
         }
-        if probe is not None and len(probe) < RANK_PROBE_LIMIT:
+        if probe is not None and probe.complete and rowids and not _many_words(whole_words):
             # Every match is in the probe, so the words as typed match fewer still: one read
-            # of the index finds them all. "cramshy fest" on 20,000 items: 0.6 ms instead of
-            # 6.1 ms for looking up "fest" in each of 50 hits (a seek into a long doclist
-            # each), the whole search 9.0 instead of 14.3 ms.
-            typed = self._probe("body_fts", whole_words)
+            # of the index over the hits' range finds them all. "cramshy fest" on 20,000
+            # items: 0.6 ms instead of 6.1 ms for looking up "fest" in each of 50 hits (a
+            # seek into a long doclist each), the whole search 9.0 instead of 14.3 ms. Not
+            # for many words: reading a pasted title's common words again costs what the
+            # search did, where the typed word alone is looked up in its few hits.
+            typed = self._matching_in_range("body_fts", whole_words, rowids)
             if typed is not None:
                 return {rowids[rowid] for rowid in typed if rowid in rowids}
         kept = set(rowids)
@@ -549,10 +553,10 @@ class CacheReader:
         expression = groups_expression(parsed.groups, MIN_TITLE_PREFIX_CHARS)
         # None: a word the index cannot match; the body index's columns answer it as
         # _fts_ids does.
-        titled = self._probe("title_fts", expression) if expression else []
-        if titled is None or len(titled) > _FEW_TITLE_HITS:
+        titled = self._probe("title_fts", expression, RANK_PROBE_LIMIT) if expression else None
+        if expression and (titled is None or len(titled.rowids) > _FEW_TITLE_HITS):
             return "body_fts", MIN_BODY_PREFIX_CHARS, where, params
-        dropped = self._matching_among("body_fts", excluded, titled)
+        dropped = self._matching_among("body_fts", excluded, titled.rowids if titled else [])
         return (
             "title_fts",
             MIN_TITLE_PREFIX_CHARS,
@@ -807,31 +811,34 @@ class CacheReader:
         *,
         exhaustive: bool = True,
         candidates: Sequence[int] | None = None,
-        newest: list[int] | None = None,
+        newest: Probe | None = None,
     ) -> list[str]:
         """Hits of one index: by bm25 when few documents match, else newest first (among
         ``candidates`` when given: every row that passes the filters). ``newest`` is what
-        :meth:`_newest_rowids` gives for ``expression``, when it was read already.
+        :meth:`_newest_rowids` gives for ``expression`` and :func:`probe_size`, when it
+        was read already.
 
-        The newest RANK_PROBE_LIMIT matching rowids are read first (the doclist is in
-        recency order, so this stops early for common words). Fewer than that means the
-        matching set is small and bm25 over it is cheap (several words: shortest title
-        first in the title index, newest first in the body); otherwise ranking would cost a
-        pass over long doclists, and newest first is what a person typing wants.
+        The newest matching rowids are read first (the doclist is in recency order, so
+        this stops early for common words). When they are all there are, the matching set
+        is small and bm25 over it is cheap (several words: shortest title first in the
+        title index, newest first in the body); otherwise ranking would cost a pass over
+        long doclists, and newest first is what a person typing wants.
         """
         join = f"FROM {table} JOIN entities e ON e.rowid = {table}.rowid WHERE {table} MATCH ?"
         try:
             if newest is None:
-                newest = self._newest_rowids(table, expression)
+                newest = self._newest_rowids(
+                    table, expression, probe_size(table, expression, needed)
+                )
             # bm25 weighs each word by how many documents hold it: a pass over the whole
             # doclist of every word, which for a common word of a several-word query costs
             # more than a keystroke may. Those are ranked from what is at hand instead.
             several = " " in expression
-            few = len(newest) < RANK_PROBE_LIMIT
+            few = newest.complete
             if few and not several:
                 sql = f"SELECT e.id {join}{where} ORDER BY {table}.rank LIMIT ?"
                 return [row[0] for row in self._query(sql, [expression, *params, needed])]
-            rowids = newest
+            rowids = newest.rowids
             # Titles holding every word: the shortest first, the closest to what was typed.
             order = "length(e.title), " if few and table == "title_fts" else ""
             found = [
@@ -857,31 +864,55 @@ class CacheReader:
                 return []
             raise
 
-    def _probe(self, table: str, expression: str) -> list[int] | None:
+    def _probe(self, table: str, expression: str, size: int) -> Probe | None:
         """:meth:`_newest_rowids`, or None for an expression the index cannot match (see
         :meth:`_fts_ids`)."""
         try:
-            return self._newest_rowids(table, expression)
+            return self._newest_rowids(table, expression, size)
         except StoreBugError as exc:
             if "phrase" in str(exc.__cause__):
                 return None
             raise
 
-    def _newest_rowids(self, table: str, expression: str) -> list[int]:
-        """The newest RANK_PROBE_LIMIT rowids matching ``expression``, newest first."""
+    def _newest_rowids(self, table: str, expression: str, size: int) -> Probe:
+        """The newest ``size`` rowids matching ``expression``, newest first."""
         newest = f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?"
-        if expression.count(" AND ") < _MANY_WORDS - 1:
-            return [int(row[0]) for row in self._query(newest, [expression, RANK_PROBE_LIMIT])]
-        # Many words together match few items, and FTS5 reads doclists forwards at about
-        # twice the speed: all of them in rowid order, when there are few. The eight-word
-        # titles of the store benchmark on 100,000 items: 3.2-10 ms against 6-14 ms.
+        if not _read_forwards_first(expression):
+            rows = [int(row[0]) for row in self._query(newest, [expression, size])]
+            return Probe(rows, complete=len(rows) < size)
+        # Words combined (several together, or one without another) often match few items,
+        # and FTS5 reads doclists forwards at about twice the speed: all of them in rowid
+        # order, when there are few. Up to twice ``size`` are read so, as many as reading
+        # ``size`` newest first would cost; more, and the forward read is given up for it.
+        # At worst that costs twice the reading newest first alone, as the few it replaces
+        # do. On a million items "\"nond fym\" -hyt" (78 matches, every doclist read to its
+        # end) took 86 instead of 118 ms.
         ascending = self._query(
             f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid LIMIT ?",
-            [expression, RANK_PROBE_LIMIT + 1],
+            [expression, 2 * size + 1],
         )
-        if len(ascending) > RANK_PROBE_LIMIT:
-            return [int(row[0]) for row in self._query(newest, [expression, RANK_PROBE_LIMIT])]
-        return sorted((int(row[0]) for row in ascending), reverse=True)
+        if len(ascending) > 2 * size:
+            return Probe([int(row[0]) for row in self._query(newest, [expression, size])], False)
+        return Probe(sorted((int(row[0]) for row in ascending), reverse=True), complete=True)
+
+    def _matching_in_range(
+        self, table: str, expression: str, rowids: Iterable[int]
+    ) -> list[int] | None:
+        """The rows from the lowest to the highest of ``rowids`` that ``expression``
+        matches; None for an expression the index cannot match (see :meth:`_fts_ids`)."""
+        wanted = list(rowids)
+        try:
+            return [
+                int(row[0])
+                for row in self._query(
+                    f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid BETWEEN ? AND ?",
+                    [expression, min(wanted), max(wanted)],
+                )
+            ]
+        except StoreBugError as exc:
+            if "phrase" in str(exc.__cause__):
+                return None
+            raise
 
     def _backlog_rows(self, matching: Matching, needed: int) -> list[tuple[Any, ...]]:
         """(rowid, id) of the newest rows not indexed yet (during a sync) whose JSON holds a
@@ -1513,6 +1544,15 @@ class _CacheGraph:
 
 
 @dataclass(frozen=True)
+class Probe:
+    """The newest rowids an index matches for one expression, newest first, and whether
+    they are every match there is."""
+
+    rowids: list[int]
+    complete: bool
+
+
+@dataclass(frozen=True)
 class Matching:
     """A parsed query with its SQL filters: ``where`` in full, ``fts_where`` without the
     excluded words (which the index's own query then leaves out)."""
@@ -1524,6 +1564,27 @@ class Matching:
     fts_params: list[Any]
     # Every row passing fts_where, newest first, when a small tag or type narrows them (else None).
     candidates: tuple[int, ...] | None = None
+
+
+def probe_size(table: str, expression: str, needed: int) -> int:
+    """How many of an index's newest matches a search reads first (see
+    :meth:`CacheReader._fts_ids`): all of a small set where they are ranked (a single word's
+    bm25, titles shortest first), else the hits asked for. Reading 300 instead of 50 of a
+    pasted nine-word title's newest hits cost 41 instead of 5 ms on a million items."""
+    if table == "title_fts" or " " not in expression:
+        return RANK_PROBE_LIMIT
+    return needed
+
+
+def _many_words(expression: str) -> bool:
+    """Whether an expression asks for many words together (each one more doclist to read)."""
+    return expression.count(" AND ") >= _MANY_WORDS - 1
+
+
+def _read_forwards_first(expression: str) -> bool:
+    """Whether an expression likely matches few rows: many words together, or words without
+    others (see :meth:`CacheReader._newest_rowids`)."""
+    return _many_words(expression) or " NOT " in expression
 
 
 def _all_in_raw(words: Sequence[str]) -> str:
