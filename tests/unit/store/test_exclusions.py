@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memex_desktop.store import CacheReader, StoreWriter
 from memex_desktop.store.reader import RANK_PROBE_LIMIT
 
@@ -34,3 +36,36 @@ def test_titles_holding_the_words_never_bring_back_an_excluded_item(
     assert reader.search_ids("alpha -gamma", limit=ITEMS) == [
         f"item-{n:04d}" for n in reversed(range(ITEMS)) if n % 2 == 0
     ]
+
+
+def _sparse_titles(count: int, titled_every: int, kept_every: int) -> list[dict[str, object]]:
+    """Items ``Alpha`` titles every ``titled_every``; all but every ``kept_every`` hold the
+    excluded word (so the titles' range holds more of it than a rare word would)."""
+    return [
+        {
+            "id": f"item-{number:04d}",
+            "type": "web",
+            "created_at": 1_700_000_000_000 + number * 1000,
+            "title": f"{'Alpha' if number % titled_every == 0 else 'Omega'} {number}",
+            "url": f"https://example.com/{number}",
+            "full_text": f"text {'gamma' if number % kept_every == 0 else 'betamax'} {number}",
+        }
+        for number in range(count)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("count", "titled_every", "kept_every"),
+    [
+        (600, 15, 30),  # 40 titles, all checked for the excluded word
+        (1800, 3, 6),  # 600 titles, more than the title step checks
+    ],
+)
+def test_a_common_excluded_word_is_checked_in_every_title(
+    writer: StoreWriter, reader: CacheReader, count: int, titled_every: int, kept_every: int
+) -> None:
+    writer.ingest_json(_sparse_titles(count, titled_every, kept_every)).result()
+    writer.flush_index().result()
+    expected = [f"item-{n:04d}" for n in reversed(range(count)) if n % kept_every == 0]
+    # Few titles are ranked (by bm25, which ties here), many newest first.
+    assert sorted(reader.search_ids("alpha -betamax ", limit=40)) == sorted(expected[:40])
