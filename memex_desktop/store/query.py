@@ -215,7 +215,7 @@ class Filters:
         for group in self.required_tags:
             marks = ",".join("?" * len(group))
             if tags_listed:
-                parts.append(f"{alias}.id IN {_TAGGED}({marks}))")
+                parts.append(f"{alias}.rowid IN {_TAGGED}({marks}))")
             else:
                 parts.append(f"EXISTS {_TAG_OF.format(alias=alias)}({marks}))")
             params += list(group)
@@ -247,9 +247,9 @@ class Filters:
         return "".join(f" AND {part}" for part in parts), params
 
 
-_TAGGED = "(SELECT entity_id FROM entity_tags WHERE tag_id IN "
-# A row's own tags, looked up in entity_tags' primary key (entity_id, tag_id).
-_TAG_OF = "(SELECT 1 FROM entity_tags WHERE entity_id = {alias}.id AND tag_id IN "
+_TAGGED = "(SELECT entity_rowid FROM tag_members WHERE tag_id IN "
+# Whether a row carries one of the tags: a look-up in tag_members' key (tag_id, entity_rowid).
+_TAG_OF = "(SELECT 1 FROM tag_members WHERE entity_rowid = {alias}.rowid AND tag_id IN "
 # Stands for a tag name the cache does not know: no item carries it.
 UNKNOWN_TAG = "\x00no such tag"
 

@@ -617,8 +617,8 @@ class CacheReader:
             if self._tagged_more_than(limit, groups[0]):
                 return None
             sql = (
-                "SELECT DISTINCT e.rowid FROM entity_tags t JOIN entities e "
-                f"ON e.id = t.entity_id WHERE t.tag_id IN ({marks}){where} LIMIT ?"
+                "SELECT DISTINCT e.rowid FROM tag_members t JOIN entities e "
+                f"ON e.rowid = t.entity_rowid WHERE t.tag_id IN ({marks}){where} LIMIT ?"
             )
             found = self._query(sql, [*groups[0], *params, limit + 1])
         elif kinds:
@@ -672,7 +672,7 @@ class CacheReader:
         index alone)."""
         marks = ",".join("?" * len(tag_ids))
         return self._more_than(
-            limit, f"SELECT 1 FROM entity_tags WHERE tag_id IN ({marks})", tag_ids
+            limit, f"SELECT 1 FROM tag_members WHERE tag_id IN ({marks})", tag_ids
         )
 
     def _more_than(self, limit: int, rows_sql: str, params: Sequence[Any]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -20,3 +21,11 @@ def indexed_reader(path: Path, fill: Callable[[StoreWriter], object]) -> Iterato
     reader = CacheReader(path)
     yield reader
     reader.close()
+
+
+def without_tag_members(conn: sqlite3.Connection) -> None:
+    """Undo schema version 9 (tag_members and the triggers keeping it) on ``conn``: a step of
+    turning a current cache into an older one."""
+    for trigger in ("linked", "unlinked", "relinked", "cached"):
+        conn.execute(f"DROP TRIGGER tag_members_{trigger}")
+    conn.execute("DROP TABLE tag_members")

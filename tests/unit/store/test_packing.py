@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import zstandard
 from sqlite_utils import Database
+from support.caches import without_tag_members
 from support.children import python_child
 
 from memex_desktop.emulator.synthetic import generate_library
@@ -160,6 +161,7 @@ def _as_schema_5(path: Path) -> None:
     db.execute("DROP TABLE json_dictionaries")
     db.execute("DROP TABLE pack_pending")
     db.execute("DROP TABLE body_terms")
+    without_tag_members(db.conn)
     db.execute("PRAGMA user_version = 5")
     db.conn.commit()
     db.execute("PRAGMA journal_mode = DELETE")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from support.caches import without_tag_members
+
 from memex_desktop.api.models import SearchRawPage
 from memex_desktop.store import CacheReader, StoreWriter, open_cache
 
@@ -82,6 +84,7 @@ def test_migration_rekeys_rows_cached_under_their_library_id(tmp_path: Path) -> 
         "json_dictionaries", "pack_pending", "body_terms",
     ):  # fmt: skip
         conn.execute(f"DROP TABLE {later}")  # tables of schema versions 3 and later
+    without_tag_members(conn)
     conn.execute("PRAGMA user_version = 2")
     conn.execute(
         "INSERT INTO entities (rowid, id, type, raw_hash, cached_at)"

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from sqlite_utils import hookimpl
 from sqlite_utils.plugins import pm
+from support.caches import without_tag_members
 
 from memex_desktop.store import (
     SCHEMA_VERSION,
@@ -97,6 +98,7 @@ def test_the_newest_first_listing_reads_the_created_index_alone(tmp_path: Path) 
     conn.execute("DROP INDEX entities_created")
     conn.execute("CREATE INDEX entities_created ON entities(created_at)")
     conn.execute("DROP TABLE body_terms")
+    without_tag_members(conn)
     conn.execute("PRAGMA user_version = 6")
     conn.commit()
     conn.close()
