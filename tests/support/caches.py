@@ -29,3 +29,16 @@ def without_tag_members(conn: sqlite3.Connection) -> None:
     for trigger in ("linked", "unlinked", "relinked", "cached"):
         conn.execute(f"DROP TRIGGER tag_members_{trigger}")
     conn.execute("DROP TABLE tag_members")
+
+
+def web_item(number: int, title: str, full_text: str, **more: object) -> dict[str, object]:
+    """A saved web page numbered ``number``: the larger the number, the newer the item."""
+    return {
+        "id": f"item-{number:04d}",
+        "type": "web",
+        "created_at": 1_700_000_000_000 + number * 1000,
+        "title": title,
+        "url": f"https://example.com/{number}",
+        "full_text": full_text,
+        **more,
+    }

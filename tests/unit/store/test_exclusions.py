@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from support.caches import web_item
 
 from memex_desktop.store import CacheReader, StoreWriter
 from memex_desktop.store.reader import RANK_PROBE_LIMIT
@@ -12,14 +13,9 @@ ITEMS = RANK_PROBE_LIMIT + 150  # more titles hold the word than the title step 
 
 def _items() -> list[dict[str, object]]:
     return [
-        {
-            "id": f"item-{number:04d}",
-            "type": "web",
-            "created_at": 1_700_000_000_000 + number * 1000,
-            "title": f"Alpha {number}",
-            "url": f"https://example.com/{number}",
-            "full_text": f"text {'betamax' if number % 2 == 0 else 'gamma'} {number}",
-        }
+        web_item(
+            number, f"Alpha {number}", f"text {'betamax' if number % 2 == 0 else 'gamma'} {number}"
+        )
         for number in range(ITEMS)
     ]
 
@@ -42,14 +38,11 @@ def _sparse_titles(count: int, titled_every: int, kept_every: int) -> list[dict[
     """Items ``Alpha`` titles every ``titled_every``; all but every ``kept_every`` hold the
     excluded word (so the titles' range holds more of it than a rare word would)."""
     return [
-        {
-            "id": f"item-{number:04d}",
-            "type": "web",
-            "created_at": 1_700_000_000_000 + number * 1000,
-            "title": f"{'Alpha' if number % titled_every == 0 else 'Omega'} {number}",
-            "url": f"https://example.com/{number}",
-            "full_text": f"text {'gamma' if number % kept_every == 0 else 'betamax'} {number}",
-        }
+        web_item(
+            number,
+            f"{'Alpha' if number % titled_every == 0 else 'Omega'} {number}",
+            f"text {'gamma' if number % kept_every == 0 else 'betamax'} {number}",
+        )
         for number in range(count)
     ]
 

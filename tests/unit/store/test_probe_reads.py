@@ -9,6 +9,7 @@ than a page, more than a page but fewer than two, and many more.
 from __future__ import annotations
 
 import pytest
+from support.caches import web_item
 
 from memex_desktop.store import CacheReader, StoreWriter
 
@@ -28,14 +29,7 @@ def _marks(number: int) -> list[str]:
 
 def _items() -> list[dict[str, object]]:
     return [
-        {
-            "id": f"item-{number:04d}",
-            "type": "web",
-            "created_at": 1_700_000_000_000 + number * 1000,
-            "title": f"Item {number}",
-            "url": f"https://example.com/{number}",
-            "full_text": f"{COMMON} {' '.join(_marks(number))} filler{number}",
-        }
+        web_item(number, f"Item {number}", f"{COMMON} {' '.join(_marks(number))} filler{number}")
         for number in range(ITEMS)
     ]
 

@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from support.caches import without_tag_members
+from support.caches import web_item, without_tag_members
 from support.children import python_child
 
 from memex_desktop.store import CacheReader, StoreWriter
@@ -20,15 +20,8 @@ TAGS = [{"id": f"tag-{index}", "name": f"t{index}"} for index in range(4)]
 
 
 def _entity(number: int, tags: list[str] | None = None) -> dict[str, Any]:
-    return {
-        "id": f"item-{number:04d}",
-        "type": "web",
-        "created_at": 1_700_000_000_000 + number * 60_000,
-        "title": f"Item {number}",
-        "url": f"https://example.com/{number}",
-        "full_text": f"words of item {number}",
-        "tag_ids": tags if tags is not None else [f"tag-{number % 4}", f"tag-{number % 3}"],
-    }
+    tag_ids = tags if tags is not None else [f"tag-{number % 4}", f"tag-{number % 3}"]
+    return web_item(number, f"Item {number}", f"words of item {number}", tag_ids=tag_ids)
 
 
 def _cache(path: Path) -> None:
