@@ -17,12 +17,12 @@ import shutil
 import sqlite3
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from memex_desktop.store.aside import aside_path
 from memex_desktop.store.urls import normalize_url
 
 _log = logging.getLogger(__name__)
@@ -71,12 +71,7 @@ class OutboxRecovery:
 
 def copy_aside(path: Path) -> Path:
     """Copy ``path`` (and its ``-wal``) to a timestamped name next to it, synced to disk."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    copy = path.with_name(f"{path.name}.damaged-{stamp}")
-    serial = 1
-    while copy.exists():
-        serial += 1
-        copy = path.with_name(f"{path.name}.damaged-{stamp}-{serial}")
+    copy = aside_path(path, "damaged")
     _copy_synced(path, copy)
     wal = Path(f"{path}-wal")
     if wal.exists():

@@ -155,7 +155,7 @@ class CacheReader:
             self.db = self._connect()
             version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
         except sqlite3.Error as exc:
-            raise translate(exc, f"opening {self.path}") from exc
+            raise translate(exc, f"opening {self.path}", file=self.path) from exc
         if version < SCHEMA_VERSION:
             self.db.close()
             open_cache(self.path).close()

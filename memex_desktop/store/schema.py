@@ -364,7 +364,9 @@ def file_schema_version(path: Path) -> int | None:
     if not header:
         return None
     if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
-        raise DatabaseCorruptError(f"{path} is not an SQLite database")
+        error = DatabaseCorruptError(f"{path} is not an SQLite database")
+        error.file = path
+        raise error
     return int.from_bytes(header[_USER_VERSION_OFFSET : _USER_VERSION_OFFSET + 4], "big")
 
 
@@ -377,7 +379,7 @@ def _version_via_sqlite(path: Path) -> int:
         finally:
             conn.close()
     except sqlite3.Error as exc:
-        raise translate(exc, f"reading {path}") from exc
+        raise translate(exc, f"reading {path}", file=path) from exc
     return int(row[0])
 
 
@@ -386,6 +388,22 @@ def check_not_too_new(path: Path, supported: int) -> None:
     found = file_schema_version(path)
     if found is not None and found > supported:
         raise SchemaTooNewError(str(path), found, supported)
+
+
+def migrations_pending(path: Path) -> int:
+    """How many migrations opening the cache at ``path`` will apply: 0 for a current file and
+    for one that does not exist yet. Reads the file's header only.
+
+    Raises:
+        SchemaTooNewError: the file was written by a newer version.
+        DatabaseCorruptError: the file is not an SQLite database.
+    """
+    found = file_schema_version(path)
+    if found is None or found == 0:
+        return 0  # a new cache: its tables are created in milliseconds
+    if found > SCHEMA_VERSION:
+        raise SchemaTooNewError(str(path), found, SCHEMA_VERSION)
+    return SCHEMA_VERSION - found
 
 
 def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
@@ -425,7 +443,7 @@ def open_cache(path: Path) -> Database:
             db.close()
             raise
     except sqlite3.Error as exc:
-        raise translate(exc, f"opening {path}") from exc
+        raise translate(exc, f"opening {path}", file=path) from exc
     return db
 
 
