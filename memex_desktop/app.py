@@ -32,7 +32,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from memex_desktop import paths, services
-from memex_desktop.errors import ConnectionState, state_message, user_message
+from memex_desktop.errors import ConnectionState, fresh_cache_offer, state_message, user_message
 from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.render.remote_images import DEFAULT_POLICY, origin_of
 from memex_desktop.runtime import (
@@ -43,7 +43,9 @@ from memex_desktop.runtime import (
 from memex_desktop.secrets import CredentialStore
 from memex_desktop.services import Connection
 from memex_desktop.settings import Settings
-from memex_desktop.store import CacheReader, Outbox, StoreWriter
+from memex_desktop.store import CacheReader, KnownStoreError, Outbox, StoreWriter
+from memex_desktop.store.aside import move_aside
+from memex_desktop.store.schema import migrations_pending, open_cache
 from memex_desktop.sync import OutboxPolicy, SyncReport
 from memex_desktop.ui import theme
 from memex_desktop.ui.first_frames import after_first_results
@@ -184,10 +186,15 @@ def build_main_window(
     data_dir.mkdir(parents=True, exist_ok=True)
     cache_path = paths.cache_db_path(data_dir)
     writer = StoreWriter(cache_path, background=True)
-    opened = Outbox(paths.outbox_db_path(data_dir))  # create (and recover) before workers race
-    recovered = opened.recovery
-    opened.close()
-    reader = CacheReader(cache_path)
+    try:
+        # Created (and recovered) before workers race for it.
+        opened = Outbox(paths.outbox_db_path(data_dir))
+        recovered = opened.recovery
+        opened.close()
+        reader = CacheReader(cache_path)
+    except BaseException:
+        writer.close()  # a start that stops here leaves no thread behind
+        raise
     if connect_once_listed and (connection is not None or client is not None):
         raise ValueError("a connection or client given is used at once, not after a paint")
     runner = TaskRunner(max_threads=runner_threads)
@@ -600,17 +607,39 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
         )
     else:
         data_dir = settings.effective_data_dir(data_dir_arg)
-    context = build_main_window(
-        data_dir=data_dir,
-        api_url=api_url,
-        api_key=api_key,
-        settings=settings,
-        credentials=credentials,
-        connection=connection,
-        qsettings=QSettings(ORGANIZATION, APPLICATION),
-        image_origin=demo.emulator.base_url if demo is not None else None,
-        connect_once_listed=connection is None,
-    )
+    cache_path = paths.cache_db_path(data_dir)
+    started_afresh: str | None = None
+    while True:
+        try:
+            bring_cache_up_to_date(cache_path)
+            context = build_main_window(
+                data_dir=data_dir,
+                api_url=api_url,
+                api_key=api_key,
+                settings=settings,
+                credentials=credentials,
+                connection=connection,
+                qsettings=QSettings(ORGANIZATION, APPLICATION),
+                image_origin=demo.emulator.base_url if demo is not None else None,
+                connect_once_listed=connection is None,
+            )
+            break
+        except KnownStoreError as exc:
+            from memex_desktop.ui.cache_start import CacheChoice, ask_about_cache
+
+            offer = fresh_cache_offer(exc, cache_path)
+            choice = CacheChoice.QUIT if quit_after_sync else ask_about_cache(exc, offer)
+            if choice is CacheChoice.QUIT:
+                print(f"memex-desktop: {user_message(exc).one_line()}", file=sys.stderr)
+                if listening is not None:
+                    listening[0].close()
+                if demo is not None:
+                    demo.close()
+                return 1
+            if offer is not None and choice is CacheChoice.FRESH:
+                started_afresh = offer.done(move_aside(cache_path, offer.why))
+    if started_afresh is not None:
+        context.window.messages.warn(started_afresh)
     if demo is not None:
         context.cleanups.append(demo.close)
         context.window.setWindowTitle("Memex (demo library)")
@@ -638,6 +667,20 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
     opened.connect_now = first_choice is not None and demo is None
     opened.start_sign_in = start_sign_in
     return opened
+
+
+def bring_cache_up_to_date(cache_path: Path) -> None:
+    """Apply the migrations an older cache needs before anything opens it, on a thread of
+    its own, the window system answered meanwhile (a busy dialog says why the start takes
+    longer); nothing to do for a current or a new cache.
+
+    Raises:
+        KnownStoreError: the cache cannot be opened (damaged, newer, locked, disk full).
+    """
+    if migrations_pending(cache_path):
+        from memex_desktop.ui.cache_start import UPDATING_CACHE, run_with_progress
+
+        run_with_progress(lambda: open_cache(cache_path).close(), UPDATING_CACHE)
 
 
 def run_gui(args: Any) -> int:

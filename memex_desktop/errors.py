@@ -17,6 +17,7 @@ import enum
 import errno
 import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal, get_args
 
 from memex_desktop.api.errors import (
@@ -273,6 +274,44 @@ def _api_message(exc: ApiError, credential: Credential | None) -> UserMessage:
             "Update memex-desktop or report the problem.",
         )
     return UserMessage("error", "The Memex API call failed.", exc.message or None, None)
+
+
+@dataclass(frozen=True)
+class FreshCacheOffer:
+    """Starting with a fresh cache, offered when the cache cannot be opened: ``why`` names
+    the file the old one is kept as (``cache.db.<why>-YYYYmmdd-HHMMSS``), ``words`` says what
+    the choice does."""
+
+    why: str
+    words: str
+
+    def done(self, kept_as: Path) -> str:
+        """What the window says once the old cache is kept as ``kept_as``."""
+        return (
+            f"Started with a fresh cache: the old one is kept as {kept_as.name} in "
+            f"{kept_as.parent}. Your library is synced again from Memex."
+        )
+
+
+def fresh_cache_offer(exc: BaseException, cache: Path) -> FreshCacheOffer | None:
+    """The fresh start that gets past ``exc`` when it is about the cache at ``cache`` and
+    the cache is damaged or was written by a newer version; None for anything else (the
+    outbox holds saves found nowhere else, and a full disk or a lock passes by itself)."""
+    about = exc.file if isinstance(exc, KnownStoreError) else None
+    if about is None or about.resolve() != cache.resolve():
+        return None
+    if isinstance(exc, SchemaTooNewError):
+        why, kept = "newer", "the newer memex-desktop can still use it"
+    elif isinstance(exc, DatabaseCorruptError):
+        why, kept = "damaged", "as it is"
+    else:
+        return None
+    return FreshCacheOffer(
+        why,
+        f"Start with a fresh cache: {cache.name} is kept next to itself under a new name "
+        f"({kept}), and your library is synced again from Memex. Saves not sent yet stay "
+        "in outbox.db.",
+    )
 
 
 def _os_message(exc: OSError) -> UserMessage:

@@ -31,6 +31,7 @@ from memex_desktop.errors import (
     UserMessage,
     error_kind,
     failure_message,
+    fresh_cache_offer,
     state_message,
     state_words,
     user_message,
@@ -359,3 +360,32 @@ def test_a_refused_save_keeps_the_servers_words_as_detail() -> None:
 
 def test_repeated_server_failures_say_how_often() -> None:
     assert "6 times" in failure_message("server_error", None, attempts=6).text
+
+
+def _about(exc: KnownStoreError, path: Path) -> KnownStoreError:
+    exc.file = path
+    return exc
+
+
+def test_a_fresh_cache_is_offered_for_a_damaged_or_newer_cache_only(tmp_path: Path) -> None:
+    cache = tmp_path / "cache.db"
+    damaged = fresh_cache_offer(_about(DatabaseCorruptError("x"), cache), cache)
+    newer = fresh_cache_offer(SchemaTooNewError(str(cache), 12, 9), cache)
+    assert damaged is not None
+    assert damaged.why == "damaged"
+    assert newer is not None
+    assert newer.why == "newer"
+    assert "outbox.db" in damaged.words  # the saves not sent yet are not in what is set aside
+    kept = tmp_path / "cache.db.damaged-20261206-101010"
+    assert kept.name in damaged.done(kept)
+    assert str(tmp_path) in damaged.done(kept)
+    outbox = tmp_path / "outbox.db"
+    for not_offered in (
+        _about(DatabaseCorruptError("x"), outbox),  # the outbox holds saves found nowhere else
+        SchemaTooNewError(str(outbox), 12, 9),
+        DatabaseCorruptError("which file is not known"),
+        _about(DatabaseLockedError("busy"), cache),  # passes by itself: try again
+        _about(DiskFullError("full"), cache),
+        ValueError("not a store error"),
+    ):
+        assert fresh_cache_offer(not_offered, cache) is None, not_offered

@@ -1,0 +1,274 @@
+"""A start over a cache that needs work or cannot be opened, as ``memex-desktop`` starts.
+
+An older cache is brought up to date on a thread of its own while the window system is
+answered; a damaged cache, or one a newer version wrote, is explained, and either kept aside
+for a fresh start or left untouched when the person quits.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from support.caches import web_item, without_tag_members
+
+from memex_desktop import app, paths
+from memex_desktop.app import OpenedWindow, open_window
+from memex_desktop.errors import FreshCacheOffer
+from memex_desktop.settings import Settings
+from memex_desktop.store import StoreWriter, schema
+from memex_desktop.store.errors import DatabaseCorruptError
+from memex_desktop.store.schema import MIGRATIONS, SCHEMA_VERSION
+from memex_desktop.ui import cache_start
+from memex_desktop.ui.cache_start import CacheChoice, run_with_progress
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
+
+ITEMS = 30
+
+
+class Person:
+    """Answers the dialog about a cache that cannot be opened, and remembers what it saw."""
+
+    def __init__(self, *answers: CacheChoice) -> None:
+        self.answers = list(answers)
+        self.asked: list[tuple[BaseException, FreshCacheOffer | None]] = []
+        self.before_answer: Callable[[], None] = lambda: None
+
+    def __call__(
+        self, exc: BaseException, offer: FreshCacheOffer | None, parent: Any = None
+    ) -> CacheChoice:
+        self.asked.append((exc, offer))
+        self.before_answer()
+        return self.answers.pop(0)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    """A data folder of a person who has used the app before (their settings exist)."""
+    Settings().save()
+    folder = tmp_path / "data"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def start(qtbot: Any, data_dir: Path) -> Iterator[Callable[[], OpenedWindow | int]]:
+    """``start()``: the window as ``memex-desktop --data-dir`` opens it; shut down after."""
+    opened: list[OpenedWindow] = []
+
+    def open_as_the_command_does() -> OpenedWindow | int:
+        args = SimpleNamespace(
+            api_url=None, api_key=None, data_dir=data_dir, demo=False, quit_after_sync=False
+        )
+        result = open_window(args)
+        if isinstance(result, OpenedWindow):
+            qtbot.addWidget(result.context.window)
+            opened.append(result)
+        return result
+
+    yield open_as_the_command_does
+    for result in opened:
+        result.context.shutdown()
+
+
+def _person(monkeypatch: pytest.MonkeyPatch, *answers: CacheChoice) -> Person:
+    person = Person(*answers)
+    monkeypatch.setattr(cache_start, "ask_about_cache", person)
+    return person
+
+
+def _cache_of(data_dir: Path) -> Path:
+    return paths.cache_db_path(data_dir)
+
+
+def _fill(data_dir: Path) -> None:
+    writer = StoreWriter(_cache_of(data_dir))
+    try:
+        items = [web_item(number, f"Item {number}", "words") for number in range(ITEMS)]
+        writer.ingest_json(items).result(30)
+        writer.flush_index().result(30)
+    finally:
+        writer.close()
+
+
+def _writer_threads() -> list[threading.Thread]:
+    return [thread for thread in threading.enumerate() if "writer" in thread.name.lower()]
+
+
+# --------------------------------------------------------------------------- run_with_progress
+
+
+def test_slow_work_runs_on_its_own_thread_with_a_busy_dialog_and_events_answered(
+    qtbot: Any,
+) -> None:
+    ran_on: list[threading.Thread] = []
+    ticks: list[float] = []
+    shown: list[bool] = []
+
+    def work() -> None:
+        ran_on.append(threading.current_thread())
+        time.sleep(0.6)
+
+    def look() -> None:
+        ticks.append(time.monotonic())
+        shown.append(_busy_shown())
+
+    ticker = QTimer()
+    ticker.timeout.connect(look)
+    ticker.start(20)
+    run_with_progress(work, "Working", show_after_ms=100)
+    ticker.stop()
+    assert ran_on
+    assert ran_on[0] is not threading.main_thread()
+    assert len(ticks) >= 10  # the GUI thread kept handling its timers meanwhile
+    assert any(shown)  # after 100 ms the dialog said why the start takes longer
+    assert not _busy_shown()
+
+
+def test_quick_work_shows_no_dialog_and_its_error_comes_back(qtbot: Any) -> None:
+    shown: list[bool] = []
+    ticker = QTimer()
+    ticker.timeout.connect(lambda: shown.append(_busy_shown()))
+    ticker.start(5)
+
+    def work() -> None:
+        time.sleep(0.05)
+        raise DatabaseCorruptError("damaged")
+
+    with pytest.raises(DatabaseCorruptError, match="damaged"):
+        run_with_progress(work, "Working", show_after_ms=2000)
+    ticker.stop()
+    assert shown
+    assert not any(shown)
+
+
+def _busy_shown() -> bool:
+    """Whether a busy dialog is on screen."""
+    return any(
+        isinstance(widget, cache_start._Busy) and widget.isVisible()
+        for widget in QApplication.topLevelWidgets()
+    )
+
+
+# --------------------------------------------------------------------------- starts
+
+
+def test_an_older_cache_is_brought_up_to_date_off_the_gui_thread(
+    qtbot: Any, data_dir: Path, start: Callable[[], OpenedWindow | int], monkeypatch: Any
+) -> None:
+    _fill(data_dir)
+    conn = sqlite3.connect(_cache_of(data_dir))
+    without_tag_members(conn)
+    conn.execute("PRAGMA user_version = 8")
+    conn.commit()
+    conn.close()
+    migrated_on: list[threading.Thread] = []
+    last = MIGRATIONS[-1]
+
+    def recorded(db: Any) -> None:
+        migrated_on.append(threading.current_thread())
+        last(db)
+
+    monkeypatch.setattr(schema, "MIGRATIONS", [*MIGRATIONS[:-1], recorded])
+    person = _person(monkeypatch)
+    opened = start()
+    assert isinstance(opened, OpenedWindow)
+    assert [thread.name for thread in migrated_on] == ["cache-upgrade"]
+    assert not person.asked
+    conn = sqlite3.connect(_cache_of(data_dir))
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()
+    model = opened.context.window.results_model
+    qtbot.waitUntil(lambda: model.rowCount() == ITEMS, timeout=10_000)
+
+
+def test_a_damaged_cache_is_kept_aside_and_a_fresh_one_started(
+    qtbot: Any, data_dir: Path, start: Callable[[], OpenedWindow | int], monkeypatch: Any
+) -> None:
+    cache = _cache_of(data_dir)
+    damaged = b"not a database at all " * 300
+    cache.write_bytes(damaged)
+    person = _person(monkeypatch, CacheChoice.FRESH)
+    opened = start()
+    assert isinstance(opened, OpenedWindow)
+    [(exc, offer)] = person.asked
+    assert isinstance(exc, DatabaseCorruptError)
+    assert offer is not None
+    assert offer.why == "damaged"
+    [kept] = data_dir.glob("cache.db.damaged-*")
+    assert kept.read_bytes() == damaged
+    assert cache.read_bytes().startswith(b"SQLite format 3")
+    toast = opened.context.window.toast
+    qtbot.waitUntil(lambda: kept.name in toast.text(), timeout=5000)
+    assert "fresh cache" in toast.text()
+
+
+def test_quitting_over_a_damaged_cache_leaves_it_untouched_and_no_thread_behind(
+    data_dir: Path, start: Callable[[], OpenedWindow | int], monkeypatch: Any
+) -> None:
+    cache = _cache_of(data_dir)
+    damaged = b"not a database at all " * 300
+    cache.write_bytes(damaged)
+    writers_before = len(_writer_threads())
+    _person(monkeypatch, CacheChoice.QUIT)
+    assert start() == 1
+    assert cache.read_bytes() == damaged
+    assert sorted(path.name for path in data_dir.iterdir() if "cache" in path.name) == ["cache.db"]
+    assert len(_writer_threads()) == writers_before
+
+
+def test_a_cache_of_a_newer_version_is_left_untouched_or_kept_aside_by_name(
+    qtbot: Any, data_dir: Path, start: Callable[[], OpenedWindow | int], monkeypatch: Any
+) -> None:
+    _fill(data_dir)
+    cache = _cache_of(data_dir)
+    conn = sqlite3.connect(cache)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.commit()
+    conn.close()
+    newer = cache.read_bytes()
+    person = _person(monkeypatch, CacheChoice.QUIT, CacheChoice.FRESH)
+    assert start() == 1
+    assert cache.read_bytes() == newer
+    opened = start()
+    assert isinstance(opened, OpenedWindow)
+    assert [offer.why if offer else None for _exc, offer in person.asked] == ["newer", "newer"]
+    [kept] = data_dir.glob("cache.db.newer-*")
+    assert kept.read_bytes() == newer
+    assert opened.context.window.results_model.rowCount() == 0  # to be synced again
+
+
+def test_trying_again_opens_the_cache_once_its_problem_is_gone(
+    data_dir: Path, start: Callable[[], OpenedWindow | int], monkeypatch: Any
+) -> None:
+    cache = _cache_of(data_dir)
+    cache.write_bytes(b"garbage" * 100)
+    person = _person(monkeypatch, CacheChoice.RETRY)
+    person.before_answer = lambda: cache.unlink()  # the person moved it away themselves
+    opened = start()
+    assert isinstance(opened, OpenedWindow)
+    assert len(person.asked) == 1
+    assert not list(data_dir.glob("cache.db.*-*"))
+
+
+def test_the_command_line_start_over_a_damaged_cache_says_why_and_ends(
+    data_dir: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    cache = _cache_of(data_dir)
+    cache.write_bytes(b"garbage" * 100)
+    person = _person(monkeypatch, CacheChoice.QUIT)
+    args = SimpleNamespace(
+        api_url=None, api_key=None, data_dir=data_dir, demo=False, quit_after_sync=True
+    )
+    assert app.open_window(args) == 1
+    assert not person.asked  # --quit-after-sync runs unattended: no dialog waits for anyone
+    assert "damaged" in capsys.readouterr().err
