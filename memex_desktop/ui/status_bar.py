@@ -123,6 +123,7 @@ class StatusBar(QStatusBar):
         self.addPermanentWidget(self.saves_button)
         self.addPermanentWidget(self.balance_label)
         self._action = ""
+        self.messageChanged.connect(self._on_message_changed)
         self._last_sync: str = ""
         self._sync_started_at = time.monotonic()
         self.set_state(ConnectionState.ONLINE, None)
@@ -147,7 +148,21 @@ class StatusBar(QStatusBar):
         self.action_button.setText(button)
         self.action_button.setAccessibleName(button.rstrip("…") or "No action needed")
         self.action_button.setToolTip(tip if button else "")
-        self.action_button.setVisible(bool(button))
+        self._show_action_button()
+
+    def _show_action_button(self) -> None:
+        """The state's button, unless there is none or a message covers the state for now.
+
+        A message hides the state while it shows; a button shown meanwhile would be drawn
+        over the message's words.
+        """
+        self.action_button.setVisible(bool(self.words.button) and not self.currentMessage())
+
+    @Slot(str)
+    def _on_message_changed(self, message: str) -> None:
+        """A message came or went: the state's button goes or comes back with the state."""
+        del message
+        self._show_action_button()
 
     @Slot()
     def on_sync_started(self) -> None:

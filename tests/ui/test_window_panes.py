@@ -278,6 +278,27 @@ def test_status_bar_shows_each_state_with_its_action(qtbot: Any) -> None:
     assert "2 saves waiting" in status.saves_button.text()
 
 
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_a_message_in_the_status_bar_is_never_drawn_under_the_states_button(qtbot: Any) -> None:
+    status = StatusBar()
+    qtbot.addWidget(status)
+    status.show()
+    status.set_state(ConnectionState.ONLINE, None)
+    status.showMessage("The local library is damaged. Delete cache.db and sync again.")
+    status.set_state(ConnectionState.NOT_CONFIGURED, None)  # a state that comes meanwhile
+    assert not status.action_button.isVisible()
+    status.clearMessage()
+    assert status.action_button.isVisible()
+    assert status.action_button.text() == "Connect…"
+    status.showMessage("Signed in with Memex")
+    assert not status.action_button.isVisible()
+    status.clearMessage()
+    status.set_state(ConnectionState.ONLINE, None)  # no button: none comes back
+    status.showMessage("Synced")
+    status.clearMessage()
+    assert not status.action_button.isVisible()
+
+
 @pytest.mark.parametrize(
     ("credential", "label", "button"),
     [
