@@ -1,8 +1,9 @@
 """Why a list of results is empty, and the one action that fixes it, in words for people.
 
 The results list never shows a blank: a query that finds nothing, filters that exclude
-everything, an empty shelf or feed, a cache waiting for its first sync and a computer that is
-offline each say so, with the fix (clear the search, clear the filters, sign in, sync).
+everything, an empty shelf or feed, a cache waiting for its first sync, a computer that is
+offline and a cache that cannot be read each say so, with the fix (clear the search, clear
+the filters, sign in, sync, or what the store's error says to do).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class ListContext:
     signed_in: bool = True
     offline: bool = False
     syncing: bool = False
+    # Why the cache could not be read for this list (words for the person), if it could not.
+    unreadable: str = ""
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,9 @@ def quoted(query: str) -> str:
 
 def empty_state(context: ListContext) -> EmptyState:
     """Why the list of ``context`` is empty, and what fixes it."""
+    if context.unreadable:
+        # Not "nothing matches": what the list would hold is not known.
+        return EmptyState("Your library cannot be read", context.unreadable)
     if context.library_empty:
         return _empty_library(context)
     offline = " You are offline: only what is already cached was searched." * context.offline

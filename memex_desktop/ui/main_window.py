@@ -141,6 +141,7 @@ class MainWindow(QMainWindow):
             results=self.results_model,
             view=self.results_view,
             sync=controller,
+            search=self.search,
             parent=self,
         )
         self.saves = SaveController(

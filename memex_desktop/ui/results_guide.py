@@ -16,11 +16,13 @@ from typing import Any
 from PySide6.QtCore import QObject, Slot
 
 from memex_desktop.empty_states import CLEAR_ALL, CLEAR_SEARCH, ListContext, empty_state
-from memex_desktop.errors import ConnectionState
+from memex_desktop.errors import ConnectionState, user_message
 from memex_desktop.store import StoreError
+from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.results_model import ResultsModel
 from memex_desktop.ui.results_view import ResultsView
 from memex_desktop.ui.search_bar import SearchBar
+from memex_desktop.ui.search_controller import SearchController
 from memex_desktop.ui.sidebar import ALL_ITEMS, Scope, Sidebar
 from memex_desktop.ui.sync_controller import SyncController
 
@@ -53,10 +55,12 @@ class ResultsGuide(QObject):
         results: ResultsModel,
         view: ResultsView,
         sync: SyncController,
+        search: SearchController,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._reader = reader
+        self._search = search
         self._sidebar = sidebar
         self._search_bar = search_bar
         self._results = results
@@ -72,6 +76,7 @@ class ResultsGuide(QObject):
         sync.sync_started.connect(self.refresh)
         sync.sync_finished.connect(self.refresh)
         sync.state_changed.connect(self.refresh)
+        search.search_failed.connect(self.refresh)
         search_bar.set_scope_chip(scope_chip_text(self._scope))
         self.refresh()
 
@@ -82,7 +87,9 @@ class ResultsGuide(QObject):
         chip = scope_chip_text(scope)
         if scope.kind in FILTER_SCOPES and chip:
             filters.insert(0, chip)
+        problem = self._search.read_problem
         return ListContext(
+            unreadable=message_line(user_message(problem)) if problem is not None else "",
             query=self._results.query,
             filters=tuple(filters),
             scope=scope.kind,

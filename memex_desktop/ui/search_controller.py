@@ -163,10 +163,13 @@ class SearchController(QObject):
         search_applied(int): local results for a search are on screen (row count).
         store_changed(object): caching the server's results of a saved view changed the
             store (a ChangeSet for the panes).
+        search_failed(object): the latest local search could not read the cache (the store
+            error); the list keeps what it showed, and :attr:`read_problem` says why.
     """
 
     search_applied = Signal(int)
     store_changed = Signal(object)
+    search_failed = Signal(object)
 
     def __init__(
         self,
@@ -203,6 +206,8 @@ class SearchController(QObject):
         self._remote_request = 0
         self._snapshot_task: Task[SidebarSnapshot] | None = None
         self._snapshot_stale = False
+        # Why the latest local search could not read the cache; None once one could.
+        self.read_problem: Exception | None = None
         search_bar.search_changed.connect(self._on_search_bar_search_changed)
         search_bar.remote_requested.connect(self._on_search_bar_remote_requested)
         sidebar.scope_selected.connect(self._on_sidebar_scope_selected)
@@ -296,17 +301,28 @@ class SearchController(QObject):
         """Search the cache on a worker for the current sequence number (a failure is shown
         by the message bridge; a superseded search is cancelled and says nothing)."""
         scope = self._sidebar.current_scope()
-        task = self._runner.run(
-            local_search,
-            self._cache_path,
-            self._sequence,
-            request,
-            scope,
-            limit,
-            self.sort(),
-            cancel=True,
-        ).on_success(self._on_local_search_finished)
+        task = (
+            self._runner.run(
+                local_search,
+                self._cache_path,
+                self._sequence,
+                request,
+                scope,
+                limit,
+                self.sort(),
+                cancel=True,
+            )
+            .on_success(self._on_local_search_finished)
+            .on_failure(self._on_local_search_failed)
+        )
         self._local_tasks.append(task)
+
+    @Slot(object)
+    def _on_local_search_failed(self, exc: Exception) -> None:
+        """Say why the cache could not be read (the next search that reads it clears that)."""
+        self._messages.show_failure(exc)
+        self.read_problem = exc
+        self.search_failed.emit(exc)
 
     @Slot(object)
     def _on_local_search_finished(self, result: LocalSearchResult) -> None:
@@ -323,6 +339,7 @@ class SearchController(QObject):
             return
         self._applied_sequence = result.sequence
         self._applied_complete = result.complete
+        self.read_problem = None
         scope = self._sidebar.current_scope()
         same = (
             result.request.query == self._results.query

@@ -20,7 +20,7 @@ from memex_desktop.app import AppContext
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.store import CacheReader, EntityRow
 from memex_desktop.store import reader as reader_module
-from memex_desktop.store.errors import DatabaseLockedError
+from memex_desktop.store.errors import DatabaseCorruptError, DatabaseLockedError
 from memex_desktop.ui import search_controller
 from memex_desktop.ui.results_delegate import ResultDelegate, elide
 from memex_desktop.ui.results_model import ResultsModel, row_positions
@@ -167,6 +167,32 @@ def test_a_failing_search_on_a_worker_says_why_in_the_status_bar(
         "Close the other window or command and try again."
     )
     assert window.results_model.ids() == shown
+
+
+def test_a_list_the_cache_cannot_fill_says_it_cannot_be_read_not_that_nothing_matches(
+    qtbot: Any, context: AppContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = context.window
+
+    def damaged(*_args: Any, **_kwargs: Any) -> Any:
+        raise DatabaseCorruptError("reading cache.db: the database file is damaged")
+
+    monkeypatch.setattr(search_controller, "thread_reader", damaged)
+    monkeypatch.setattr(window.reader, "search_ids", damaged)
+    monkeypatch.setattr(window.reader, "all_ids", damaged)
+    window.results_model.set_results([], query="")
+    window.run_search(SearchRequest(""))
+    qtbot.waitUntil(lambda: window.results_view.empty_state is not None, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: window.results_view.empty_state.title == "Your library cannot be read",
+        timeout=10_000,
+    )
+    assert "damaged" in window.results_view.empty_state.explanation
+    monkeypatch.undo()
+    window.run_search(SearchRequest(""))  # readable again: the list and no such words
+    qtbot.waitUntil(lambda: window.results_model.rowCount() > 0, timeout=10_000)
+    assert window.search.read_problem is None
+    assert window.results_view.empty_state is None
 
 
 def test_the_full_list_is_appended_to_its_first_page(qapp: Any) -> None:

@@ -76,3 +76,16 @@ def test_offline_searches_say_only_the_cache_was_searched() -> None:
 def test_a_search_within_a_shelf_names_the_shelf() -> None:
     state = empty_state(ListContext(query="x", scope="feed", scope_label="Urban Plots"))
     assert "in Urban Plots" in state.explanation
+
+
+def test_a_list_the_cache_cannot_fill_says_so_before_anything_else() -> None:
+    words = "The local library is damaged. Delete cache.db and sync again."
+    for context in (
+        ListContext(unreadable=words),
+        ListContext(unreadable=words, query="worm", filters=("Past week",)),
+        ListContext(unreadable=words, library_empty=True, syncing=True),
+        ListContext(unreadable=words, scope="deleted"),
+    ):
+        state = empty_state(context)
+        assert state.title == "Your library cannot be read"
+        assert state.explanation == words
