@@ -669,6 +669,62 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
     return opened
 
 
+class FreshCacheStarts(QObject):
+    """Builds the window again on a fresh cache when the person asks for one from a window
+    whose cache turned out damaged (or newer) after it opened: the window's store is shut
+    down, the cache kept aside, and the window opened again as the start opened it."""
+
+    def __init__(self, app: QApplication, args: Any, opened: OpenedWindow) -> None:
+        super().__init__(app)
+        self._app = app
+        self._args = args
+        self.current = opened
+        # The exit status when a fresh start could not open a window; None while one is open.
+        self.status: int | None = None
+        self._watch(opened.context)
+
+    def _watch(self, context: AppContext) -> None:
+        context.window.fresh_cache_requested.connect(self.on_fresh_cache_requested)
+        self._app.aboutToQuit.connect(context.shutdown)
+
+    @Slot(object)
+    def on_fresh_cache_requested(self, problem: BaseException) -> None:
+        """Ask, then start again on a fresh cache (the old one kept aside, as at start)."""
+        from memex_desktop.ui.cache_start import CacheChoice, ask_about_cache
+
+        context = self.current.context
+        cache_path = paths.cache_db_path(context.data_dir)
+        offer = fresh_cache_offer(problem, cache_path)
+        if offer is None:
+            return
+        if ask_about_cache(problem, offer, context.window) is not CacheChoice.FRESH:
+            return
+        # The old window closes before the new one shows: that is no quit.
+        self._app.setQuitOnLastWindowClosed(False)
+        try:
+            context.shutdown()
+            kept = move_aside(cache_path, offer.why)
+            opened = open_window(self._args)
+        except Exception as exc:  # with the old window gone, any failure must end the app
+            log.error("starting with a fresh cache failed", exc_info=exc)
+            QMessageBox.critical(None, "Memex", message_line(user_message(exc)))
+            self._stop(1)
+            return
+        finally:
+            self._app.setQuitOnLastWindowClosed(True)
+        if isinstance(opened, int):
+            self._stop(opened)
+            return
+        self.current = opened
+        self._watch(opened.context)
+        opened.context.window.messages.warn(offer.done(kept))
+
+    def _stop(self, status: int) -> None:
+        """No window could open: the application ends with ``status``."""
+        self.status = status
+        self._app.exit(status)
+
+
 def bring_cache_up_to_date(cache_path: Path) -> None:
     """Apply the migrations an older cache needs before anything opens it, on a thread of
     its own, the window system answered meanwhile (a busy dialog says why the start takes
@@ -704,7 +760,7 @@ def run_gui(args: Any) -> int:
     if isinstance(opened, int):
         return opened
     context = opened.context
-    app.aboutToQuit.connect(context.shutdown)
+    starts = FreshCacheStarts(app, args, opened)
     # What start-up allocated lives as long as the window: frozen out of every collection
     # (about 1.35 times the sync rate, see runtime.settle_garbage_collector), once the window
     # shows the library: the full collection before it takes about 25 ms.
@@ -713,7 +769,9 @@ def run_gui(args: Any) -> int:
     if opened.connect_now and context.client is None:
         show_settings_dialog(context, context.window, start_sign_in=opened.start_sign_in)
     status = app.exec()
-    context.shutdown()
+    starts.current.context.shutdown()
+    if starts.status is not None:
+        return starts.status
     return opened.quitter.status if opened.quitter is not None else int(status)
 
 

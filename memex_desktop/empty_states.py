@@ -15,6 +15,7 @@ CLEAR_SEARCH = "clear_search"
 CLEAR_ALL = "clear_all"
 SIGN_IN = "settings"
 SYNC = "retry"
+FRESH_CACHE = "fresh_cache"
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,8 @@ class ListContext:
     syncing: bool = False
     # Why the cache could not be read for this list (words for the person), if it could not.
     unreadable: str = ""
+    # Whether starting with a fresh cache gets past that (a damaged or newer cache).
+    fresh_start: bool = False
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,13 @@ def empty_state(context: ListContext) -> EmptyState:
     """Why the list of ``context`` is empty, and what fixes it."""
     if context.unreadable:
         # Not "nothing matches": what the list would hold is not known.
+        if context.fresh_start:
+            return EmptyState(
+                "Your library cannot be read",
+                context.unreadable,
+                FRESH_CACHE,
+                "Start with a fresh cache…",
+            )
         return EmptyState("Your library cannot be read", context.unreadable)
     if context.library_empty:
         return _empty_library(context)

@@ -112,7 +112,8 @@ def _query(reader: CacheReader, sql: str, params: Sequence[Any]) -> list[tuple[A
     try:
         return list(reader.db.execute(sql, list(params)).fetchall())
     except sqlite3.Error as exc:
-        raise translate(exc, f"reading the highlights in {reader.path.name}") from exc
+        context = f"reading the highlights in {reader.path.name}"
+        raise translate(exc, context, file=reader.path) from exc
 
 
 def names_of(reader: CacheReader, entity_id: str) -> list[str]:

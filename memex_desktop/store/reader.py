@@ -211,7 +211,7 @@ class CacheReader:
         try:
             return list(self.db.execute(sql, list(params)).fetchall())
         except sqlite3.Error as exc:
-            raise translate(exc, f"reading {self.path.name}") from exc
+            raise translate(exc, f"reading {self.path.name}", file=self.path) from exc
 
     # ------------------------------------------------------------------ search
 
@@ -340,7 +340,7 @@ class CacheReader:
         try:
             return terms.words_starting(self.db.conn, prefix)
         except sqlite3.Error as exc:
-            raise translate(exc, f"reading {self.path.name}") from exc
+            raise translate(exc, f"reading {self.path.name}", file=self.path) from exc
 
     def tag_ids_named(self, name: str) -> tuple[str, ...]:
         """Ids of the tags called ``name`` (any case), or with that id."""

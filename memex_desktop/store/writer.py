@@ -142,7 +142,7 @@ class StoreWriter:
                 ingest.rebuild_index_if_stale(db)
         except sqlite3.Error as exc:
             db.close()
-            self._opened.set_exception(translate(exc, f"opening {self.path.name}"))
+            self._opened.set_exception(translate(exc, f"opening {self.path.name}", file=self.path))
             return
         db.execute("PRAGMA wal_autocheckpoint=0")
         checkpointer = _Checkpointer(self.path)

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop.empty_states import FRESH_CACHE
 from memex_desktop.errors import UserMessage
 from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.settings import DEFAULT_READER_ITEM_TEXT_MB
@@ -82,9 +83,13 @@ class MainWindow(QMainWindow):
         search_applied(int): local results for a search are on screen (row count).
         saves_queued(object, object): a drop or paste was handled (the EnqueueResults of the
             links queued or already saved, and the refused DropVerdicts).
+        fresh_cache_requested(object): the person asked to start with a fresh cache, past
+            the store error that showed it cannot be read (the app does it: it builds the
+            whole window again).
     """
 
     entity_opened = Signal(str)
+    fresh_cache_requested = Signal(object)
     search_applied = Signal(int)
     saves_queued = Signal(object, object)
 
@@ -529,6 +534,8 @@ class MainWindow(QMainWindow):
             self.reader_pane.open_external(PRICING_URL)
         elif action == "doctor":
             self.show_doctor()
+        elif action == FRESH_CACHE and self.search.read_problem is not None:
+            self.fresh_cache_requested.emit(self.search.read_problem)
 
     @Slot()
     def _on_find_action(self) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Slot
 
 from memex_desktop.empty_states import CLEAR_ALL, CLEAR_SEARCH, ListContext, empty_state
-from memex_desktop.errors import ConnectionState, user_message
+from memex_desktop.errors import ConnectionState, fresh_cache_offer, user_message
 from memex_desktop.store import StoreError
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.results_model import ResultsModel
@@ -88,8 +88,15 @@ class ResultsGuide(QObject):
         if scope.kind in FILTER_SCOPES and chip:
             filters.insert(0, chip)
         problem = self._search.read_problem
+        offer = fresh_cache_offer(problem, self._reader.path) if problem is not None else None
+        unreadable = ""
+        if problem is not None:
+            message = user_message(problem)
+            # With the fresh start on offer, its words replace the fix done by hand.
+            unreadable = f"{message.text} {offer.words}" if offer else message_line(message)
         return ListContext(
-            unreadable=message_line(user_message(problem)) if problem is not None else "",
+            unreadable=unreadable,
+            fresh_start=offer is not None,
             query=self._results.query,
             filters=tuple(filters),
             scope=scope.kind,

@@ -22,12 +22,13 @@ from support.caches import web_item, without_tag_members
 
 from memex_desktop import app, paths
 from memex_desktop.app import OpenedWindow, open_window
+from memex_desktop.empty_states import FRESH_CACHE
 from memex_desktop.errors import FreshCacheOffer
 from memex_desktop.settings import Settings
-from memex_desktop.store import StoreWriter, schema
+from memex_desktop.store import CacheReader, StoreWriter, schema
 from memex_desktop.store.errors import DatabaseCorruptError
 from memex_desktop.store.schema import MIGRATIONS, SCHEMA_VERSION
-from memex_desktop.ui import cache_start
+from memex_desktop.ui import cache_start, search_controller
 from memex_desktop.ui.cache_start import CacheChoice, run_with_progress
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -204,7 +205,7 @@ def test_a_damaged_cache_is_kept_aside_and_a_fresh_one_started(
     assert isinstance(exc, DatabaseCorruptError)
     assert offer is not None
     assert offer.why == "damaged"
-    [kept] = data_dir.glob("cache.db.damaged-*")
+    [kept] = data_dir.glob("cache.db.damaged-*[0-9]")
     assert kept.read_bytes() == damaged
     assert cache.read_bytes().startswith(b"SQLite format 3")
     toast = opened.context.window.toast
@@ -242,7 +243,7 @@ def test_a_cache_of_a_newer_version_is_left_untouched_or_kept_aside_by_name(
     opened = start()
     assert isinstance(opened, OpenedWindow)
     assert [offer.why if offer else None for _exc, offer in person.asked] == ["newer", "newer"]
-    [kept] = data_dir.glob("cache.db.newer-*")
+    [kept] = data_dir.glob("cache.db.newer-*[0-9]")
     assert kept.read_bytes() == newer
     assert opened.context.window.results_model.rowCount() == 0  # to be synced again
 
@@ -272,3 +273,65 @@ def test_the_command_line_start_over_a_damaged_cache_says_why_and_ends(
     assert app.open_window(args) == 1
     assert not person.asked  # --quit-after-sync runs unattended: no dialog waits for anyone
     assert "damaged" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- after the start
+
+
+def test_a_cache_found_damaged_after_it_opened_is_started_afresh_from_the_list(
+    qtbot: Any,
+    data_dir: Path,
+    start: Callable[[], OpenedWindow | int],
+    monkeypatch: Any,
+    request: pytest.FixtureRequest,
+) -> None:
+    _fill(data_dir)
+    cache = _cache_of(data_dir)
+    original = cache.read_bytes()
+
+    def damaged(*_args: Any, **_kwargs: Any) -> Any:
+        error = DatabaseCorruptError("reading cache.db: the database file is damaged")
+        error.file = cache
+        raise error
+
+    # Pages damaged past the file's header: the cache opens, its reads fail.
+    damage = pytest.MonkeyPatch()
+    request.addfinalizer(damage.undo)
+    damage.setattr(search_controller, "thread_reader", damaged)
+    damage.setattr(CacheReader, "search_ids", damaged)
+    first = start()
+    assert isinstance(first, OpenedWindow)
+    window = first.context.window
+    view = window.results_view
+    qtbot.waitUntil(
+        lambda: view.empty_state is not None and view.empty_state.action == FRESH_CACHE,
+        timeout=10_000,
+    )
+    assert view.empty_state.title == "Your library cannot be read"
+    assert view.empty_state.action_label == "Start with a fresh cache…"
+    assert view.empty_button.isVisibleTo(window)
+    person = _person(monkeypatch, CacheChoice.FRESH)
+    person.before_answer = damage.undo  # what is read from now on is the fresh cache
+    starts = app.FreshCacheStarts(QApplication.instance(), _args(data_dir), first)
+    view.empty_button.click()
+    assert len(person.asked) == 1
+    assert first.context.closed
+    fresh = starts.current
+    assert fresh is not first
+    qtbot.addWidget(fresh.context.window)
+    try:
+        [kept] = data_dir.glob("cache.db.damaged-*[0-9]")
+        assert kept.read_bytes()[:100] == original[:100]
+        toast = fresh.context.window.toast
+        qtbot.waitUntil(lambda: kept.name in toast.text(), timeout=5000)
+        assert fresh.context.window.isVisible()
+        assert fresh.context.reader.all_ids(limit=1) == []  # to be synced again
+        assert starts.status is None
+    finally:
+        fresh.context.shutdown()
+
+
+def _args(data_dir: Path) -> SimpleNamespace:
+    return SimpleNamespace(
+        api_url=None, api_key=None, data_dir=data_dir, demo=False, quit_after_sync=False
+    )
