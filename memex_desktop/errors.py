@@ -314,6 +314,12 @@ def fresh_cache_offer(exc: BaseException, cache: Path) -> FreshCacheOffer | None
     )
 
 
+def retry_may_help(exc: BaseException) -> bool:
+    """Whether the same step may work later as it is: a lock another program lets go of, a
+    disk that gets room, a file whose permissions are put right (not a damaged or newer file)."""
+    return isinstance(exc, (DatabaseLockedError, DiskFullError, DatabaseAccessError))
+
+
 def _os_message(exc: OSError) -> UserMessage:
     """Words for file-system errors (disk full, permissions, missing files)."""
     where = f" ({exc.filename})" if exc.filename else ""

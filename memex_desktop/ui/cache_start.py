@@ -17,7 +17,7 @@ from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QLabel, QMessageBox, QProgressBar, QProgressDialog, QWidget
 
-from memex_desktop.errors import FreshCacheOffer, user_message
+from memex_desktop.errors import FreshCacheOffer, retry_may_help, user_message
 
 UPDATING_CACHE = (
     "Bringing your library's cache up to date for this version of Memex. This happens once, "
@@ -111,7 +111,7 @@ def ask_about_cache(
     exc: BaseException, offer: FreshCacheOffer | None, parent: QWidget | None = None
 ) -> CacheChoice:
     """Tell the person why the cache cannot be opened and ask what to do: start with a fresh
-    cache when ``offer`` says that gets past it, else try again; or quit."""
+    cache when ``offer`` says that gets past it, try again when that may help; or quit."""
     message = user_message(exc)
     box = QMessageBox(parent)
     box.setWindowTitle("Memex")
@@ -120,14 +120,15 @@ def ask_about_cache(
     box.setInformativeText(offer.words if offer is not None else message.action or "")
     if message.detail:
         box.setDetailedText(message.detail)
+    forward = None
     if offer is not None:
         forward = box.addButton("Start with a fresh cache", QMessageBox.ButtonRole.AcceptRole)
-    else:
+    elif retry_may_help(exc):
         forward = box.addButton("Try again", QMessageBox.ButtonRole.AcceptRole)
     quit_button = box.addButton("Quit", QMessageBox.ButtonRole.RejectRole)
     box.setDefaultButton(quit_button)  # nothing is moved by an Enter pressed by habit
     box.setEscapeButton(quit_button)
     box.exec()
-    if box.clickedButton() is not forward:
+    if forward is None or box.clickedButton() is not forward:
         return CacheChoice.QUIT
     return CacheChoice.FRESH if offer is not None else CacheChoice.RETRY

@@ -17,16 +17,21 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 from support.caches import web_item, without_tag_members
 
 from memex_desktop import app, paths
 from memex_desktop.app import OpenedWindow, open_window
 from memex_desktop.empty_states import FRESH_CACHE
-from memex_desktop.errors import FreshCacheOffer
+from memex_desktop.errors import FreshCacheOffer, fresh_cache_offer
 from memex_desktop.settings import Settings
 from memex_desktop.store import CacheReader, StoreWriter, schema
-from memex_desktop.store.errors import DatabaseCorruptError
+from memex_desktop.store.errors import (
+    DatabaseCorruptError,
+    DatabaseLockedError,
+    KnownStoreError,
+    SchemaTooNewError,
+)
 from memex_desktop.store.schema import MIGRATIONS, SCHEMA_VERSION
 from memex_desktop.ui import cache_start, search_controller
 from memex_desktop.ui.cache_start import CacheChoice, run_with_progress
@@ -335,3 +340,39 @@ def _args(data_dir: Path) -> SimpleNamespace:
     return SimpleNamespace(
         api_url=None, api_key=None, data_dir=data_dir, demo=False, quit_after_sync=False
     )
+
+
+@pytest.mark.parametrize(
+    ("problem", "forward", "choice"),
+    [
+        ("damaged cache", "Start with a fresh cache", CacheChoice.FRESH),
+        ("busy cache", "Try again", CacheChoice.RETRY),
+        ("newer outbox", None, CacheChoice.QUIT),  # neither a fresh cache nor a retry helps
+    ],
+)
+def test_the_question_offers_only_what_can_get_past_the_problem(
+    qtbot: Any, tmp_path: Path, monkeypatch: Any, problem: str, forward: str | None, choice: Any
+) -> None:
+    cache, outbox = tmp_path / "cache.db", tmp_path / "outbox.db"
+    exc: KnownStoreError
+    if problem == "damaged cache":
+        exc = DatabaseCorruptError("reading cache.db: the database file is damaged")
+        exc.file = cache
+    elif problem == "busy cache":
+        exc = DatabaseLockedError("opening cache.db: the database is locked")
+        exc.file = cache
+    else:
+        exc = SchemaTooNewError(str(outbox), SCHEMA_VERSION + 1, SCHEMA_VERSION)
+    offered: list[list[str]] = []
+
+    def press_the_first(box: QMessageBox) -> int:
+        buttons = box.buttons()
+        offered.append([button.text() for button in buttons])
+        buttons[0].click()
+        return 0
+
+    monkeypatch.setattr(QMessageBox, "exec", press_the_first)
+    answer = cache_start.ask_about_cache(exc, fresh_cache_offer(exc, cache))
+    [texts] = offered
+    assert set(texts) - {"Show Details..."} == ({forward, "Quit"} if forward else {"Quit"})
+    assert answer is choice

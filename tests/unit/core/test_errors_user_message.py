@@ -32,6 +32,7 @@ from memex_desktop.errors import (
     error_kind,
     failure_message,
     fresh_cache_offer,
+    retry_may_help,
     state_message,
     state_words,
     user_message,
@@ -389,3 +390,12 @@ def test_a_fresh_cache_is_offered_for_a_damaged_or_newer_cache_only(tmp_path: Pa
         ValueError("not a store error"),
     ):
         assert fresh_cache_offer(not_offered, cache) is None, not_offered
+
+
+def test_trying_again_is_offered_only_where_the_same_step_may_work_later() -> None:
+    assert retry_may_help(DatabaseLockedError("busy"))
+    assert retry_may_help(DiskFullError("full"))
+    assert retry_may_help(DatabaseAccessError("permissions"))
+    assert not retry_may_help(DatabaseCorruptError("damaged"))
+    assert not retry_may_help(SchemaTooNewError("outbox.db", 12, 9))
+    assert not retry_may_help(ValueError("a bug"))
