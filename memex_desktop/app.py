@@ -629,15 +629,22 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
 
             offer = fresh_cache_offer(exc, cache_path)
             choice = CacheChoice.QUIT if quit_after_sync else ask_about_cache(exc, offer)
-            if choice is CacheChoice.QUIT:
-                print(f"memex-desktop: {user_message(exc).one_line()}", file=sys.stderr)
-                if listening is not None:
-                    listening[0].close()
-                if demo is not None:
-                    demo.close()
-                return 1
+            problem: BaseException = exc
             if offer is not None and choice is CacheChoice.FRESH:
-                started_afresh = offer.done(move_aside(cache_path, offer.why))
+                try:
+                    started_afresh = offer.done(move_aside(cache_path, offer.why))
+                    continue
+                except OSError as failure:  # the folder is read-only, say
+                    QMessageBox.critical(None, "Memex", message_line(user_message(failure)))
+                    problem = failure
+            elif choice is CacheChoice.RETRY:
+                continue
+            print(f"memex-desktop: {user_message(problem).one_line()}", file=sys.stderr)
+            if listening is not None:
+                listening[0].close()
+            if demo is not None:
+                demo.close()
+            return 1
     if started_afresh is not None:
         context.window.messages.warn(started_afresh)
     if demo is not None:

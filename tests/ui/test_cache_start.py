@@ -376,3 +376,22 @@ def test_the_question_offers_only_what_can_get_past_the_problem(
     [texts] = offered
     assert set(texts) - {"Show Details..."} == ({forward, "Quit"} if forward else {"Quit"})
     assert answer is choice
+
+
+def test_a_fresh_start_that_cannot_set_the_cache_aside_says_why_and_ends(
+    data_dir: Path, start: Callable[[], OpenedWindow | int], monkeypatch: Any
+) -> None:
+    cache = _cache_of(data_dir)
+    cache.write_bytes(b"garbage" * 100)
+    _person(monkeypatch, CacheChoice.FRESH)
+
+    def read_only_folder(path: Path, why: str) -> Path:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    told: list[str] = []
+    monkeypatch.setattr(app, "move_aside", read_only_folder)
+    monkeypatch.setattr(QMessageBox, "critical", lambda _parent, _title, text: told.append(text))
+    assert start() == 1
+    assert cache.read_bytes() == b"garbage" * 100
+    [words] = told
+    assert "permission" in words.lower()
