@@ -376,6 +376,7 @@ def _store_message(exc: KnownStoreError) -> UserMessage:
             "Close the other window or command and try again.",
         )
     if isinstance(exc, DatabaseCorruptError):
+        folder = str(exc.file.parent) if exc.file is not None else "the data folder"
         if outbox:
             return UserMessage(
                 "error",
@@ -388,7 +389,7 @@ def _store_message(exc: KnownStoreError) -> UserMessage:
             "error",
             f"{what} is damaged.",
             str(exc) or None,
-            f"Delete {name} in the data folder and sync again; it holds only what the server "
+            f"Delete {name} in {folder} and sync again; it holds only what the server "
             "has, and saves not sent yet are in outbox.db.",
         )
     if isinstance(exc, DatabaseReadOnlyError):

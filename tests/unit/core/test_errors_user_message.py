@@ -399,3 +399,10 @@ def test_trying_again_is_offered_only_where_the_same_step_may_work_later() -> No
     assert not retry_may_help(DatabaseCorruptError("damaged"))
     assert not retry_may_help(SchemaTooNewError("outbox.db", 12, 9))
     assert not retry_may_help(ValueError("a bug"))
+
+
+def test_a_damaged_cache_names_the_folder_it_is_in(tmp_path: Path) -> None:
+    error = _about(DatabaseCorruptError("damaged"), tmp_path / "cache.db")
+    assert f"Delete cache.db in {tmp_path} and sync again" in (user_message(error).action or "")
+    unknown = user_message(DatabaseCorruptError("damaged")).action or ""
+    assert "Delete cache.db in the data folder" in unknown
