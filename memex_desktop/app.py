@@ -32,7 +32,13 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from memex_desktop import paths, services
-from memex_desktop.errors import ConnectionState, fresh_cache_offer, state_message, user_message
+from memex_desktop.errors import (
+    UPDATING_CACHE,
+    ConnectionState,
+    fresh_cache_offer,
+    state_message,
+    user_message,
+)
 from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.render.remote_images import DEFAULT_POLICY, origin_of
 from memex_desktop.runtime import (
@@ -741,9 +747,10 @@ def bring_cache_up_to_date(cache_path: Path) -> None:
         KnownStoreError: the cache cannot be opened (damaged, newer, locked, disk full).
     """
     if migrations_pending(cache_path):
-        from memex_desktop.ui.cache_start import UPDATING_CACHE, run_with_progress
+        from memex_desktop.ui.cache_start import run_with_progress
 
-        run_with_progress(lambda: open_cache(cache_path).close(), UPDATING_CACHE)
+        words = UPDATING_CACHE
+        run_with_progress(lambda: open_cache(cache_path).close(), f"{words.text} {words.detail}")
 
 
 def run_gui(args: Any) -> int:

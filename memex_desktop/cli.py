@@ -27,6 +27,7 @@ from memex_desktop import __version__, paths
 from memex_desktop.api.errors import ApiError
 from memex_desktop.errors import (
     STOPPED,
+    UPDATING_CACHE,
     ConnectionState,
     Credential,
     UserMessage,
@@ -364,9 +365,13 @@ class Session:
         """The single writer of the cache."""
         if self._writer is None:
             from memex_desktop.store import StoreWriter
+            from memex_desktop.store.schema import migrations_pending
 
             self._ensure_data_dir()
-            self._writer = StoreWriter(paths.cache_db_path(self.data_dir))
+            cache = paths.cache_db_path(self.data_dir)
+            if migrations_pending(cache):
+                print(f"{PROG}: {UPDATING_CACHE.one_line()}", file=sys.stderr)
+            self._writer = StoreWriter(cache)
             self.stack.callback(self._writer.close)
         return self._writer
 

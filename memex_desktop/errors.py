@@ -410,6 +410,13 @@ def _store_message(exc: KnownStoreError) -> UserMessage:
 
 
 STOPPED = UserMessage("info", "Stopped.", None, None)
+# While an older cache is brought up to date for this version (the window's busy dialog, the
+# command line's notice).
+UPDATING_CACHE = UserMessage(
+    "info",
+    "Bringing your library's cache up to date for this version of Memex.",
+    "This happens once, and takes a few seconds on a large library.",
+)
 
 
 def user_message(exc: BaseException, credential: Credential | None = None) -> UserMessage:

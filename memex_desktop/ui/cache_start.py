@@ -19,10 +19,6 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QProgressBar, QProgressDialog
 
 from memex_desktop.errors import FreshCacheOffer, retry_may_help, user_message
 
-UPDATING_CACHE = (
-    "Bringing your library's cache up to date for this version of Memex. This happens once, "
-    "and takes a few seconds on a large library."
-)
 # A step shorter than this ends before a dialog would have been read: none is shown.
 SHOW_AFTER_MS = 400
 # How often the event loop looks whether the work is done (it sleeps in between).

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
+from support.caches import without_tag_members
 from support.cli import Cli
 
 from memex_desktop import cli
+from memex_desktop.errors import UPDATING_CACHE
 
 OFFLINE = "http://127.0.0.1:9"
 
@@ -44,3 +47,26 @@ def test_a_folder_that_holds_a_library_reads_as_before(
     status, out, _ = run("search", "compost", "--json")
     assert status == 0
     assert [row["id"] for row in json.loads(out)] == ["p1"]
+
+
+def test_an_older_library_is_brought_up_to_date_once_and_the_command_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    run = Cli(capsys, data, OFFLINE)
+    library = tmp_path / "library.json"
+    item = {"id": "p1", "type": "web", "title": "Compost heaps", "url": "https://a.example/"}
+    library.write_text(json.dumps({"results": [item]}), encoding="utf-8")
+    assert run("import", str(library))[0] == 0
+    conn = sqlite3.connect(data / "cache.db")
+    without_tag_members(conn)
+    conn.execute("PRAGMA user_version = 8")
+    conn.commit()
+    conn.close()
+    status, out, err = run("search", "compost", "--json")
+    assert status == 0
+    assert [row["id"] for row in json.loads(out)] == ["p1"]
+    assert UPDATING_CACHE.text in err
+    status, _, err = run("search", "compost", "--json")
+    assert status == 0
+    assert UPDATING_CACHE.text not in err  # once
