@@ -233,6 +233,7 @@ def test_an_incompatible_server_shows_its_state_and_offers_the_check(
     assert report.error is not None
     assert status.state_label.toolTip() == user_message(report.error).one_line()
     assert "does not accept what this version" in status.state_label.toolTip()
+    status.clearMessage()  # the state and its button show once the sync's message is gone
     assert status.action_button.isVisibleTo(window)
     assert status.action_button.text() == "Check connection…"
     assert status.action_button.accessibleName() == "Check connection"

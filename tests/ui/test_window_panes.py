@@ -290,9 +290,9 @@ def test_a_message_in_the_status_bar_is_never_drawn_under_the_states_button(qtbo
     status.clearMessage()
     assert status.action_button.isVisible()
     assert status.action_button.text() == "Connect…"
-    status.showMessage("Signed in with Memex")
+    status.showMessage("Signed in with Memex", 50)
     assert not status.action_button.isVisible()
-    status.clearMessage()
+    qtbot.waitUntil(status.action_button.isVisible, timeout=5000)  # when the message times out
     status.set_state(ConnectionState.ONLINE, None)  # no button: none comes back
     status.showMessage("Synced")
     status.clearMessage()
