@@ -630,7 +630,7 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
                 connect_once_listed=connection is None,
             )
             break
-        except KnownStoreError as exc:
+        except (KnownStoreError, OSError) as exc:  # the data folder cannot be made, say
             from memex_desktop.ui.cache_start import CacheChoice, ask_about_cache
 
             offer = fresh_cache_offer(exc, cache_path)

@@ -314,9 +314,19 @@ def fresh_cache_offer(exc: BaseException, cache: Path) -> FreshCacheOffer | None
     )
 
 
+# A file where a folder should be (the data folder, or a folder on its path).
+_FILE_IN_THE_WAY = (errno.EEXIST, errno.ENOTDIR)
+# What the person can put right outside the app, then try again: room, permissions, a file
+# in the way.
+_FIXABLE_OS_ERRORS = (errno.ENOSPC, errno.EACCES, errno.EPERM, errno.EROFS, *_FILE_IN_THE_WAY)
+
+
 def retry_may_help(exc: BaseException) -> bool:
     """Whether the same step may work later as it is: a lock another program lets go of, a
-    disk that gets room, a file whose permissions are put right (not a damaged or newer file)."""
+    disk that gets room, permissions put right, a file moved out of the way (not a damaged
+    or newer database)."""
+    if isinstance(exc, OSError):
+        return exc.errno in _FIXABLE_OS_ERRORS
     return isinstance(exc, (DatabaseLockedError, DiskFullError, DatabaseAccessError))
 
 
@@ -333,6 +343,13 @@ def _os_message(exc: OSError) -> UserMessage:
             f"memex-desktop may not write here{where}.",
             exc.strerror,
             "Choose another data folder (--data-dir) or fix the permissions.",
+        )
+    if exc.errno in _FILE_IN_THE_WAY:
+        return UserMessage(
+            "error",
+            f"A file is in the way of a folder memex-desktop needs{where}.",
+            exc.strerror,
+            "Move the file away, or choose another data folder (--data-dir).",
         )
     if exc.errno == errno.ENOENT:
         return UserMessage("error", f"File not found{where}.", None, None)

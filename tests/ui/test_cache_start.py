@@ -395,3 +395,31 @@ def test_a_fresh_start_that_cannot_set_the_cache_aside_says_why_and_ends(
     assert cache.read_bytes() == b"garbage" * 100
     [words] = told
     assert "permission" in words.lower()
+
+
+def test_a_file_where_the_data_folder_goes_is_explained_and_can_be_moved_away(
+    qtbot: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    Settings().save()
+    in_the_way = tmp_path / "library"
+    in_the_way.write_text("notes of my own")
+    person = _person(monkeypatch, CacheChoice.RETRY)
+
+    def move_it_away() -> None:
+        in_the_way.rename(tmp_path / "library.txt")
+
+    person.before_answer = move_it_away
+    args = SimpleNamespace(
+        api_url=None, api_key=None, data_dir=in_the_way, demo=False, quit_after_sync=False
+    )
+    opened = open_window(args)
+    assert isinstance(opened, OpenedWindow)
+    qtbot.addWidget(opened.context.window)
+    try:
+        [(problem, offer)] = person.asked
+        assert isinstance(problem, OSError)
+        assert offer is None
+        assert (tmp_path / "library.txt").read_text() == "notes of my own"
+        assert _cache_of(in_the_way).exists()
+    finally:
+        opened.context.shutdown()

@@ -406,3 +406,16 @@ def test_a_damaged_cache_names_the_folder_it_is_in(tmp_path: Path) -> None:
     assert f"Delete cache.db in {tmp_path} and sync again" in (user_message(error).action or "")
     unknown = user_message(DatabaseCorruptError("damaged")).action or ""
     assert "Delete cache.db in the data folder" in unknown
+
+
+def test_a_file_in_the_way_of_the_data_folder_is_named_and_can_be_retried(tmp_path: Path) -> None:
+    in_the_way = FileExistsError(errno.EEXIST, "File exists", str(tmp_path / "library"))
+    message = user_message(in_the_way)
+    assert (
+        message.text
+        == f"A file is in the way of a folder memex-desktop needs ({tmp_path}/library)."
+    )
+    assert "--data-dir" in (message.action or "")
+    assert retry_may_help(in_the_way)
+    assert retry_may_help(PermissionError(errno.EACCES, "Permission denied", "x"))
+    assert not retry_may_help(FileNotFoundError(errno.ENOENT, "No such file", "x"))
