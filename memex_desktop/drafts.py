@@ -232,7 +232,7 @@ class DraftStore:
 
     def _set_aside(self, problem: Exception) -> None:
         """Move a damaged file aside (what it holds may still be read by hand) and say so."""
-        aside = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        aside = paths.damaged_aside_path(self.path)
         try:
             self.path.replace(aside)
         except OSError as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import platformdirs
@@ -91,3 +92,16 @@ def write_text_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def damaged_aside_path(path: Path) -> Path:
+    """A free name next to ``path`` for keeping a file the app cannot read, instead of losing
+    what the person had in it: ``name.damaged-YYYYmmdd-HHMMSS`` (then ``-2`` ... in the same
+    second)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.damaged-{stamp}")
+    serial = 1
+    while aside.exists():
+        serial += 1
+        aside = path.with_name(f"{path.name}.damaged-{stamp}-{serial}")
+    return aside

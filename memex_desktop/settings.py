@@ -214,6 +214,7 @@ class Settings(BaseModel):
             raise ValueError(f"refusing to write secrets to the settings file: {sorted(leaked)}")
         path = self.path(config_dir)
         path.parent.mkdir(parents=True, exist_ok=True)
+        _keep_unreadable(path)
         text = json.dumps(data, indent=2, sort_keys=True) + "\n"
         paths.write_text_atomically(path, text)
         return path
@@ -292,3 +293,24 @@ def given_credential(
 def setting_descriptions() -> dict[str, str]:
     """Each setting's name and description (for the README check and a settings dialog)."""
     return {name: field.description or "" for name, field in Settings.model_fields.items()}
+
+
+def _keep_unreadable(path: Path) -> None:
+    """Move a settings file that is not a JSON object aside before it is overwritten: the
+    start used defaults for it (see Settings.load), and what the person wrote in it by hand
+    stays readable in ``settings.json.damaged-…``."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError):
+        data = None
+    if isinstance(data, dict):
+        return
+    aside = paths.damaged_aside_path(path)
+    try:
+        path.replace(aside)
+    except OSError as exc:
+        _log.warning("settings file %s unreadable and not kept aside: %s", path, exc)
+        return
+    _log.warning("settings file %s unreadable: kept as %s, new settings written", path, aside)

@@ -44,6 +44,20 @@ def test_corrupt_file_gives_defaults(tmp_path: Path) -> None:
     assert Settings.load(tmp_path) == Settings()
 
 
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", ""])
+def test_a_settings_file_that_cannot_be_read_is_kept_aside_when_settings_are_saved(
+    tmp_path: Path, text: str
+) -> None:
+    path = Settings.path(tmp_path)
+    path.write_text(text, encoding="utf-8")
+    Settings.load(tmp_path).model_copy(update={"page_size": 40}).save(tmp_path)
+    [kept] = tmp_path.glob("settings.json.damaged-*")
+    assert kept.read_text(encoding="utf-8") == text  # what the person wrote stays readable
+    assert Settings.load(tmp_path).page_size == 40
+    Settings.load(tmp_path).save(tmp_path)  # a readable file is simply replaced
+    assert len(list(tmp_path.glob("settings.json.damaged-*"))) == 1
+
+
 def test_invalid_value_is_dropped_and_the_rest_kept(tmp_path: Path) -> None:
     Settings.path(tmp_path).write_text(
         json.dumps({"page_size": -4, "api_url": "http://kept.test", "unknown": 1}),
