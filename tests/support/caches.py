@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from memex_desktop.store import CacheReader, StoreWriter
+from memex_desktop.store.schema import SCHEMA_VERSION
 
 
 def indexed_reader(path: Path, fill: Callable[[StoreWriter], object]) -> Iterator[CacheReader]:
@@ -29,6 +30,28 @@ def without_tag_members(conn: sqlite3.Connection) -> None:
     for trigger in ("linked", "unlinked", "relinked", "cached"):
         conn.execute(f"DROP TRIGGER tag_members_{trigger}")
     conn.execute("DROP TABLE tag_members")
+
+
+def as_schema_8(path: Path) -> None:
+    """Turn the current cache at ``path`` into one schema 8 wrote (before tag_members)."""
+    conn = sqlite3.connect(path)
+    try:
+        without_tag_members(conn)
+        conn.execute("PRAGMA user_version = 8")
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def as_newer_schema(path: Path) -> None:
+    """Mark the database at ``path`` (created when missing) as written by a newer version."""
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("CREATE TABLE IF NOT EXISTS future (x)")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+        conn.commit()
+    finally:
+        conn.close()
 
 
 def web_item(number: int, title: str, full_text: str, **more: object) -> dict[str, object]:

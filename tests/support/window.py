@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
@@ -54,6 +55,13 @@ def fast_failing_client(server: Server) -> MemexClient:
     return MemexClient(
         server.base_url, api_key=server.api_key, max_retries=1, deadline_s=10.0, sleep=_no_sleep
     )
+
+
+def command_args(data_dir: Path, **flags: Any) -> SimpleNamespace:
+    """The parsed options ``memex-desktop --data-dir DATA_DIR`` hands to ``app.open_window``,
+    with ``flags`` (``demo``, ``quit_after_sync``, ``api_url`` ...) changing them."""
+    options = {"api_url": None, "api_key": None, "demo": False, "quit_after_sync": False}
+    return SimpleNamespace(**{**options, "data_dir": data_dir, **flags})
 
 
 def seeded_cache(

@@ -12,13 +12,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
-from support.caches import web_item, without_tag_members
+from support.caches import as_newer_schema, as_schema_8, web_item
+from support.window import command_args
 
 from memex_desktop import app, paths
 from memex_desktop.app import OpenedWindow, open_window
@@ -72,10 +72,7 @@ def start(qtbot: Any, data_dir: Path) -> Iterator[Callable[[], OpenedWindow | in
     opened: list[OpenedWindow] = []
 
     def open_as_the_command_does() -> OpenedWindow | int:
-        args = SimpleNamespace(
-            api_url=None, api_key=None, data_dir=data_dir, demo=False, quit_after_sync=False
-        )
-        result = open_window(args)
+        result = open_window(command_args(data_dir))
         if isinstance(result, OpenedWindow):
             qtbot.addWidget(result.context.window)
             opened.append(result)
@@ -172,11 +169,7 @@ def test_an_older_cache_is_brought_up_to_date_off_the_gui_thread(
     qtbot: Any, data_dir: Path, start: Callable[[], OpenedWindow | int], monkeypatch: Any
 ) -> None:
     _fill(data_dir)
-    conn = sqlite3.connect(_cache_of(data_dir))
-    without_tag_members(conn)
-    conn.execute("PRAGMA user_version = 8")
-    conn.commit()
-    conn.close()
+    as_schema_8(_cache_of(data_dir))
     migrated_on: list[threading.Thread] = []
     last = MIGRATIONS[-1]
 
@@ -237,10 +230,7 @@ def test_a_cache_of_a_newer_version_is_left_untouched_or_kept_aside_by_name(
 ) -> None:
     _fill(data_dir)
     cache = _cache_of(data_dir)
-    conn = sqlite3.connect(cache)
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    conn.commit()
-    conn.close()
+    as_newer_schema(cache)
     newer = cache.read_bytes()
     person = _person(monkeypatch, CacheChoice.QUIT, CacheChoice.FRESH)
     assert start() == 1
@@ -272,10 +262,7 @@ def test_the_command_line_start_over_a_damaged_cache_says_why_and_ends(
     cache = _cache_of(data_dir)
     cache.write_bytes(b"garbage" * 100)
     person = _person(monkeypatch, CacheChoice.QUIT)
-    args = SimpleNamespace(
-        api_url=None, api_key=None, data_dir=data_dir, demo=False, quit_after_sync=True
-    )
-    assert app.open_window(args) == 1
+    assert app.open_window(command_args(data_dir, quit_after_sync=True)) == 1
     assert not person.asked  # --quit-after-sync runs unattended: no dialog waits for anyone
     assert "damaged" in capsys.readouterr().err
 
@@ -317,7 +304,7 @@ def test_a_cache_found_damaged_after_it_opened_is_started_afresh_from_the_list(
     assert view.empty_button.isVisibleTo(window)
     person = _person(monkeypatch, CacheChoice.FRESH)
     person.before_answer = damage.undo  # what is read from now on is the fresh cache
-    starts = app.FreshCacheStarts(QApplication.instance(), _args(data_dir), first)
+    starts = app.FreshCacheStarts(QApplication.instance(), command_args(data_dir), first)
     view.empty_button.click()
     assert len(person.asked) == 1
     assert first.context.closed
@@ -334,12 +321,6 @@ def test_a_cache_found_damaged_after_it_opened_is_started_afresh_from_the_list(
         assert starts.status is None
     finally:
         fresh.context.shutdown()
-
-
-def _args(data_dir: Path) -> SimpleNamespace:
-    return SimpleNamespace(
-        api_url=None, api_key=None, data_dir=data_dir, demo=False, quit_after_sync=False
-    )
 
 
 @pytest.mark.parametrize(
@@ -409,10 +390,7 @@ def test_a_file_where_the_data_folder_goes_is_explained_and_can_be_moved_away(
         in_the_way.rename(tmp_path / "library.txt")
 
     person.before_answer = move_it_away
-    args = SimpleNamespace(
-        api_url=None, api_key=None, data_dir=in_the_way, demo=False, quit_after_sync=False
-    )
-    opened = open_window(args)
+    opened = open_window(command_args(in_the_way))
     assert isinstance(opened, OpenedWindow)
     qtbot.addWidget(opened.context.window)
     try:

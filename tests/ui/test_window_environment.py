@@ -11,7 +11,6 @@ import gc
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import keyring
@@ -20,7 +19,7 @@ from PySide6.QtCore import QEvent, QObject
 from support.keyrings import MemoryKeyring
 from support.oauth import OAuthEmulator, ScriptedBrowser
 from support.secrets import TEST_API_KEY, TEST_BEARER_TOKEN, TEST_USER_ID
-from support.window import WindowFactory
+from support.window import WindowFactory, command_args
 
 from memex_desktop import app, services, signin
 from memex_desktop.app import OpenedWindow, open_window
@@ -76,11 +75,9 @@ def start(qtbot: Any, tmp_path: Path, dialogs: Dialogs) -> Iterator[Any]:
     (its dialogs recorded, never shown)."""
     del dialogs
     opened: list[OpenedWindow] = []
-    defaults = {"data_dir": tmp_path / "data", "demo": False, "quit_after_sync": False}
 
     def open_as_the_command_does(**flags: Any) -> OpenedWindow:
-        args = SimpleNamespace(**{"api_url": None, "api_key": None, **defaults, **flags})
-        result = open_window(args)
+        result = open_window(command_args(tmp_path / "data", **flags))
         assert isinstance(result, OpenedWindow)
         result.context.controller.set_interval(0)
         qtbot.addWidget(result.context.window)

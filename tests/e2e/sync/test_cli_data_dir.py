@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
-from support.caches import without_tag_members
+from support.caches import as_schema_8
 from support.cli import Cli
 
 from memex_desktop import cli
@@ -39,11 +38,7 @@ def test_a_folder_that_holds_a_library_reads_as_before(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     data = tmp_path / "data"
-    run = Cli(capsys, data, OFFLINE)
-    library = tmp_path / "library.json"
-    item = {"id": "p1", "type": "web", "title": "Compost heaps", "url": "https://a.example/"}
-    library.write_text(json.dumps({"results": [item]}), encoding="utf-8")
-    assert run("import", str(library))[0] == 0  # a writing command creates the library
+    run = _library_of_one_item(capsys, tmp_path, data)
     status, out, _ = run("search", "compost", "--json")
     assert status == 0
     assert [row["id"] for row in json.loads(out)] == ["p1"]
@@ -53,16 +48,8 @@ def test_an_older_library_is_brought_up_to_date_once_and_the_command_says_so(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     data = tmp_path / "data"
-    run = Cli(capsys, data, OFFLINE)
-    library = tmp_path / "library.json"
-    item = {"id": "p1", "type": "web", "title": "Compost heaps", "url": "https://a.example/"}
-    library.write_text(json.dumps({"results": [item]}), encoding="utf-8")
-    assert run("import", str(library))[0] == 0
-    conn = sqlite3.connect(data / "cache.db")
-    without_tag_members(conn)
-    conn.execute("PRAGMA user_version = 8")
-    conn.commit()
-    conn.close()
+    run = _library_of_one_item(capsys, tmp_path, data)
+    as_schema_8(data / "cache.db")
     status, out, err = run("search", "compost", "--json")
     assert status == 0
     assert [row["id"] for row in json.loads(out)] == ["p1"]
@@ -70,3 +57,14 @@ def test_an_older_library_is_brought_up_to_date_once_and_the_command_says_so(
     status, _, err = run("search", "compost", "--json")
     assert status == 0
     assert UPDATING_CACHE.text not in err  # once
+
+
+def _library_of_one_item(capsys: pytest.CaptureFixture[str], tmp_path: Path, data: Path) -> Cli:
+    """The command line on ``data``, once an import (a writing command, which creates the
+    library) has put the item "p1" there."""
+    run = Cli(capsys, data, OFFLINE)
+    library = tmp_path / "library.json"
+    item = {"id": "p1", "type": "web", "title": "Compost heaps", "url": "https://a.example/"}
+    library.write_text(json.dumps({"results": [item]}), encoding="utf-8")
+    assert run("import", str(library))[0] == 0
+    return run

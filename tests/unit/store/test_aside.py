@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from support.caches import as_newer_schema
 
 from memex_desktop.store import StoreWriter
 from memex_desktop.store.aside import aside_path, move_aside
@@ -53,11 +54,7 @@ def test_migrations_pending_reads_the_header(tmp_path: Path) -> None:
 
 def test_migrations_pending_refuses_a_newer_or_damaged_file_naming_it(tmp_path: Path) -> None:
     newer = tmp_path / "newer.db"
-    conn = sqlite3.connect(newer)
-    conn.execute("CREATE TABLE t (a)")
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    conn.commit()
-    conn.close()
+    as_newer_schema(newer)
     with pytest.raises(SchemaTooNewError) as too_new:
         migrations_pending(newer)
     assert too_new.value.file == newer

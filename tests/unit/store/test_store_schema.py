@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sqlite_utils import hookimpl
 from sqlite_utils.plugins import pm
-from support.caches import without_tag_members
+from support.caches import as_newer_schema, without_tag_members
 
 from memex_desktop.store import (
     SCHEMA_VERSION,
@@ -41,11 +41,7 @@ def _digest(path: Path) -> str:
 
 def test_newer_schema_is_refused_and_left_byte_identical(tmp_path: Path) -> None:
     path = tmp_path / "cache.db"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE future (x)")
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    conn.commit()
-    conn.close()
+    as_newer_schema(path)
     before = _digest(path)
     for opener in (open_cache, StoreWriter, CacheReader):
         with pytest.raises(SchemaTooNewError, match="newer") as caught:

@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from support.caches import web_item, without_tag_members
+from support.caches import as_schema_8, web_item
 from support.children import python_child
 
 from memex_desktop.store import CacheReader, StoreWriter
@@ -29,14 +29,6 @@ def _cache(path: Path) -> None:
         entities = [_entity(number) for number in range(ITEMS)]
         writer.ingest_json(entities, tags=TAGS).result()
         writer.flush_index().result()
-
-
-def _as_schema_8(path: Path) -> None:
-    conn = sqlite3.connect(path)
-    without_tag_members(conn)
-    conn.execute("PRAGMA user_version = 8")
-    conn.commit()
-    conn.close()
 
 
 def _members(path: Path) -> set[tuple[str, int]]:
@@ -72,7 +64,7 @@ def _expected(tag_index: int) -> list[str]:
 def test_an_older_cache_gains_a_member_for_every_link(tmp_path: Path) -> None:
     path = tmp_path / "cache.db"
     _cache(path)
-    _as_schema_8(path)
+    as_schema_8(path)
     with StoreWriter(path):
         pass
     assert len(_links(path)) > ITEMS
@@ -135,7 +127,7 @@ def test_kill_9_midway_through_the_migration_leaves_a_cache_that_migrates_next_t
 ) -> None:
     path = tmp_path / "cache.db"
     _cache(path)
-    _as_schema_8(path)
+    as_schema_8(path)
     with python_child(_MIGRATING_CHILD, str(path)) as child:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == b"midway"
