@@ -770,7 +770,7 @@ class CacheReader:
                     [expression, *matching.fts_params, needed],
                 )
         except StoreBugError as exc:
-            if "phrase" in str(exc.__cause__):  # see _fts_ids
+            if _phrase_refused(exc):
                 return []
             raise
         rows = indexed + self._backlog_rows(matching, needed)
@@ -904,19 +904,17 @@ class CacheReader:
             sql = f"SELECT e.id {join}{where} ORDER BY {table}.rowid DESC LIMIT ?"
             return [row[0] for row in self._query(sql, [expression, *params, needed])]
         except StoreBugError as exc:
-            # A word SQLite's tokenizer splits in two (letters newer than its Unicode
-            # tables) is a phrase, which a column-detail index cannot match: no hits.
-            if "phrase" in str(exc.__cause__):
+            if _phrase_refused(exc):
                 return []
             raise
 
     def _probe(self, table: str, expression: str, size: int) -> Probe | None:
         """:meth:`_newest_rowids`, or None for an expression the index cannot match (see
-        :meth:`_fts_ids`)."""
+        :func:`_phrase_refused`)."""
         try:
             return self._newest_rowids(table, expression, size)
         except StoreBugError as exc:
-            if "phrase" in str(exc.__cause__):
+            if _phrase_refused(exc):
                 return None
             raise
 
@@ -945,7 +943,7 @@ class CacheReader:
         self, table: str, expression: str, rowids: Iterable[int]
     ) -> list[int] | None:
         """The rows from the lowest to the highest of ``rowids`` that ``expression``
-        matches; None for an expression the index cannot match (see :meth:`_fts_ids`)."""
+        matches; None for an expression the index cannot match (see :func:`_phrase_refused`)."""
         wanted = list(rowids)
         try:
             return [
@@ -956,7 +954,7 @@ class CacheReader:
                 )
             ]
         except StoreBugError as exc:
-            if "phrase" in str(exc.__cause__):
+            if _phrase_refused(exc):
                 return None
             raise
 
@@ -1620,6 +1618,13 @@ def probe_size(table: str, expression: str, needed: int) -> int:
     if table == "title_fts" or " " not in expression:
         return RANK_PROBE_LIMIT
     return needed
+
+
+def _phrase_refused(exc: StoreBugError) -> bool:
+    """Whether an index refused an expression for holding a phrase: a word SQLite's
+    tokenizer splits in two (letters newer than its Unicode tables) is one, and a
+    column-detail index cannot match phrases. Such an expression matches nothing."""
+    return "phrase" in str(exc.__cause__)
 
 
 def _many_words(expression: str) -> bool:

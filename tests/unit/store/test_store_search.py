@@ -87,6 +87,17 @@ def test_a_word_the_index_splits_in_two_finds_nothing_instead_of_failing(
     assert filled.search_ids("quix\u19b0otic -words") == []
 
 
+def test_an_expression_the_index_refuses_as_a_phrase_matches_nothing(
+    filled: CacheReader,
+) -> None:
+    # The queries above never reach the index with such a word; an expression that does
+    # (a tokenizer other than the one the query was checked against) matches nothing.
+    refused = '"quix\u19b0otic"'
+    assert filled._fts_ids("body_fts", refused, "", [], 10) == []
+    assert filled._probe("body_fts", refused, 10) is None
+    assert filled._matching_in_range("body_fts", refused, [1, 2]) is None
+
+
 def test_prefix_of_last_word(filled: CacheReader) -> None:
     assert filled.search_ids("quix") == ["video"]
     assert filled.search_ids("quix ") == []
