@@ -99,6 +99,32 @@ def groups_expression(
     return " AND ".join(parts) if parts else None
 
 
+_QUOTED_WORD = re.compile(r'"((?:[^"]|"")+)"')
+
+
+def required_words(expression: str) -> list[tuple[str, ...]] | None:
+    """The groups of an expression :func:`groups_expression` made of whole words only, each
+    group the words one of which a row must hold; None for any other shape (a prefix left to
+    FTS5, a term of several words, an exclusion)."""
+    groups: list[tuple[str, ...]] = []
+    for part in expression.split(" AND "):
+        inner = part[1:-1] if part.startswith("(") and part.endswith(")") else part
+        words = []
+        for alternative in inner.split(" OR "):
+            quoted = _QUOTED_WORD.fullmatch(alternative)
+            if quoted is None:
+                return None
+            words.append(quoted.group(1).replace('""', '"'))
+        groups.append(tuple(words))
+    return groups
+
+
+def any_word_expression(words: Sequence[str]) -> str:
+    """An FTS5 expression matching rows that hold any one of ``words`` (whole words)."""
+    quoted = [_quoted(word) for word in words]
+    return quoted[0] if len(quoted) == 1 else "(" + " OR ".join(quoted) + ")"
+
+
 def _implied(term: Term, required: set[str], min_prefix: int) -> bool:
     """Whether ``term`` is a prefix that a required whole word already satisfies."""
     if not term.prefix or term.phrase or len(term.words) != 1:
