@@ -976,7 +976,8 @@ class CacheReader:
             )
             if not newest:
                 return []  # a word no row holds: no row holds them all
-            # All of a word's rows come first, fewest first; then the farthest reaching.
+            # A word whose rows were all read is the rarest (the fewest first); of the
+            # others, the one whose newest rows reach farthest back.
             if len(newest) < RARITY_PROBE_ROWS:
                 rarity = (0, len(newest))
             else:
