@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import sqlite3
 from collections.abc import Iterator
@@ -79,6 +80,31 @@ def test_rarest_first_finds_exactly_the_rows_the_whole_expression_matches(
         answered += 1
         assert sorted(found) == _matching(path, expression), expression
     assert answered >= 40  # the budget of look-ups, not the shape, set the others aside
+
+
+def test_a_word_typed_on_too_many_to_look_up_is_read_with_the_two_rarest(
+    library: tuple[CacheReader, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reader, path = library
+    monkeypatch.setattr(reader_module, "ITEMS_PER_RAREST_FIRST_LOOKUP", 100)  # 15 look-ups
+    read_together = []
+    also_holding = CacheReader._rows_also_holding
+
+    def spy(self: CacheReader, expression: str, rowids: list[int]) -> list[int]:
+        read_together.append(expression)
+        return also_holding(self, expression, rowids)
+
+    monkeypatch.setattr(CacheReader, "_rows_also_holding", spy)
+    often = any_word_expression(OFTEN[:3])  # a word typed on, standing for three
+    answered = 0
+    for rare, other in itertools.pairwise(RARE):
+        expression = f'"{rare}" AND "{other}" AND "the" AND {often}'
+        found = reader._body_rows_rarest_first(expression)
+        if found is not None:
+            answered += 1
+            assert sorted(found) == _matching(path, expression), expression
+    assert answered >= 20
+    assert len(read_together) >= 10
 
 
 @pytest.mark.usefixtures("rarest_first_always")
