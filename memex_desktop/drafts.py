@@ -232,7 +232,7 @@ class DraftStore:
 
     def _set_aside(self, problem: Exception) -> None:
         """Move a damaged file aside (what it holds may still be read by hand) and say so."""
-        aside = paths.damaged_aside_path(self.path)
+        aside = paths.aside_path(self.path, "damaged")
         try:
             self.path.replace(aside)
         except OSError as exc:

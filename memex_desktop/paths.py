@@ -94,14 +94,14 @@ def write_text_atomically(path: Path, text: str) -> None:
         raise
 
 
-def damaged_aside_path(path: Path) -> Path:
-    """A free name next to ``path`` for keeping a file the app cannot read, instead of losing
-    what the person had in it: ``name.damaged-YYYYmmdd-HHMMSS`` (then ``-2`` ... in the same
-    second)."""
+def aside_path(path: Path, why: str) -> Path:
+    """A free name next to ``path`` for keeping a file instead of losing what it held (one
+    the app cannot read, or one a newer version wrote), saying why and when:
+    ``cache.db.damaged-YYYYmmdd-HHMMSS`` (then ``-2``, ``-3`` ... in the same second)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    aside = path.with_name(f"{path.name}.damaged-{stamp}")
+    aside = path.with_name(f"{path.name}.{why}-{stamp}")
     serial = 1
     while aside.exists():
         serial += 1
-        aside = path.with_name(f"{path.name}.damaged-{stamp}-{serial}")
+        aside = path.with_name(f"{path.name}.{why}-{stamp}-{serial}")
     return aside

@@ -307,7 +307,7 @@ def _keep_unreadable(path: Path) -> None:
         data = None
     if isinstance(data, dict):
         return
-    aside = paths.damaged_aside_path(path)
+    aside = paths.aside_path(path, "damaged")
     try:
         path.replace(aside)
     except OSError as exc:

@@ -46,8 +46,9 @@ URLS = _project("api.urls")
 PLAIN = _project("api.plain_text")
 LAYERS: dict[str, Layer] = {
     "api": Layer(),
-    # api.identity: the one reading of an item's ids, which the cache indexes.
-    "store": Layer(_project("api.models", "api.identity") + CONTENT + URLS + PLAIN),
+    # api.identity: the one reading of an item's ids, which the cache indexes. paths (which
+    # imports nothing of the project): the one naming of files kept aside.
+    "store": Layer(_project("api.models", "api.identity", "paths") + CONTENT + URLS + PLAIN),
     "render": Layer(_project("api.models") + CONTENT + URLS),
     "graph": Layer(),
     "emulator": Layer(_project("api.models") + CONTENT),

@@ -7,23 +7,12 @@ chooses to start with a fresh one. Either way what the file held can still be re
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
+
+from memex_desktop.paths import aside_path
 
 # The files SQLite keeps beside a database in WAL mode; they belong to it and go with it.
 _COMPANIONS = ("-wal", "-shm")
-
-
-def aside_path(path: Path, why: str) -> Path:
-    """A free name next to ``path`` that says why and when: ``cache.db.damaged-YYYYmmdd-HHMMSS``
-    (then ``-2``, ``-3`` ... when one was set aside in the same second)."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    aside = path.with_name(f"{path.name}.{why}-{stamp}")
-    serial = 1
-    while aside.exists():
-        serial += 1
-        aside = path.with_name(f"{path.name}.{why}-{stamp}-{serial}")
-    return aside
 
 
 def move_aside(path: Path, why: str) -> Path:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from memex_desktop.store.aside import aside_path
+from memex_desktop.paths import aside_path
 from memex_desktop.store.urls import normalize_url
 
 _log = logging.getLogger(__name__)

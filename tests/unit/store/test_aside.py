@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from support.caches import as_newer_schema
 
+from memex_desktop.paths import aside_path
 from memex_desktop.store import StoreWriter
-from memex_desktop.store.aside import aside_path, move_aside
+from memex_desktop.store.aside import move_aside
 from memex_desktop.store.errors import DatabaseCorruptError, SchemaTooNewError
 from memex_desktop.store.schema import SCHEMA_VERSION, migrations_pending
 
