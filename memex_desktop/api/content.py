@@ -653,6 +653,55 @@ def title_line(text: str) -> str:
     return plain_excerpt(first_line(text))
 
 
+# What each content type is called wherever the app names one (the list, the sidebar, the
+# type filter, the reader's header, the graph): every type the API is known to use (research
+# §9.1); any other is spelled out from its name ("podcastEpisode" is "Podcast episode").
+TYPE_LABELS: dict[str, str] = {
+    "web": "Web page",
+    "pdf": "PDF",
+    "youtube": "Video",
+    "youtubeShorts": "YouTube Short",
+    "youtubeChannel": "YouTube channel",
+    "twitter": "Tweet",
+    "twitterProfile": "Twitter profile",
+    "reddit": "Reddit post",
+    "subreddit": "Subreddit",
+    "image": "Image",
+    "annotation": "Note",
+    "selector": "Highlight",
+    "chatThread": "Chat",
+    "chatgpt": "ChatGPT chat",
+    "claude": "Claude chat",
+    "transcribedMedia": "Transcribed media",
+    "audioRecording": "Audio recording",
+    "book": "Book",
+    "audiobook": "Audiobook",
+    "rssFeed": "RSS feed",
+    "substack": "Substack post",
+    "instagram": "Instagram post",
+    "tiktok": "TikTok video",
+    "facebook": "Facebook post",
+    "linkedin": "LinkedIn post",
+    "linkedinProfile": "LinkedIn profile",
+    "pinterest": "Pinterest pin",
+    "snapchat": "Snapchat",
+}
+_TYPE_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def type_label(entity_type: str) -> str:
+    """What people call a content type ("youtube" is "Video", "audioRecording" "Audio
+    recording"); a type no one listed is spelled out from its name."""
+    known = TYPE_LABELS.get(entity_type)
+    if known is not None:
+        return known
+    words = _TYPE_WORD.findall(entity_type)
+    if not words:
+        return entity_type.strip() or "Item"
+    spelled = " ".join(word if word.isupper() and len(word) > 1 else word.lower() for word in words)
+    return spelled[:1].upper() + spelled[1:]
+
+
 def display_title(data: JsonObject) -> str:
     """The one title of an item, in the list, the reader, the graph and the export.
 

@@ -30,6 +30,7 @@ from memex_desktop.api.content import (
     text_of,
     title_field,
     transcripts_of,
+    type_label,
 )
 from memex_desktop.api.models import (
     UNREADABLE_TITLE,
@@ -65,7 +66,7 @@ from memex_desktop.render.document import (
     reference_card,
     shorten,
 )
-from memex_desktop.render.fields import duration_text, field_label, fields_html
+from memex_desktop.render.fields import duration_text, fields_html
 from memex_desktop.render.markdown_html import markdown_to_html, markdown_to_safe_html
 from memex_desktop.render.prosemirror import prosemirror_to_html
 from memex_desktop.render.sanitize import escape_attr, sanitize_html, usable_base_url
@@ -76,16 +77,6 @@ SAVE_TYPES = {"like": "a like", "retweet": "a retweet", "bookmark": "a bookmark"
 # Keys that are structure, not reading matter (nested search graph, ids shown as cards).
 _STRUCTURE_KEYS = frozenset({"annotations", "references", "resolvedReferences"})
 # What people call the types whose name is not already a word.
-_TYPE_LABELS = {
-    "pdf": "PDF",
-    "selector": "Highlight",
-    "chatThread": "Chat",
-    "youtube": "YouTube",
-    "twitter": "Tweet",
-    "annotation": "Note",
-}
-
-
 # --------------------------------------------------------------------------- shared parts
 
 
@@ -125,11 +116,6 @@ def _tag_names(context: RenderContext, entity: ContentEntityBase) -> list[str]:
         return []
     names = (context.tag_names(tag_id) for tag_id in strings_in(entity_data(entity).get("tag_ids")))
     return list(dict.fromkeys(name.strip() for name in names if name and name.strip()))
-
-
-def type_label(entity_type: str) -> str:
-    """A content type as people say it (``audioRecording`` is "Audio recording")."""
-    return _TYPE_LABELS.get(entity_type) or field_label(entity_type)
 
 
 def _section(doc: DocumentBuilder, heading: str) -> None:
@@ -320,7 +306,7 @@ def _render_twitter(entity: TweetContentEntity, doc: DocumentBuilder) -> str:
         entity,
         title,
         [
-            "Tweet",
+            type_label(entity.type),
             save_type and f"saved as {save_type}",
             format_timestamp(entity.published_at),
             _created(entity),
@@ -373,7 +359,7 @@ def _render_youtube(entity: YoutubeContentEntity, doc: DocumentBuilder) -> str:
         entity,
         title,
         [
-            "YouTube",
+            type_label(entity.type),
             (isinstance(channel, str) and channel.strip() and f"channel: {channel.strip()}")
             or None,
             format_timestamp(entity.published_at),
@@ -466,7 +452,7 @@ def _render_reddit(entity: RedditContentEntity, doc: DocumentBuilder) -> str:
         entity,
         title,
         [
-            "Reddit",
+            type_label(entity.type),
             subreddit and ("r/" + subreddit.removeprefix("r/")),
             author and f"by u/{author.removeprefix('u/')}",
             entity.author_name if entity.author_handle and entity.author_name else None,
@@ -500,7 +486,11 @@ def _render_image(entity: ImageContentEntity, doc: DocumentBuilder) -> str:
         doc,
         entity,
         title,
-        ["Image", "reference image" if entity.is_reference else None, _created(entity)],
+        [
+            type_label(entity.type),
+            "reference image" if entity.is_reference else None,
+            _created(entity),
+        ],
         [
             (entity.source_url or "", "Source page"),
             (entity.original_url or "", "Original image"),
@@ -528,7 +518,12 @@ def _has_rich_text(content: object) -> bool:
 def _render_annotation(entity: AnnotationContentEntity, doc: DocumentBuilder) -> str:
     """Note: what it is attached to (or replies to), then its text with inline cards."""
     title = display_title(entity)
-    _header(doc, entity, title, ["Note", "private" if entity.private else None, _created(entity)])
+    _header(
+        doc,
+        entity,
+        title,
+        [type_label(entity.type), "private" if entity.private else None, _created(entity)],
+    )
     targets = [t for t in entity.reference_content_ids or [] if isinstance(t, str) and t]
     if targets:
         parent = lookup_entity(doc.context, targets[0])
@@ -597,7 +592,10 @@ def _render_chat_thread(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
     title = display_title(entity)
     model = data.get("model_name")
     _header(
-        doc, entity, title, ["Chat", (isinstance(model, str) and model) or None, _created(entity)]
+        doc,
+        entity,
+        title,
+        [type_label(entity.type), (isinstance(model, str) and model) or None, _created(entity)],
     )
     shown: set[str] = set()
     summary = localized_text(data.get("summary"))
@@ -650,7 +648,7 @@ def _render_pdf(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
         entity,
         title,
         [
-            "PDF",
+            type_label(entity.type),
             _byline(authors),
             pages,
             published and f"published {published}",
@@ -760,7 +758,7 @@ def _render_book(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
         entity,
         title,
         [
-            "Book",
+            type_label(entity.type),
             _byline(authors),
             publisher or None,
             published,
@@ -804,7 +802,7 @@ def _render_audio_recording(entity: ContentEntityBase, doc: DocumentBuilder) -> 
         entity,
         title,
         [
-            "Audio recording",
+            type_label(entity.type),
             duration_text(duration) if duration is not None else None,
             published and f"recorded {published}",
             _created(entity),
@@ -876,7 +874,9 @@ def _render_selector(entity: ContentEntityBase, doc: DocumentBuilder) -> str:
     end = seconds_of(data.get("end_time"))
     if quote.strip():
         heading = f'<blockquote class="quote">{plain_text_to_html(quote)}</blockquote>'
-        _header(doc, entity, title, ["Highlight", _created(entity)], heading_html=heading)
+        _header(
+            doc, entity, title, [type_label(entity.type), _created(entity)], heading_html=heading
+        )
     else:
         # Without a quote the title would be the highlight's id: the reader names it instead.
         heading = '<h1><span class="fact">Highlight</span></h1>'

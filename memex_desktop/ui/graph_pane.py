@@ -79,6 +79,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop.api.content import type_label
 from memex_desktop.errors import user_message
 from memex_desktop.graph import (
     Box,
@@ -110,7 +111,6 @@ from memex_desktop.ui.graph_legend import (
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.palette import TYPE_COLOURS
 from memex_desktop.ui.readers import thread_reader
-from memex_desktop.ui.results_delegate import type_label
 from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)

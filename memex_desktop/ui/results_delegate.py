@@ -28,6 +28,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QIcon, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from memex_desktop import paths
+from memex_desktop.api.content import type_label
 from memex_desktop.store import EntityRow
 from memex_desktop.ui import theme
 from memex_desktop.ui.palette import CACHED_BADGE, OTHER_TYPE_COLOUR, REMOTE_BADGE, TYPE_COLOURS
@@ -36,23 +37,6 @@ from memex_desktop.ui.results_model import MARK_START, ResultsModel, snippet_seg
 ROW_HEIGHT = 74
 ICON_SIZE = 28
 PADDING = 10
-
-TYPE_LABELS: dict[str, str] = {
-    "web": "Web page",
-    "twitter": "Tweet",
-    "youtube": "Video",
-    "reddit": "Reddit post",
-    "image": "Image",
-    "annotation": "Note",
-    "chatThread": "Chat",
-    "pdf": "PDF",
-    "selector": "Highlight",
-}
-
-
-def type_label(entity_type: str) -> str:
-    """The person-facing name of a content type."""
-    return TYPE_LABELS.get(entity_type, entity_type[:1].upper() + entity_type[1:])
 
 
 def format_date(epoch_ms: int | None) -> str:

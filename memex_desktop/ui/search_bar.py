@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memex_desktop.ui.results_delegate import type_label
+from memex_desktop.api.content import type_label
 from memex_desktop.ui.results_model import SearchFilters
 
 DEBOUNCE_MS = 150

@@ -16,9 +16,9 @@ from PySide6.QtCore import QItemSelection, QModelIndex, QSize, Qt, Signal, Slot
 from PySide6.QtGui import QFontMetrics, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QTreeView, QWidget
 
+from memex_desktop.api.content import type_label
 from memex_desktop.store import ChangeSet
 from memex_desktop.sync.engine import STATE_FEEDS_PROBLEM, STATE_VIEWS_PROBLEM
-from memex_desktop.ui.results_delegate import type_label
 
 log = logging.getLogger(__name__)
 

@@ -15,11 +15,11 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 from support.graph import MemoryGraph
 
+from memex_desktop.api.content import type_label
 from memex_desktop.graph.synthetic import synthetic_neighbourhood
 from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES
 from memex_desktop.ui.graph_legend import EDGES, NODES, edge_name
 from memex_desktop.ui.graph_pane import FIT_MARGIN, GraphPane, LabelItem, NodeItem
-from memex_desktop.ui.results_delegate import type_label
 from memex_desktop.ui.tasks import TaskRunner
 
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")

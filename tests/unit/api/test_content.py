@@ -162,3 +162,27 @@ def test_field_instants_are_dates_only_for_time_fields() -> None:
     assert content.field_instant("isbn", 9_780_000_000_017) is None
     assert content.field_instant("score", 1_700_000_000) is None  # ten digits: ambiguous
     assert content.field_instant("created_at", True) is None
+
+
+@pytest.mark.parametrize(
+    ("entity_type", "expected"),
+    [
+        ("youtube", "Video"),
+        ("reddit", "Reddit post"),
+        ("audioRecording", "Audio recording"),
+        ("rssFeed", "RSS feed"),
+        ("podcastEpisode", "Podcast episode"),
+        ("HTMLPage", "HTML page"),
+        ("invented_type", "Invented type"),
+        ("", "Item"),
+        ("   ", "Item"),
+    ],
+)
+def test_a_type_has_one_name_for_people(entity_type: str, expected: str) -> None:
+    assert content.type_label(entity_type) == expected
+
+
+def test_every_type_the_search_language_knows_has_a_name() -> None:
+    from memex_desktop.store.search_language import CONTENT_TYPES
+
+    assert set(CONTENT_TYPES) <= set(content.TYPE_LABELS)
