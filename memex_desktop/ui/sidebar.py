@@ -12,19 +12,39 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QItemSelection, QModelIndex, QSize, Qt, Signal, Slot
-from PySide6.QtGui import QFontMetrics, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QAbstractItemView, QTreeView, QWidget
+from PySide6.QtCore import (
+    QItemSelection,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    Qt,
+    Signal,
+    Slot,
+)
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTreeView,
+    QWidget,
+)
 
 from memex_desktop.api.content import type_label
 from memex_desktop.store import ChangeSet
 from memex_desktop.sync.engine import STATE_FEEDS_PROBLEM, STATE_VIEWS_PROBLEM
+from memex_desktop.ui import theme
 
 log = logging.getLogger(__name__)
 
 MAX_TAGS_SHOWN = 300
 # The item padding of the style sheet (#sidebar::item), both sides together.
 ITEM_PADDING = 12
+# Between an entry's name and its count, at the least.
+COUNT_GAP = 8
 # As many as the Deleted upstream list shows (search_controller.SCOPE_LIMIT): the count is
 # the number of rows the shelf lists.
 MAX_DELETED_COUNTED = 20_000
@@ -113,6 +133,10 @@ class SidebarModel(QStandardItemModel):
     """The sidebar's tree; leaves carry their Scope in ScopeRole."""
 
     ScopeRole = Qt.ItemDataRole.UserRole + 1
+    # An entry's name and its count apart (the display text holds both, for tests and
+    # screen readers); the delegate paints the count whole and shortens the name instead.
+    NameRole = Qt.ItemDataRole.UserRole + 2
+    CountRole = Qt.ItemDataRole.UserRole + 3
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -155,7 +179,7 @@ class SidebarModel(QStandardItemModel):
                 item = QStandardItem(text)
                 item.setEditable(False)
                 item.setData(scope, self.ScopeRole)
-                item.setData(text, Qt.ItemDataRole.AccessibleTextRole)
+                _set_name_and_count(item, text, scope.label, count)
                 at = min(position, parent.rowCount())
                 parent.insertRow(at, [item])
                 # The rows after it moved down by one. Reading every row back from the model
@@ -167,7 +191,7 @@ class SidebarModel(QStandardItemModel):
                 item = parent.child(found)
                 if item.text() != text:
                     item.setText(text)
-                    item.setData(text, Qt.ItemDataRole.AccessibleTextRole)
+                    _set_name_and_count(item, text, scope.label, count)
 
     def set_section_placeholder(self, key: str, text: str | None, tooltip: str = "") -> None:
         """Show one disabled, italic row saying why a section is empty (``None``: no row).
@@ -205,7 +229,7 @@ class SidebarModel(QStandardItemModel):
         text = f"{title}  ({count:,})" if count else title
         if item.text() != text:
             item.setText(text)
-            item.setData(text, Qt.ItemDataRole.AccessibleTextRole)
+            _set_name_and_count(item, text, title, count or None)
 
     def index_of(self, scope_key: str) -> QModelIndex:
         """The index of the entry with this scope key (invalid when absent)."""
@@ -219,6 +243,68 @@ class SidebarModel(QStandardItemModel):
                 if scope is not None and scope.key == scope_key:
                     return child.index()
         return QModelIndex()
+
+
+def _set_name_and_count(item: QStandardItem, text: str, name: str, count: int | None) -> None:
+    """Keep an entry's name and count apart beside its text, and the whole text where a
+    shortened name leaves it unread (its tooltip) or a screen reader reads it."""
+    item.setData(name, SidebarModel.NameRole)
+    item.setData(count, SidebarModel.CountRole)
+    item.setData(text, Qt.ItemDataRole.AccessibleTextRole)
+    item.setToolTip(text if count is None else f"{name}: {count:,}")
+
+
+def entry_layout(
+    room: QRect, metrics: QFontMetrics, name: str, count: int
+) -> tuple[str, QRect, str]:
+    """Where an entry's name goes in ``room`` and how much of it shows; its count, whole,
+    goes at the right of ``room``."""
+    number = f"{count:,}"
+    name_room = QRect(room)
+    name_room.setRight(room.right() - metrics.horizontalAdvance(number) - COUNT_GAP)
+    shown = metrics.elidedText(name, Qt.TextElideMode.ElideRight, max(0, name_room.width()))
+    return shown, name_room, number
+
+
+class _CountDelegate(QStyledItemDelegate):
+    """Paints an entry's count whole at its right edge, and shortens the name before it.
+
+    The count is what an entry is looked at for: at 1366×768 the sidebar is about 175 pixels
+    wide, and elided as one text "All items  (1,000,000)" lost its count first.
+    """
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        count = index.data(SidebarModel.CountRole)
+        if count is None:
+            super().paint(painter, option, index)
+            return
+        item = QStyleOptionViewItem(option)
+        self.initStyleOption(item, index)
+        widget = item.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        item.text = ""  # the background, selection and focus only: the text is drawn below
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, item, painter, widget)
+        room = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, item, widget)
+        name, name_room, number = entry_layout(
+            room, item.fontMetrics, str(index.data(SidebarModel.NameRole) or ""), count
+        )
+        # The colours of the style sheet's #sidebar::item rules, which this text replaces.
+        colours = theme.current()
+        selected = bool(item.state & QStyle.StateFlag.State_Selected)
+        painter.save()
+        painter.setFont(item.font)
+        painter.setPen(QColor(colours.heading if selected else colours.secondary_text))
+        centred = Qt.AlignmentFlag.AlignVCenter
+        painter.drawText(name_room, centred | Qt.AlignmentFlag.AlignLeft, name)
+        if not selected:
+            painter.setPen(QColor(colours.muted_text))
+        painter.drawText(room, centred | Qt.AlignmentFlag.AlignRight, number)
+        painter.restore()
 
 
 class Sidebar(QTreeView):
@@ -250,6 +336,7 @@ class Sidebar(QTreeView):
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.setItemDelegate(_CountDelegate(self))
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         if read_now:
             self.refresh()
