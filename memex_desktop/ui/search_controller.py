@@ -498,7 +498,9 @@ class SearchController(QObject):
     def _apply_filter_choices(self, types: list[str], tags: list[TagRow]) -> None:
         """Put types and tags (by name) into the search filters."""
         self._search_bar.set_type_choices(sorted(types))
-        by_name = sorted(tags, key=lambda t: t.name.lower())[:FILTER_TAGS]
+        # The most used ones when there are more than the menu offers, in the order of names.
+        most_used = sorted(tags, key=lambda t: (-t.count, t.name.lower()))[:FILTER_TAGS]
+        by_name = sorted(most_used, key=lambda t: t.name.lower())
         self._search_bar.set_tag_choices([(t.name, t.id) for t in by_name])
 
     def refresh_sidebar_later(self) -> None:

@@ -40,6 +40,9 @@ from memex_desktop.ui import theme
 
 log = logging.getLogger(__name__)
 
+# The most used tags are listed; a row says how many more there are (a search by tag:name
+# finds any). Listing 3,000 took 57 ms of the GUI thread, and counts change after every page
+# a sync writes.
 MAX_TAGS_SHOWN = 300
 # The item padding of the style sheet (#sidebar::item), both sides together.
 ITEM_PADDING = 12
@@ -157,8 +160,15 @@ class SidebarModel(QStandardItemModel):
         """The top-level item of a section."""
         return self._sections[key]
 
-    def set_section_entries(self, key: str, entries: list[tuple[Scope, int | None]]) -> None:
-        """Make a section list exactly these entries (in order), updating items in place.
+    def set_section_entries(
+        self,
+        key: str,
+        entries: list[tuple[Scope, int | None]],
+        more: tuple[str, str] | None = None,
+    ) -> None:
+        """Make a section list exactly these entries (in order), updating items in place,
+        and after them, if given, a row saying what is not listed: ``more`` is its text and
+        tooltip.
 
         The placeholder of an empty section (:meth:`set_section_placeholder`) goes once
         there are entries, and stays (not redrawn) while there are none.
@@ -192,6 +202,8 @@ class SidebarModel(QStandardItemModel):
                 if item.text() != text:
                     item.setText(text)
                     _set_name_and_count(item, text, scope.label, count)
+        if more is not None:
+            parent.appendRow(_note_item(*more))
 
     def set_section_placeholder(self, key: str, text: str | None, tooltip: str = "") -> None:
         """Show one disabled, italic row saying why a section is empty (``None``: no row).
@@ -207,13 +219,7 @@ class SidebarModel(QStandardItemModel):
         if rows:
             item = parent.child(rows[0])
         else:
-            item = QStandardItem(text)
-            item.setEditable(False)
-            item.setSelectable(False)
-            item.setEnabled(False)
-            font = item.font()
-            font.setItalic(True)
-            item.setFont(font)
+            item = _note_item(text)
             parent.appendRow(item)
         if item.text() != text:
             item.setText(text)
@@ -243,6 +249,23 @@ class SidebarModel(QStandardItemModel):
                 if scope is not None and scope.key == scope_key:
                     return child.index()
         return QModelIndex()
+
+
+def _note_item(text: str, tooltip: str = "") -> QStandardItem:
+    """A row that says something about its section (why it is empty, what it leaves out):
+    italic, and nothing to select."""
+    item = QStandardItem(text)
+    item.setEditable(False)
+    item.setSelectable(False)
+    item.setEnabled(False)
+    font = item.font()
+    font.setItalic(True)
+    item.setFont(font)
+    item.setData(text, Qt.ItemDataRole.AccessibleTextRole)
+    if tooltip:
+        item.setToolTip(tooltip)
+        item.setData(tooltip, Qt.ItemDataRole.AccessibleDescriptionRole)
+    return item
 
 
 def _set_name_and_count(item: QStandardItem, text: str, name: str, count: int | None) -> None:
@@ -418,8 +441,19 @@ class Sidebar(QTreeView):
         ]
         self.sidebar_model.set_section_entries("library", library)
         tags = sorted(snapshot.tags, key=lambda tag: (-tag.count, tag.name.lower()))
+        left_out = len(tags) - MAX_TAGS_SHOWN
         self.sidebar_model.set_section_entries(
-            "tags", [(Scope("tag", t.id, t.name), t.count) for t in tags[:MAX_TAGS_SHOWN]]
+            "tags",
+            [(Scope("tag", t.id, t.name), t.count) for t in tags[:MAX_TAGS_SHOWN]],
+            more=(
+                (
+                    f"{left_out:,} more tags",
+                    f"Only the {MAX_TAGS_SHOWN} most used tags are listed here. Search for "
+                    "tag:name to list the items of any other tag.",
+                )
+                if left_out > 0
+                else None
+            ),
         )
         views: list[tuple[Scope, int | None]] = [
             (Scope("view", v.id, v.name), None) for v in snapshot.views
