@@ -60,6 +60,9 @@ class ResultsView(QListView):
         self.setAcceptDrops(False)
         self._results: ResultsModel | None = None
         self._kept_current: str | None = None  # current before the list was replaced
+        # Whether the current row was on screen before rows came or went above it: then the
+        # list follows it (a sync adding items above the one being read); a new list does not.
+        self._current_on_screen = False
         self._empty: EmptyState | None = None
         self.empty_button = QPushButton(self.viewport())
         self.empty_button.setObjectName("emptyaction")
@@ -77,6 +80,8 @@ class ResultsView(QListView):
             self._results.modelReset.connect(self._on_rows_changed)
             self._results.rowsInserted.connect(self._on_rows_changed)
             self._results.rowsRemoved.connect(self._on_rows_changed)
+            self._results.rowsAboutToBeInserted.connect(self._note_current_on_screen)
+            self._results.rowsAboutToBeRemoved.connect(self._note_current_on_screen)
             self.selectionModel().currentChanged.connect(self._on_current_changed)
 
     # -- the empty state -----------------------------------------------------------------
@@ -183,23 +188,40 @@ class ResultsView(QListView):
             return None
         return self._results.id_at(self.currentIndex().row())
 
-    def select_entity(self, entity_id: str) -> bool:
-        """Make an entity's row current and visible; False when it is not listed."""
+    def select_entity(self, entity_id: str, *, scroll: bool = True) -> bool:
+        """Make an entity's row current, and visible unless ``scroll`` is False; False when
+        it is not listed."""
         row = self._results.row_of(entity_id) if self._results is not None else None
         if row is None or self._results is None:
             return False
         index = self._results.index(row, 0)
-        self.selectionModel().setCurrentIndex(
-            index, QItemSelectionModel.SelectionFlag.ClearAndSelect
-        )
-        self.scrollTo(index)
+        # A view scrolls to its new current row by itself (autoScroll); not when told not to.
+        following = self.hasAutoScroll()
+        self.setAutoScroll(following and scroll)
+        try:
+            self.selectionModel().setCurrentIndex(
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            )
+        finally:
+            self.setAutoScroll(following)
+        if scroll:
+            self.scrollTo(index)
         return True
 
     @Slot()
     def keep_current_visible(self) -> None:
-        """Scroll the current result into view (rows were inserted above it)."""
-        if self.currentIndex().isValid():
+        """Scroll the current result back into view when rows came or went while it was on
+        screen (a new list starts at its top instead)."""
+        if self._current_on_screen and self.currentIndex().isValid():
             self.scrollTo(self.currentIndex())
+
+    @Slot()
+    def _note_current_on_screen(self) -> None:
+        """Rows are about to come or go: note whether the current row is on screen now."""
+        current = self.currentIndex()
+        self._current_on_screen = current.isValid() and self.viewport().rect().intersects(
+            self.visualRect(current)
+        )
 
     @Slot()
     def enter(self) -> None:
@@ -254,7 +276,10 @@ class ResultsView(QListView):
 
     @Slot()
     def _on_model_reset(self) -> None:
-        """The new list is in: the result current before stays current when listed."""
+        """The new list is in, shown from its top (its best match first): the result current
+        before stays current when listed, wherever it is in the list."""
         kept, self._kept_current = self._kept_current, None
+        self._current_on_screen = False
+        self.scrollToTop()
         if kept is not None:
-            self.select_entity(kept)
+            self.select_entity(kept, scroll=False)
