@@ -107,6 +107,23 @@ class Highlight:
         )
 
 
+# The links into the item are read first (CROSS JOIN keeps that order) and each linked row
+# is looked up by id. Left to choose, SQLite walked every highlight (or note) of the
+# library by type and date and looked for a link from each: 0.3 s an item at a million
+# items (50,000 highlights), 4 s from a cold disk, against 0.4 ms.
+HIGHLIGHTS_OF = (
+    "SELECT DISTINCT e.id, e.created_at, r.raw FROM edges g "
+    "CROSS JOIN entities e ON e.id = g.source JOIN entity_raw r ON r.rowid = e.rowid "
+    f"WHERE g.target IN {IN_LIST} AND e.type = 'selector' "
+    "AND e.deleted_upstream_at IS NULL ORDER BY e.created_at, e.id LIMIT ?"
+)
+NOTES_ON = (
+    "SELECT g.target, e.id FROM edges g CROSS JOIN entities e ON e.id = g.source "
+    f"WHERE g.target IN {IN_LIST} AND e.type = 'annotation' "
+    "AND e.deleted_upstream_at IS NULL ORDER BY e.created_at, e.id LIMIT ?"
+)
+
+
 def _query(reader: CacheReader, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
     """One bounded read on ``reader``'s connection."""
     try:
@@ -130,14 +147,7 @@ def cached_highlights(
     """The cached highlights of an item (not deleted upstream), oldest first, with the ids
     of the cached notes on or citing each."""
     names = names_of(reader, entity_id)
-    rows = _query(
-        reader,
-        "SELECT DISTINCT e.id, e.created_at, r.raw FROM edges g "
-        "JOIN entities e ON e.id = g.source JOIN entity_raw r ON r.rowid = e.rowid "
-        f"WHERE g.target IN {IN_LIST} AND e.type = 'selector' "
-        "AND e.deleted_upstream_at IS NULL ORDER BY e.created_at, e.id LIMIT ?",
-        [in_ids(names), limit],
-    )
+    rows = _query(reader, HIGHLIGHTS_OF, [in_ids(names), limit])
     found: list[Highlight] = []
     codec = codec_of(reader.db)
     for entity_id_found, created_at, raw in rows:
@@ -158,13 +168,7 @@ def _linked_notes(reader: CacheReader, highlight_ids: list[str]) -> dict[str, li
     """highlight id -> the cached notes attached to it or citing it, oldest first."""
     if not highlight_ids:
         return {}
-    rows = _query(
-        reader,
-        "SELECT g.target, e.id FROM edges g JOIN entities e ON e.id = g.source "
-        f"WHERE g.target IN {IN_LIST} AND e.type = 'annotation' "
-        "AND e.deleted_upstream_at IS NULL ORDER BY e.created_at, e.id LIMIT ?",
-        [in_ids(highlight_ids), MAX_LINKED_NOTES],
-    )
+    rows = _query(reader, NOTES_ON, [in_ids(highlight_ids), MAX_LINKED_NOTES])
     linked: dict[str, list[str]] = {}
     for target, note_id in rows:
         linked.setdefault(str(target), []).append(str(note_id))
