@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from memex_desktop import __version__, paths
+from memex_desktop.api.content import type_label
 from memex_desktop.api.errors import ApiError
 from memex_desktop.errors import (
     STOPPED,
@@ -559,7 +560,7 @@ def cmd_search(args: argparse.Namespace, session: Session) -> int:
         print(json.dumps(rows, ensure_ascii=False))
         return EXIT_OK
     for row in rows:
-        print(f"{row['id']}  [{row['type']}]  {row['title'] or '(untitled)'}")
+        print(f"{row['id']}  [{type_label(row['type'])}]  {row['title'] or '(untitled)'}")
         if row["url"]:
             print(f"    {row['url']}")
         if row["snippet"]:

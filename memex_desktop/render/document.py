@@ -20,7 +20,7 @@ from typing import Any, ParamSpec, TypeVar
 from urllib.parse import quote
 
 from memex_desktop.api.content import display_title as display_title_of
-from memex_desktop.api.content import time_text
+from memex_desktop.api.content import time_text, type_label
 from memex_desktop.api.models import ContentEntityBase
 from memex_desktop.api.urls import UrlProblem, hidden_characters, parse_web_url
 from memex_desktop.render.apart import run_big_apart
@@ -184,7 +184,7 @@ def reference_card(entity_id: str, context: RenderContext) -> str:
         )
     return (
         f'<a class="ref" href="{escape_attr(href)}">{esc(display_title(target))}</a>'
-        f'<span class="ref-type"> [{esc(target.type)}]</span>'
+        f'<span class="ref-type"> [{esc(type_label(target.type))}]</span>'
     )
 
 

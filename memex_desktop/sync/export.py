@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import quote
 
 from memex_desktop import paths
-from memex_desktop.api.content import local_time, time_text
+from memex_desktop.api.content import local_time, time_text, type_label
 from memex_desktop.api.models import (
     ContentEntityBase,
     Feed,
@@ -388,13 +388,14 @@ def export_markdown(reader: CacheReader, directory: Path) -> Path:
                 label = plain_text_to_markdown(
                     ref.title if ref is not None and ref.title else target
                 )
-                kind = plain_text_to_markdown(ref.type) if ref is not None else "not cached"
+                kind = type_label(ref.type) if ref is not None else "not cached"
+                kind = plain_text_to_markdown(kind)
                 # A saved id is the server's text: percent-encoded, it cannot end the link.
                 link = f"memex://entity/{quote(target, safe='-_.:')}"
                 lines.append(f"- [{label}]({link}) ({kind})")
             lines.append("")
         paths.write_text_atomically(folder / name, "\n".join(lines))
         label = plain_text_to_markdown(row.title or entity_id)
-        index.append(f"- [{label}]({name}) ({plain_text_to_markdown(entity.type)})")
+        index.append(f"- [{label}]({name}) ({plain_text_to_markdown(type_label(entity.type))})")
     paths.write_text_atomically(folder / "index.md", "\n".join(index) + "\n")
     return folder

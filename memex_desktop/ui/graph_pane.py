@@ -460,7 +460,7 @@ class LinksModel(QAbstractItemModel):
     def _node_text(self, node_id: str) -> str:
         """ "Title (type)" of a node."""
         node = self._nodes[node_id]
-        return f"{node.title or node.id} ({node.type or 'item'})"
+        return f"{node.title or node.id} ({type_label(node.type or '')})"
 
     def links_of(self, row: int) -> list[tuple[str, str]]:
         """(words, other id) of the links of a top-level row, sorted for reading."""

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop.api.content import type_label
 from memex_desktop.drafts import Draft, DraftPassage, DraftReference, DraftStore, draft_key
 from memex_desktop.errors import user_message
 from memex_desktop.store import EnqueueResult, NoteQueue, StoreError, TitleSearch
@@ -163,7 +164,7 @@ class NoteTextEdit(QPlainTextEdit):
         if not query.strip():
             hits = self._reader.search("", limit=COMPLETIONS)
         self._ids = [hit.id for hit in hits]
-        self._labels = [f"{hit.title or hit.id} ({hit.type})" for hit in hits]
+        self._labels = [f"{hit.title or hit.id} ({type_label(hit.type)})" for hit in hits]
         self.completions.setStringList(self._labels)
         if not self._labels:
             self._popup().hide()

@@ -87,16 +87,16 @@ def test_links_tab_lists_the_neighbourhood(qtbot, small_pane: GraphPane) -> None
     model = small_pane.links_model
     tops = [model.index(r, 0) for r in range(model.rowCount())]
     texts = [t.data() for t in tops]
-    assert texts[0] == "A page (web)"
+    assert texts[0] == "A page (Web page)"
     assert [model.index(r, 0, tops[0]).data() for r in range(model.rowCount(tops[0]))] == [
-        "annotated by: First note (annotation)",
-        "tag: reading (tag)",
+        "annotated by: First note (Note)",
+        "tag: reading (Tag)",
     ]
     note = next(t for t in tops if t.data(Qt.ItemDataRole.UserRole) == "note1")
     assert [model.index(r, 0, note).data() for r in range(model.rowCount(note))] == [
-        "annotates: A page (web)",
-        "references: A video (youtube)",
-        "replied to by: A reply (annotation)",
+        "annotates: A page (Web page)",
+        "references: A video (Video)",
+        "replied to by: A reply (Note)",
     ]
     assert "far" not in [t.data(Qt.ItemDataRole.UserRole) for t in tops]  # three hops away
     assert texts[1:] == sorted(texts[1:], key=str.casefold)

@@ -105,7 +105,7 @@ def test_double_bracket_opens_the_completer_and_enter_picks(qtbot, editor: NoteE
     qtbot.keyClicks(text, "Compare with [[hive")
     popup = text.completer.popup()
     qtbot.waitUntil(popup.isVisible, timeout=2000)
-    assert text.completions.stringList() == ["Hive inspection (youtube)"]
+    assert text.completions.stringList() == ["Hive inspection (Video)"]
     with qtbot.waitSignal(text.reference_picked, timeout=2000) as blocker:
         qtbot.keyClick(text, Qt.Key.Key_Return)
     assert blocker.args == ["video"]

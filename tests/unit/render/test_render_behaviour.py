@@ -104,12 +104,12 @@ def test_reply_and_note_captions_and_unknown_ids() -> None:
         {"id": "n2", "type": "annotation", "text": "yes", "reference_content_ids": ["n1"]},
         lookup=library.get,
     )
-    assert "Reply to parent note [annotation]" in reply.text
+    assert "Reply to parent note [Note]" in reply.text
     note = _render(
         {"id": "n3", "type": "annotation", "text": "hm", "reference_content_ids": ["w1", "zz"]},
         lookup=library.get,
     )
-    assert "Note on A page [web]" in note.text
+    assert "Note on A page [Web page]" in note.text
     assert "[item zz — not in the cache yet]" in note.text
     no_cache = _render(
         {"id": "n4", "type": "annotation", "text": "x", "reference_content_ids": ["w1"]}
