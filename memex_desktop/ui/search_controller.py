@@ -68,6 +68,7 @@ class LocalSearchResult:
     request: SearchRequest
     ids: list[str]
     complete: bool = True  # False: only the first page; the full list follows
+    stopped_at: int | None = None  # the list stops at this many though more match
     positions: dict[str, int] | None = None  # row of each id, built on the worker
     sort: Sort = "relevance"
 
@@ -136,11 +137,14 @@ def _local_search(
     listed = scope_ids(reader, scope)
     if listed is None:
         ids = reader.search_ids(request.query, limit=limit, sort=sort, **filters.as_kwargs())
-        return LocalSearchResult(sequence, request, ids, len(ids) < limit or limit >= SEARCH_LIMIT)
+        complete = len(ids) < limit or limit >= SEARCH_LIMIT
+        stopped = limit if limit >= SEARCH_LIMIT and len(ids) >= limit else None
+        return LocalSearchResult(sequence, request, ids, complete, stopped_at=stopped)
+    stopped = SCOPE_LIMIT if len(listed) >= SCOPE_LIMIT else None
     if request.query:
         matching = set(reader.search_ids(request.query, limit=SEARCH_LIMIT, include_deleted=True))
         listed = [i for i in listed if i in matching]
-    return LocalSearchResult(sequence, request, by_date(reader, listed, sort))
+    return LocalSearchResult(sequence, request, by_date(reader, listed, sort), stopped_at=stopped)
 
 
 def by_date(reader: CacheReader, ids: list[str], sort: Sort) -> list[str]:
@@ -202,6 +206,10 @@ class SearchController(QObject):
         self._applied_filters: SearchFilters | None = None
         self._applied_scope: Scope | None = None
         self._applied_sort: Sort = "relevance"
+        # Whether more match than the list shows: its full list follows, or the list stops
+        # at this many.
+        self._applied_more = False
+        self._applied_stopped_at: int | None = None
         self._local_tasks: list[Task[LocalSearchResult]] = []
         self._remote_request = 0
         self._snapshot_task: Task[SidebarSnapshot] | None = None
@@ -215,6 +223,8 @@ class SearchController(QObject):
         sync.remote_failed.connect(self._on_sync_remote_failed)
         if sort_control is not None:
             sort_control.sort_changed.connect(self._on_sort_control_sort_changed)
+            for rows_changed in (results.modelReset, results.rowsInserted, results.rowsRemoved):
+                rows_changed.connect(self._show_count)
 
     @property
     def shown_any(self) -> bool:
@@ -257,6 +267,7 @@ class SearchController(QObject):
         """A query that means nothing: no results, and the words that say what to type."""
         self._applied_sequence = self._sequence
         self._applied_complete = True
+        self._applied_more, self._applied_stopped_at = False, None
         self._results.set_results([], query=request.query, filters=request.filters)
         self._applied_filters = request.filters
         self._applied_scope = self._sidebar.current_scope()
@@ -361,9 +372,22 @@ class SearchController(QObject):
         self._applied_filters = result.request.filters
         self._applied_scope = scope
         self._applied_sort = result.sort
+        self._applied_more = not result.complete
+        self._applied_stopped_at = result.stopped_at
+        self._show_count()
         self.search_applied.emit(self._results.rowCount())
         if not result.complete:
             QTimer.singleShot(FULL_LIST_DELAY_MS, self, lambda: self._submit_full_list(result))
+
+    @Slot()
+    def _show_count(self) -> None:
+        """Say above the list how many results it holds (and whether more match)."""
+        if self._sort_control is not None:
+            self._sort_control.show_count(
+                self._results.rowCount(),
+                more=self._applied_more,
+                stopped_at=self._applied_stopped_at,
+            )
 
     def _submit_full_list(self, first_page: LocalSearchResult) -> None:
         """Read the full list of a search whose first page is on screen, unless a newer

@@ -1,4 +1,5 @@
-"""The order of the results: best match first, newest first or oldest first."""
+"""The order of the results (best match first, newest first or oldest first), and how many
+there are."""
 
 from __future__ import annotations
 
@@ -14,8 +15,18 @@ SORT_LABELS: dict[Sort, str] = {
 }
 
 
+def count_text(rows: int, *, more: bool) -> str:
+    """How many results a list holds, for the line above it ("" for none: the empty list
+    says why); ``more``: others match beyond the rows listed."""
+    if rows == 0:
+        return ""
+    if more:
+        return f"{rows:,}+ items"
+    return "1 item" if rows == 1 else f"{rows:,} items"
+
+
 class SortControl(QWidget):
-    """A small menu of result orders, right-aligned above the results.
+    """How many results there are, and a small menu of result orders, above the results.
 
     Signals:
         sort_changed(str): the person picked another order ("relevance", "newest", "oldest").
@@ -29,6 +40,9 @@ class SortControl(QWidget):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(6)
+        self.count = QLabel(self)
+        self.count.setObjectName("resultcount")
+        row.addWidget(self.count)
         row.addStretch(1)
         self.label = QLabel("Sort:", self)
         self.combo = QComboBox(self)
@@ -43,6 +57,19 @@ class SortControl(QWidget):
         row.addWidget(self.combo)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.combo.currentIndexChanged.connect(self._on_combo_current_index_changed)
+
+    def show_count(self, rows: int, *, more: bool = False, stopped_at: int | None = None) -> None:
+        """Say how many results are listed: ``more`` when others match beyond them,
+        ``stopped_at`` when the list stops at that many (the rest are not listed)."""
+        self.count.setText(count_text(rows, more=more or stopped_at is not None))
+        why = (
+            f"The list holds the first {stopped_at:,} results. Add a word, a tag or a date "
+            "to the search, or sort the other way, to reach the others."
+            if stopped_at is not None
+            else ""
+        )
+        self.count.setToolTip(why)
+        self.count.setAccessibleDescription(why)
 
     def sort(self) -> Sort:
         """The order picked."""

@@ -316,3 +316,31 @@ class _RowsReader:
     def snippets(self, query: str, ids: Sequence[str]) -> dict[str, str]:
         self.snippet_reads += 1
         return {entity_id: f"\x02{query}\x03 of {entity_id}" for entity_id in ids}
+
+
+def test_the_line_above_the_list_says_how_many_results_it_holds(
+    qtbot: Any, context: AppContext
+) -> None:
+    window = context.window
+    count = window.sort_control.count
+    word = _common_word(context.reader)
+    expected = context.reader.search_ids(word)
+    window.run_search(SearchRequest(word))
+    assert count.text() == "10+ items"  # the first page; its full list follows
+    qtbot.waitUntil(lambda: count.text() == f"{len(expected)} items", timeout=10_000)
+    assert count.toolTip() == ""
+    window.run_search(SearchRequest("zzzznothingmatchesthis"))
+    qtbot.waitUntil(lambda: count.text() == "", timeout=10_000)  # the empty list says why
+
+
+def test_a_list_that_stops_short_of_every_match_says_so(
+    qtbot: Any, context: AppContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_controller, "SEARCH_LIMIT", 40)
+    window = context.window
+    count = window.sort_control.count
+    window.run_search(SearchRequest(""))  # every item: more than the list may hold
+    qtbot.waitUntil(lambda: window.results_model.rowCount() == 40, timeout=10_000)
+    qtbot.waitUntil(lambda: count.text() == "40+ items", timeout=10_000)
+    assert "first 40 results" in count.toolTip()
+    assert count.accessibleDescription() == count.toolTip()
