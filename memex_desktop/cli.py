@@ -207,6 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd = command("export", cmd_export, "write every cached item, note, thread and tag to DIR")
     cmd.add_argument("directory", type=Path, metavar="DIR")
     cmd.add_argument("--format", choices=("json", "markdown"), default="json")
+    cmd.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
     cmd = command("import", cmd_import, "load a JSON export (or library file) into the cache")
     cmd.add_argument("file", type=Path, metavar="FILE")
@@ -865,13 +866,20 @@ def _op_json(op: Any) -> dict[str, Any]:
 
 def cmd_export(args: argparse.Namespace, session: Session) -> int:
     """Write the whole cache to DIR as one JSON library file or a folder of Markdown."""
+    from memex_desktop.sync import SyncProgress
     from memex_desktop.sync.export import export_json, export_markdown
+
+    printer = None if args.quiet else _StderrProgress(sys.stderr)
+
+    def progress(done: int, total: int) -> None:
+        if printer is not None:
+            printer(SyncProgress("export", done, None, f"{done:,} of {total:,} items"))
 
     reader = session.reader()
     if args.format == "json":
-        path = export_json(reader, args.directory)
+        path = export_json(reader, args.directory, progress)
     else:
-        path = export_markdown(reader, args.directory)
+        path = export_markdown(reader, args.directory, progress)
     print(f"exported to {path}")
     return EXIT_OK
 

@@ -13,7 +13,10 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 import platformdirs
 
@@ -82,10 +85,18 @@ def image_cache_path(data_dir: Path) -> Path:
 
 def write_text_atomically(path: Path, text: str) -> None:
     """Write a text file through a temporary one beside it, so a crash never leaves half a file."""
+    with writing_atomically(path) as handle:
+        handle.write(text)
+
+
+@contextmanager
+def writing_atomically(path: Path) -> Iterator[TextIO]:
+    """A text file to write in steps, which becomes ``path`` only once the block ends without
+    an error: a crash or a failure midway leaves the old file (or none), never half of one."""
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, path)

@@ -12,10 +12,14 @@ not have as a link.
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import shutil
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 from urllib.parse import quote
 
 from memex_desktop import paths
@@ -37,6 +41,8 @@ from memex_desktop.store.highlights import Highlight, cached_highlights
 EXPORT_FILE_NAME = "memex-export.json"
 MARKDOWN_DIR_NAME = "memex-export"
 ALL_LIMIT = 10_000_000
+# Told (items done, items) as an export goes.
+ExportProgress = Callable[[int, int], None]
 _EDGE_LIMIT = 100_000
 
 
@@ -72,23 +78,72 @@ def _edge_key(item: Any) -> str:
 
 
 def build_export(reader: CacheReader) -> dict[str, Any]:
-    """The whole cache as a library file object."""
+    """The whole cache as a library file object (in memory: for small caches and tests)."""
+    text = io.StringIO()
+    write_export(reader, text)
+    found: dict[str, Any] = json.loads(text.getvalue())
+    return found
+
+
+# How often an export reports progress, in items.
+PROGRESS_EVERY = 1000
+
+
+def write_export(reader: CacheReader, out: TextIO, progress: ExportProgress | None = None) -> None:
+    """Write the whole cache to ``out`` as one library file object, item by item.
+
+    Nothing holds the library in memory (at a million items its JSON is gigabytes): each
+    item's JSON is written as it is read, and the links and highlights listed under the
+    items go to temporary files until the items are written, then follow them.
+    """
     ids = sorted(reader.all_ids(ALL_LIMIT))
-    results: list[dict[str, Any]] = []
-    references: dict[str, Any] = {}
-    highlights: dict[str, list[dict[str, Any]]] = {}
-    for entity_id in ids:
-        raw = reader.raw_json(entity_id)
-        if raw is None:
-            continue
-        results.append(_exportable(raw))
-        edges = _entity_edges(reader, entity_id)
-        if edges is not None:
-            references[entity_id] = edges
-        if raw.get("type") != "selector":
-            marked = [_highlight_json(h) for h in cached_highlights(reader, entity_id)]
-            if marked:
-                highlights[entity_id] = marked
+    with (
+        tempfile.TemporaryFile("w+", encoding="utf-8") as references,
+        tempfile.TemporaryFile("w+", encoding="utf-8") as highlights,
+    ):
+        out.write('{"results": [')
+        written = linked = marked = 0
+        for done, entity_id in enumerate(ids):
+            if progress is not None and done % PROGRESS_EVERY == 0:
+                progress(done, len(ids))
+            raw = reader.raw_json(entity_id)
+            if raw is None:
+                continue
+            out.write((", " if written else "") + _dumped(_exportable(raw)))
+            written += 1
+            edges = _entity_edges(reader, entity_id)
+            if edges is not None:
+                references.write(f"{', ' if linked else ''}{_dumped(entity_id)}: {_dumped(edges)}")
+                linked += 1
+            if raw.get("type") != "selector":
+                found = [_highlight_json(h) for h in cached_highlights(reader, entity_id)]
+                if found:
+                    highlights.write(
+                        f"{', ' if marked else ''}{_dumped(entity_id)}: {_dumped(found)}"
+                    )
+                    marked += 1
+        out.write('], "referencesByResultId": {')
+        references.seek(0)
+        shutil.copyfileobj(references, out)
+        out.write('}, "highlightsByResultId": {')
+        highlights.seek(0)
+        shutil.copyfileobj(highlights, out)
+        out.write("}")
+    for key, value in _library_parts(reader, written).items():
+        out.write(f", {_dumped(key)}: {_dumped(value)}")
+    out.write("}")
+    if progress is not None:
+        progress(len(ids), len(ids))
+
+
+def _dumped(value: Any) -> str:
+    """One value as the export writes it (the same text for the same value, every time)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _library_parts(reader: CacheReader, results: int) -> dict[str, Any]:
+    """What a library file holds beside its items: tags, views, feeds, the ids deleted
+    upstream, and the page's meta for ``results`` items."""
     tags = [{"id": tag.id, "name": tag.name} for tag in sorted(reader.tags(), key=lambda t: t.id)]
     views = [
         {"id": view.id, "name": view.name, "definition": view.definition}
@@ -106,16 +161,13 @@ def build_export(reader: CacheReader) -> dict[str, Any]:
     ]
     deleted = sorted(row.id for row in reader.deleted_upstream(limit=ALL_LIMIT))
     return {
-        "results": results,
         "extraEntities": [],
         "referencedEntities": [],
         "referencedTags": tags,
-        "referencesByResultId": references,
-        "meta": {"offset": 0, "limit": len(results), "returnedCount": len(results)},
+        "meta": {"offset": 0, "limit": results, "returnedCount": results},
         "views": views,
         "feeds": feeds,
         "deletedUpstream": deleted,
-        "highlightsByResultId": highlights,
     }
 
 
@@ -144,13 +196,15 @@ def _exportable(raw: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def export_json(reader: CacheReader, directory: Path) -> Path:
-    """Write ``memex-export.json`` into ``directory``; returns its path."""
+def export_json(
+    reader: CacheReader, directory: Path, progress: ExportProgress | None = None
+) -> Path:
+    """Write ``memex-export.json`` into ``directory``; returns its path. ``progress`` hears
+    (items done, items) now and then; the file appears whole once the export is done."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / EXPORT_FILE_NAME
-    paths.write_text_atomically(
-        path, json.dumps(build_export(reader), ensure_ascii=False, sort_keys=True)
-    )
+    with paths.writing_atomically(path) as out:
+        write_export(reader, out, progress)
     return path
 
 
@@ -338,14 +392,19 @@ def _front_matter_line(line: str) -> str:
     return _FRONT_MATTER_LINK_CLOSE_RE.sub(r"\\u005d", line.replace("<", "\\u003c"))
 
 
-def export_markdown(reader: CacheReader, directory: Path) -> Path:
-    """Write one Markdown file per item (notes as threads under their item) and an index."""
+def export_markdown(
+    reader: CacheReader, directory: Path, progress: ExportProgress | None = None
+) -> Path:
+    """Write one Markdown file per item (notes as threads under their item) and an index;
+    ``progress`` hears (items done, items) now and then."""
     folder = directory / MARKDOWN_DIR_NAME
     folder.mkdir(parents=True, exist_ok=True)
     tag_names = {tag.id: tag.name for tag in reader.tags()}
     ids = sorted(reader.all_ids(ALL_LIMIT))
     index: list[str] = ["# Memex export", ""]
-    for entity_id in ids:
+    for done, entity_id in enumerate(ids):
+        if progress is not None and done % PROGRESS_EVERY == 0:
+            progress(done, len(ids))
         entity = reader.entity(entity_id)
         row = reader.get(entity_id)
         if entity is None or row is None:
@@ -398,4 +457,6 @@ def export_markdown(reader: CacheReader, directory: Path) -> Path:
         label = plain_text_to_markdown(row.title or entity_id)
         index.append(f"- [{label}]({name}) ({plain_text_to_markdown(type_label(entity.type))})")
     paths.write_text_atomically(folder / "index.md", "\n".join(index) + "\n")
+    if progress is not None:
+        progress(len(ids), len(ids))
     return folder
