@@ -351,6 +351,12 @@ class Sidebar(QTreeView):
         self._reader = reader
         # What the sidebar shows now (None until the first read).
         self.snapshot: SidebarSnapshot | None = None
+        # The entry last picked: what the list shows, even while the keyboard is on a
+        # section's title (which selects nothing).
+        self._scope = ALL_ITEMS
+        # While entries are replaced, a removed row moves the selection to its neighbour:
+        # that is no pick by the person.
+        self._replacing = False
         self.sidebar_model = SidebarModel(self)
         self.setModel(self.sidebar_model)
         self.setHeaderHidden(True)
@@ -381,13 +387,8 @@ class Sidebar(QTreeView):
         return QSize(width, super().minimumSizeHint().height())
 
     def current_scope(self) -> Scope:
-        """The selected entry (All items when nothing is selected)."""
-        indexes = self.selectionModel().selectedIndexes()
-        if indexes:
-            scope = self._scope_of(indexes[0])
-            if scope is not None:
-                return scope
-        return ALL_ITEMS
+        """The entry last picked (All items at first)."""
+        return self._scope
 
     def _scope_of(self, index: QModelIndex) -> Scope | None:
         """The Scope an index stands for (section headers of Outbox/Deleted are entries too)."""
@@ -406,10 +407,11 @@ class Sidebar(QTreeView):
     def _on_selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
         """Announce the newly selected scope."""
         indexes = selected.indexes()
-        if not indexes:
+        if not indexes or self._replacing:
             return
         scope = self._scope_of(indexes[0])
         if scope is not None:
+            self._scope = scope
             self.scope_selected.emit(scope)
 
     def refresh(self, outbox_pending: int | None = None) -> None:
@@ -428,7 +430,21 @@ class Sidebar(QTreeView):
         self.sidebar_model.set_section_count("outbox", count)
 
     def apply_snapshot(self, snapshot: SidebarSnapshot) -> None:
-        """Show the entries and counts of a snapshot read (possibly) on a worker."""
+        """Show the entries and counts of a snapshot read (possibly) on a worker; the entry
+        picked stays picked, or All items is when it is gone."""
+        self._replacing = True
+        try:
+            self._apply(snapshot)
+        finally:
+            self._replacing = False
+        picked = self.sidebar_model.index_of(self._scope.key)
+        if not picked.isValid():
+            self.select_scope(ALL_ITEMS)  # the entry picked is gone (a tag no item has now)
+        elif self.currentIndex() != picked and self._scope_of(self.currentIndex()) is not None:
+            self.setCurrentIndex(picked)  # the selection moved to a neighbour of a removed row
+
+    def _apply(self, snapshot: SidebarSnapshot) -> None:
+        """The entries and counts of a snapshot, the selection left as the rows leave it."""
         first = self.snapshot is None
         self.snapshot = snapshot
         counts = snapshot.counts

@@ -1,0 +1,65 @@
+"""The list shows the sidebar entry last picked, and its chip says so, wherever the keyboard
+goes in the sidebar; an entry that goes away gives the list back to All items."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from support.window import WindowFactory
+
+from memex_desktop.ui.search_bar import SearchRequest
+from memex_desktop.ui.sidebar import ALL_ITEMS, Scope, SidebarModel
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
+
+
+def _first_tag(window: Any) -> Any:
+    section = window.sidebar.sidebar_model.section("tags")
+    return section.child(0)
+
+
+def test_the_keyboard_on_a_section_title_keeps_the_entry_picked(
+    window_factory: WindowFactory, demo_library: dict[str, Any], qtbot: Any
+) -> None:
+    context = window_factory(library=demo_library)
+    window = context.window
+    sidebar = window.sidebar
+    tag = _first_tag(window)
+    scope: Scope = tag.data(SidebarModel.ScopeRole)
+    sidebar.setFocus()
+    sidebar.setCurrentIndex(tag.index())
+    tagged = context.reader.ids_with_tag(scope.value or "")
+    qtbot.waitUntil(lambda: window.results_model.ids() == tagged, timeout=10_000)
+    QTest.keyClick(sidebar, Qt.Key.Key_Up)  # onto the Tags title, which selects nothing
+    assert sidebar.currentIndex() == sidebar.sidebar_model.section("tags").index()
+    assert sidebar.current_scope() == scope
+    window.run_search(SearchRequest(""))
+    qtbot.waitUntil(lambda: window.results_model.ids() == tagged, timeout=10_000)
+    assert any(scope.label in label for label in window.search_bar.chip_labels())
+
+
+def test_an_entry_that_goes_away_gives_the_list_back_to_all_items(
+    window_factory: WindowFactory, demo_library: dict[str, Any], qtbot: Any
+) -> None:
+    context = window_factory(library=demo_library)
+    window = context.window
+    sidebar = window.sidebar
+    tag = _first_tag(window)
+    scope: Scope = tag.data(SidebarModel.ScopeRole)
+    sidebar.setCurrentIndex(tag.index())
+    assert sidebar.current_scope() == scope
+    snapshot = sidebar.snapshot
+    assert snapshot is not None
+    picked: list[Scope] = []
+    sidebar.scope_selected.connect(picked.append)
+    sidebar.apply_snapshot(
+        replace(snapshot, tags=[t for t in snapshot.tags if t.id != scope.value])
+    )
+    assert sidebar.current_scope() == ALL_ITEMS
+    assert picked == [ALL_ITEMS]  # announced: the list and its chip follow
+    everything = context.reader.search_ids("")
+    qtbot.waitUntil(lambda: window.results_model.ids() == everything, timeout=10_000)
