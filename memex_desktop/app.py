@@ -51,7 +51,7 @@ from memex_desktop.services import Connection
 from memex_desktop.settings import Settings
 from memex_desktop.store import CacheReader, KnownStoreError, Outbox, StoreWriter
 from memex_desktop.store.aside import move_aside
-from memex_desktop.store.schema import migrations_pending, open_cache
+from memex_desktop.store.schema import cached_item_count, migrations_pending, open_cache
 from memex_desktop.sync import OutboxPolicy, SyncReport
 from memex_desktop.ui import theme
 from memex_desktop.ui.first_frames import after_first_results
@@ -598,12 +598,20 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
         if not quit_after_sync and services.first_run(connection):
             from memex_desktop.ui.dialogs import FirstRunDialog
 
-            dialog = FirstRunDialog()
+            dialog = FirstRunDialog(
+                cached_items=cached_item_count(
+                    paths.cache_db_path(settings.effective_data_dir(data_dir_arg))
+                )
+            )
             if listening is not None:
                 listening[1].waiting_dialog = dialog
             first_choice = dialog.exec()
             want_demo = first_choice == FirstRunDialog.DEMO
             start_sign_in = first_choice == FirstRunDialog.SIGN_IN
+            if first_choice == FirstRunDialog.LATER:
+                # Chosen once: later starts open the library without asking again.
+                first_choice = None
+                settings.save()
     if want_demo:
         demo = start_demo()
         data_dir = demo.data_dir

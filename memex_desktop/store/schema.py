@@ -406,6 +406,22 @@ def migrations_pending(path: Path) -> int:
     return SCHEMA_VERSION - found
 
 
+def cached_item_count(path: Path) -> int:
+    """How many items the cache at ``path`` holds, touching nothing: 0 when there is no cache
+    or it cannot be read (the start that opens it says why)."""
+    if not path.is_file():
+        return 0
+    try:
+        conn = connect(path, read_only=True)
+        try:
+            row = conn.execute("SELECT count(*) FROM entities").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0
+    return int(row[0])
+
+
 def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
     """A connection in legacy transaction mode (what sqlite-utils expects)."""
     if read_only:

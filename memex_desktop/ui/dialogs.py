@@ -429,20 +429,32 @@ class SettingsDialog(QDialog):
 
 
 class FirstRunDialog(QDialog):
-    """Welcome: connect an account or open the demo library."""
+    """Welcome: connect an account, open the demo library, or not now (Escape too)."""
 
+    LATER = QDialog.DialogCode.Rejected.value
     CONNECT = 1
     DEMO = 2
     SIGN_IN = 3
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, cached_items: int = 0) -> None:
+        """``cached_items``: how many items the data folder holds already (it is read now)."""
         super().__init__(parent)
         self.setObjectName("firstrundialog")
-        self.setWindowTitle("Welcome to memex-desktop")
+        title = "Welcome to memex-desktop"
+        self.setWindowTitle(title)
+        # Wide enough for its title in the window's frame, beside the frame's buttons.
+        self.setMinimumWidth(self.fontMetrics().horizontalAdvance(title) + 240)
+        held = (
+            f"<p>This data folder already holds {cached_items:,} saved "
+            f"item{'' if cached_items == 1 else 's'}: you can read them now and connect "
+            "later.</p>"
+            if cached_items
+            else ""
+        )
         text = QLabel(
             "<h3>Your Memex library, on this computer</h3>"
             "<p>memex-desktop keeps a copy of your saves so you can search and read them "
-            "offline, and saves links you drop on the window.</p>",
+            f"offline, and saves links you drop on the window.</p>{held}",
             self,
         )
         text.setWordWrap(True)
@@ -454,14 +466,19 @@ class FirstRunDialog(QDialog):
         connect.setAccessibleName("Use an API key")
         demo = QPushButton("Open the demo library", self)
         demo.setAccessibleName("Open the demo library")
+        later = QPushButton("Not now", self)
+        later.setAccessibleName("Not now")
+        later.setToolTip("Open the window without an account (File, Settings connects one)")
         sign_in.clicked.connect(self._on_sign_in_clicked)
         connect.clicked.connect(self._on_connect_clicked)
         demo.clicked.connect(self._on_demo_clicked)
+        later.clicked.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(text)
         layout.addWidget(sign_in)
         layout.addWidget(connect)
         layout.addWidget(demo)
+        layout.addWidget(later)
 
     @Slot()
     def _on_sign_in_clicked(self) -> None:

@@ -15,7 +15,9 @@ from typing import Any
 
 import keyring
 import pytest
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLabel, QPushButton
 from support.keyrings import MemoryKeyring
 from support.oauth import OAuthEmulator, ScriptedBrowser
 from support.secrets import TEST_API_KEY, TEST_BEARER_TOKEN, TEST_USER_ID
@@ -25,10 +27,10 @@ from memex_desktop import app, services, signin
 from memex_desktop.app import OpenedWindow, open_window
 from memex_desktop.emulator import RunningEmulator
 from memex_desktop.errors import ConnectionState, Credential
-from memex_desktop.paths import outbox_db_path
+from memex_desktop.paths import cache_db_path, outbox_db_path
 from memex_desktop.secrets import API_KEY_ACCOUNT, SERVICE_NAME, CredentialStore
 from memex_desktop.settings import CONNECTION_ENV_VARS, Settings
-from memex_desktop.store import Outbox
+from memex_desktop.store import Outbox, StoreWriter
 from memex_desktop.sync import SyncOutcome
 from memex_desktop.ui.dialogs import FirstRunDialog
 
@@ -186,6 +188,49 @@ def test_without_any_credential_the_first_start_offers_the_choice(
     assert opened.context.client is None
     assert opened.connect_now  # run_gui opens the settings once the event loop runs
     assert not opened.start_sign_in
+
+
+def test_not_now_opens_the_library_and_is_not_asked_again(
+    dialogs: Dialogs, start: Any, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    with StoreWriter(cache_db_path(data)) as writer:
+        writer.ingest_json(
+            [{"id": "w1", "type": "web", "title": "Kept", "url": "https://a.example/"}]
+        )
+    shown: list[FirstRunDialog] = []
+
+    def first_run(dialog: FirstRunDialog) -> int:
+        shown.append(dialog)
+        return FirstRunDialog.LATER
+
+    dialogs_answer = pytest.MonkeyPatch()
+    dialogs_answer.setattr(FirstRunDialog, "exec", first_run)
+    try:
+        opened = start()
+        assert len(shown) == 1
+        text = " ".join(label.text() for label in shown[0].findChildren(QLabel))
+        assert "already holds 1 saved item:" in text
+        assert not opened.connect_now  # no settings dialog opened over the library
+        assert Settings.path().exists()  # chosen once
+        assert opened.context.window.results_model.rowCount() == 1
+        opened.context.shutdown()
+        start()
+        assert len(shown) == 1  # a later start opens the library without asking
+    finally:
+        dialogs_answer.undo()
+
+
+def test_escape_on_the_welcome_is_not_now(qtbot: Any) -> None:
+    dialog = FirstRunDialog()
+    qtbot.addWidget(dialog)
+    names = [button.text() for button in dialog.findChildren(QPushButton)]
+    assert names[-1] == "Not now"
+    dialog.show()
+    QTest.keyClick(dialog, Qt.Key.Key_Escape)
+    assert dialog.result() == FirstRunDialog.LATER
+    assert dialog.minimumWidth() > dialog.fontMetrics().horizontalAdvance(dialog.windowTitle())
 
 
 class _Painted(QObject):

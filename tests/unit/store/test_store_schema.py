@@ -20,6 +20,7 @@ from memex_desktop.store import (
     StoreWriter,
     open_cache,
 )
+from memex_desktop.store.schema import cached_item_count
 
 
 def test_new_cache_gets_every_migration_and_wal(tmp_path: Path) -> None:
@@ -130,3 +131,16 @@ def test_sqlite_utils_plugins_never_run_on_the_cache_connections(tmp_path: Path)
     finally:
         pm.unregister(name="memex-test-plugin")
     assert seen == []
+
+
+def test_the_items_of_a_cache_are_counted_without_touching_it(tmp_path: Path) -> None:
+    path = tmp_path / "cache.db"
+    assert cached_item_count(path) == 0  # none yet: and none made
+    assert not path.exists()
+    with StoreWriter(path) as writer:
+        writer.ingest_json([{"id": f"w{n}", "type": "web", "title": "t"} for n in range(3)])
+    assert cached_item_count(path) == 3
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"not a database at all" * 10)
+    assert cached_item_count(garbage) == 0
+    assert garbage.read_bytes() == b"not a database at all" * 10
