@@ -294,12 +294,12 @@ class MainWindow(QMainWindow):
             "search_remote": self.search.search_remote,
             "sync_now": self._on_sync_now_action,
             "sync_full": self._on_sync_full_action,
-            "cancel_sync": self.controller.cancel,
+            "cancel_sync": self._on_cancel_sync_action,
             "save_clipboard": self.saves.save_clipboard,
-            "undo_save": self.saves.undo_last,
+            "undo_save": self._on_undo_save_action,
             "add_note": self.highlights.add_note,
             "highlight": self.highlights.highlight_selection,
-            "reply_note": self.thread_pane.reply_to_current,
+            "reply_note": self._on_reply_note_action,
             "go_back": self.reader_pane.go_back,
             "go_forward": self.reader_pane.go_forward,
             "next_result": self.results_view.select_next,
@@ -558,7 +558,31 @@ class MainWindow(QMainWindow):
     @Slot()
     def _on_sync_full_action(self) -> None:
         """Ctrl+Shift+R."""
-        self.controller.sync_now(full=True, resume_paused=True)
+        if not self.controller.sync_now(full=True, resume_paused=True):
+            self.messages.warn(NO_ACCOUNT)
+
+    # An action with nothing to act on says so: a shortcut that does nothing at all reads as
+    # a shortcut that is broken.
+
+    @Slot()
+    def _on_cancel_sync_action(self) -> None:
+        """Esc in the sync menu: stop the running sync."""
+        if self.controller.syncing:
+            self.controller.cancel()
+        else:
+            self.messages.inform("No sync is running.")
+
+    @Slot()
+    def _on_undo_save_action(self) -> None:
+        """Ctrl+Z: undo the saves queued last."""
+        if self.saves.undo_last() is None:
+            self.messages.inform("No save to undo.")
+
+    @Slot()
+    def _on_reply_note_action(self) -> None:
+        """Reply to the note in focus, else the newest one shown."""
+        if self.thread_pane.reply_to_current() is None:
+            self.messages.inform("No note to reply to: open an item with notes first.")
 
     # -- panes and dialogs -----------------------------------------------------------------
 

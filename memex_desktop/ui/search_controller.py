@@ -29,6 +29,7 @@ from memex_desktop.store.search_language import (
     remote_request,
 )
 from memex_desktop.sync import FeedItems
+from memex_desktop.ui.deletions_controller import NO_ACCOUNT
 from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.results_model import ResultsModel, SearchFilters, row_positions
 from memex_desktop.ui.search_bar import SearchBar, SearchRequest
@@ -419,6 +420,8 @@ class SearchController(QObject):
         self._remote_request = self._sync.remote_search(text, filters)
         if self._remote_request:
             self._messages.inform("Asking the Memex server…")
+        elif self._sync.services.client is None:
+            self._messages.warn(NO_ACCOUNT)
 
     @Slot()
     def search_remote(self) -> None:

@@ -17,7 +17,7 @@ from memex_desktop.app import AppContext, show_settings_dialog
 from memex_desktop.paths import resource_path
 from memex_desktop.sync import SyncProgress
 from memex_desktop.ui.dialogs import SettingsDialog
-from memex_desktop.ui.search_bar import FilterChip
+from memex_desktop.ui.search_bar import FilterChip, SearchRequest
 from memex_desktop.ui.sidebar import ALL_ITEMS, Scope, SidebarModel
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -358,3 +358,32 @@ def test_settings_show_the_server_this_window_talks_to(
     assert shown == [(emulator.base_url.rstrip("/"), True)]
     assert context.settings.api_url == saved_url  # the session's server is not saved
     assert context.api_url == emulator.base_url.rstrip("/")
+
+
+@pytest.mark.parametrize(
+    ("action", "says"),
+    [
+        ("sync_full", "Connect your Memex account first"),
+        ("cancel_sync", "No sync is running."),
+        ("undo_save", "No save to undo."),
+        ("reply_note", "No note to reply to"),
+    ],
+)
+def test_an_action_with_nothing_to_act_on_says_so(
+    window_factory: WindowFactory, demo_library: dict[str, Any], action: str, says: str
+) -> None:
+    context = window_factory(library=demo_library)  # no account
+    messages: list[str] = []
+    context.window.status.messageChanged.connect(messages.append)
+    context.window.actions_by_key[action].trigger()
+    assert any(message.startswith(says) for message in messages), messages
+
+
+def test_the_cloud_without_an_account_says_what_to_do(
+    window_factory: WindowFactory, demo_library: dict[str, Any]
+) -> None:
+    context = window_factory(library=demo_library)
+    messages: list[str] = []
+    context.window.status.messageChanged.connect(messages.append)
+    context.window.search.ask_remote(SearchRequest("compost"))
+    assert any(message.startswith("Connect your Memex account first") for message in messages)
