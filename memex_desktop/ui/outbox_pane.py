@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QPushButton,
     QTableView,
     QVBoxLayout,
@@ -138,6 +139,12 @@ class OutboxModel(QAbstractTableModel):
         return self._ops[row] if 0 <= row < len(self._ops) else None
 
 
+EMPTY_OUTBOX = (
+    "No saves waiting. Links you drop on the window or save from the clipboard "
+    "(Ctrl+Shift+V) wait here until Memex has them, offline too."
+)
+
+
 class OutboxPane(QWidget):
     """Table of saves with Retry, Drop and Open buttons.
 
@@ -171,6 +178,11 @@ class OutboxPane(QWidget):
         header.setMinimumSectionSize(header.fontMetrics().averageCharWidth() * 6)
         self.table.setShowGrid(False)
         self.table.doubleClicked.connect(self._on_table_double_clicked)
+        # An empty table says what would be in it, instead of a blank grid.
+        self.empty = QLabel(EMPTY_OUTBOX, self)
+        self.empty.setObjectName("outboxempty")
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.retry_button = QPushButton("Retry", self)
         self.retry_button.setAccessibleName("Retry the selected save")
         self.drop_button = QPushButton("Drop", self)
@@ -184,9 +196,17 @@ class OutboxPane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.empty, 1)
         layout.addLayout(buttons)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        for rows_changed in (
+            self.model.modelReset,
+            self.model.rowsInserted,
+            self.model.rowsRemoved,
+        ):
+            rows_changed.connect(self._on_rows_changed)
         self._on_selection_changed()
+        self._on_rows_changed()
 
     def selected_op(self) -> OutboxOp | None:
         """The selected operation."""
@@ -199,6 +219,13 @@ class OutboxPane(QWidget):
             if self.model.index(row, 0).data(OutboxModel.OpIdRole) == op_id:
                 self.table.selectRow(row)
                 return
+
+    @Slot()
+    def _on_rows_changed(self) -> None:
+        """The table while there are saves, else the words saying what it would hold."""
+        empty = self.model.rowCount() == 0
+        self.table.setVisible(not empty)
+        self.empty.setVisible(empty)
 
     @Slot()
     def _on_selection_changed(self) -> None:

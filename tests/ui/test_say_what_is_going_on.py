@@ -387,3 +387,24 @@ def test_the_cloud_without_an_account_says_what_to_do(
     context.window.status.messageChanged.connect(messages.append)
     context.window.search.ask_remote(SearchRequest("compost"))
     assert any(message.startswith("Connect your Memex account first") for message in messages)
+
+
+def test_an_empty_outbox_says_what_it_would_hold(qtbot: Any) -> None:
+    from memex_desktop.store import OutboxOp
+    from memex_desktop.ui.outbox_pane import EMPTY_OUTBOX, OutboxPane
+
+    pane = OutboxPane()
+    qtbot.addWidget(pane)
+    pane.show()
+    assert pane.empty.isVisible()
+    assert pane.empty.text() == EMPTY_OUTBOX
+    assert not pane.table.isVisible()
+    op = OutboxOp(
+        id=1, kind="save_url", url="https://a.example/", normalized_url="https://a.example/",
+        external_id=None, payload=None, state="pending", attempts=0, reason=None,
+        entity_id=None, created_at=1_700_000_000_000, updated_at=1_700_000_000_000,
+        next_attempt_at=0,
+    )  # fmt: skip
+    pane.model.set_ops([op])
+    assert pane.table.isVisible()
+    assert not pane.empty.isVisible()
