@@ -307,6 +307,7 @@ def show_settings_dialog(
         runner=context.runner,
         provider=context.provider,
         api_url_in_use=context.api_url,
+        data_dir_in_use=context.data_dir,
         parent=parent,
     )
     # The demo (or --api-url) chose the server for this session: saving keeps it.

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop import paths
 from memex_desktop.errors import user_message
 from memex_desktop.settings import Settings, ThemeSetting, setting_descriptions
 from memex_desktop.ui.actions import shortcut_rows
@@ -306,10 +307,13 @@ class SettingsDialog(QDialog):
         provider: TokenProvider | None = None,
         sign_in: SignInFunction | None = None,
         api_url_in_use: str | None = None,
+        data_dir_in_use: Path | None = None,
         parent: QWidget | None = None,
     ) -> None:
         """``api_url_in_use``: the API this window talks to; when it is not the setting's (the
-        demo's emulator, ``--api-url``, MEMEX_API_URL) the field shows it and cannot change it."""
+        demo's emulator, ``--api-url``, MEMEX_API_URL) the field shows it and cannot change it.
+        ``data_dir_in_use``: the data folder this window reads; when it is not the setting's
+        (``--data-dir``, MEMEX_DATA_DIR, the demo's) the dialog says so."""
         super().__init__(parent)
         self.setObjectName("settingsdialog")
         self.setWindowTitle("Settings")
@@ -350,7 +354,7 @@ class SettingsDialog(QDialog):
         self.interval.setAccessibleName("Sync interval in minutes")
         self.interval.setToolTip(descriptions.get("sync_interval_minutes", ""))
         self.data_dir = QLineEdit(str(settings.data_dir or ""), self)
-        self.data_dir.setPlaceholderText("default user data folder")
+        self.data_dir.setPlaceholderText(str(paths.default_data_dir()))
         self.data_dir.setAccessibleName("Data folder")
         self.data_dir.setToolTip(descriptions.get("data_dir", ""))
         self.theme = QComboBox(self)
@@ -376,7 +380,20 @@ class SettingsDialog(QDialog):
         form.addRow("Sync every", self.interval)
         form.addRow("Data folder", folder_row)
         form.addRow("Theme", self.theme)
-        note = QLabel("A new data folder takes effect at the next start.", self)
+        saved_folder = settings.effective_data_dir()
+        session_folder = (
+            data_dir_in_use
+            if data_dir_in_use is not None and data_dir_in_use != saved_folder
+            else None
+        )
+        note = QLabel(
+            "A new data folder takes effect at the next start."
+            if session_folder is None
+            else f"This window reads {session_folder} (--data-dir, MEMEX_DATA_DIR or the demo); "
+            "the data folder set here is for starts without one.",
+            self,
+        )
+        note.setObjectName("datafoldernote")
         note.setWordWrap(True)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from PySide6.QtGui import QDesktopServices
 from support.oauth import OAuthEmulator, ScriptedBrowser
 from support.window import WindowFactory
 
-from memex_desktop import signin
+from memex_desktop import paths, signin
 from memex_desktop.api import oauth
 from memex_desktop.app import apply_sign_in
 from memex_desktop.errors import user_message
@@ -179,3 +180,24 @@ def test_a_refused_sign_in_says_why_in_the_persons_words(qtbot: Any) -> None:
         assert panel.sign_in_button.isEnabled()
     finally:
         assert runner.shutdown()
+
+
+def test_the_settings_say_which_data_folder_this_window_reads(qtbot: Any, tmp_path: Path) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    elsewhere = tmp_path / "elsewhere"
+    dialog = SettingsDialog(
+        Settings(), has_key=False, key_in_memory_only=True, data_dir_in_use=elsewhere
+    )
+    qtbot.addWidget(dialog)
+    note = dialog.findChild(QLabel, "datafoldernote")
+    assert str(elsewhere) in note.text()
+    assert dialog.data_dir.placeholderText() == str(paths.default_data_dir())
+    usual = SettingsDialog(
+        Settings(),
+        has_key=False,
+        key_in_memory_only=True,
+        data_dir_in_use=Settings().effective_data_dir(),
+    )
+    qtbot.addWidget(usual)
+    assert usual.findChild(QLabel, "datafoldernote").text().startswith("A new data folder")
