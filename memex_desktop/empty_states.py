@@ -39,6 +39,10 @@ class ListContext:
     unreadable: str = ""
     # Whether starting with a fresh cache gets past that (a damaged or newer cache).
     fresh_start: bool = False
+    # Why the query means nothing (an unknown type), in words for the person, if it does not.
+    query_problem: str = ""
+    # The names of tag: filters in the query that no cached tag has.
+    unknown_tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,20 @@ def empty_state(context: ListContext) -> EmptyState:
         return EmptyState("Your library cannot be read", context.unreadable)
     if context.library_empty:
         return _empty_library(context)
+    if context.query_problem:
+        return EmptyState(
+            "This search cannot run", context.query_problem, CLEAR_SEARCH, "Clear search"
+        )
+    if context.unknown_tags:
+        names = ", ".join(quoted(name) for name in context.unknown_tags)
+        many = len(context.unknown_tags) > 1
+        return EmptyState(
+            f"No tag{'s' * many} called {names}",
+            f"No cached item carries a tag of th{'ose names' if many else 'at name'}. Check "
+            "the spelling: the Tags section of the sidebar lists the tags.",
+            CLEAR_SEARCH,
+            "Clear search",
+        )
     offline = " You are offline: only what is already cached was searched." * context.offline
     if context.filters:
         searched = f" for {quoted(context.query)}" * bool(context.query)

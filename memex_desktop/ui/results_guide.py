@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Slot
 from memex_desktop.empty_states import CLEAR_ALL, CLEAR_SEARCH, ListContext, empty_state
 from memex_desktop.errors import ConnectionState, fresh_cache_offer, user_message
 from memex_desktop.store import StoreError
+from memex_desktop.store.search_language import SearchLanguageError, parse_query
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.results_model import ResultsModel
 from memex_desktop.ui.results_view import ResultsView
@@ -94,7 +95,10 @@ class ResultsGuide(QObject):
             message = user_message(problem)
             # With the fresh start on offer, its words replace the fix done by hand.
             unreadable = f"{message.text} {offer.words}" if offer else message_line(message)
+        problem_words, unknown_tags = self._query_problems(self._results.query)
         return ListContext(
+            query_problem=problem_words,
+            unknown_tags=unknown_tags,
             unreadable=unreadable,
             fresh_start=offer is not None,
             query=self._results.query,
@@ -106,6 +110,22 @@ class ResultsGuide(QObject):
             offline=self._sync.state in OFFLINE_STATES,
             syncing=self._sync.syncing,
         )
+
+    def _query_problems(self, query: str) -> tuple[str, tuple[str, ...]]:
+        """Why ``query`` means nothing (in words), and its tag names no cached tag has."""
+        if not query:
+            return "", ()
+        try:
+            parsed = parse_query(query)
+        except SearchLanguageError as exc:
+            return user_message(exc).text, ()
+        names = dict.fromkeys(name for group in parsed.tags for name in group)
+        try:
+            unknown = tuple(name for name in names if not self._reader.tag_ids_named(name))
+        except (StoreError, sqlite3.Error):  # the search that meets the problem reports it
+            log.exception("reading the tags of a query failed")
+            unknown = ()
+        return "", unknown
 
     def _library_empty(self) -> bool:
         """Whether the cache holds no item at all (one bounded read)."""

@@ -177,6 +177,23 @@ def test_a_nonsense_query_says_so_and_clear_search_fixes_it(
     assert not view.empty_button.isVisible()
 
 
+def test_a_tag_no_item_has_is_named_as_the_reason(qtbot: Any, context: AppContext) -> None:
+    search(qtbot, context, "tag:nosuchtag compost")
+    title, button = empty_words(context)
+    assert (title, button) == ("No tag called \u201cnosuchtag\u201d", "Clear search")
+    search(qtbot, context, "tag:compost compost")  # a tag the library has: words as usual
+    assert context.window.results_view.empty_state is None or not empty_words(context)[
+        0
+    ].startswith("No tag")
+
+
+def test_a_query_that_means_nothing_says_why_in_the_list(qtbot: Any, context: AppContext) -> None:
+    search(qtbot, context, "type:gizmo compost")
+    title, button = empty_words(context)
+    assert (title, button) == ("This search cannot run", "Clear search")
+    assert "gizmo" in context.window.results_view.empty_state.explanation
+
+
 def test_a_filter_combination_says_so_and_clear_all_fixes_it(
     qtbot: Any, context: AppContext
 ) -> None:

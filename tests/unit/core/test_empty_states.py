@@ -89,3 +89,21 @@ def test_a_list_the_cache_cannot_fill_says_so_before_anything_else() -> None:
         state = empty_state(context)
         assert state.title == "Your library cannot be read"
         assert state.explanation == words
+
+
+def test_a_query_that_means_nothing_says_why_before_anything_else() -> None:
+    state = empty_state(
+        ListContext(query="type:gizmo x", query_problem="There is no type \u201cgizmo\u201d.")
+    )
+    assert state.title == "This search cannot run"
+    assert state.explanation == "There is no type \u201cgizmo\u201d."
+    assert state.action == CLEAR_SEARCH
+
+
+def test_tags_no_item_has_are_named() -> None:
+    one = empty_state(ListContext(query="tag:nope x", unknown_tags=("nope",)))
+    assert one.title == "No tag called \u201cnope\u201d"
+    assert "that name" in one.explanation
+    two = empty_state(ListContext(query="tag:a tag:b", unknown_tags=("a", "b")))
+    assert two.title == "No tags called \u201ca\u201d, \u201cb\u201d"
+    assert "those names" in two.explanation
