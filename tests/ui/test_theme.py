@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -197,3 +198,24 @@ def test_a_window_opens_in_the_saved_theme(
     css = context.window.reader_pane.browser.document().defaultStyleSheet()
     assert f"color: {DARK.text}" in css
     _assert_reads_as(DARK, _unselected_rows(context))
+
+
+@pytest.mark.parametrize("palette", [LIGHT, DARK])
+def test_every_control_that_takes_the_keyboard_shows_it_has_it(palette: Palette) -> None:
+    sheet = re.sub(r"/\*.*?\*/", "", theme.app_stylesheet(palette), flags=re.DOTALL)
+    rules = re.findall(r"([^{}]+)\{([^{}]*)\}", sheet)
+
+    def selectors_where(wanted: str) -> set[str]:
+        return {
+            name.strip()
+            for selectors, body in rules
+            if wanted in body
+            for name in selectors.split(",")
+        }
+
+    outlined = selectors_where(f"border: 1px solid {palette.accent}")
+    for control in ("#resultsview", "#sidebar", "#readerbrowser", "QPushButton", "QToolButton"):
+        assert f"{control}:focus" in outlined, control
+    # Unfocused, a list's outline is there and transparent: the focus moves nothing.
+    for control in ("#resultsview", "#sidebar", "#readerbrowser", "QToolButton"):
+        assert control in selectors_where("border: 1px solid transparent"), control
