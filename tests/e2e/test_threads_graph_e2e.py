@@ -145,7 +145,7 @@ def test_thread_reference_graph_and_offline_reply(
     popup = text.completer.popup()
     qtbot.waitUntil(popup.isVisible, timeout=5000)
     labels = text.completions.stringList()
-    wanted = "The Network Is an Optimisation: Building Local-First Apps (youtube)"
+    wanted = "The Network Is an Optimisation: Building Local-First Apps (Video)"
     assert wanted in labels
     for _step in range(labels.index(wanted)):
         qtbot.keyClick(popup, Qt.Key.Key_Down)

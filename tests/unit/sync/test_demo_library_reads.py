@@ -78,7 +78,7 @@ def test_the_demo_types_read_as_their_kind(demo: CacheReader) -> None:
     assert "ISBN 9780000000017" in shown("book-patient-gardener")
     video = shown("selector-network-optimisation")
     assert (
-        "From The Network Is an Optimisation: Building Local-First Apps [youtube] at 03:37–03:43"
+        "From The Network Is an Optimisation: Building Local-First Apps [Video] at 03:37–03:43"
         in video
     )
     quote = shown("selector-effort-is-learning")
