@@ -376,10 +376,16 @@ class SearchBar(QWidget):
 
     def chip_labels(self) -> list[str]:
         """What the chips show, in order: the query, the sidebar entry, the filter menus."""
-        labels = [f"“{self._shown_query}”"] if self._shown_query else []
+        labels = [self._query_chip()] if self._shown_query else []
         if self._scope_chip:
             labels.append(self._scope_chip)
         return labels + self.filter_labels()
+
+    def _query_chip(self) -> str:
+        """The query's chip: its words in quotes, or as typed when it has quotes of its own
+        (a phrase: wrapped again it read “"shy wu"”)."""
+        query = self._shown_query
+        return query if '"' in query else f"“{query}”"
 
     def chip_buttons(self) -> list[FilterChip]:
         """The chips on screen, in order."""
@@ -427,7 +433,7 @@ class SearchBar(QWidget):
 
     def remove_filter(self, label: str) -> None:
         """Remove the filter a chip with this text stands for (its search runs again)."""
-        if label == f"“{self._shown_query}”" and self._shown_query:
+        if self._shown_query and label == self._query_chip():
             self._clear_query()
         elif label == self._scope_chip:
             self.scope_removed.emit()

@@ -425,3 +425,13 @@ def test_an_empty_outbox_says_what_it_would_hold(qtbot: Any) -> None:
     pane.model.set_ops([op])
     assert pane.table.isVisible()
     assert not pane.empty.isVisible()
+
+
+def test_a_phrase_is_chipped_as_typed_and_its_chip_clears_it(
+    qtbot: Any, context: AppContext
+) -> None:
+    search(qtbot, context, '"offline app" -demo')
+    bar = context.window.search_bar
+    assert bar.chip_labels()[0] == '"offline app" -demo'  # not “"offline app" -demo”
+    bar.remove_filter('"offline app" -demo')
+    assert bar.field.text() == ""
