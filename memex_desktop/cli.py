@@ -17,7 +17,7 @@ import os
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -539,14 +539,49 @@ def cmd_search(args: argparse.Namespace, session: Session) -> int:
         if not matches and not args.remote:
             raise CliError(f"no tag named {args.tag!r} in the local library", EXIT_NOT_FOUND)
         tag_id = matches[0].id if matches else None
-    rows: list[dict[str, Any]]
     if args.remote:
-        rows = _remote_rows(args, session)
+        batches: Iterator[list[dict[str, Any]]] = iter([_remote_rows(args, session)])
     else:
-        hits = reader.search(
+        ids = reader.search_ids(
             args.query, types=args.content_types, tag_id=tag_id, sort=args.sort, limit=args.limit
         )
-        rows = [
+        batches = _local_rows(reader, args.query, ids)
+    printed = 0
+    if args.json:
+        # One JSON array, written a batch at a time: a long list starts at once.
+        sys.stdout.write("[")
+        for batch in batches:
+            for row in batch:
+                sys.stdout.write((", " if printed else "") + json.dumps(row, ensure_ascii=False))
+                printed += 1
+            sys.stdout.flush()
+        print("]")
+        return EXIT_OK
+    for batch in batches:
+        for row in batch:
+            print(f"{row['id']}  [{type_label(row['type'])}]  {row['title'] or '(untitled)'}")
+            if row["url"]:
+                print(f"    {row['url']}")
+            if row["snippet"]:
+                print(f"    {row['snippet'][:200]}")
+            printed += 1
+        sys.stdout.flush()
+    if not printed:
+        print("no results", file=sys.stderr)
+    return EXIT_OK
+
+
+# Results read (rows and snippets) and printed at a time: the first lines of a long list come
+# at once, and memory holds one batch.
+SEARCH_BATCH = 200
+
+
+def _local_rows(
+    reader: CacheReader, query: str, ids: Sequence[str]
+) -> Iterator[list[dict[str, Any]]]:
+    """The printed rows of these results, a batch at a time."""
+    for start in range(0, len(ids), SEARCH_BATCH):
+        yield [
             {
                 "id": hit.id,
                 "type": hit.type,
@@ -555,20 +590,8 @@ def cmd_search(args: argparse.Namespace, session: Session) -> int:
                 "snippet": _plain_snippet(hit.snippet),
                 "created_at": hit.created_at,
             }
-            for hit in hits
+            for hit in reader.hits(query, ids[start : start + SEARCH_BATCH])
         ]
-    if args.json:
-        print(json.dumps(rows, ensure_ascii=False))
-        return EXIT_OK
-    for row in rows:
-        print(f"{row['id']}  [{type_label(row['type'])}]  {row['title'] or '(untitled)'}")
-        if row["url"]:
-            print(f"    {row['url']}")
-        if row["snippet"]:
-            print(f"    {row['snippet'][:200]}")
-    if not rows:
-        print("no results", file=sys.stderr)
-    return EXIT_OK
 
 
 def _remote_rows(args: argparse.Namespace, session: Session) -> list[dict[str, Any]]:

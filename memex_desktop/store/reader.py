@@ -245,6 +245,11 @@ class CacheReader:
         """
         filters = make_filters(types, tag_id, date_from_ms, date_to_ms, include_deleted)
         ids = self._ranked_ids(query, filters, offset + limit, sort)[offset : offset + limit]
+        return self.hits(query, ids)
+
+    def hits(self, query: str, ids: Sequence[str]) -> list[SearchHit]:
+        """The results of ``query`` for these ids, in their order: display columns and the
+        snippets of its words (ids not cached are left out)."""
         if not ids:
             return []
         # Only the columns a hit shows, and the start of the text only where no snippet was

@@ -14,6 +14,7 @@ from support.secrets import TEST_API_KEY
 
 from memex_desktop import cli
 from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.paths import cache_db_path
 from memex_desktop.store import CacheReader
 
 pytestmark = pytest.mark.e2e
@@ -245,3 +246,20 @@ def test_the_key_never_reaches_a_file(run: Cli, tmp_path: Path) -> None:
         for path in root.rglob("*"):
             if path.is_file():
                 assert TEST_API_KEY.encode() not in path.read_bytes(), path
+
+
+def test_a_long_search_is_printed_a_batch_at_a_time_in_its_order(
+    run: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert run("sync")[0] == 0
+    monkeypatch.setattr(cli, "SEARCH_BATCH", 7)
+    status, out, _ = run("search", "", "--limit", "1000", "--json")
+    assert status == 0
+    printed = json.loads(out)
+    with CacheReader(cache_db_path(tmp_path / "data")) as reader:
+        expected = reader.search("", limit=1000)
+    assert [row["id"] for row in printed] == [hit.id for hit in expected]
+    assert len(printed) > 7 * 3  # many batches
+    status, out, _ = run("search", "", "--limit", "1000")
+    assert status == 0
+    assert out.count("  [") == len(expected)  # one heading line per result
