@@ -363,7 +363,10 @@ class MainWindow(QMainWindow):
         self.results_view.empty_action_requested.connect(self._on_status_action_requested)
         self.status.cancel_requested.connect(sync.cancel)
         self.status.outbox_requested.connect(self.docks.toggle_outbox)
-        self.status.set_state(sync.state, None)
+        if sync.connecting:
+            self.status.show_connecting()
+        else:
+            self.status.set_state(sync.state, None)
 
     # -- persistence -----------------------------------------------------------------------
 

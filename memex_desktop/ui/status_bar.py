@@ -69,6 +69,10 @@ class ElidedLabel(QLabel):
         painter.end()
 
 
+# What the status bar says while a start reads the keyring and connects.
+CONNECTING = "Connecting…"
+
+
 class StatusBar(QStatusBar):
     """Connection state, sync progress with cancel, pending saves and the usage balance.
 
@@ -149,6 +153,15 @@ class StatusBar(QStatusBar):
         self.action_button.setAccessibleName(button.rstrip("…") or "No action needed")
         self.action_button.setToolTip(tip if button else "")
         self._show_action_button()
+
+    def show_connecting(self) -> None:
+        """Until the connection is known (the window shows the library first): neither
+        "Online" nor "Not connected", which either could turn out false a moment later."""
+        self.state_label.setText(CONNECTING)
+        self.state_label.setToolTip("")
+        self.state_label.setAccessibleDescription("")
+        self._action = ""
+        self.action_button.hide()
 
     def _show_action_button(self) -> None:
         """The state's button, unless there is none or a message covers the state for now.

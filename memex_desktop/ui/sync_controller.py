@@ -220,6 +220,8 @@ class SyncController(QObject):
         self._remote_tasks: dict[Task[RemoteAnswer], int] = {}
         self._closed = False
         self.state = ConnectionState.ONLINE if connecting else _connected_state(services.client)
+        # Whether the client is still to come (set_client): the state is not known yet.
+        self.connecting = connecting
         self.last_meta: SearchMeta | None = None
         self.counts = OutboxCounts(0, 0, 0)
         self._timer = QTimer(self)
@@ -242,6 +244,7 @@ class SyncController(QObject):
         """Use another API client, signed in as ``credential`` (after the settings changed)."""
         self.services.client = client
         self.services.credential = credential
+        self.connecting = False
         self._set_state(_connected_state(client))
 
     def shutdown(self) -> None:

@@ -33,6 +33,7 @@ from memex_desktop.settings import CONNECTION_ENV_VARS, Settings
 from memex_desktop.store import Outbox, StoreWriter
 from memex_desktop.sync import SyncOutcome
 from memex_desktop.ui.dialogs import FirstRunDialog
+from memex_desktop.ui.status_bar import CONNECTING
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -279,9 +280,11 @@ def test_a_returning_start_shows_the_library_before_it_asks_the_keyring(
     assert events == []  # the window is out, not yet painted; nothing asked the keyring
     assert context.client is None
     assert context.controller.state is ConnectionState.ONLINE  # never "no account" meanwhile
+    assert context.window.status.state_label.text() == CONNECTING  # nor "Online" yet
     with qtbot.waitSignal(context.controller.sync_finished, timeout=60_000) as done:
         pass  # connected once the window showed its results, then synced
     assert events == ["painted", "keyring"]
+    assert context.window.status.state_label.text() != CONNECTING
     assert context.client is not None
     assert context.controller.services.credential == Credential("api_key")
     assert done.args[0].outcome is SyncOutcome.OK
