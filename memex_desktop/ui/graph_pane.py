@@ -531,7 +531,7 @@ class LinksModel(QAbstractItemModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
             if index.internalId() == 0:
                 if self._is_more_row(index.row()):
-                    return f"+{self._omitted} more not shown"
+                    return f"+{self._omitted:,} more not shown"
                 return self._node_text(self._order[index.row()])
             words, other = self.links_of(int(index.internalId()) - 1)[index.row()]
             return f"{words}: {self._node_text(other)}"
@@ -868,7 +868,7 @@ class GraphPane(QWidget):
 
     def _more_text(self) -> str:
         """The "+N more" summary of nodes left out by the budget."""
-        return f"  +{self._omitted} more" if self._omitted else ""
+        return f"  +{self._omitted:,} more" if self._omitted else ""
 
     def _clear_drawing(self) -> None:
         """Take every item off the canvas."""
@@ -898,7 +898,7 @@ class GraphPane(QWidget):
         if len(self._nodes) <= 1:
             self._show_status("No links yet." + self._more_text())
         else:
-            self._show_status(f"Laying out {len(self._nodes)} items…")
+            self._show_status(f"Laying out {len(self._nodes):,} items…")
 
     def _draw(self, result: Layout) -> None:
         """Put the laid-out nodes and edges on the canvas and fit them in the view."""
@@ -1012,7 +1012,7 @@ class GraphPane(QWidget):
             return
         count = len(self._node_items)
         hidden = sum(1 for item in self._node_items.values() if not item.isVisible())
-        text = f"{count} item{'s' if count != 1 else ''}{self._more_text()}"
+        text = f"{count:,} item{'s' if count != 1 else ''}{self._more_text()}"
         if hidden:
             text += f", {hidden} hidden by the filter"
         self._show_status(text)

@@ -20,7 +20,7 @@ from memex_desktop.graph.synthetic import (
     synthetic_neighbourhood,
 )
 from memex_desktop.store import DatabaseLockedError
-from memex_desktop.ui.graph_pane import GraphPane, NodeItem
+from memex_desktop.ui.graph_pane import GraphPane, LinksModel, NodeItem, PreparedGraph
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.tasks import TaskRunner
 
@@ -348,3 +348,11 @@ def test_a_graph_that_cannot_be_read_says_why_in_the_persons_words(
     assert pane._status.text() == (
         f"The graph could not be drawn. {words} The Links tab lists every link."
     )
+
+
+def test_a_large_count_of_items_left_out_reads_with_separators(qtbot) -> None:
+    model = LinksModel()
+    model.set_neighbourhood(
+        PreparedGraph(center="a", nodes={}, edges=[], omitted=185_447, order=[])
+    )
+    assert model.index(model.rowCount() - 1, 0).data() == "+185,447 more not shown"
