@@ -247,12 +247,12 @@ def cache_render_context(
     """How the window and the command line render an item of the cache: referenced items,
     tag names and the notes on a highlight come from ``reader`` (``lookup`` may bound the
     referenced items read)."""
-    names: dict[str, str] = {}
+    names: dict[str, str | None] = {}
 
     def tag_name(tag_id: str) -> str | None:
-        if not names:
-            names.update((tag.id, tag.name) for tag in reader.tags())
-        return names.get(tag_id)
+        if tag_id not in names:
+            names[tag_id] = reader.tag_names([tag_id]).get(tag_id)
+        return names[tag_id]
 
     def notes_on(entity_id: str) -> list[str]:
         links = reader.backlinks(entity_id)

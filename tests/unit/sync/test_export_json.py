@@ -12,7 +12,13 @@ import pytest
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.store import CacheReader, StoreWriter
 from memex_desktop.sync import export
-from memex_desktop.sync.export import EXPORT_FILE_NAME, build_export, export_json, import_json
+from memex_desktop.sync.export import (
+    EXPORT_FILE_NAME,
+    build_export,
+    export_json,
+    import_json,
+    render_for_cli,
+)
 
 
 @pytest.fixture(scope="module")
@@ -65,3 +71,20 @@ def test_an_export_stopped_midway_leaves_the_earlier_file_whole(
             export_json(reader, folder, stopped)
     assert (folder / EXPORT_FILE_NAME).read_text(encoding="utf-8") == earlier
     assert [p.name for p in folder.iterdir()] == [EXPORT_FILE_NAME]  # no half file beside it
+
+
+def test_an_item_names_its_tags_without_counting_every_tag(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with CacheReader(cache) as reader:
+        entities = (reader.entity(entity_id) for entity_id in reader.all_ids())
+        tagged = next(entity for entity in entities if entity is not None and entity.tag_ids)
+
+        def counted(*_args: object, **_kwargs: object) -> None:
+            pytest.fail("every tag was counted to name one")
+
+        monkeypatch.setattr(reader, "tags", counted)
+        text = render_for_cli(tagged, reader, "text")
+        names = reader.tag_names(tagged.tag_ids or [])
+    assert names
+    assert all(name in text for name in names.values())
