@@ -70,6 +70,8 @@ log = logging.getLogger(__name__)
 PRICING_URL = "https://memex.garden/pricing"
 # The first-run window: this size, or the screen's free area when that is smaller.
 FIRST_RUN_SIZE = (1440, 900)
+# The smallest window every pane is laid out for (README: "works from 960×600 up").
+SMALLEST_SIZE = (960, 600)
 # First-run shares of the central area's width (the reader takes the rest), with bounds.
 SIDEBAR_SHARE, SIDEBAR_BOUNDS = 0.18, (150, 230)
 RESULTS_SHARE, RESULTS_BOUNDS = 0.32, (250, 440)
@@ -268,10 +270,18 @@ class MainWindow(QMainWindow):
         self.reader_pane.title_label.setSizePolicy(shrinkable)
         self.results_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         width, height = FIRST_RUN_SIZE
+        least_width, least_height = SMALLEST_SIZE
         screen = self.screen()
         if screen is not None:
             free = screen.availableGeometry()
             width, height = min(width, free.width()), min(height, free.height())
+            least_width, least_height = (
+                min(least_width, free.width()),
+                min(least_height, free.height()),
+            )
+        # Smaller, the panes cannot show what they hold (the filters, the reader's title, the
+        # notes): the window does not shrink past this, unless the screen itself is smaller.
+        self.setMinimumSize(least_width, least_height)
         self.resize(width, height)
         self.arrange_default_panes(width, height)
 

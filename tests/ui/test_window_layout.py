@@ -405,3 +405,15 @@ def test_a_long_connection_state_never_widens_the_status_bar(qtbot: Any) -> None
     assert label.fontMetrics().horizontalAdvance(shown) <= label.contentsRect().width()
     assert shown != long_text
     assert shown.endswith("…")
+
+
+def test_the_window_does_not_shrink_below_the_size_its_panes_are_laid_out_for(
+    window_factory: WindowFactory, demo_library: dict[str, Any], qtbot: Any
+) -> None:
+    window = window_factory(library=demo_library).window
+    free = window.screen().availableGeometry()
+    least = QSize(min(SMALLEST.width(), free.width()), min(SMALLEST.height(), free.height()))
+    assert window.minimumSize() == least
+    window.resize(640, 420)
+    assert window.width() >= least.width()
+    assert window.height() >= least.height()
