@@ -17,9 +17,13 @@ from memex_desktop.ui.sidebar import ALL_ITEMS, Scope, SidebarModel
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 
-def _first_tag(window: Any) -> Any:
-    section = window.sidebar.sidebar_model.section("tags")
-    return section.child(0)
+def _picked_first_tag(window: Any) -> Scope:
+    """Pick the sidebar's first tag, as a click does; its scope."""
+    tag = window.sidebar.sidebar_model.section("tags").child(0)
+    scope: Scope = tag.data(SidebarModel.ScopeRole)
+    window.sidebar.setFocus()
+    window.sidebar.setCurrentIndex(tag.index())
+    return scope
 
 
 def test_the_keyboard_on_a_section_title_keeps_the_entry_picked(
@@ -28,10 +32,7 @@ def test_the_keyboard_on_a_section_title_keeps_the_entry_picked(
     context = window_factory(library=demo_library)
     window = context.window
     sidebar = window.sidebar
-    tag = _first_tag(window)
-    scope: Scope = tag.data(SidebarModel.ScopeRole)
-    sidebar.setFocus()
-    sidebar.setCurrentIndex(tag.index())
+    scope = _picked_first_tag(window)
     tagged = context.reader.ids_with_tag(scope.value or "")
     qtbot.waitUntil(lambda: window.results_model.ids() == tagged, timeout=10_000)
     QTest.keyClick(sidebar, Qt.Key.Key_Up)  # onto the Tags title, which selects nothing
@@ -48,9 +49,7 @@ def test_an_entry_that_goes_away_gives_the_list_back_to_all_items(
     context = window_factory(library=demo_library)
     window = context.window
     sidebar = window.sidebar
-    tag = _first_tag(window)
-    scope: Scope = tag.data(SidebarModel.ScopeRole)
-    sidebar.setCurrentIndex(tag.index())
+    scope = _picked_first_tag(window)
     assert sidebar.current_scope() == scope
     snapshot = sidebar.snapshot
     assert snapshot is not None
