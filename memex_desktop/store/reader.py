@@ -1636,10 +1636,7 @@ class CacheReader:
     def _graph_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
         """Cached entities by their row, tags by their name, anything else as ``missing``."""
         rows = self.get_many(ids)
-        tag_names: dict[str, str] = {}
-        missing = [node_id for node_id in ids if node_id not in rows]
-        if missing:
-            tag_names = self.tag_names(missing)
+        tag_names = self.tag_names(node_id for node_id in ids if node_id not in rows)
         nodes = []
         for node_id in ids:
             if node_id in rows:
