@@ -579,7 +579,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _on_cancel_sync_action(self) -> None:
-        """Esc in the sync menu: stop the running sync."""
+        """Ctrl+.: stop the running sync."""
         if self.controller.syncing:
             self.controller.cancel()
         else:
