@@ -463,6 +463,9 @@ class ReaderPane(QWidget):
         self._history: list[tuple[str, str | None]] = []
         self._position = -1
         self._remote_allowed: set[str] = set()
+        # The item whose pictures the person just asked for: the status bar says how that
+        # ended once its render is in (the line above the text says it for as long as it holds).
+        self._pictures_asked_for: str | None = None
         self._task: Task[RenderResult] | None = None
         self._pending: tuple[str, str | None] | None = None
         self._current: RenderResult | None = None
@@ -618,6 +621,7 @@ class ReaderPane(QWidget):
             return
         self._remote_allowed.add(entity_id)
         self._runner.run(self._images.allow_item, entity_id)  # remembered across restarts
+        self._pictures_asked_for = entity_id
         self.message.emit("Loading this item's pictures from the web…")
         self._render(entity_id, None)
 
@@ -925,6 +929,8 @@ class ReaderPane(QWidget):
         if self._task is not None:
             self._task.cancel()
         self._pending = (entity_id, anchor)
+        if entity_id != self._pictures_asked_for:
+            self._pictures_asked_for = None  # the person moved on before they came
         allow = self._allow_all_remote or entity_id in self._remote_allowed
         budget = None if entity_id in self._whole_allowed else self._text_budget
         self._preview_shown = False
@@ -985,6 +991,16 @@ class ReaderPane(QWidget):
         if not self._preview_shown:
             self.entity_shown.emit(result.entity_id)
         self._preview_shown = False
+        self._say_how_the_pictures_ended(result)
+
+    def _say_how_the_pictures_ended(self, result: RenderResult) -> None:
+        """Replace "Loading this item's pictures…" with how it ended, so the status bar never
+        says they are loading once they have failed."""
+        if self._pictures_asked_for != result.entity_id:
+            return
+        self._pictures_asked_for = None
+        notice = result.image_notice
+        self.message.emit("Pictures loaded." if notice is None else message_line(notice))
 
     def _display(self, result: RenderResult, anchor: str | None) -> None:
         """Swap ``result``'s document in (a refresh of the same item keeps its position)."""
@@ -1055,9 +1071,11 @@ class ReaderPane(QWidget):
         log.error("rendering failed", exc_info=exc)
         self._pending = None
         self._task = None
-        self._show_placeholder(
-            "This item could not be displayed.\n\n" + message_line(user_message(exc))
-        )
+        failure = "This item could not be displayed. " + message_line(user_message(exc))
+        self._show_placeholder(failure.replace(". ", ".\n\n", 1))
+        if self._pictures_asked_for is not None:
+            self._pictures_asked_for = None
+            self.message.emit(failure)  # not "Loading this item's pictures…" any longer
         self._update_buttons()
 
     @Slot()

@@ -116,7 +116,10 @@ def test_a_picture_loaded_once_is_shown_with_the_emulator_stopped(
     _open(qtbot, first, "pictured")
     assert _shown(first, url) is None  # nothing loads before the person asks
     assert "[image: picture" in first.browser.toPlainText()
+    said: list[str] = []
+    first.message.connect(said.append)
     _load(qtbot, first)
+    assert said == ["Loading this item's pictures from the web…", "Pictures loaded."]
     picture = _shown(first, url)
     assert picture is not None
     assert (picture.width(), picture.height()) == (40, 30)
@@ -190,12 +193,20 @@ def test_an_unreachable_site_is_named_and_can_be_tried_again(
     pane = _pane(qtbot, cache, runner, _source(cache, server))
     server.stop()
     _open(qtbot, pane, "pictured")
+    said: list[str] = []
+    pane.message.connect(said.append)
     _load(qtbot, pane)
     assert pane.images_notice.isVisible()
-    assert pane.images_notice.label.text() == (
+    why = (
         "The picture was not loaded. 127.0.0.1 could not be reached (no connection, or no "
         "such site). Check the connection, then try again."
     )
+    assert pane.images_notice.label.text() == why
+    # The status bar no longer says they are loading: its last word is how it ended.
+    assert said == [
+        "Loading this item's pictures from the web…",
+        "The picture was not loaded. Check the connection, then try again.",
+    ]
     server.start()  # the connection is back: "Try again" loads it
     pane.images_notice.retry_button.click()
     qtbot.waitUntil(lambda: not pane.rendering and _shown(pane, url) is not None, timeout=30_000)
