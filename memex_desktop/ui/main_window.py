@@ -339,11 +339,13 @@ class MainWindow(QMainWindow):
         self.messages.shown.connect(self._on_messages_shown)
         self.search.search_applied.connect(self.results_view.keep_current_visible)
         self.search.search_applied.connect(self.search_applied)
+        self.search.search_applied.connect(self.results_view.list_arrived)
+        self.search.search_failed.connect(self.results_view.list_arrived)
         self.search.store_changed.connect(self._on_store_changed)
         self.saves.saves_queued.connect(self.saves_queued)
         self.saves.entity_found.connect(self.select_entity)
         self.saves.outbox_requested.connect(self.docks.show_outbox)
-        self.search_bar.move_to_results.connect(self.results_view.enter)
+        self.search_bar.move_to_results.connect(self._on_search_bar_move_to_results)
         self.sidebar.scope_selected.connect(self._on_sidebar_scope_selected)
         self.results_view.current_entity_changed.connect(self._on_results_current_changed)
         self.results_view.entity_activated.connect(self._on_results_entity_activated)
@@ -480,6 +482,12 @@ class MainWindow(QMainWindow):
         """Show an entity in the reader (and select it when listed)."""
         self.results_view.select_entity(entity_id)
         self.reader_pane.show_entity(entity_id, anchor)
+
+    @Slot()
+    def _on_search_bar_move_to_results(self) -> None:
+        """Down in the search field: into the list; keys pressed before the list of what was
+        just typed is in wait for it."""
+        self.results_view.enter(list_coming=self.search.awaiting_results)
 
     @Slot(object)
     def _on_sidebar_scope_selected(self, scope: Scope) -> None:

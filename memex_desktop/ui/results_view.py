@@ -8,6 +8,8 @@ is empty (:mod:`memex_desktop.empty_states`) with a button for the fix.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import (
     QAbstractItemModel,
     QItemSelectionModel,
@@ -17,7 +19,15 @@ from PySide6.QtCore import (
     Signal,
     Slot,
 )
-from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPaintEvent, QResizeEvent
+from PySide6.QtGui import (
+    QFocusEvent,
+    QFont,
+    QFontMetrics,
+    QKeyEvent,
+    QPainter,
+    QPaintEvent,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import QAbstractItemView, QListView, QPushButton, QWidget
 
 from memex_desktop.empty_states import EmptyState
@@ -63,6 +73,9 @@ class ResultsView(QListView):
         # Whether the current row was on screen before rows came or went above it: then the
         # list follows it (a sync adding items above the one being read); a new list does not.
         self._current_on_screen = False
+        # The moves asked for while the list was about to be replaced, kept for the new list
+        # (None: the list on screen is the one the keys are meant for).
+        self._held_moves: list[Callable[[], None]] | None = None
         self._empty: EmptyState | None = None
         self.empty_button = QPushButton(self.viewport())
         self.empty_button.setObjectName("emptyaction")
@@ -223,28 +236,81 @@ class ResultsView(QListView):
             self.visualRect(current)
         )
 
-    @Slot()
-    def enter(self) -> None:
-        """Take the focus, on the first result when none is current (Down in the search)."""
+    def enter(self, *, list_coming: bool = False) -> None:
+        """Take the focus, on the first result when none is current (Down in the search).
+
+        ``list_coming``: the list on screen is about to be replaced by the one just searched
+        for; the keys pressed until :meth:`list_arrived` wait for it instead of moving
+        through results that are about to go.
+        """
         self.setFocus()
+        if list_coming:
+            self._held_moves = []
+        else:
+            self._current_or_first()
+
+    @Slot()
+    def list_arrived(self) -> None:
+        """The list searched for is on screen: carry out the keys pressed while it came."""
+        held, self._held_moves = self._held_moves, None
+        if held is None:
+            return
+        self._current_or_first()
+        for move in held:
+            move()
+
+    @property
+    def holding_keys(self) -> bool:
+        """Whether keys wait for a list on its way."""
+        return self._held_moves is not None
+
+    def _current_or_first(self) -> None:
         if not self.currentIndex().isValid() and self.model() and self.model().rowCount():
             self.setCurrentIndex(self.model().index(0, 0))
+
+    def _unless_held(self, move: Callable[[], None]) -> None:
+        """Carry out a move now, or keep it for the list on its way."""
+        if self._held_moves is None:
+            move()
+        else:
+            self._held_moves.append(move)
 
     @Slot()
     def select_next(self) -> None:
         """Down / j."""
-        self._move_current(1)
+        self._unless_held(lambda: self._move_current(1))
 
     @Slot()
     def select_previous(self) -> None:
         """Up / k."""
-        self._move_current(-1)
+        self._unless_held(lambda: self._move_current(-1))
 
     @Slot()
     def open_current(self) -> None:
         """Enter: open the current result."""
+        self._unless_held(self._open_current_now)
+
+    def _open_current_now(self) -> None:
         if self.currentIndex().isValid():
             self._on_activated(self.currentIndex())
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """The list's own keys (Page Down, Home, End, a row's first letters) wait like the
+        moves for a list on its way."""
+        if self._held_moves is None:
+            super().keyPressEvent(event)
+            return
+        kept = QKeyEvent(
+            event.type(), event.key(), event.modifiers(), event.text(), event.isAutoRepeat()
+        )
+        self._held_moves.append(lambda: super(ResultsView, self).keyPressEvent(kept))
+        event.accept()
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        """Keys held for a list on its way were meant for this list only: leaving it drops
+        them."""
+        self._held_moves = None
+        super().focusOutEvent(event)
 
     def _move_current(self, step: int) -> None:
         """Make the next (or previous) row current."""

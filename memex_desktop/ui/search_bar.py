@@ -331,6 +331,7 @@ class SearchBar(QWidget):
         if watched is self.field and event.type() == QEvent.Type.KeyPress:
             key = event.key() if isinstance(event, QKeyEvent) else None
             if key == Qt.Key.Key_Down:
+                self.flush()  # what was just typed is searched, not the list it replaces
                 self.move_to_results.emit()
                 return True
             if key == Qt.Key.Key_Escape and self.field.text():
@@ -486,7 +487,7 @@ class SearchBar(QWidget):
             self.remote_requested.emit(replace(self.request(), remote=True))
 
     def flush(self) -> None:
-        """Emit a pending debounced search now (tests and the benchmark use it)."""
+        """Emit a pending debounced search now."""
         if self._timer.isActive():
             self._timer.stop()
             self._on_timer_timeout()

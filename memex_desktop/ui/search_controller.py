@@ -233,6 +233,12 @@ class SearchController(QObject):
         return self._applied_sequence > 0
 
     @property
+    def awaiting_results(self) -> bool:
+        """Whether the latest search's results are not on screen yet (the list shows an
+        earlier search's)."""
+        return self._applied_sequence != self._sequence
+
+    @property
     def local_tasks(self) -> list[Task[LocalSearchResult]]:
         """The local searches on workers that were running at the latest search."""
         return list(self._local_tasks)

@@ -344,3 +344,56 @@ def test_a_list_that_stops_short_of_every_match_says_so(
     qtbot.waitUntil(lambda: count.text() == "40+ items", timeout=10_000)
     assert "first 40 results" in count.toolTip()
     assert count.accessibleDescription() == count.toolTip()
+
+
+def test_keys_pressed_while_a_new_list_is_on_its_way_go_to_the_new_list(
+    qtbot: Any, context: AppContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typing a word, then Down, Down and Enter at once opens the second result of that word,
+    not of the list the word replaces."""
+    window = context.window
+    old_word = _common_word(context.reader)
+    window.run_search(SearchRequest(old_word))
+    qtbot.waitUntil(lambda: context.runner.active_count() == 0, timeout=10_000)
+    old = window.results_model.ids()
+    new_word = next(
+        word
+        for word in ("lorem", "wuz", "nond", "fym", "shy", "rai")
+        if len(context.reader.search_ids(word)) >= 2
+        and context.reader.search_ids(word)[:2] != old[:2]
+    )
+    expected = context.reader.search_ids(new_word)
+    # A slow cache: the new list's first page comes from a worker, after the keys.
+    monkeypatch.setattr(search_controller, "FIRST_PAGE_BUDGET_S", 0.0)
+    monkeypatch.setattr(reader_module, "INTERRUPT_CHECK_STEPS", 1)
+    field = window.search_bar.field
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus)
+    opened = Emitted(window.results_view.entity_activated)
+    field.setText(new_word)  # typed; the search waits for typing to settle
+    qtbot.keyClick(field, Qt.Key.Key_Down)
+    assert window.results_view.hasFocus()
+    assert window.results_view.holding_keys
+    qtbot.keyClick(window.results_view, Qt.Key.Key_Down)
+    qtbot.keyClick(window.results_view, Qt.Key.Key_Return)
+    assert opened.calls == []  # nothing of the old list was opened
+    qtbot.waitUntil(lambda: not window.results_view.holding_keys, timeout=10_000)
+    assert window.results_model.ids()[:2] == expected[:2]
+    assert opened.calls == [[expected[1]]]
+
+
+def test_keys_held_for_a_list_are_dropped_when_the_list_loses_the_keyboard(
+    qtbot: Any, context: AppContext
+) -> None:
+    window = context.window
+    window.run_search(SearchRequest(_common_word(context.reader)))
+    view = window.results_view
+    view.enter(list_coming=True)
+    qtbot.waitUntil(view.hasFocus)
+    opened = Emitted(view.entity_activated)
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    window.search_bar.field.setFocus()
+    qtbot.waitUntil(lambda: not view.hasFocus())
+    view.list_arrived()
+    assert not view.holding_keys
+    assert opened.calls == []
