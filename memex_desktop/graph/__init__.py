@@ -12,6 +12,7 @@ from memex_desktop.graph.labels import (
     LabelCandidate,
     around_dot,
     importance_order,
+    moved_inside,
     place_labels,
 )
 from memex_desktop.graph.layout import (
@@ -33,6 +34,7 @@ __all__ = [
     "edge_ends",
     "importance_order",
     "layout",
+    "moved_inside",
     "node_id",
     "place_labels",
 ]

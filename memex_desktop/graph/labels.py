@@ -97,6 +97,21 @@ def around_dot(
     )
 
 
+def moved_inside(boxes: Iterable[Box], bounds: Box) -> tuple[Box, ...]:
+    """Each box moved the least way that puts it inside ``bounds``; a box larger than
+    ``bounds`` is left out. For a label that must show in a narrow drawing: beside its dot it
+    would cross the edge, while above or below it, moved along, it still reads as its own.
+    """
+    moved: list[Box] = []
+    for left, top, right, bottom in boxes:
+        if right - left > bounds.width or bottom - top > bounds.height:
+            continue
+        dx = max(0.0, bounds.left - left) - max(0.0, right - bounds.right)
+        dy = max(0.0, bounds.top - top) - max(0.0, bottom - bounds.bottom)
+        moved.append(Box(left + dx, top + dy, right + dx, bottom + dy))
+    return tuple(moved)
+
+
 def place_labels(
     candidates: Sequence[LabelCandidate],
     *,

@@ -89,6 +89,7 @@ from memex_desktop.graph import (
     around_dot,
     importance_order,
     layout,
+    moved_inside,
     place_labels,
 )
 from memex_desktop.store import ChangeSet, GraphReader
@@ -136,6 +137,9 @@ LABEL_SPACING = 4.0
 LABEL_BACKDROP_ALPHA = 210
 # Above edges and dots (the placement keeps labels off other dots), below the hovered label.
 LABEL_Z = 3.0
+# A node with this many links drawn is a hub (a tag many items share): its label shows even
+# where it must cover dots, since in a crowded drawing the hubs' names tell its parts apart.
+HUB_LINKS = 8
 HOVER_Z = 4.0
 ZOOM_STEP = 1.2
 MIN_ZOOM = 0.05
@@ -582,6 +586,7 @@ class GraphPane(QWidget):
         self._label_texts: dict[str, str] = {}
         self._label_sizes: dict[str, tuple[float, float]] = {}
         self._label_order: list[str] = []
+        self._hubs: set[str] = set()
         self._placed: dict[str, Box] = {}
         self._boxes: dict[str, tuple[Box, ...]] = {}
         self._boxes_scale = 0.0
@@ -918,6 +923,7 @@ class GraphPane(QWidget):
         degree = Counter(end for pair in pairs for end in pair)
         hops = hop_distances(self._center or "", pairs)
         self._label_order = importance_order(self._node_items, self._center, hops, degree)
+        self._hubs = {node_id for node_id, links in degree.items() if links >= HUB_LINKS}
         self._scene.setSceneRect(self._drawing_rect())
         self._keeps_fitting = True
         self._apply_filter()
@@ -1077,20 +1083,24 @@ class GraphPane(QWidget):
             for node_id, item in self._node_items.items()
             if item.isVisible() and seen.contains(item.pos())
         }
-        # The focused item keeps its label even where it must cover a dot to have one.
-        candidates = [
-            LabelCandidate(node_id, self._label_boxes(node_id, scale), node_id == self._center)
-            for node_id in self._label_order
-            if node_id in in_view
-        ]
+        bounds = _box(seen)
+        candidates = []
+        for node_id in self._label_order:
+            if node_id not in in_view:
+                continue
+            places = self._label_boxes(node_id, scale)
+            # The focused item and the hubs keep their labels even where they must cover a
+            # dot, or move along from above or below it to stay in a narrow pane.
+            insist = node_id == self._center or node_id in self._hubs
+            if insist:
+                places += moved_inside(places[2:4], bounds)
+            candidates.append(LabelCandidate(node_id, places, insist))
         dots = [
             _box(dot)
             for item in self._node_items.values()
             if item.isVisible() and (dot := item.sceneBoundingRect()).intersects(seen)
         ]
-        chosen = place_labels(
-            candidates, spacing=LABEL_SPACING / scale, bounds=_box(seen), avoid=dots
-        )
+        chosen = place_labels(candidates, spacing=LABEL_SPACING / scale, bounds=bounds, avoid=dots)
         boxes = {c.key: c.boxes[chosen[c.key]] for c in candidates if c.key in chosen}
         for node_id, label in self._labels.items():
             if node_id not in boxes and node_id != self._hovered:

@@ -7,6 +7,7 @@ graph); the checks read the scene's own items.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -16,10 +17,10 @@ from PySide6.QtWidgets import QApplication
 from support.graph import MemoryGraph
 
 from memex_desktop.api.content import type_label
-from memex_desktop.graph.synthetic import synthetic_neighbourhood
+from memex_desktop.graph.synthetic import SyntheticEdge, SyntheticNode, synthetic_neighbourhood
 from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES
 from memex_desktop.ui.graph_legend import EDGES, NODES, edge_name
-from memex_desktop.ui.graph_pane import FIT_MARGIN, GraphPane, LabelItem, NodeItem
+from memex_desktop.ui.graph_pane import FIT_MARGIN, HUB_LINKS, GraphPane, LabelItem, NodeItem
 from memex_desktop.ui.tasks import TaskRunner
 
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
@@ -85,6 +86,12 @@ def _in_view(pane: GraphPane) -> list[str]:
     return [n.node.id for n in _visible_nodes(pane) if seen.contains(n.pos())]
 
 
+def _hubs(pane: GraphPane) -> set[str]:
+    """The nodes with many links drawn (HUB_LINKS or more)."""
+    degree = Counter(end for source, target, _ in pane.drawn_edges() for end in (source, target))
+    return {node for node, links in degree.items() if links >= HUB_LINKS}
+
+
 def _labelled_share(pane: GraphPane) -> float:
     """Of the nodes in view, the share that is labelled."""
     in_view = _in_view(pane)
@@ -123,16 +130,19 @@ def test_labels_stay_in_view_and_off_other_nodes(qtbot: Any, pane: GraphPane) ->
             if any(other != node and label.sceneBoundingRect().intersects(d) for other, d in dots)
         }
 
-    # Only the focused item's label may cover a dot, when it has no other place.
-    assert covering() <= {pane.center}
+    # Only the focused item's label and the hubs' may cover a dot, when they have no other
+    # place.
+    insisting = {pane.center} | _hubs(pane)
+    assert len(insisting) < 30
+    assert covering() <= insisting
     for _ in range(5):
         pane.zoom_in()
-        assert covering() <= {pane.center}
+        assert covering() <= insisting
     viewport = pane.view.viewport()
     qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=QPoint(400, 300))
     qtbot.mouseMove(viewport, QPoint(250, 200))
     qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=QPoint(250, 200))
-    assert covering() <= {pane.center}
+    assert covering() <= insisting
     _assert_labels_apart(pane)
 
 
@@ -406,3 +416,36 @@ def test_controls_are_never_squeezed_below_their_size(qtbot: Any, pane: GraphPan
     # Wrapped onto more rows, they still sit above the status line and the drawing.
     below = min(pane._status.geometry().top(), pane.tabs.geometry().top())
     assert max(control.geometry().bottom() for control in pane.controls) < below
+
+
+def test_a_crowded_drawing_names_its_hubs_and_its_focused_item_in_a_narrow_pane(
+    qtbot: Any, runner: TaskRunner
+) -> None:
+    """Two hops through three tags many items share, in a side column 220 pixels wide: the
+    focused item's name (too long to sit beside its dot there) and a tag's name show."""
+    center = "focused"
+    tags = [f"tag-{n}" for n in range(3)]
+    nodes = [SyntheticNode(center, "web", "Sty Mel Sat Try Sheefeel Bia")]
+    nodes += [SyntheticNode(tag, "tag", f"{tag}-name") for tag in tags]
+    edges = [SyntheticEdge(center, tag, "tagged") for tag in tags]
+    for tag in tags:
+        for n in range(90):
+            nodes.append(SyntheticNode(f"{tag}-{n}", "web", f"Page {n} tagged {tag}"))
+            edges.append(SyntheticEdge(f"{tag}-{n}", tag, "tagged"))
+    pane = GraphPane(MemoryGraph(nodes, edges), runner)
+    qtbot.addWidget(pane)
+    pane.resize(220, 680)
+    pane.show()
+    qtbot.waitExposed(pane)
+    pane.set_hops(2)
+    with qtbot.waitSignal(pane.layout_finished, timeout=30_000):
+        pane.show_entity(center)
+    assert set(tags) <= _hubs(pane)
+    labels = pane.shown_labels()
+    assert center in labels
+    # Each tag is ringed by its items' dots: only as a hub does its label show at all (here
+    # the three sit within a few pixels of each other, so one has room).
+    assert set(tags) & set(labels)
+    _assert_labels_apart(pane)
+    seen = pane.view.visible_scene_rect()
+    assert all(seen.contains(label.sceneBoundingRect()) for label in labels.values())

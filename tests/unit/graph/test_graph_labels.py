@@ -15,6 +15,7 @@ from memex_desktop.graph import (
     around_dot,
     importance_order,
     layout,
+    moved_inside,
     place_labels,
 )
 from memex_desktop.graph.synthetic import synthetic_neighbourhood
@@ -168,3 +169,11 @@ def test_importance_puts_the_centre_then_near_then_well_linked_first() -> None:
         "unlinked",
     ]
     assert importance_order(["a", "b"], None, {}, {"a": 1, "b": 1}) == ["a", "b"]
+
+
+def test_a_box_is_moved_the_least_way_inside_and_one_too_big_is_left_out() -> None:
+    bounds = Box(0, 0, 100, 50)
+    assert moved_inside([Box(80, 10, 130, 20)], bounds) == (Box(50, 10, 100, 20),)
+    assert moved_inside([Box(-20, -5, 10, 5)], bounds) == (Box(0, 0, 30, 10),)
+    assert moved_inside([Box(10, 10, 20, 20)], bounds) == (Box(10, 10, 20, 20),)
+    assert moved_inside([Box(-10, 0, 101, 10), Box(0, 45, 10, 55)], bounds) == (Box(0, 40, 10, 50),)
