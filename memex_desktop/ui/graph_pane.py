@@ -8,8 +8,9 @@ neighbourhood as an adjacency list for the keyboard and screen readers.
 
 Labels keep their size on screen whatever the zoom; a placement pass (``graph.labels``) shows,
 of the nodes in view, the labels that overlap no other label and no other node's dot, most
-important first, again after every zoom and pan, so zooming in shows more of them; a node's
-label also shows while the pointer is on it. Until the person zooms or pans, the drawing
+important first, again after every zoom and pan, so zooming in shows more of them (the focused
+item's and the hubs' labels show even where they cover dots); a node's label also shows while
+the pointer is on it. Until the person zooms or pans, the drawing
 keeps fitting the pane as it is resized or filtered. The filter hides content types and kinds
 of link; the legend lists the kinds drawn.
 """
