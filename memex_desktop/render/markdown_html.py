@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import re
 
-from cmarkgfm import cmark
-
+from memex_desktop.render import cmark_gfm
 from memex_desktop.render.sanitize import sanitize_html
 
 # No task-list extension: the reader shows no checkboxes, and "[x]" as text keeps the state.
 _EXTENSIONS = ("table", "strikethrough", "autolink")
-_OPTIONS = cmark.Options.CMARK_OPT_FOOTNOTES
+_OPTIONS = cmark_gfm.FOOTNOTES
 # Private-use characters: never markup, and one of them is absent from any real text.
 _STAND_INS = ("\ue000", "\ue001", "\ue002", "\ue003", "\U000f0000", "\U000f0001")
 # CommonMark autolinks (URI and e-mail) and pointy-bracket link destinations keep their "<".
@@ -52,9 +51,7 @@ def markdown_to_html(text: str) -> str:
     stand_in = _stand_in(source)
     if "<" in source:
         source = _RAW_ANGLE_RE.sub(stand_in, source)
-    converted: str = cmark.markdown_to_html_with_extensions(
-        source, options=_OPTIONS, extensions=list(_EXTENSIONS)
-    )
+    converted = cmark_gfm.markdown_to_html(source, _OPTIONS, _EXTENSIONS)
     if stand_in in converted:
         converted = converted.replace(stand_in, "&lt;")
     encoded = "".join(f"%{byte:02X}" for byte in stand_in.encode("utf-8"))
