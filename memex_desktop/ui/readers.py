@@ -16,7 +16,12 @@ _local = threading.local()
 
 
 def thread_reader(cache_path: Path) -> CacheReader:
-    """The calling thread's reader of ``cache_path`` (opened on first use)."""
+    """The calling thread's reader of ``cache_path`` (opened on first use).
+
+    On the TaskRunner's pool threads a first use comes with each task: PySide gives every
+    task a fresh Python thread state, whose thread-local values (this reader among them) go
+    with it when the task ends. Opening one costs about 0.5 ms.
+    """
     readers: dict[Path, CacheReader] | None = getattr(_local, "readers", None)
     if readers is None:
         readers = {}

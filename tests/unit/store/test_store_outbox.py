@@ -203,6 +203,44 @@ def test_closing_while_other_threads_read_and_write_waits_for_them(tmp_path: Pat
         assert len(reopened.list()) > 0
 
 
+def _open_files_of(path: Path) -> int:
+    """How many of this process's file descriptors are open on ``path``."""
+    found = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            found += fd.resolve() == path.resolve()
+        except OSError:  # closed since the listing
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc")
+def test_threads_that_come_and_go_share_connections_instead_of_keeping_one_each(
+    tmp_path: Path,
+) -> None:
+    """The GUI's workers lose their thread-local values after every task: an outbox read by a
+    hundred short tasks keeps one connection, not a hundred."""
+    outbox = Outbox(tmp_path / "outbox.db")
+    outbox.enqueue_url("https://example.org/a")
+    for _ in range(100):
+        thread = threading.Thread(target=lambda: outbox.list(states=["queued"]))
+        thread.start()
+        thread.join()
+    assert _open_files_of(tmp_path / "outbox.db") <= 2
+    outbox.close()
+    assert _open_files_of(tmp_path / "outbox.db") == 0
+
+
+def test_a_read_inside_a_write_uses_the_writing_connection(outbox: Outbox) -> None:
+    """A thread asking again while it holds a connection gets the same one: a second would
+    wait for the first's write lock."""
+    with outbox._write() as writing:
+        writing.execute("INSERT INTO control (key, value) VALUES ('probe', '1')")
+        with outbox._conn() as reading:
+            assert reading is writing
+            assert reading.execute("SELECT value FROM control WHERE key = 'probe'").fetchall()
+
+
 _URL_PIECES = st.sampled_from(
     ["a", "Z", "0", "-", ".", "_", "~", "/", "?", "&", "=", "#", "%", "%2F", "+", ":", "@",
      "!", "$", "'", "(", ")", "*", ",", ";", " ", "é", "utm_x", "UTM_", "..", "//"]
