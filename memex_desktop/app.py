@@ -32,6 +32,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from memex_desktop import paths, services
+from memex_desktop.api.errors import BadApiUrl
 from memex_desktop.errors import (
     UPDATING_CACHE,
     ConnectionState,
@@ -266,9 +267,13 @@ def connect_window(
     and then how it signs in is not known here.
     """
     if connection is None:
-        connection = services.connect(
-            context.settings, api_url=api_url, api_key=api_key, key_store=context.credentials
-        )
+        try:
+            connection = services.connect(
+                context.settings, api_url=api_url, api_key=api_key, key_store=context.credentials
+            )
+        except BadApiUrl as exc:  # the saved setting: the library opens, and Settings fix it
+            context.window.messages.show(user_message(exc))
+            return
     credential = None
     if client is None:
         client = services.make_client(context.settings, connection)
@@ -365,12 +370,16 @@ def rebuild_client(context: AppContext) -> None:
     """A client for the current settings, sign-in and key (a credential in the environment
     still wins); sync with it at once."""
     old = context.controller.services.client
-    connection = services.connect(
-        context.settings,
-        api_url=context.api_url or None,
-        key_store=context.credentials,
-        stored_sign_in=lambda: context.provider,
-    )
+    try:
+        connection = services.connect(
+            context.settings,
+            api_url=context.api_url or None,
+            key_store=context.credentials,
+            stored_sign_in=lambda: context.provider,
+        )
+    except BadApiUrl as exc:
+        context.window.messages.show(user_message(exc))
+        return
     client = services.make_client(context.settings, connection)
     context.controller.services.settings = context.settings
     context.controller.set_client(client, connection.credential)
@@ -579,6 +588,9 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
     data_dir_arg = getattr(args, "data_dir", None)
     want_demo = bool(getattr(args, "demo", False))
     quit_after_sync = bool(getattr(args, "quit_after_sync", False))
+    if (bad_url := services.given_api_url_problem(settings, api_url)) is not None:
+        print(f"memex-desktop: {user_message(bad_url).one_line()}", file=sys.stderr)
+        return 2
     single = not want_demo and not quit_after_sync
     listening: tuple[SingleInstance, _Handoff] | None = None
     if single:
@@ -593,10 +605,13 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
     # paint: the person sees their library without waiting for the keyring (see
     # build_main_window). --quit-after-sync needs it at once, to know whether it can sync.
     if not want_demo and (quit_after_sync or not Settings.path().exists()):
-        connection = services.connect(
-            settings, api_url=api_url, api_key=api_key, key_store=credentials
-        )
-        if not quit_after_sync and services.first_run(connection):
+        try:
+            connection = services.connect(
+                settings, api_url=api_url, api_key=api_key, key_store=credentials
+            )
+        except BadApiUrl:
+            connection = None  # the window opens on the library and says why (connect_window)
+        if connection is not None and not quit_after_sync and services.first_run(connection):
             from memex_desktop.ui.dialogs import FirstRunDialog
 
             dialog = FirstRunDialog(

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from memex_desktop import __version__, paths
 from memex_desktop.api.content import type_label
-from memex_desktop.api.errors import ApiError
+from memex_desktop.api.errors import ApiError, BadApiUrl
 from memex_desktop.errors import (
     STOPPED,
     UPDATING_CACHE,
@@ -1087,6 +1087,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BadApiUrl as exc:  # --api-url, MEMEX_API_URL or the setting: fixed by the person
+        print(f"{PROG}: {user_message(exc).one_line()}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"{PROG}: {STOPPED.one_line()}", file=sys.stderr)
         return EXIT_CANCELLED

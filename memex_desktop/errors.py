@@ -24,6 +24,7 @@ from memex_desktop.api.errors import (
     ApiError,
     ApiMoved,
     AuthError,
+    BadApiUrl,
     ContractError,
     Forbidden,
     InsufficientCredits,
@@ -450,6 +451,14 @@ def user_message(exc: BaseException, credential: Credential | None = None) -> Us
         return _store_message(exc)
     if isinstance(exc, SearchLanguageError):
         return UserMessage("warning", str(exc))
+    if isinstance(exc, BadApiUrl):
+        return UserMessage(
+            "error",
+            f"The API address “{exc.url}” cannot be used.",
+            exc.reason,
+            "Correct it in Settings (or where it was given: --api-url or MEMEX_API_URL), "
+            "for example https://memex.garden/api.",
+        )
     if isinstance(exc, OSError):
         return _os_message(exc)
     if isinstance(exc, KeyboardInterrupt):

@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memex_desktop import paths
+from memex_desktop.api.errors import BadApiUrl
 from memex_desktop.errors import Credential
-from memex_desktop.settings import Settings
+from memex_desktop.settings import Settings, api_url_from_environment
 from memex_desktop.store import CacheReader, Outbox, StoreWriter
 from memex_desktop.sync import OutboxPolicy, SyncEngine
 
@@ -96,10 +97,14 @@ def connect(
 
     Sign-in and its HTTP stack are imported here, not with this module: a window shows the
     library before it connects, and importing them costs a start about 90 ms.
+
+    Raises:
+        BadApiUrl: the API URL is not an http(s) address the app can use.
     """
     from memex_desktop import signin
+    from memex_desktop.api.urls import normalized_api_url
 
-    url = settings.effective_api_url(api_url, environ)
+    url = normalized_api_url(settings.effective_api_url(api_url, environ))
     auth = signin.resolve_auth(
         url,
         settings,
@@ -109,6 +114,23 @@ def connect(
         environ=environ,
     )
     return Connection(url, auth)
+
+
+def given_api_url_problem(
+    settings: Settings, api_url: str | None, environ: Mapping[str, str] | None = None
+) -> BadApiUrl | None:
+    """Why the API URL given for this run (``--api-url``, else MEMEX_API_URL) cannot be
+    used; None when it can, or when none was given (a bad saved one is said in the window,
+    which Settings fix)."""
+    if not (api_url or "").strip() and api_url_from_environment(environ) is None:
+        return None
+    from memex_desktop.api.urls import normalized_api_url
+
+    try:
+        normalized_api_url(settings.effective_api_url(api_url, environ))
+    except BadApiUrl as exc:
+        return exc
+    return None
 
 
 def first_run(connection: Connection, settings_path: Path | None = None) -> bool:

@@ -68,6 +68,7 @@ from memex_desktop.api.models import (
     parse_content_entity,
 )
 from memex_desktop.api.retry import RetryPolicy, is_retryable_status, parse_retry_after
+from memex_desktop.api.urls import normalized_api_url
 
 _log = logging.getLogger(__name__)
 
@@ -269,7 +270,7 @@ class MemexClient:
             raise ValueError("max_response_bytes must be positive")
         if max_retries < 0:
             raise ValueError("max_retries must not be negative")
-        self._base_url = _normalize_base_url(base_url)
+        self._base_url = normalized_api_url(base_url)
         self._origin = _origin(httpx.URL(self._base_url))
         self._credentials: Credentials = make_credentials(
             api_key=api_key,
@@ -1004,21 +1005,6 @@ def _check_paging(limit: int | None, offset: int | None) -> None:
 def _without_none(values: Mapping[str, Any]) -> dict[str, Any]:
     """``values`` without the keys whose value is ``None`` (not sent = server default)."""
     return {key: value for key, value in values.items() if value is not None}
-
-
-def _normalize_base_url(base_url: str) -> str:
-    """Check the API root is an absolute http(s) URL without credentials or query."""
-    try:
-        url = httpx.URL(base_url.strip())
-    except httpx.InvalidURL as exc:
-        raise ValueError(f"not a valid API URL: {exc}") from exc
-    if url.scheme not in ("http", "https") or not url.host:
-        raise ValueError("the API URL must start with http:// or https:// and name a host")
-    if url.userinfo:
-        raise ValueError("the API URL must not contain credentials")
-    if url.query or url.fragment:
-        raise ValueError("the API URL must not have a query or fragment")
-    return str(url).rstrip("/")
 
 
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:

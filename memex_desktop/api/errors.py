@@ -8,6 +8,7 @@ report a contract drift (:class:`ContractError`). No error ever carries the API 
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # a start imports these errors long before it reads any model
@@ -109,3 +110,16 @@ class ApiMoved(ContractError):
 class ServerIncompatible(ApiError):
     """The server rejects what this version sends as invalid (or pages in a way it cannot
     follow): syncing cannot work until one side changes. ``message`` is the server's words."""
+
+
+class BadApiUrl(ValueError):
+    """An API address the app cannot use; ``reason`` says why, in words for people.
+
+    ``url`` is the address as given, any user name and password in it replaced by ``***``:
+    the error is shown and logged.
+    """
+
+    def __init__(self, url: str, reason: str) -> None:
+        self.url = re.sub(r"//[^/?#]*@", "//***@", url.strip())
+        self.reason = reason
+        super().__init__(f"the API URL {self.url!r} cannot be used: {reason}")

@@ -50,6 +50,7 @@ from memex_desktop.api.errors import (
     ServerError,
     SignInError,
 )
+from memex_desktop.api.urls import normalized_api_url
 
 _log = logging.getLogger(__name__)
 
@@ -164,12 +165,12 @@ class MemorySecretStore:
 
 def access_account(api_base_url: str) -> str:
     """Keyring account name of the access token (with expiry) for one server."""
-    return f"oauth-access:{normalize_base_url(api_base_url)}"
+    return f"oauth-access:{normalized_api_url(api_base_url)}"
 
 
 def refresh_account(api_base_url: str) -> str:
     """Keyring account name of the refresh token for one server."""
-    return f"oauth-refresh:{normalize_base_url(api_base_url)}"
+    return f"oauth-refresh:{normalized_api_url(api_base_url)}"
 
 
 # ---------------------------------------------------------------------------- data
@@ -269,7 +270,7 @@ class ClientRegistry:
 
     def get(self, api_base_url: str) -> OAuthClientRecord | None:
         """The remembered registration for ``api_base_url``, if any."""
-        data = self._read().get(normalize_base_url(api_base_url))
+        data = self._read().get(normalized_api_url(api_base_url))
         return OAuthClientRecord.from_json(data) if isinstance(data, dict) else None
 
     def put(self, record: OAuthClientRecord) -> None:
@@ -283,7 +284,7 @@ class ClientRegistry:
         """Drop the registration at ``api_base_url`` (the next sign-in registers again)."""
         with self._lock:
             servers = self._read()
-            if servers.pop(normalize_base_url(api_base_url), None) is not None:
+            if servers.pop(normalized_api_url(api_base_url), None) is not None:
                 self._write(servers)
 
     def _read(self) -> dict[str, Any]:
@@ -308,14 +309,6 @@ class ClientRegistry:
 
 
 # ---------------------------------------------------------------------------- helpers
-
-
-def normalize_base_url(url: str) -> str:
-    """An absolute http(s) URL without trailing slash, query or fragment (the server key)."""
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError("the API URL must start with http:// or https:// and name a host")
-    return urlunsplit((parts.scheme, parts.netloc.lower(), parts.path.rstrip("/"), "", ""))
 
 
 def pkce_pair() -> tuple[str, str]:
@@ -380,7 +373,7 @@ def protected_resource_metadata_urls(api_base_url: str) -> list[str]:
     The MCP endpoint beside the API (``<base>/mcp``) is asked last: it is where Memex
     documents its OAuth.
     """
-    base = normalize_base_url(api_base_url)
+    base = normalized_api_url(api_base_url)
     origin, path = _origin(base), _path(base)
     well_known = "/.well-known/oauth-protected-resource"
     return _dedupe(
@@ -443,7 +436,7 @@ def discover(api_base_url: str, http: httpx.Client) -> ServerMetadata:
             PKCE S256.
         NetworkUnavailable / ServerError: the server cannot be reached / keeps failing.
     """
-    base = normalize_base_url(api_base_url)
+    base = normalized_api_url(api_base_url)
     fetch = _Fetcher(http)
     resource, issuers = base, [_origin(base)]
     scopes: tuple[str, ...] = ()
@@ -562,7 +555,7 @@ def register_client(
         error = data.get("error_description") or data.get("error") or f"HTTP {response.status_code}"
         raise OAuthProtocolError(f"The Memex server refused to register the app: {error}")
     return OAuthClientRecord(
-        api_base_url=normalize_base_url(api_base_url),
+        api_base_url=normalized_api_url(api_base_url),
         resource=metadata.resource,
         issuer=metadata.issuer,
         authorization_endpoint=metadata.authorization_endpoint,
@@ -1085,7 +1078,7 @@ def sign_in(
         SignInError (cancelled, timed out, denied, wrong state, refused code, unsupported
         server), NetworkUnavailable, ServerError. No listener is left running either way.
     """
-    base = normalize_base_url(api_base_url)
+    base = normalized_api_url(api_base_url)
     with _http_session(transport, DEFAULT_HTTP_TIMEOUT_S) as http:
         metadata = discover(base, http)
         remembered = registry.get(base)
@@ -1169,7 +1162,7 @@ def sign_out(
     The client registration stays (it is no secret); the server is asked to revoke the tokens
     when it offers revocation, and a failure there does not keep them.
     """
-    base = normalize_base_url(api_base_url)
+    base = normalized_api_url(api_base_url)
     tokens = load_tokens(store, base)
     forget_tokens(store, base)
     record = registry.get(base)

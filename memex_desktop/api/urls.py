@@ -29,9 +29,11 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import idna
+
+from memex_desktop.api.errors import BadApiUrl
 
 MAX_URL_CHARS = 2 * 1024 * 1024
 MAX_HOST_CHARS = 253
@@ -234,6 +236,24 @@ def parse_web_url(text: object) -> ParsedUrl | UrlProblem:
     return UrlProblem(
         f"Only web addresses (http or https) are opened; this one is a “{parsed.scheme}:” address."
     )
+
+
+def normalized_api_url(text: str) -> str:
+    """The API root as requests and remembered sign-ins name it: an http(s) address with a
+    host and no user name, query or fragment; its host in lower case, no slash at the end.
+
+    Raises:
+        BadApiUrl: ``text`` is not such an address.
+    """
+    parsed = parse_web_url(text)
+    if isinstance(parsed, UrlProblem):
+        raise BadApiUrl(text, parsed.reason)
+    if parsed.userinfo:
+        raise BadApiUrl(text, "It must not hold a user name or a password.")
+    if parsed.query or parsed.fragment:
+        raise BadApiUrl(text, "It must not have a query (?…) or a fragment (#…).")
+    parts = urlsplit(text.strip())
+    return urlunsplit((parts.scheme, parts.netloc.lower(), parts.path.rstrip("/"), "", ""))
 
 
 # Hosts whose players start at ``?t=SECONDSs``; any other video is asked for its moment with a

@@ -31,6 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop import paths
+from memex_desktop.api.errors import BadApiUrl
+from memex_desktop.api.urls import normalized_api_url
 from memex_desktop.errors import user_message
 from memex_desktop.settings import Settings, ThemeSetting, setting_descriptions
 from memex_desktop.ui.actions import shortcut_rows
@@ -371,6 +373,13 @@ class SettingsDialog(QDialog):
         folder_row.addWidget(browse)
         self.sign_in: SignInPanel | None = None
         form.addRow("API URL", self.api_url)
+        # Why the entered API URL cannot be saved (shown on Save, hidden once it is edited).
+        self.api_url_problem = QLabel(self)
+        self.api_url_problem.setObjectName("apiurlproblem")
+        self.api_url_problem.setWordWrap(True)
+        self.api_url_problem.hide()
+        self.api_url.textEdited.connect(self.api_url_problem.hide)
+        form.addRow("", self.api_url_problem)
         if runner is not None:
             self.sign_in = SignInPanel(self._entered_url, runner, provider, sign_in, self)
             form.addRow("Account", self.sign_in)
@@ -414,6 +423,19 @@ class SettingsDialog(QDialog):
     def provider(self) -> TokenProvider | None:
         """The sign-in after the dialog (None: signed out or never signed in)."""
         return self.sign_in.provider if self.sign_in is not None else None
+
+    def accept(self) -> None:
+        """Save, unless the API URL entered cannot be used: then say why beneath it."""
+        if not self.api_url_fixed:
+            try:
+                normalized_api_url(self._entered_url())
+            except BadApiUrl as exc:
+                self.api_url_problem.setText(user_message(exc).one_line())
+                self.api_url_problem.show()
+                self.api_url.setFocus(Qt.FocusReason.OtherFocusReason)
+                self.api_url.selectAll()
+                return
+        super().accept()
 
     def done(self, result: int) -> None:
         """Closing the dialog stops a sign-in still waiting for the browser."""

@@ -201,3 +201,37 @@ def test_the_settings_say_which_data_folder_this_window_reads(qtbot: Any, tmp_pa
     )
     qtbot.addWidget(usual)
     assert usual.findChild(QLabel, "datafoldernote").text().startswith("A new data folder")
+
+
+def test_the_settings_refuse_an_api_url_that_cannot_be_used(qtbot: Any) -> None:
+    dialog = SettingsDialog(Settings(), has_key=False, key_in_memory_only=True)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.api_url.setText("memex.garden/api")
+    dialog.accept()
+    assert dialog.result() != SettingsDialog.DialogCode.Accepted
+    assert dialog.isVisible()
+    assert dialog.api_url_problem.isVisible()
+    assert "does not start with a scheme" in dialog.api_url_problem.text()
+    qtbot.keyClicks(dialog.api_url, "x")  # editing the address hides the old reason
+    assert not dialog.api_url_problem.isVisible()
+    dialog.api_url.setText("https://memex.garden/api")
+    dialog.accept()
+    assert dialog.result() == SettingsDialog.DialogCode.Accepted
+
+
+def test_a_saved_api_url_that_cannot_be_used_opens_the_library_and_says_why(
+    window_factory: WindowFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMEX_API_KEY", "a-key")
+    context = window_factory(
+        library={
+            "results": [{"id": "a", "type": "web", "title": "Kept", "url": "https://a.example"}]
+        },
+        settings=Settings(api_url="memex.garden/api"),
+    )
+    assert context.client is None
+    assert context.window.results_model.rowCount() == 1
+    shown = context.window.status.currentMessage()
+    assert shown.startswith("The API address “memex.garden/api” cannot be used.")
+    assert "Correct it in Settings" in shown
