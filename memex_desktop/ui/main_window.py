@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
@@ -72,9 +72,32 @@ PRICING_URL = "https://memex.garden/pricing"
 FIRST_RUN_SIZE = (1440, 900)
 # The smallest window every pane is laid out for (README: "works from 960×600 up").
 SMALLEST_SIZE = (960, 600)
+# What a window manager adds around a window (title bar, borders): the first-run size leaves
+# room for it, so that the status bar never ends up below the edge of a 1366×768 screen.
+FRAME_ALLOWANCE = (16, 48)
 # First-run shares of the central area's width (the reader takes the rest), with bounds.
 SIDEBAR_SHARE, SIDEBAR_BOUNDS = 0.18, (150, 230)
 RESULTS_SHARE, RESULTS_BOUNDS = 0.32, (250, 440)
+
+
+def first_run_sizes(
+    available: QSize | None,
+) -> tuple[tuple[int, int], tuple[int, int], bool]:
+    """The window's first-run size and least size on a screen of ``available`` size, and
+    whether the screen is smaller than the first-run size (then the window fills it, frame
+    and all, where a window manager can maximize it)."""
+    width, height = FIRST_RUN_SIZE
+    least_width, least_height = SMALLEST_SIZE
+    if available is None:
+        return (width, height), (least_width, least_height), False
+    room_width = available.width() - FRAME_ALLOWANCE[0]
+    room_height = available.height() - FRAME_ALLOWANCE[1]
+    fills = width > room_width or height > room_height
+    return (
+        (min(width, room_width), min(height, room_height)),
+        (min(least_width, room_width), min(least_height, room_height)),
+        fills,
+    )
 
 
 class MainWindow(QMainWindow):
@@ -269,16 +292,11 @@ class MainWindow(QMainWindow):
         shrinkable = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.reader_pane.title_label.setSizePolicy(shrinkable)
         self.results_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        width, height = FIRST_RUN_SIZE
-        least_width, least_height = SMALLEST_SIZE
         screen = self.screen()
-        if screen is not None:
-            free = screen.availableGeometry()
-            width, height = min(width, free.width()), min(height, free.height())
-            least_width, least_height = (
-                min(least_width, free.width()),
-                min(least_height, free.height()),
-            )
+        free = screen.availableGeometry().size() if screen is not None else None
+        (width, height), (least_width, least_height), fills = first_run_sizes(free)
+        if fills:
+            self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
         # Smaller, the panes cannot show what they hold (the filters, the reader's title, the
         # notes): the window does not shrink past this, unless the screen itself is smaller.
         self.setMinimumSize(least_width, least_height)

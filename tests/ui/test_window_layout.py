@@ -25,7 +25,7 @@ from memex_desktop.errors import ConnectionState
 from memex_desktop.store import OutboxOp
 from memex_desktop.ui.dialogs import ShortcutsDialog
 from memex_desktop.ui.docked_panes import COMPACT_WIDTH, FOLDED_WIDTH
-from memex_desktop.ui.main_window import MainWindow
+from memex_desktop.ui.main_window import FRAME_ALLOWANCE, MainWindow, first_run_sizes
 from memex_desktop.ui.outbox_pane import OutboxPane
 from memex_desktop.ui.search_bar import PLACEHOLDERS, FilterCombo
 from memex_desktop.ui.status_bar import StatusBar
@@ -411,9 +411,34 @@ def test_the_window_does_not_shrink_below_the_size_its_panes_are_laid_out_for(
     window_factory: WindowFactory, demo_library: dict[str, Any], qtbot: Any
 ) -> None:
     window = window_factory(library=demo_library).window
-    free = window.screen().availableGeometry()
-    least = QSize(min(SMALLEST.width(), free.width()), min(SMALLEST.height(), free.height()))
+    _size, (least_width, least_height), _fills = first_run_sizes(
+        window.screen().availableGeometry().size()
+    )
+    least = QSize(least_width, least_height)
+    assert least.width() <= SMALLEST.width()
+    assert least.height() <= SMALLEST.height()
     assert window.minimumSize() == least
     window.resize(640, 420)
     assert window.width() >= least.width()
     assert window.height() >= least.height()
+
+
+@pytest.mark.parametrize(
+    ("screen", "size", "fills"),
+    [
+        (QSize(1366, 768), (1350, 720), True),
+        (QSize(1920, 1080), (1440, 900), False),
+        (QSize(1440, 900), (1424, 852), True),
+    ],
+)
+def test_the_first_window_and_its_frame_fit_the_screen(
+    screen: QSize, size: tuple[int, int], fills: bool
+) -> None:
+    """Room is left for a title bar and borders: at 1366×768 the status bar was below the
+    screen's edge."""
+    first, least, maximized = first_run_sizes(screen)
+    assert (first, maximized) == (size, fills)
+    assert first[0] + FRAME_ALLOWANCE[0] <= screen.width()
+    assert first[1] + FRAME_ALLOWANCE[1] <= screen.height()
+    assert least[0] <= first[0]
+    assert least[1] <= first[1]
