@@ -35,8 +35,13 @@ Index = QModelIndex | QPersistentModelIndex
 
 
 def failure_of(op: OutboxOp) -> UserMessage | None:
-    """Why the save's last attempt failed, in the person's words (None: nothing failed)."""
-    failed = op.state == "needs_attention" or (op.state == "queued" and op.attempts > 0)
+    """Why the save's last attempt failed, in the person's words (None: nothing failed).
+
+    A save that could not even be sent (no connection) counts no attempt, but says why it
+    waits all the same.
+    """
+    tried = op.attempts > 0 or op.error_kind is not None
+    failed = op.state == "needs_attention" or (op.state == "queued" and tried)
     if not failed or not (op.error_kind or op.reason or op.state == "needs_attention"):
         return None
     return failure_message(op.error_kind, op.reason, op.attempts)
@@ -46,7 +51,11 @@ def save_state_text(op: OutboxOp, processing: bool | None = None) -> str:
     """Where a save is: queued -> sent -> processing -> in library (or what went wrong)."""
     failure = failure_of(op)
     if op.state == "queued":
-        return "Queued" if failure is None else f"Queued (retry {op.attempts}: {failure.text})"
+        if failure is None:
+            return "Queued"
+        if op.attempts == 0:
+            return f"Queued ({failure.text})"
+        return f"Queued (retry {op.attempts}: {failure.text})"
     if op.state == "sending":
         return "Sending…"
     if op.state == "accepted":

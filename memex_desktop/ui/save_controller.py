@@ -195,14 +195,18 @@ def undo_text(result: UndoResult) -> str:
 
 
 def queued_text(results: list[EnqueueResult], refused: list[DropVerdict]) -> str:
-    """What the toast says after a drop: saving, already saved, not saved (listed below it)."""
+    """What the toast says after a drop: saving, already waiting, already saved, not saved
+    (listed below it)."""
     queued = sum(r.status == "queued" for r in results)
-    known = len(results) - queued
+    waiting = sum(r.status == "already_queued" for r in results)
+    saved = sum(r.status == "already_saved" for r in results)
     parts = []
     if queued:
         parts.append(f"Saving {queued} link{'s' if queued != 1 else ''}")
-    if known:
-        parts.append(f"{known} already saved")
+    if waiting:
+        parts.append(f"{waiting} already waiting to be saved")
+    if saved:
+        parts.append(f"{saved} already in your library")
     if refused:
         parts.append(f"{len(refused)} not saved")
     return " · ".join(parts) + "." if parts else NOTHING_DROPPED

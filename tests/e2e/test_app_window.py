@@ -118,7 +118,7 @@ def test_sync_search_read_link_and_save_by_drop(
     results, refused = queued.args
     assert sorted(r.status for r in results) == ["already_saved", "queued", "queued"]
     assert len(refused) == 1
-    assert "already saved" in window.toast.text()
+    assert "1 already in your library" in window.toast.text()
     assert window.reader_pane.current_entity_id == web["id"]
 
     # Offline: the server goes away, one more drop is queued, the sync says offline.
@@ -132,6 +132,13 @@ def test_sync_search_read_link_and_save_by_drop(
     qtbot.waitUntil(lambda: app_context.controller.state is ConnectionState.OFFLINE, timeout=30_000)
     qtbot.waitUntil(lambda: not app_context.controller.syncing, timeout=30_000)
     assert window.status.state_label.text().startswith("Offline")
+    # The same link again: it is waiting, not yet in the library.
+    again = Emitted(window.saves_queued)
+    _drop(window, [offline_url])
+    again.wait(qtbot, 10_000)
+    assert [r.status for r in again.args[0]] == ["already_queued"]
+    assert "1 already waiting to be saved" in window.toast.text()
+    assert "library" not in window.toast.text()
 
     # Back online: the three new saves arrive on the server exactly once.
     server.start()

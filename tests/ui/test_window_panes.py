@@ -196,6 +196,11 @@ def _failed_op(state: str, kind: str | None, reason: str, attempts: int = 1) -> 
             "Needs attention: The Memex server failed this save 6 times.",
             "Retry it later",
         ),
+        (  # never sent: there was no connection, so no attempt counted
+            _failed_op("queued", "network", "ConnectError: [Errno 111]", attempts=0),
+            "Queued (The Memex server could not be reached.)",
+            "sent again when the connection is back",
+        ),
         (  # a row from before kinds were kept: no developer string in the list
             _failed_op("needs_attention", None, "RateLimited: POST /save-content-by-url: 429"),
             "Needs attention: The save could not be sent.",
@@ -211,7 +216,7 @@ def test_outbox_pane_shows_why_a_save_failed_in_the_persons_words(
     pane.model.set_ops([op])
     cell = pane.model.index(0, 1)
     assert cell.data() == shown
-    for developer_word in ("POST", "RateLimited", "HTTP"):
+    for developer_word in ("POST", "RateLimited", "HTTP", "Errno"):
         assert developer_word not in cell.data()
     tip = cell.data(Qt.ItemDataRole.ToolTipRole)
     assert tip.startswith(shown)
