@@ -83,11 +83,13 @@ def scope_ids(reader: CacheReader, scope: Scope) -> list[str] | None:
     """The ids a list-like scope shows (views, feeds, deleted), or None for filter scopes."""
     if not scope_lists_ids(scope):
         return None
+    # One more than the list shows: whether it stops short of the scope is then known.
+    read = SCOPE_LIMIT + 1
     if scope.kind == "deleted":
-        return [row.id for row in reader.deleted_upstream(limit=SCOPE_LIMIT)]
+        return [row.id for row in reader.deleted_upstream(limit=read)]
     if scope.kind == "view":
-        return list(reader.ids_for_view(scope.value or "", limit=SCOPE_LIMIT))
-    return reader.ids_for_feed(scope.value or "", limit=SCOPE_LIMIT)
+        return list(reader.ids_for_view(scope.value or "", limit=read))
+    return reader.ids_for_feed(scope.value or "", limit=read)
 
 
 def scoped_filters(request: SearchRequest, scope: Scope) -> SearchFilters:
@@ -137,11 +139,15 @@ def _local_search(
     filters = scoped_filters(request, scope)
     listed = scope_ids(reader, scope)
     if listed is None:
-        ids = reader.search_ids(request.query, limit=limit, sort=sort, **filters.as_kwargs())
-        complete = len(ids) < limit or limit >= SEARCH_LIMIT
-        stopped = limit if limit >= SEARCH_LIMIT and len(ids) >= limit else None
+        # One more than asked for: a library of exactly the limit is not "limit+".
+        ids = reader.search_ids(request.query, limit=limit + 1, sort=sort, **filters.as_kwargs())
+        more = len(ids) > limit
+        ids = ids[:limit]
+        complete = not more or limit >= SEARCH_LIMIT
+        stopped = limit if limit >= SEARCH_LIMIT and more else None
         return LocalSearchResult(sequence, request, ids, complete, stopped_at=stopped)
-    stopped = SCOPE_LIMIT if len(listed) >= SCOPE_LIMIT else None
+    stopped = SCOPE_LIMIT if len(listed) > SCOPE_LIMIT else None
+    listed = listed[:SCOPE_LIMIT]
     if request.query:
         matching = set(reader.search_ids(request.query, limit=SEARCH_LIMIT, include_deleted=True))
         listed = [i for i in listed if i in matching]

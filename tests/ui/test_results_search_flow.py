@@ -346,6 +346,19 @@ def test_a_list_that_stops_short_of_every_match_says_so(
     assert count.accessibleDescription() == count.toolTip()
 
 
+def test_a_list_of_exactly_its_limit_is_whole(
+    qtbot: Any, context: AppContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library of exactly 100,000 items read "100,000+ items", as if some were left out."""
+    window = context.window
+    everything = len(context.reader.search_ids("", limit=10_000))
+    monkeypatch.setattr(search_controller, "SEARCH_LIMIT", everything)
+    count = window.sort_control.count
+    window.run_search(SearchRequest(""))
+    qtbot.waitUntil(lambda: count.text() == f"{everything:,} items", timeout=10_000)
+    assert window.results_model.rowCount() == everything
+
+
 def test_keys_pressed_while_a_new_list_is_on_its_way_go_to_the_new_list(
     qtbot: Any, context: AppContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
