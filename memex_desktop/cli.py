@@ -81,6 +81,7 @@ STATE_EXIT: dict[ConnectionState, int] = {
 }
 
 PROG = "memex-desktop"
+MAX_PORT = 65535
 
 
 class CliError(Exception):
@@ -224,7 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     cmd = command("emulator", cmd_emulator, "run a Memex-compatible API server on loopback")
     cmd.add_argument("--host", default="127.0.0.1")
-    cmd.add_argument("--port", type=int, default=8787)
+    cmd.add_argument(
+        "--port", type=_port, default=8787, help="TCP port to listen on (0: any free one)"
+    )
     cmd.add_argument(
         "--library",
         type=Path,
@@ -298,6 +301,17 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def _port(text: str) -> int:
+    """argparse type: a TCP port number, 0 (any free port) to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= MAX_PORT:
+        raise argparse.ArgumentTypeError(f"must be a port from 0 to {MAX_PORT}: {text!r}")
     return value
 
 
@@ -971,6 +985,7 @@ def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
     """Serve a Memex-compatible API on loopback until interrupted."""
     del session
     from memex_desktop.emulator import EmulatorConfig, serve
+    from memex_desktop.emulator.library import LibraryFileError
 
     library: dict[str, Any] | None = None
     library_path: Path | None = args.library
@@ -991,8 +1006,10 @@ def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
             # The demo library's items show pictures the emulator serves beside it.
             pictures = library_path.parent / "media"
             media_dir = pictures if pictures.is_dir() else None
-    elif not library_path.is_file():
-        raise CliError(f"no such library file: {library_path}", EXIT_NOT_FOUND)
+    else:
+        library = _library_to_serve(library_path)
+        if library is not None:
+            library_path = None
     options: dict[str, Any] = {}
     if args.api_key:
         options["api_key"] = args.api_key
@@ -1019,9 +1036,37 @@ def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
     config = EmulatorConfig(
         library_path=library_path, library=library, media_dir=media_dir, **switches, **options
     )
-    print(f"Memex emulator on http://{args.host}:{args.port}", file=sys.stderr)
-    serve(config, host=args.host, port=args.port)
+    where = f"http://{args.host}:{args.port}" if args.port else f"a free port of {args.host}"
+    print(f"Memex emulator on {where}", file=sys.stderr)
+    try:
+        serve(config, host=args.host, port=args.port)
+    except LibraryFileError as exc:  # a line of a JSON Lines library, read as it is served
+        raise CliError(str(exc), EXIT_USAGE) from None
     return EXIT_OK
+
+
+def _library_to_serve(path: Path) -> dict[str, Any] | None:
+    """The library file the emulator was given, read before it starts so a file that is not
+    one is said in one line: a JSON library decoded, None for JSON Lines (read as served,
+    its first line checked here)."""
+    from memex_desktop.emulator.library import (
+        LibraryFileError,
+        is_library_lines,
+        load_library_file,
+        read_library_lines,
+    )
+
+    if path.is_dir():
+        raise CliError(f"{path} is a folder, not a library file", EXIT_USAGE)
+    if not path.is_file():
+        raise CliError(f"no such library file: {path}", EXIT_NOT_FOUND)
+    try:
+        if is_library_lines(path):
+            read_library_lines(path)
+            return None
+        return load_library_file(path)
+    except LibraryFileError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
 
 
 def cmd_bench(args: argparse.Namespace, session: Session | None) -> int:

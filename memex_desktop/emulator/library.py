@@ -83,13 +83,28 @@ _BODY_KEYS = (
 _TAG_RE = re.compile(r"<[^>]+>")
 
 
+class LibraryFileError(ValueError):
+    """A library file that cannot be served: not JSON, or JSON that is not a library."""
+
+
 def load_library_file(path: Path) -> JsonObject:
-    """Read a library file (JSON object in the raw search shape)."""
-    with path.open("r", encoding="utf-8") as handle:
-        data = json.load(handle)
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: a library file must hold a JSON object")
+    """Read a library file (JSON object in the raw search shape).
+
+    Raises:
+        LibraryFileError: when the file is not JSON, or not an object with a results list.
+    """
+    data = _json_of(path, path.read_bytes())
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise LibraryFileError(f"{path} is not a library file (no results list)")
     return data
+
+
+def _json_of(where: Path | str, text: str | bytes) -> Any:
+    """``text`` decoded as JSON; :class:`LibraryFileError` naming ``where`` when it is not."""
+    try:
+        return json.loads(text)
+    except ValueError as exc:  # JSONDecodeError, or bytes that are not UTF-8
+        raise LibraryFileError(f"{where} is not JSON: {exc}") from exc
 
 
 def is_library_lines(path: Path) -> bool:
@@ -105,24 +120,24 @@ def read_library_lines(path: Path) -> tuple[JsonObject, Generator[LibraryLine, N
     ``referencesByResultId`` entry, left out when it has none). A library of a million items
     is several gigabytes of JSON: read this way it never has to be in memory at once.
     """
-    with path.open("r", encoding="utf-8") as handle:
-        extras = json.loads(handle.readline() or "{}")
+    with path.open("rb") as handle:
+        extras = _json_of(f"{path}:1", handle.readline() or b"{}")
     if not isinstance(extras, dict):
-        raise ValueError(f"{path}: the first line of a library must be a JSON object")
+        raise LibraryFileError(f"{path} is not a library file (line 1 is not a JSON object)")
     return extras, _library_line_entities(path)
 
 
 def _library_line_entities(path: Path) -> Generator[LibraryLine, None, None]:
     """The entity lines of a library in JSON Lines (the file is opened on the first one)."""
-    with path.open("r", encoding="utf-8") as handle:
+    with path.open("rb") as handle:  # bytes: a line that is not UTF-8 is said as such
         handle.readline()
         for number, line in enumerate(handle, start=2):
             if not line.strip():
                 continue
-            record = json.loads(line)
+            record = _json_of(f"{path}:{number}", line)
             entity = record.get("entity") if isinstance(record, dict) else None
             if not isinstance(entity, dict):
-                raise ValueError(f"{path}:{number}: a library line must hold an entity")
+                raise LibraryFileError(f"{path}:{number}: a library line must hold an entity")
             refs = record.get("references")
             yield entity, refs if isinstance(refs, dict) else None
 
