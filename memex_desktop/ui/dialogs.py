@@ -414,6 +414,9 @@ class SettingsDialog(QDialog):
         layout.addWidget(note)
         layout.addWidget(buttons)
         self.resize(520, self.sizeHint().height())
+        if not has_key and provider is None and not self.api_url_fixed:
+            # Nothing to sign in with yet: the key is what there is to type ("Use an API key").
+            self.api_key.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _entered_url(self) -> str:
         """The API URL as entered (the sign-in goes to that server)."""

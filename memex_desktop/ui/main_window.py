@@ -12,11 +12,12 @@ and paints highlights. Every message for the person arrives through the runner's
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QByteArray, QProcess, QSettings, QSize, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
@@ -349,6 +350,7 @@ class MainWindow(QMainWindow):
             "shortcuts": self.show_shortcuts,
             "quit": self.close,
             "check_connection": self.show_doctor,
+            "open_demo": self.open_demo,
             "about": self.show_about,
         }
 
@@ -679,9 +681,36 @@ class MainWindow(QMainWindow):
         dialog.open()
         return dialog
 
+    @Slot()
+    def open_demo(self) -> bool:
+        """Help > Open the demo library: a second memex-desktop, on the demo (its own data
+        folder and emulator, so this window's library is never touched)."""
+        program, arguments = demo_command()
+        started = start_detached(program, arguments)
+        if started:
+            self.messages.inform("Opening the demo library in a second window…")
+        else:
+            self.messages.warn(
+                "The demo library could not be opened.", f"Run: {program} {' '.join(arguments)}"
+            )
+        return started
+
     def open_url_in_browser(self, url: str) -> None:
         """Open an http(s) address after confirmation (the reader's policy)."""
         self.reader_pane.open_external(QUrl(url).toString())
+
+
+def demo_command() -> tuple[str, list[str]]:
+    """The program and arguments that open memex-desktop on its demo library."""
+    if getattr(sys, "frozen", False):  # a packaged app: its own executable
+        return sys.executable, ["--demo"]
+    return sys.executable, ["-m", "memex_desktop", "--demo"]
+
+
+def start_detached(program: str, arguments: list[str]) -> bool:
+    """Start a program that outlives this one; whether it started."""
+    started, _pid = QProcess.startDetached(program, arguments)
+    return bool(started)
 
 
 def _share(total: int, share: float, bounds: tuple[int, int]) -> int:

@@ -25,6 +25,13 @@ HELP_ENTRIES = (
         menu="Help",
     ),
     ActionSpec(
+        "open_demo",
+        "Open the &demo library",
+        (),
+        "Open a second window on a demo library, served by the built-in Memex emulator",
+        menu="Help",
+    ),
+    ActionSpec(
         "about",
         "&About memex-desktop",
         (),

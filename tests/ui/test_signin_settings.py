@@ -235,3 +235,15 @@ def test_a_saved_api_url_that_cannot_be_used_opens_the_library_and_says_why(
     shown = context.window.status.currentMessage()
     assert shown.startswith("The API address “memex.garden/api” cannot be used.")
     assert "Correct it in Settings" in shown
+
+
+def test_with_nothing_to_sign_in_with_the_settings_open_on_the_api_key(qtbot: Any) -> None:
+    dialog = SettingsDialog(Settings(), has_key=False, key_in_memory_only=True)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitUntil(dialog.api_key.hasFocus, timeout=5_000)
+    keyed = SettingsDialog(Settings(), has_key=True, key_in_memory_only=True)
+    qtbot.addWidget(keyed)
+    keyed.show()
+    qtbot.waitExposed(keyed)
+    assert not keyed.api_key.hasFocus()

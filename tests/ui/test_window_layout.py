@@ -18,11 +18,13 @@ import pytest
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication, QDockWidget, QToolButton, QWidget
+from support.signals import Emitted
 from support.window import WindowFactory
 
 from memex_desktop.app import AppContext
 from memex_desktop.errors import ConnectionState
 from memex_desktop.store import OutboxOp
+from memex_desktop.ui import main_window
 from memex_desktop.ui.dialogs import ShortcutsDialog
 from memex_desktop.ui.docked_panes import COMPACT_WIDTH, FOLDED_WIDTH
 from memex_desktop.ui.main_window import FRAME_ALLOWANCE, MainWindow, first_run_sizes
@@ -442,3 +444,29 @@ def test_the_first_window_and_its_frame_fit_the_screen(
     assert first[1] + FRAME_ALLOWANCE[1] <= screen.height()
     assert least[0] <= first[0]
     assert least[1] <= first[1]
+
+
+def test_help_opens_the_demo_library_in_a_second_window(
+    window_factory: WindowFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Someone who turned the welcome down can still try the app on the demo library."""
+    started: list[tuple[str, list[str]]] = []
+
+    def start(program: str, arguments: list[str]) -> bool:
+        started.append((program, arguments))
+        return True
+
+    monkeypatch.setattr(main_window, "start_detached", start)
+    window = window_factory().window
+    shown = Emitted(window.messages.shown)
+    window.actions_by_key["open_demo"].trigger()
+    assert started == [main_window.demo_command()]
+    assert shown.args[0].text == "Opening the demo library in a second window…"
+    program, arguments = started[0]
+    assert arguments[-1] == "--demo"
+    # The command is one that runs: asked for its help instead, it answers.
+    answer = subprocess.run(
+        [program, *arguments[:-1], "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert answer.returncode == 0
+    assert "--demo" in answer.stdout
