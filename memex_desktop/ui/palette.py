@@ -202,6 +202,9 @@ TYPE_COLOURS: dict[str, str] = {
     "annotation": "#f4b400",
     "pdf": "#795548",
     "chatThread": "#009688",
+    "selector": "#e84393",
+    "book": "#6ab04c",
+    "audioRecording": "#5c6bc0",
     "tag": "#7f8c8d",
 }
 OTHER_TYPE_COLOUR = "#95a5a6"

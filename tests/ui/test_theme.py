@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -219,3 +220,20 @@ def test_every_control_that_takes_the_keyboard_shows_it_has_it(palette: Palette)
     # Unfocused, a list's outline is there and transparent: the focus moves nothing.
     for control in ("#resultsview", "#sidebar", "#readerbrowser", "QToolButton"):
         assert control in selectors_where("border: 1px solid transparent"), control
+
+
+def test_every_type_of_the_demo_library_has_a_node_colour_of_its_own(
+    demo_library: dict[str, Any],
+) -> None:
+    """Highlights, books and audio recordings were one grey, beside the tags' grey."""
+    from memex_desktop.ui.palette import OTHER_TYPE_COLOUR, TYPE_COLOURS
+
+    types = {entity["type"] for entity in demo_library["results"]} | {"tag"}
+    assert types <= TYPE_COLOURS.keys()
+    colours = [QColor(colour) for colour in TYPE_COLOURS.values()]
+    assert OTHER_TYPE_COLOUR not in TYPE_COLOURS.values()
+    for first, second in itertools.combinations(colours, 2):
+        distance = sum(
+            abs(a - b) for a, b in zip(first.getRgb()[:3], second.getRgb()[:3], strict=True)
+        )
+        assert distance > 60, (first.name(), second.name())
