@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from memex_desktop.api.models import ContentEntityBase
 from memex_desktop.store.outbox import EnqueueResult, OutboxOp
-from memex_desktop.store.rows import EntityRow, Neighbourhood, SearchHit, TagRow, ThreadNode
+from memex_desktop.store.rows import EntityRow, Neighbourhood, SearchHit, ThreadNode
 
 
 class CacheFile(Protocol):
@@ -49,8 +49,8 @@ class TitleSearch(Protocol):
 class ThreadReader(EntityReader, TitleSearch, Protocol):
     """What the notes pane reads: an item's notes, their tags, and titles to reference."""
 
-    def tags(self, limit: int = ...) -> builtins.list[TagRow]:
-        """Every tag with its name."""
+    def tag_names(self, ids: Iterable[str]) -> dict[str, str]:
+        """tag id -> name, for those of ``ids`` that are cached tags."""
         ...
 
     def thread_for(self, entity_id: str) -> builtins.list[ThreadNode]:

@@ -256,7 +256,7 @@ class ThreadLoad:
     highlights: list[Highlight] = field(default_factory=list)
 
 
-def _cached_entry(reader: EntityReader, node: ThreadNode, tag_names: dict[str, str]) -> ThreadEntry:
+def _cached_entry(reader: ThreadReader, node: ThreadNode) -> ThreadEntry:
     """A cached note (and its replies) as an entry; iterative, so deep chains cannot overflow."""
     from memex_desktop.render.entities import DONE_STATUS  # the renderer's, imported late
 
@@ -273,7 +273,7 @@ def _cached_entry(reader: EntityReader, node: ThreadNode, tag_names: dict[str, s
             entity=entity,
             created_at=int(row.created_at or 0),
             author=row.author,
-            tags=[tag_names.get(t, t) for t in (entity.tag_ids or [])],
+            tags=_tag_names(reader, entity.tag_ids or []),
             pending=False,
             processing=entity.processing_status not in (None, DONE_STATUS),
             external_id=entity.external_id,
@@ -285,6 +285,14 @@ def _cached_entry(reader: EntityReader, node: ThreadNode, tag_names: dict[str, s
         stack.extend((child, entry) for child in reversed(current.children))
     assert root is not None
     return root
+
+
+def _tag_names(reader: ThreadReader, tag_ids: list[str]) -> list[str]:
+    """A note's tags by name (an id the cache does not know stays an id)."""
+    if not tag_ids:
+        return []
+    names = reader.tag_names(tag_ids)
+    return [names.get(tag_id, tag_id) for tag_id in tag_ids]
 
 
 def _pending_entries(outbox: PendingNotes | None) -> tuple[list[ThreadEntry], dict[str, str]]:
@@ -346,12 +354,11 @@ def load_thread(
     """Cached notes merged with the outbox's pending ones, each rendered (any thread)."""
     row = reader.get(entity_id)
     title = (row.title if row is not None else "") or entity_id
-    tag_names = {tag.id: tag.name for tag in reader.tags()}
-    roots = [_cached_entry(reader, node, tag_names) for node in reader.thread_for(entity_id)]
+    roots = [_cached_entry(reader, node) for node in reader.thread_for(entity_id)]
     highlights = (
         item_highlights(reader, outbox, entity_id) if isinstance(reader, CacheReader) else []
     )
-    roots += _notes_on_highlights(reader, highlights, roots, tag_names)
+    roots += _notes_on_highlights(reader, highlights, roots)
     pending, targets = _pending_entries(outbox)
     entries = merge_pending(entity_id, roots, pending, targets)
     html: dict[str, str] = {}
@@ -365,7 +372,6 @@ def _notes_on_highlights(
     reader: ThreadReader,
     highlights: list[Highlight],
     roots: list[ThreadEntry],
-    tag_names: dict[str, str],
 ) -> list[ThreadEntry]:
     """Notes attached to the item's highlights rather than to the item (as other clients
     write them), each once, with their replies."""
@@ -377,7 +383,7 @@ def _notes_on_highlights(
         for node in reader.thread_for(highlight.id):
             if node.entity.id in seen:
                 continue
-            entry = _cached_entry(reader, node, tag_names)
+            entry = _cached_entry(reader, node)
             seen.update(e.id for _depth, e in entry.walk())
             found.append(entry)
     return found
