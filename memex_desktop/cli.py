@@ -680,39 +680,72 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
         cache_problem: UserMessage | None = session.words(exc)
     else:
         cache_problem = None
-    invalid = 0
-    queued = 0
+    tally = _SaveTally()
     urls, without_links = _urls_to_save(args.urls, as_text=args.text)
     for text in without_links:
         print(f"{PROG}: no link to save in {text[:200]!r}", file=sys.stderr)
-        invalid += 1
+        tally.refused += 1
     for url in urls:
         try:
             normalize_url(url)
         except ValueError as exc:
             print(f"{PROG}: cannot save {url!r}: {exc}", file=sys.stderr)
-            invalid += 1
+            tally.refused += 1
             continue
         result = outbox.enqueue_url(url)
         if result.status == "already_saved":
             print(f"already saved: {url} ({result.entity_id})")
+            tally.already_saved += 1
         elif result.status == "already_queued":
             print(f"already queued: {url}")
-            queued += 1
+            tally.already_queued += 1
         else:
             print(f"queued: {url}")
-            queued += 1
+            tally.queued += 1
         sys.stdout.flush()
-    status = EXIT_FAILURE if invalid else EXIT_OK
+    status = EXIT_FAILURE if tally.refused else EXIT_OK
+    waiting = tally.queued + tally.already_queued
     if cache_problem is not None:
         print(f"{PROG}: {cache_problem.one_line()}", file=sys.stderr)
-        if queued:
-            print(f"{queued} saves queued; they are sent by a `{PROG} sync` once the cache opens")
+        if waiting:
+            print(f"{tally.summary()}; sent by a `{PROG} sync` once the cache opens")
         return EXIT_FAILURE
-    if not queued:
+    if not waiting:
         return status
-    sent = _send_queued(session, outbox, f"{queued} saves")
+    sent = _send_queued(session, outbox, tally.summary())
     return sent if sent != EXIT_OK else status
+
+
+@dataclass
+class _SaveTally:
+    """What ``save`` did with its arguments, for its summary line."""
+
+    queued: int = 0
+    already_queued: int = 0
+    already_saved: int = 0
+    refused: int = 0
+
+    def summary(self) -> str:
+        """E.g. "1 save queued, 1 already queued": only what happened, counted once each."""
+        counts = [
+            (count, what)
+            for count, what in (
+                (self.queued, "queued"),
+                (self.already_queued, "already queued"),
+                (self.already_saved, "already in the library"),
+                (self.refused, "refused"),
+            )
+            if count
+        ]
+        if not counts:
+            return "nothing to save"
+        (first, what), rest = counts[0], counts[1:]
+        return ", ".join([f"{_counted(first, 'save')} {what}", *(f"{n} {w}" for n, w in rest)])
+
+
+def _counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, plural unless it is one: "1 save", "2 saves"."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _urls_to_save(arguments: list[str], *, as_text: bool) -> tuple[list[str], list[str]]:
@@ -756,27 +789,28 @@ def cmd_note(args: argparse.Namespace, session: Session) -> int:
         raise CliError(f"cannot write the note: {exc}", EXIT_USAGE) from None
     print(f"queued: note {result.op.external_id if result.op else ''}".rstrip())
     sys.stdout.flush()
-    return _send_queued(session, outbox, "note")
+    return _send_queued(session, outbox, "note queued")
 
 
 def _send_queued(session: Session, outbox: Any, what: str) -> int:
     """Send what was just queued when possible; the exit status ``save`` and ``note`` share."""
     if not session.has_credentials():
-        print(f"{what} queued; no API key yet, sent by the next `{PROG} sync`")
+        print(f"{what}; no API key yet, sent by the next `{PROG} sync`")
         return EXIT_OK
     report = session.engine().drain_outbox(resume_paused=True, max_wait_s=20.0)
     pending = outbox.pending_count()
     if report.state in (ConnectionState.OFFLINE, ConnectionState.SERVER_DOWN):
         said = session.words(report.error) if report.error else state_message(report.state)
-        why = said.text.rstrip(".")
-        print(f"{why}: {pending} saves queued; they are sent by the next `{PROG} sync`")
+        waiting = _counted(pending, "save")
+        print(f"{said.text} {what}; {waiting} in the outbox, sent by the next `{PROG} sync`")
         return EXIT_OK
     if not report.ok:
         return _report_failure(report, session)
     print(f"sent: {report.sent}" + (f", {pending} still queued" if pending else ""))
     if report.needs_attention:
         print(
-            f"{PROG}: {report.needs_attention} saves were refused; see `{PROG} outbox`",
+            f"{PROG}: {_counted(report.needs_attention, 'save')} refused by the server; "
+            f"see `{PROG} outbox`",
             file=sys.stderr,
         )
         return EXIT_FAILURE
