@@ -9,6 +9,7 @@ and exit non-zero, never a traceback; the exit status says which failure it was 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
 import logging
@@ -19,7 +20,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -946,13 +947,39 @@ def cmd_export(args: argparse.Namespace, session: Session) -> int:
         if printer is not None:
             printer(SyncProgress("export", done, None, f"{done:,} of {total:,} items"))
 
+    directory: Path = args.directory
+    if directory.exists() and not directory.is_dir():
+        raise CliError(
+            f"the export folder {directory} is a file: give `export` a folder (one that does "
+            "not exist yet is made)",
+            EXIT_USAGE,
+        )
     reader = session.reader()
-    if args.format == "json":
-        path = export_json(reader, args.directory, progress)
-    else:
-        path = export_markdown(reader, args.directory, progress)
+    try:
+        if args.format == "json":
+            path = export_json(reader, directory, progress)
+        else:
+            path = export_markdown(reader, directory, progress)
+    except OSError as exc:
+        if exc.errno not in _EXPORT_FOLDER_ERRORS:
+            raise
+        # The words name the data folder as the fix; here the folder is the one given.
+        words = replace(session.words(exc), action="Give `export` another folder to write into")
+        raise CliError(words.one_line()) from exc
     print(f"exported to {path}")
     return EXIT_OK
+
+
+# Errors making or writing into the export folder that choosing another one fixes: a file in
+# the way, no permission to write there, a place where no folder can be made.
+_EXPORT_FOLDER_ERRORS = (
+    errno.EEXIST,
+    errno.ENOTDIR,
+    errno.ENOENT,
+    errno.EACCES,
+    errno.EPERM,
+    errno.EROFS,
+)
 
 
 def cmd_import(args: argparse.Namespace, session: Session) -> int:

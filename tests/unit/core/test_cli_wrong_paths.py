@@ -1,0 +1,54 @@
+"""Paths given to the command line that cannot be used: the line names the path given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memex_desktop import cli, paths
+from memex_desktop.store import StoreWriter
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    """A data folder holding an empty library."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    StoreWriter(paths.cache_db_path(folder)).close()
+    return folder
+
+
+def _run(capsys: pytest.CaptureFixture[str], data_dir: Path, *args: str) -> tuple[int, str]:
+    """The exit status and stderr of one in-process run."""
+    capsys.readouterr()
+    status = cli.main([*args, "--data-dir", str(data_dir)])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    return status, err
+
+
+@pytest.mark.parametrize("form", ["json", "markdown"])
+def test_export_into_a_file_names_the_export_folder(
+    form: str, data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "a-file"
+    target.write_text("not a folder", encoding="utf-8")
+    status, err = _run(capsys, data_dir, "export", str(target), "--format", form, "-q")
+    assert status == cli.EXIT_USAGE
+    assert f"the export folder {target} is a file" in err
+    assert "--data-dir" not in err
+    assert target.read_text(encoding="utf-8") == "not a folder"
+
+
+def test_export_under_a_file_names_the_export_folder(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    status, err = _run(capsys, data_dir, "export", str(blocker / "inside"), "-q")
+    assert status == cli.EXIT_FAILURE
+    assert str(blocker / "inside") in err
+    assert "Give `export` another folder" in err
+    assert "--data-dir" not in err
