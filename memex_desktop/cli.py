@@ -984,8 +984,14 @@ _EXPORT_FOLDER_ERRORS = (
 
 def cmd_import(args: argparse.Namespace, session: Session) -> int:
     """Load a JSON export (or any library file) into the cache."""
-    from memex_desktop.sync.export import import_json
+    from memex_desktop.sync.export import EXPORT_FILE_NAME, import_json
 
+    if args.file.is_dir():
+        inside = args.file / EXPORT_FILE_NAME
+        hint = f" such as {inside}" if inside.is_file() else ""
+        raise CliError(
+            f"{args.file} is a folder, not a file: give `import` an export file{hint}", EXIT_USAGE
+        )
     if not args.file.is_file():
         raise CliError(f"no such file: {args.file}", EXIT_NOT_FOUND)
     try:
