@@ -1016,7 +1016,11 @@ def cmd_login(args: argparse.Namespace, session: Session) -> int:
         )
         sys.stderr.flush()
 
-    print(f"Signing in to {session.api_url} in the browser (Ctrl-C cancels) ...", file=sys.stderr)
+    from memex_desktop.api.urls import normalized_api_url
+
+    normalized_api_url(session.api_url)  # an address that cannot be used: one line, nothing before
+    how = "with the address printed below" if args.no_browser else "in the browser"
+    print(f"Signing in to {session.api_url} {how} (Ctrl-C cancels) ...", file=sys.stderr)
     try:
         signin.sign_in(
             session.api_url,
