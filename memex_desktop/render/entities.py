@@ -297,6 +297,18 @@ def _best_variant(video: TweetVideo) -> str | None:
     return best.url
 
 
+def _tweet_byline(name: str | None, handle: str | None) -> str | None:
+    """``by Rosa (@rosa_grows)`` for a tweet's meta line: its author's name and handle, as
+    far as the tweet names them."""
+    name = (name or "").strip()
+    handle = (handle or "").strip().lstrip("@")
+    at_handle = f"@{handle}" if handle else ""
+    if name and at_handle and name.lstrip("@").casefold() != handle.casefold():
+        return f"by {name} ({at_handle})"
+    named = name or at_handle
+    return f"by {named}" if named else None
+
+
 def _render_twitter(entity: TweetContentEntity, doc: DocumentBuilder) -> str:
     """Tweet: author, text with links, media, the quoted tweet and how it was saved."""
     title = display_title(entity)
@@ -307,6 +319,7 @@ def _render_twitter(entity: TweetContentEntity, doc: DocumentBuilder) -> str:
         title,
         [
             type_label(entity.type),
+            _tweet_byline(entity.author_name, entity.author_handle),
             save_type and f"saved as {save_type}",
             format_timestamp(entity.published_at),
             _created(entity),

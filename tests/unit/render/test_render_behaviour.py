@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from memex_desktop.api.models import parse_content_entity
 from memex_desktop.render import RenderContext, markdown_to_safe_html, render_entity, sanitize_html
 from memex_desktop.render.entities import format_offset
+from memex_desktop.store import CacheReader, StoreWriter
+from memex_desktop.sync.export import render_for_cli
 
 
 def _render(data: dict[str, Any], **options: Any) -> Any:
@@ -153,3 +156,40 @@ def test_deeply_nested_note_does_not_overflow() -> None:
         node = {"type": "blockquote", "content": [node]}
     doc = _render({"id": "n", "type": "annotation", "content": {"type": "doc", "content": [node]}})
     assert "bottom" in doc.text
+
+
+def test_a_tweet_names_its_author_in_its_header() -> None:
+    tweet = {
+        "id": "tw",
+        "type": "twitter",
+        "text": "Tomatoes are ripening.",
+        "author_name": "Rosa",
+        "author_handle": "rosa_grows",
+    }
+    assert "Tweet · by Rosa (@rosa_grows)" in _render(tweet).text
+    handle_only = _render({**tweet, "author_name": None, "author_handle": "@rosa_grows"})
+    assert "Tweet · by @rosa_grows" in handle_only.text
+    assert "Tweet · by Rosa\n" in _render({**tweet, "author_handle": " "}).text
+    assert " by " not in _render({**tweet, "author_name": "", "author_handle": None}).text
+
+
+def test_the_command_lines_show_names_a_tweets_author(tmp_path: Path) -> None:
+    cache = tmp_path / "cache.db"
+    writer = StoreWriter(cache)
+    try:
+        tweet = {
+            "id": "tw",
+            "type": "twitter",
+            "created_at": 1,
+            "text": "Tomatoes are ripening.",
+            "author_name": "Rosa",
+            "author_handle": "rosa_grows",
+        }
+        writer.ingest_json([tweet]).result(timeout=30)
+    finally:
+        writer.close()
+    with CacheReader(cache) as reader:
+        entity = reader.entity("tw")
+        assert entity is not None
+        shown = render_for_cli(entity, reader, "text")
+    assert "by Rosa (@rosa_grows)" in shown
