@@ -845,6 +845,12 @@ def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
     from memex_desktop.store import KnownStoreError
 
     if args.action not in ("retry", "drop"):
+        if args.op_id is not None:
+            raise CliError(
+                f"`outbox list` takes no id (`{PROG} outbox retry {args.op_id}` or "
+                f"`{PROG} outbox drop {args.op_id}` act on one)",
+                EXIT_USAGE,
+            )
         try:
             outbox = session.outbox()
             ops, paused = outbox.list(), outbox.paused_reason()
@@ -853,13 +859,27 @@ def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
             return _list_read_only(args, session, exc)
         _print_ops(ops, json_output=args.json, paused=paused)
         return EXIT_OK
-    outbox = session.outbox()
     if not args.op_id:
-        raise CliError(f"`outbox {args.action}` needs the id of an operation", EXIT_USAGE)
+        raise CliError(
+            f"`outbox {args.action}` needs the id of an operation (see `{PROG} outbox list`)",
+            EXIT_USAGE,
+        )
     op_id = _op_id(args.op_id)
-    if outbox.get(op_id) is None:
-        raise CliError(f"no outbox operation with id {args.op_id}", EXIT_NOT_FOUND)
+    outbox = session.outbox()
+    op = outbox.get(op_id)
+    if op is None:
+        raise CliError(
+            f"no operation with id {op_id} in the outbox (see `{PROG} outbox list`)",
+            EXIT_NOT_FOUND,
+        )
     if args.action == "retry":
+        if op.state not in RETRYABLE_STATES:
+            # As the window's Retry: a save on its way or accepted would be sent twice.
+            raise CliError(
+                f"operation {op_id} is {op.state}: only one that is queued or needs attention "
+                "can be retried",
+                EXIT_USAGE,
+            )
         outbox.retry(op_id)
         if outbox.paused_reason() is not None:
             outbox.resume()
@@ -908,10 +928,20 @@ def _failure_words(op: Any) -> UserMessage:
     return failure_message(op.error_kind, op.reason, op.attempts)
 
 
+# The states `outbox retry` queues again (the window's Retry button takes the same).
+RETRYABLE_STATES = ("queued", "needs_attention")
+# The largest id SQLite stores; a longer number is no id of the outbox.
+MAX_OP_ID = 2**63 - 1
+
+
 def _op_id(text: str) -> int:
     """Outbox operation ids are the numbers `outbox list` prints."""
-    if not text.isdigit():
-        raise CliError(f"not an outbox operation id: {text!r} (see `{PROG} outbox list`)")
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_OP_ID:
+        raise CliError(
+            f"not an outbox operation id: {text!r} (ids are the numbers `{PROG} outbox list` "
+            "prints)",
+            EXIT_USAGE,
+        )
     return int(text)
 
 

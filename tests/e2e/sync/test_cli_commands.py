@@ -125,7 +125,7 @@ def test_save_and_outbox(run: Cli) -> None:
     op_id = str(ops[0]["id"])
     assert run("outbox", "retry", "999999")[0] == cli.EXIT_NOT_FOUND
     assert run("outbox", "retry")[0] == cli.EXIT_USAGE
-    assert run("outbox", "drop", "abc")[0] == cli.EXIT_FAILURE
+    assert run("outbox", "drop", "abc")[0] == cli.EXIT_USAGE
     status, out, _ = run("outbox", "drop", op_id)
     assert status == 0
     assert "dropped" in out
