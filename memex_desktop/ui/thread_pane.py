@@ -254,6 +254,8 @@ class ThreadLoad:
     entries: list[ThreadEntry]
     html: dict[str, str]
     highlights: list[Highlight] = field(default_factory=list)
+    # Notes on other items that mention this one (they are not in its thread).
+    mentions: int = 0
 
 
 def _cached_entry(reader: ThreadReader, node: ThreadNode) -> ThreadEntry:
@@ -293,6 +295,27 @@ def _tag_names(reader: ThreadReader, tag_ids: list[str]) -> list[str]:
         return []
     names = reader.tag_names(tag_ids)
     return [names.get(tag_id, tag_id) for tag_id in tag_ids]
+
+
+# A long title is cut in the heading: the reader shows it whole.
+HEADING_TITLE_CHARS = 60
+
+
+def thread_heading(count: int, title: str, mentions: int = 0) -> str:
+    """The notes pane's heading: how many notes are on the item, and how many others
+    mention it when none is on it."""
+    from memex_desktop.render.document import shorten  # the renderer's, imported late
+
+    named = shorten(title, HEADING_TITLE_CHARS)
+    if count:
+        return f"{count} note{'s' if count != 1 else ''} on {named}"
+    heading = f"No notes on {named} yet."
+    if mentions:
+        heading += (
+            f" {mentions} note{' mentions' if mentions == 1 else 's mention'} it "
+            "(under Referenced by, at the end of the item)."
+        )
+    return heading
 
 
 def _pending_entries(outbox: PendingNotes | None) -> tuple[list[ThreadEntry], dict[str, str]]:
@@ -365,7 +388,18 @@ def load_thread(
     for root in entries:
         for _depth, entry in root.walk():
             html[entry.id] = render_note(reader, entry)
-    return ThreadLoad(entity_id, sequence, title, entries, html, highlights)
+    in_thread = {entry.id for root in entries for _depth, entry in root.walk()}
+    mentions = (
+        sum(
+            link.kind == "references"
+            and link.source.type == "annotation"
+            and link.source.id not in in_thread
+            for link in reader.backlinks(entity_id)
+        )
+        if isinstance(reader, CacheReader)
+        else 0
+    )
+    return ThreadLoad(entity_id, sequence, title, entries, html, highlights, mentions)
 
 
 def _notes_on_highlights(
@@ -923,12 +957,7 @@ class ThreadPane(QWidget):
     def _apply(self, load: ThreadLoad) -> None:
         """Show a loaded thread: heading, cards, and the Add note button."""
         self._entries = load.entries
-        count = len(self.shown())
-        self.heading.setText(
-            f"{count} note{'s' if count != 1 else ''} on {load.title}"
-            if count
-            else f"No notes on {load.title} yet."
-        )
+        self.heading.setText(thread_heading(len(self.shown()), load.title, load.mentions))
         self.add_button.setEnabled(self._outbox is not None)
         self.highlights = load.highlights
         self._rebuild_highlights()

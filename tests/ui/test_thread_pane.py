@@ -29,7 +29,13 @@ from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.note_editor import NoteEditor
 from memex_desktop.ui.outbox_pane import OutboxModel
 from memex_desktop.ui.tasks import TaskRunner
-from memex_desktop.ui.thread_pane import PROCESSING, ThreadEntry, ThreadPane, merge_pending
+from memex_desktop.ui.thread_pane import (
+    PROCESSING,
+    ThreadEntry,
+    ThreadPane,
+    merge_pending,
+    thread_heading,
+)
 
 # The offscreen platform cannot resize, raise or grab; it says so as warnings.
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support")
@@ -216,7 +222,11 @@ def test_offline_reply_is_queued_shown_pending_and_shown_once_after_sync(
 
 def test_add_note_button_opens_an_editor_on_the_item(qtbot, pane: ThreadPane) -> None:
     _show(qtbot, pane, "video")
-    assert pane.heading.text() == "No notes on Hive inspection yet."
+    # The first note on the page mentions the video: it is not on it, and is said apart.
+    assert pane.heading.text() == (
+        "No notes on Hive inspection yet. 1 note mentions it (under Referenced by, at the end "
+        "of the item)."
+    )
     assert pane.add_button.isEnabled()
     pane.add_button.click()
     assert pane.editor is not None
@@ -363,7 +373,8 @@ def test_a_newer_selection_wins_over_a_thread_still_loading(qtbot, pane: ThreadP
         pane.show_entity("video")
     with qtbot.assertNotEmitted(pane.thread_shown, wait=300):
         pass
-    assert shown == ["No notes on Hive inspection yet."]
+    assert len(shown) == 1
+    assert shown[0].startswith("No notes on Hive inspection yet.")
     assert pane.shown() == []
 
 
@@ -523,3 +534,12 @@ def test_add_note_quotes_the_passage_and_without_one_starts_empty(qtbot, pane: T
     editor = pane.add_note()
     assert editor is not None
     assert editor.editor.toPlainText() == ""
+
+
+def test_a_long_title_is_cut_in_the_heading() -> None:
+    title = "That's the whole experience " * 8
+    heading = thread_heading(0, title)
+    assert heading.startswith("No notes on That's the whole experience")
+    assert heading.endswith("… yet.")
+    assert len(heading) < 90
+    assert thread_heading(2, "Short") == "2 notes on Short"
