@@ -90,8 +90,14 @@ def _header(
     heading_html: str | None = None,
 ) -> None:
     """Title (or another heading, a highlight's quote), a meta line (type, site, author,
-    date ...), the item's tags, links, and the processing notice."""
-    doc.add(f'<div class="header">{heading_html or f"<h1>{esc(title)}</h1>"}')
+    date ...), the item's tags, links, and the processing notice.
+
+    An item without a title of its own (a tweet, a note) has no heading: its title is the
+    start of its own text, which the body shows whole right below.
+    """
+    if heading_html is None and not _titled_by_itself(entity, title):
+        heading_html = f"<h1>{esc(title)}</h1>"
+    doc.add(f'<div class="header">{heading_html or ""}')
     meta_items = [item for item in meta if item]
     if meta_items:
         doc.add(f'<p class="meta">{esc(" · ".join(meta_items))}</p>')
@@ -108,6 +114,12 @@ def _header(
             f'<p class="notice">Still processing on the server (status: {esc(status)}): '
             "some content may be missing or incomplete.</p>"
         )
+
+
+def _titled_by_itself(entity: ContentEntityBase, title: str) -> bool:
+    """Whether ``title`` is only what the item derives from its own words (or its address)
+    for want of a title of its own."""
+    return title_field(entity_data(entity)) is None and title == display_title(entity)
 
 
 def _tag_names(context: RenderContext, entity: ContentEntityBase) -> list[str]:

@@ -193,3 +193,20 @@ def test_the_command_lines_show_names_a_tweets_author(tmp_path: Path) -> None:
         assert entity is not None
         shown = render_for_cli(entity, reader, "text")
     assert "by Rosa (@rosa_grows)" in shown
+
+
+def test_a_tweet_or_a_note_without_a_title_says_its_words_once() -> None:
+    words = "Balcony tomatoes are finally ripening (they took their time this year, " * 3
+    for item in (
+        {"id": "tw", "type": "twitter", "text": words, "author_name": "Rosa"},
+        {"id": "n", "type": "annotation", "text": words},
+        {"id": "r", "type": "reddit", "text": words},
+    ):
+        doc = _render(item)
+        assert "<h1>" not in doc.html
+        assert doc.text.count("Balcony tomatoes") == 3  # the body's three, no heading's
+        assert doc.title.startswith("Balcony tomatoes")  # the list's and the window's title
+    titled = _render({"id": "tw", "type": "twitter", "title": "Harvest", "text": words})
+    assert "<h1>Harvest</h1>" in titled.html
+    untitled_image = _render({"id": "i", "type": "image", "description": words})
+    assert "<h1>Image</h1>" in untitled_image.html
