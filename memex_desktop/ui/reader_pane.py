@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPoint, Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QDesktopServices,
     QFont,
@@ -60,6 +60,7 @@ from memex_desktop.sync.highlights import Passage, passage_in
 from memex_desktop.ui import theme
 from memex_desktop.ui.find_bar import ArticleFinder, FindBar
 from memex_desktop.ui.highlight_painter import HighlightClicks, HighlightPainter, highlight_colour
+from memex_desktop.ui.image_fit import fit_images
 from memex_desktop.ui.link_dialog import confirm_link
 from memex_desktop.ui.links import LinkTarget, classify_link, entity_link, link_confirmation
 from memex_desktop.ui.messages import message_line
@@ -87,6 +88,8 @@ FRAMED_ABOVE_PIECES = 32
 # The reading position is written this long after the reader stops scrolling (and when the
 # item changes or the window closes), not at every step of a scroll.
 POSITION_SAVE_DELAY_MS = 1500
+# Pictures are sized to a new width of the reader this long after it stopped changing.
+FIT_PICTURES_DELAY_MS = 50
 # The size of the reader's text at 100 % (reader.css sizes headings and code to go with it).
 TEXT_POINTS = 11.0
 TEXT_SIZES = (50, 67, 80, 90, 100, 110, 125, 150, 175, 200, 250, 300)
@@ -286,6 +289,8 @@ class RenderResult:
     # Whether the item's pictures were asked for, and why any of them did not load.
     images_allowed: bool = False
     image_notice: UserMessage | None = None
+    # The pictures the document shows, by address (sized to fit the reader as it is shown).
+    images: dict[str, QImage] = field(default_factory=dict)
 
 
 def _documents(
@@ -305,6 +310,7 @@ def _documents(
     # Cutting a big text into pieces is half a second or more of Python over a 2.5 MB page,
     # time this process's interpreter lock is not the GUI thread's: the render process cuts.
     result.pieces = apart.run_big_apart(len(html_text), split_html, html_text)
+    result.images = images
     result.make_piece = piece_maker(lambda: SafeTextDocument(images, text_points), css)
     return result
 
@@ -514,6 +520,13 @@ class ReaderPane(QWidget):
         bar = self.browser.verticalScrollBar()
         bar.valueChanged.connect(self._on_scroll_changed)
         bar.rangeChanged.connect(self._on_scroll_changed)
+        # Pictures are sized to the reader's width again once it stops changing for a moment
+        # (scaling a big picture smoothly at every step of a drag would lag behind it).
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(FIT_PICTURES_DELAY_MS)
+        self._fit_timer.timeout.connect(self._fit_pictures)
+        self.browser.viewport().installEventFilter(self)
         layout.addWidget(self.browser, 1)
         self.back_button.clicked.connect(self.go_back)
         self.forward_button.clicked.connect(self.go_forward)
@@ -1017,6 +1030,9 @@ class ReaderPane(QWidget):
         self._current = result
         self.browser.setDocument(result.document)
         result.document.setParent(self)
+        if result.images:
+            self._fit_pictures()
+            result.document.contentsChanged.connect(self._on_document_contents_changed)
         if previous is not None:
             previous.deleteLater()
         kept = self._positions.get(result.entity_id, result.position)
@@ -1055,6 +1071,36 @@ class ReaderPane(QWidget):
             # Where the person was reading it (also after a restart, or a new text size).
             self._restore_position(kept)
         self._update_buttons()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """A new width of the reader sizes its pictures again."""
+        if watched is self.browser.viewport() and event.type() == QEvent.Type.Resize:
+            self._on_document_contents_changed()
+        return super().eventFilter(watched, event)
+
+    @Slot()
+    def _on_document_contents_changed(self) -> None:
+        """Pieces went in, or a highlight: size the pictures once the changes are done."""
+        if self._current is not None and self._current.images:
+            self._fit_timer.start()
+
+    @Slot()
+    def _fit_pictures(self) -> None:
+        """Scale the pictures of the item shown down to the reader's width (never up).
+
+        The width a vertical scroll bar takes is always left for it: a picture made smaller
+        when the bar shows would otherwise be bigger again when the shorter text hides it.
+        """
+        current = self._current
+        document = self.browser.document()
+        if current is None or not current.images or current.document is not document:
+            return
+        width = self.browser.viewport().width()
+        bar = self.browser.verticalScrollBar()
+        if not bar.isVisible():
+            width -= bar.sizeHint().width()
+        if fit_images(document, width, current.images.get, self.browser.devicePixelRatioF()):
+            self.browser.viewport().update()
 
     def _show_truncation(self, result: RenderResult) -> None:
         """Say so above the text when the item is shown cut short."""

@@ -258,7 +258,9 @@ def test_the_demo_shows_its_pictures(
     url = f"{demo.base_url}/media/media.example.com/images/worm-compost.jpg"
     picture = _shown(pane, url)
     assert picture is not None
-    assert (picture.width(), picture.height()) == (640, 420)
+    # The 640 x 420 photo, scaled down to the reader's width in its own shape.
+    assert picture.width() <= pane.browser.viewport().width() < 640
+    assert abs(picture.height() - picture.width() * 420 / 640) <= 1
     assert not pane.images_notice.isVisible()
 
 
@@ -287,3 +289,108 @@ def test_the_demo_serves_its_pictures_and_the_reader_trusts_only_its_emulator() 
         assert httpx.get(picture, timeout=10).headers["content-type"] == "image/jpeg"
     finally:
         demo.close()
+
+
+WIDE = "https://pics.example.org/wide.png"
+SMALL = "https://pics.example.org/small.png"
+
+
+def _kept(tmp_path: Path, items: list[dict[str, Any]], pictures: dict[str, bytes]) -> Any:
+    """A real cache.db of ``items`` and a picture source that kept ``pictures`` (address ->
+    PNG) from an earlier visit, every item's pictures asked for."""
+    cache = tmp_path / "data" / "cache.db"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    writer = StoreWriter(cache)
+    try:
+        writer.ingest_json(items).result(timeout=30)
+    finally:
+        writer.close()
+    source = ImageSource.limited(paths.image_cache_path(cache.parent), 50)
+    kept = source.cache()
+    assert kept is not None
+    kept.keep({url: check_image(body) for url, body in pictures.items()})
+    for item in items:
+        kept.allow_item(item["id"])
+    return cache, source
+
+
+def _sizes(pane: ReaderPane) -> list[tuple[str, float, float]]:
+    """Each picture of the document on screen: its address and the size it is shown at."""
+    sizes = []
+    block = pane.browser.document().begin()
+    while block.isValid():
+        fragments = block.begin()
+        while not fragments.atEnd():
+            shown = fragments.fragment().charFormat()
+            if shown.isImageFormat():
+                image = shown.toImageFormat()
+                sizes.append((image.name(), image.width(), image.height()))
+            fragments += 1
+        block = block.next()
+    return sizes
+
+
+def _fits(pane: ReaderPane) -> bool:
+    """Whether the reader shows its pictures without a sideways scroll bar."""
+    return pane.browser.horizontalScrollBar().maximum() == 0
+
+
+def test_a_big_picture_is_scaled_down_to_the_readers_width_keeping_its_shape(
+    qtbot: Any, tmp_path: Path, runner: TaskRunner
+) -> None:
+    item = {
+        "id": "pic",
+        "type": "image",
+        "created_at": 1_700_000_000_000,
+        "original_url": WIDE,
+        "source_title": "A wide picture",
+    }
+    cache, source = _kept(tmp_path, [item], {WIDE: png_bytes(1600, 500)})
+    pane = _pane(qtbot, cache, runner, source)
+    _open(qtbot, pane, "pic")
+    assert _shown(pane, WIDE) is not None
+    assert _fits(pane)
+    [(_, width, height)] = _sizes(pane)
+    assert 500 < width <= pane.browser.viewport().width()
+    assert abs(height - width * 500 / 1600) <= 1
+    pane.resize(400, 500)
+    qtbot.waitUntil(lambda: _sizes(pane)[0][1] < 400 and _fits(pane))
+    [(_, narrow, narrow_height)] = _sizes(pane)
+    assert abs(narrow_height - narrow * 500 / 1600) <= 1
+    pane.resize(1000, 500)
+    qtbot.waitUntil(lambda: _sizes(pane)[0][1] > 900)
+    assert _fits(pane)
+    picture = _shown(pane, WIDE)
+    assert picture is not None  # scaled smoothly to the size it is shown at
+    assert picture.width() == round(_sizes(pane)[0][1] * pane.browser.devicePixelRatioF())
+
+
+def test_pictures_are_never_scaled_up_nor_out_of_shape(
+    qtbot: Any, tmp_path: Path, runner: TaskRunner
+) -> None:
+    page = (
+        f'<p>A small one: <img src="{SMALL}" alt="small"></p>'
+        f'<p><img src="{WIDE}" width="1200" height="375" alt="sized by the page"></p>'
+        f'<blockquote><p><img src="{WIDE}" alt="quoted"></p></blockquote>'
+        f'<ul><li><img src="{WIDE}" height="500" alt="in a list"></li></ul>'
+    )
+    item = {
+        "id": "page",
+        "type": "web",
+        "title": "Pictures",
+        "url": "https://pics.example.org/page",
+        "created_at": 1_700_000_000_000,
+        "html": page,
+    }
+    pictures = {WIDE: png_bytes(1600, 500), SMALL: png_bytes(40, 30)}
+    cache, source = _kept(tmp_path, [item], pictures)
+    pane = _pane(qtbot, cache, runner, source)
+    _open(qtbot, pane, "page")
+    qtbot.waitUntil(lambda: _fits(pane))
+    sizes = _sizes(pane)
+    assert [name for name, _, _ in sizes] == [SMALL, WIDE, WIDE, WIDE]
+    assert sizes[0][1:] == (40, 30)
+    for _, width, height in sizes[1:]:
+        assert width <= pane.browser.viewport().width()
+        assert abs(height - width * 500 / 1600) <= 1
+    assert sizes[2][1] < sizes[1][1]  # the quote's indent is room taken
