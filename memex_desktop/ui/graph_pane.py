@@ -1122,7 +1122,14 @@ class GraphPane(QWidget):
             return
         scale = self.view.zoom()
         label = self._label_item(node_id)
-        label.place(self._placed.get(node_id) or self._label_boxes(node_id, scale)[0], scale)
+        box = self._placed.get(node_id)
+        if box is None:
+            # Where it reads whole: a place inside the view, else the first moved into it.
+            places = self._label_boxes(node_id, scale)
+            bounds = _box(self.view.visible_scene_rect())
+            inside = [place for place in places if place.inside(bounds)]
+            box = (inside or list(moved_inside(places[:1], bounds)) or [places[0]])[0]
+        label.place(box, scale)
         label.setZValue(HOVER_Z)
         label.setVisible(True)
 

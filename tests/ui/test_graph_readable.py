@@ -197,6 +197,28 @@ def test_a_hidden_label_shows_while_the_pointer_is_on_its_node(qtbot: Any, pane:
     assert set(pane.shown_labels()) == set(shown)
 
 
+def test_a_hover_label_at_the_edge_stays_in_view(qtbot: Any, pane: GraphPane) -> None:
+    for _ in range(3):  # nodes close to the view's right edge, with long labels
+        pane.zoom_in()
+    shown = pane.shown_labels()
+    view = pane.view
+    seen = view.visible_scene_rect()
+    candidates = [
+        item
+        for item in pane.node_items()
+        if item.node.id not in shown and seen.contains(item.sceneBoundingRect())
+    ]
+    rightmost = max(candidates, key=lambda item: item.scenePos().x())
+    where = view.mapFromScene(rightmost.scenePos())
+    qtbot.mouseMove(view.viewport(), QPoint(2, 2))
+    qtbot.mouseMove(view.viewport(), where)
+    if view.node_at(where) != rightmost.node.id:
+        pytest.skip("another node's dot covers the rightmost one")
+    qtbot.waitUntil(lambda: rightmost.node.id in pane.shown_labels(), timeout=3000)
+    label = pane.shown_labels()[rightmost.node.id]
+    assert seen.contains(label.sceneBoundingRect())
+
+
 def test_after_the_layout_every_node_is_in_view(pane: GraphPane) -> None:
     _assert_every_node_in_view(pane)
     _assert_fills_the_view(pane)
