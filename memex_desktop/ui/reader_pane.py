@@ -33,6 +33,7 @@ from PySide6.QtGui import (
     QFont,
     QGuiApplication,
     QImage,
+    QKeyEvent,
     QKeySequence,
     QShortcut,
     QTextCursor,
@@ -241,13 +242,34 @@ class SafeTextDocument(QTextDocument):
 
 
 class ReaderBrowser(QTextBrowser):
-    """A QTextBrowser that never navigates or loads anything by itself."""
+    """A QTextBrowser that never navigates or loads anything by itself.
+
+    Signals:
+        end_requested(): the person asked for the end of the item (Ctrl+End), which is then
+            shown; a large item's pieces still waiting go in first.
+    """
+
+    end_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.refused_resources: list[str] = []
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Ctrl+Home and Ctrl+End go to the top and the end of the item, as Home and End do
+        (Qt would move only the cursor, which read-only text does not show)."""
+        bar = self.verticalScrollBar()
+        if event.matches(QKeySequence.StandardKey.MoveToStartOfDocument):
+            bar.setValue(bar.minimum())
+            event.accept()
+        elif event.matches(QKeySequence.StandardKey.MoveToEndOfDocument):
+            self.end_requested.emit()
+            bar.setValue(bar.maximum())
+            event.accept()
+        else:
+            super().keyPressEvent(event)
 
     def loadResource(self, kind: int, url: QUrl | str) -> Any:
         """Refuse every resource request (documents bring their own, already fetched)."""
@@ -517,6 +539,7 @@ class ReaderPane(QWidget):
         self.browser.setObjectName("readerbrowser")
         self.browser.setAccessibleName("Reader")
         self.browser.anchorClicked.connect(self._on_browser_anchor_clicked)
+        self.browser.end_requested.connect(self._on_browser_end_requested)
         bar = self.browser.verticalScrollBar()
         bar.valueChanged.connect(self._on_scroll_changed)
         bar.rangeChanged.connect(self._on_scroll_changed)
@@ -911,6 +934,12 @@ class ReaderPane(QWidget):
         """The bar closed: its paint goes, the reading goes on where the match was."""
         self._finder.clear()
         self.browser.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    @Slot()
+    def _on_browser_end_requested(self) -> None:
+        """Ctrl+End: the rest of a large item goes in (each piece laid out as it does), so
+        that the reader scrolls to the end of the item, not of the part shown so far."""
+        self._whole_text_appended()
 
     def _whole_text_appended(self) -> None:
         """Append the pieces of a large item still waiting (a match may be in them)."""

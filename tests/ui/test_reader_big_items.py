@@ -14,6 +14,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
 from support.signals import Emitted
 
 from memex_desktop.store import StoreWriter
@@ -129,6 +131,23 @@ def test_a_huge_document_is_laid_out_as_it_is_read(
         bar.setValue(bar.maximum())
         qtbot.waitUntil(lambda: not pane.loading_more, timeout=30_000)
     assert len(pane.current_document.toPlainText()) > first
+
+
+def test_ctrl_end_shows_the_end_of_a_huge_document(
+    qtbot: Any, tmp_path: Path, runner: TaskRunner
+) -> None:
+    cache = _cache(tmp_path / "cache.db", huge=3_000_000)
+    pane = _pane(qtbot, cache, runner, item_text_mb=8.0)
+    _open(qtbot, pane, "huge")
+    assert len(pane.current_document.toPlainText()) < 1_000_000  # laid out as it is read
+    pane.browser.setFocus()
+    qtbot.keyClick(pane.browser, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    text = pane.current_document.toPlainText()
+    assert len(text) > 2_500_000  # all of it went in, and its last line shows
+    end = QTextCursor(pane.current_document)
+    end.movePosition(QTextCursor.MoveOperation.End)
+    last_line = pane.browser.cursorRect(end)
+    assert 0 <= last_line.top() < last_line.bottom() <= pane.browser.viewport().height()
 
 
 def _open_in_new_process(cache: Path, entity_id: str, item_text_mb: float) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QPoint, Qt
 from support.window import WindowFactory
 
 from memex_desktop.settings import Settings
@@ -96,6 +97,21 @@ def test_going_back_returns_to_the_place_left(qtbot: Any, cache: Path, runner: T
     pane.go_back()
     qtbot.waitUntil(lambda: pane.current_entity_id == "long" and not pane.rendering)
     assert _top_paragraph(pane) == 120
+
+
+def test_ctrl_end_and_ctrl_home_go_to_the_end_and_the_top(
+    qtbot: Any, cache: Path, runner: TaskRunner
+) -> None:
+    pane = _pane(qtbot, cache, runner)
+    _open(qtbot, pane, "long")
+    bar = pane.browser.verticalScrollBar()
+    pane.browser.setFocus()
+    qtbot.keyClick(pane.browser, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    assert bar.value() == bar.maximum() > 0
+    assert _top_paragraph(pane) > 290
+    qtbot.keyClick(pane.browser, Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier)
+    assert bar.value() == 0
+    assert pane.browser.cursorForPosition(QPoint(0, 0)).position() == 0
 
 
 def test_the_place_is_kept_in_the_cache_across_a_restart(
