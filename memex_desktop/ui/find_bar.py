@@ -2,7 +2,8 @@
 
 Ctrl+F (while the reader has focus) opens it; typing finds every match at once, counted
 ("3 of 17") and highlighted, the current one selected and scrolled to. Enter or F3 goes to
-the next match, Shift+Enter or Shift+F3 to the previous one (both wrap); Escape closes it.
+the next match, Shift+Enter or Shift+F3 to the previous one (both wrap); Escape closes it and
+takes the marks off, the current match's selection too.
 """
 
 from __future__ import annotations
@@ -147,6 +148,9 @@ class ArticleFinder:
         self.matches: list[Match] = []
         self.current: int | None = None
         self._document: QTextDocument | None = None
+        # The match selected last (start, end): taken off with the paint, unless the person
+        # selected something else since.
+        self._selected: tuple[int, int] | None = None
 
     def find(self, needle: str) -> None:
         """Find ``needle`` in the view's document; the current match is the first at or after
@@ -175,10 +179,19 @@ class ArticleFinder:
         self._paint()
 
     def clear(self) -> None:
-        """Forget the matches and take their paint off."""
+        """Forget the matches and take their paint off, and the selection of the current one
+        (the text cursor stays where it was)."""
         self.matches = []
         self.current = None
         self.view.setExtraSelections([])
+        cursor = self.view.textCursor()
+        if self._selected == (cursor.selectionStart(), cursor.selectionEnd()):
+            cursor.clearSelection()
+            bar = self.view.verticalScrollBar()
+            scrolled = bar.value()
+            self.view.setTextCursor(cursor)
+            bar.setValue(scrolled)  # the text stays where the person scrolled it
+        self._selected = None
 
     def _cursor(self, match: Match) -> QTextCursor:
         cursor = QTextCursor(self.view.document())
@@ -200,6 +213,8 @@ class ArticleFinder:
                 paint.setBackground(_CURRENT_COLOUR if index == self.current else _MATCH_COLOUR)
                 selection.format = paint
                 selections.append(selection)
-            self.view.setTextCursor(self._cursor(self.matches[self.current]))
+            current = self.matches[self.current]
+            self.view.setTextCursor(self._cursor(current))
+            self._selected = (current.start, current.start + current.length)
             self.view.ensureCursorVisible()
         self.view.setExtraSelections(selections)

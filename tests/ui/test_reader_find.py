@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette, QTextCursor
 from support.window import WindowFactory
 
 from memex_desktop.store import StoreWriter
@@ -116,6 +117,65 @@ def test_no_match_says_so_and_escape_closes(qtbot: Any, pane: ReaderPane) -> Non
     assert not pane.find_bar.isVisible()
     assert pane.browser.extraSelections() == []
     assert pane.browser.hasFocus()
+
+
+def _marked_pixels(pane: ReaderPane) -> int:
+    """How many pixels of the reader show a find mark or the selection's colour."""
+    picture = pane.browser.viewport().grab().toImage()
+    selection = pane.browser.palette().color(
+        QPalette.ColorGroup.Active, QPalette.ColorRole.Highlight
+    )
+    marked = 0
+    for y in range(0, picture.height(), 2):
+        for x in range(0, picture.width(), 2):
+            colour = picture.pixelColor(x, y)
+            yellowish = colour.red() > 200 and colour.green() > 120 and colour.blue() < 150
+            if yellowish or colour.rgb() == selection.rgb():
+                marked += 1
+    return marked
+
+
+def test_closing_the_bar_takes_the_last_match_off(qtbot: Any, pane: ReaderPane) -> None:
+    pane.open_find()  # Ctrl+F in the window
+    qtbot.keyClicks(pane.find_bar.field, "compost")
+    qtbot.keyClick(pane.find_bar.field, Qt.Key.Key_F3)
+    assert pane.find_bar.count_label.text() == "2 of 5"
+    assert _marked_pixels(pane) > 0
+    qtbot.keyClick(pane.find_bar.field, Qt.Key.Key_Escape)
+    assert not pane.find_bar.isVisible()
+    assert pane.browser.extraSelections() == []
+    assert not pane.browser.textCursor().hasSelection()
+    assert _marked_pixels(pane) == 0
+
+
+def test_closing_the_bar_leaves_the_text_where_it_was_scrolled(
+    qtbot: Any, tmp_path: Path, runner: TaskRunner
+) -> None:
+    long_text = "\n\n".join(f"Paragraph {n}: a heap of compost words." for n in range(200))
+    reader = ReaderPane(_cache(tmp_path / "long.db", long=long_text), runner)
+    qtbot.addWidget(reader)
+    reader.resize(700, 400)
+    reader.show()
+    reader.show_entity("long")
+    qtbot.waitUntil(lambda: not reader.rendering and reader.current_document is not None)
+    reader.open_find()
+    qtbot.keyClicks(reader.find_bar.field, "heap")
+    bar = reader.browser.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)
+    qtbot.keyClick(reader.find_bar.field, Qt.Key.Key_Escape)
+    assert bar.value() == bar.maximum() // 2
+    assert not reader.browser.textCursor().hasSelection()
+
+
+def test_closing_the_bar_keeps_a_passage_the_person_selected(qtbot: Any, pane: ReaderPane) -> None:
+    pane.open_find()
+    qtbot.keyClicks(pane.find_bar.field, "compost")
+    cursor = pane.browser.textCursor()
+    cursor.setPosition(0)
+    cursor.setPosition(7, QTextCursor.MoveMode.KeepAnchor)
+    pane.browser.setTextCursor(cursor)
+    qtbot.keyClick(pane.find_bar.field, Qt.Key.Key_Escape)
+    assert pane.browser.textCursor().selectedText() == pane.browser.toPlainText()[:7]
 
 
 def test_another_item_is_searched_afresh(qtbot: Any, pane: ReaderPane) -> None:
