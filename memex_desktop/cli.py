@@ -83,6 +83,8 @@ STATE_EXIT: dict[ConnectionState, int] = {
 
 PROG = "memex-desktop"
 MAX_PORT = 65535
+# The largest integer SQLite stores: a count or an id above it is no count or id of a library.
+MAX_INT = 2**63 - 1
 
 
 class CliError(Exception):
@@ -219,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-browser", action="store_true", help="print the URL to open instead of opening it"
     )
     cmd.add_argument(
-        "--timeout", type=float, default=300.0, metavar="SECONDS", help="how long to wait"
+        "--timeout", type=_positive_float, default=300.0, metavar="SECONDS", help="how long to wait"
     )
 
     command("logout", cmd_logout, "sign out of Memex: forget the sign-in tokens")
@@ -249,7 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cmd.add_argument("--balance-micros", type=int, default=None, metavar="N")
     cmd.add_argument("--max-page-size", type=_positive_int, default=None, metavar="N")
-    cmd.add_argument("--processing-delay", type=float, default=None, metavar="SECONDS")
+    cmd.add_argument(
+        "--processing-delay", type=_non_negative_float, default=None, metavar="SECONDS"
+    )
     cmd.add_argument(
         "--latency-ms",
         type=_non_negative_float,
@@ -302,6 +306,19 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    if value > MAX_INT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_INT}: {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    """argparse type: a finite number above 0 (a time to wait)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number above 0: {text!r}")
     return value
 
 
@@ -930,13 +947,11 @@ def _failure_words(op: Any) -> UserMessage:
 
 # The states `outbox retry` queues again (the window's Retry button takes the same).
 RETRYABLE_STATES = ("queued", "needs_attention")
-# The largest id SQLite stores; a longer number is no id of the outbox.
-MAX_OP_ID = 2**63 - 1
 
 
 def _op_id(text: str) -> int:
     """Outbox operation ids are the numbers `outbox list` prints."""
-    if not (text.isascii() and text.isdigit()) or int(text) > MAX_OP_ID:
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_INT:
         raise CliError(
             f"not an outbox operation id: {text!r} (ids are the numbers `{PROG} outbox list` "
             "prints)",
