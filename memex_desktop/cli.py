@@ -372,7 +372,16 @@ class Session:
 
     def _ensure_data_dir(self) -> None:
         """Create the data folder (a clear error when it cannot be)."""
+        self._refuse_a_file_as_data_dir()
         self.data_dir.mkdir(parents=True, exist_ok=True)
+
+    def _refuse_a_file_as_data_dir(self) -> None:
+        """A data folder that is a file is a mistyped path: said as such, not as no library."""
+        if self.data_dir.exists() and not self.data_dir.is_dir():
+            raise CliError(
+                f"the data folder {self.data_dir} is a file, not a folder: check --data-dir "
+                "and MEMEX_DATA_DIR"
+            )
 
     def reader(self, *, create: bool = False) -> CacheReader:
         """The read connection of this thread (opens the cache, migrating it if needed).
@@ -381,6 +390,7 @@ class Session:
         """
         if self._reader is None:
             cache = paths.cache_db_path(self.data_dir)
+            self._refuse_a_file_as_data_dir()
             if not create and self._writer is None and not cache.exists():
                 # A read command never creates a library: a mistyped --data-dir would
                 # otherwise answer every search with an empty new cache.

@@ -76,3 +76,31 @@ def test_import_of_a_missing_file_is_not_found(
     status, err = _run(capsys, data_dir, "import", str(tmp_path / "missing.json"))
     assert status == cli.EXIT_NOT_FOUND
     assert f"no such file: {tmp_path / 'missing.json'}" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "x"],
+        ["search", "x", "--remote"],
+        ["show", "abc"],
+        ["export", "out"],
+        ["save", "https://example.org/a"],
+        ["note", "abc", "text"],
+        ["outbox", "list"],
+        ["import", "library.json"],
+    ],
+)
+def test_a_data_folder_that_is_a_file_is_said_so(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data_file = tmp_path / "data"
+    data_file.write_text("", encoding="utf-8")
+    (tmp_path / "library.json").write_text('{"results": []}', encoding="utf-8")
+    argv = [str(tmp_path / a) if a in ("out", "library.json") else a for a in argv]
+    status, err = _run(capsys, data_file, *argv)
+    assert status == cli.EXIT_FAILURE
+    assert err == (
+        f"memex-desktop: the data folder {data_file} is a file, not a folder: check --data-dir "
+        "and MEMEX_DATA_DIR\n"
+    )
