@@ -16,6 +16,7 @@ the middle when it is long, and exactly the address that will be opened.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import parse_qs, unquote
@@ -135,6 +136,44 @@ def link_confirmation(address: ParsedUrl) -> LinkConfirmation:
         shown_url=elide_middle(open_url, MAX_SHOWN_URL_CHARS),
         open_url=open_url,
     )
+
+
+# A title in a link's hint is cut after this many characters.
+MAX_HINT_TITLE_CHARS = 80
+_MOMENT_ANCHOR = re.compile(r"t-(\d+)")
+
+
+def link_hint(url: str, titles: Mapping[str, str], current_id: str | None = None) -> str:
+    """Where a link of the reader goes, said while the person points at it (before a click):
+    a web link's real address (as the browser gets it) and what may be wrong with it, the
+    title of the item a ``memex://`` link opens (``titles`` by id), or why it is refused."""
+    target = classify_link(url)
+    if target.kind == "external" and target.address is not None:
+        confirmation = link_confirmation(target.address)
+        lines = [f"Opens {confirmation.shown_url} in your browser, after asking"]
+        return "\n".join([*lines, *confirmation.warnings])
+    if target.kind == "entity" and target.entity_id is not None:
+        moment = _MOMENT_ANCHOR.fullmatch(target.anchor or "")
+        clock = _clock(int(moment.group(1))) if moment else ""
+        at = f" at {clock}" if clock else ""
+        if target.entity_id == current_id:
+            return f"Goes to {clock or 'another place'} in this item"
+        title = titles.get(target.entity_id, "").strip()
+        if not title:
+            return f"Opens an item that is not in the local library yet{at} in the reader"
+        if len(title) > MAX_HINT_TITLE_CHARS:
+            title = title[: MAX_HINT_TITLE_CHARS - 1].rstrip() + "…"
+        return f"Opens “{title}”{at} in the reader"
+    if target.kind == "anchor":
+        return "Goes to another place in this item"
+    return target.reason
+
+
+def _clock(seconds: int) -> str:
+    """``mm:ss`` (``h:mm:ss`` past an hour) of a moment in a video."""
+    hours, rest = divmod(max(0, seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
 def _warnings(address: ParsedUrl) -> tuple[str, ...]:

@@ -26,8 +26,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import (
+    QCoreApplication,
+    QEvent,
+    QObject,
+    QPoint,
+    Qt,
+    QTimer,
+    QUrl,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import (
     QDesktopServices,
     QFont,
@@ -36,6 +47,7 @@ from PySide6.QtGui import (
     QKeyEvent,
     QKeySequence,
     QShortcut,
+    QStatusTipEvent,
     QTextCursor,
     QTextDocument,
 )
@@ -54,7 +66,7 @@ from memex_desktop.render import apart
 from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.render.pieces import split_html
 from memex_desktop.settings import DEFAULT_IMAGE_CACHE_MB, DEFAULT_READER_ITEM_TEXT_MB
-from memex_desktop.store import Backlink, ChangeSet
+from memex_desktop.store import Backlink, CacheReader, ChangeSet
 from memex_desktop.store.bounded import BoundedEntity
 from memex_desktop.store.highlights import Highlight
 from memex_desktop.sync.highlights import Passage, passage_in
@@ -63,7 +75,13 @@ from memex_desktop.ui.find_bar import ArticleFinder, FindBar
 from memex_desktop.ui.highlight_painter import HighlightClicks, HighlightPainter, highlight_colour
 from memex_desktop.ui.image_fit import fit_images
 from memex_desktop.ui.link_dialog import confirm_link
-from memex_desktop.ui.links import LinkTarget, classify_link, entity_link, link_confirmation
+from memex_desktop.ui.links import (
+    LinkTarget,
+    classify_link,
+    entity_link,
+    link_confirmation,
+    link_hint,
+)
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.palette import Palette, fill_colours
 from memex_desktop.ui.progressive_document import DocumentFeeder, PieceMaker, piece_maker
@@ -201,6 +219,23 @@ def backlinks_html(links: Sequence[Backlink], target_id: str | None = None) -> s
     return f'<div class="backlinks"><hr/><h2>Referenced by</h2><ul>{items}</ul></div>'
 
 
+# The items named in a document's links whose titles are read (for the hint over a link).
+MAX_LINKED_TITLES = 1000
+_ENTITY_HREF = re.compile(r'href="memex://entity/([^"?#]+)')
+
+
+def linked_titles(reader: CacheReader, html_text: str) -> dict[str, str]:
+    """Worker: the titles of the items the ``memex://entity/`` links of ``html_text`` open,
+    by id (the first MAX_LINKED_TITLES of them; items not in the cache are left out)."""
+    ids: dict[str, None] = {}
+    for found in _ENTITY_HREF.finditer(html_text):
+        ids[unquote(html.unescape(found.group(1)))] = None
+        if len(ids) >= MAX_LINKED_TITLES:
+            break
+    rows = reader.get_many(ids) if ids else {}
+    return {entity_id: row.title for entity_id, row in rows.items() if row.title}
+
+
 def backlink_ids(cache_path: Path, entity_id: str) -> tuple[str, tuple[str, ...]]:
     """Worker: what points at an entity now (to tell whether its "Referenced by" changed)."""
     return entity_id, _signature(thread_reader(cache_path).backlinks(entity_id))
@@ -313,6 +348,8 @@ class RenderResult:
     image_notice: UserMessage | None = None
     # The pictures the document shows, by address (sized to fit the reader as it is shown).
     images: dict[str, QImage] = field(default_factory=dict)
+    # The titles of the items its memex:// links open, by id (said when a link is pointed at).
+    link_titles: dict[str, str] = field(default_factory=dict)
 
 
 def _documents(
@@ -403,6 +440,7 @@ def render_document(
             position=position,
         )
         result.images_allowed = allow_remote
+        result.link_titles = linked_titles(reader, rendered.html + backlinks)
 
         def with_pictures(shown: RenderResult, pictures: ItemImages) -> RenderResult:
             shown.image_notice = pictures.notice
@@ -540,6 +578,7 @@ class ReaderPane(QWidget):
         self.browser.setAccessibleName("Reader")
         self.browser.anchorClicked.connect(self._on_browser_anchor_clicked)
         self.browser.end_requested.connect(self._on_browser_end_requested)
+        self.browser.highlighted.connect(self._on_browser_highlighted)
         bar = self.browser.verticalScrollBar()
         bar.valueChanged.connect(self._on_scroll_changed)
         bar.rangeChanged.connect(self._on_scroll_changed)
@@ -1233,6 +1272,24 @@ class ReaderPane(QWidget):
         self.whole_button.setEnabled(bool(current and current.truncated))
 
     # -- links -----------------------------------------------------------------------------
+
+    @Slot(QUrl)
+    def _on_browser_highlighted(self, url: QUrl) -> None:
+        """The pointer is over a link (or left it): say where it goes, in its tooltip and in
+        the window's status bar, before any click."""
+        hint = self.link_hint(url.toString()) if not url.isEmpty() else ""
+        self.browser.setToolTip(hint)
+        QCoreApplication.sendEvent(self.browser, QStatusTipEvent(hint))
+
+    def link_hint(self, url: str) -> str:
+        """Where a link of the item shown goes, in words (see links.link_hint)."""
+        from memex_desktop.render.entities import WHOLE_PAGE_HREF  # imported by the render
+
+        if url == WHOLE_PAGE_HREF:
+            return "Shows the whole saved page, with its navigation, sidebars and footers"
+        current = self._current
+        titles = current.link_titles if current is not None else {}
+        return link_hint(url, titles, current.entity_id if current is not None else None)
 
     @Slot(QUrl)
     def _on_browser_anchor_clicked(self, url: QUrl) -> None:
