@@ -104,3 +104,28 @@ def test_a_data_folder_that_is_a_file_is_said_so(
         f"memex-desktop: the data folder {data_file} is a file, not a folder: check --data-dir "
         "and MEMEX_DATA_DIR\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"\xff\xfe{", "is not JSON: 'utf-8' codec can't decode"),
+        (b'{"results": [], "views": [5]}', "is not a memex-desktop export (a View: "),
+        (b'{"results": [], "views": [{"id": 5}]}', "is not a memex-desktop export (a View: id: "),
+        (b'{"results": [], "feeds": {"a": 1}}', "is not a memex-desktop export (a Feed: "),
+        (b'{"results": [], "views": 5}', "is not a memex-desktop export ("),
+        (b'{"results": [], "deletedUpstream": 5}', "is not a memex-desktop export ("),
+    ],
+)
+def test_import_of_a_file_of_the_wrong_shape_is_one_line(
+    content: bytes,
+    said: str,
+    data_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bogus = tmp_path / "bogus.json"
+    bogus.write_bytes(content)
+    status, err = _run(capsys, data_dir, "import", str(bogus))
+    assert status == cli.EXIT_FAILURE
+    assert err.startswith(f"memex-desktop: {bogus} {said}")
