@@ -10,11 +10,21 @@ The library is the one ``cmarkgfm`` loaded: one copy, one registry of extensions
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Sequence
 from typing import Any
 
 import cffi
 from cmarkgfm import _cmark
+
+
+def _library_file() -> str:
+    """The file ``cmarkgfm``'s compiled module was loaded from."""
+    spec = importlib.util.find_spec(_cmark.__name__)
+    if spec is None or not spec.origin:
+        raise ImportError("cmark-gfm's compiled library was not found")
+    return spec.origin
+
 
 _FFI = cffi.FFI()
 _FFI.cdef(
@@ -37,7 +47,7 @@ _FFI.cdef(
     void cmark_node_free(void *node);
     """
 )
-_LIB: Any = _FFI.dlopen(_cmark.__file__)
+_LIB: Any = _FFI.dlopen(_library_file())
 _LIB.cmark_gfm_core_extensions_ensure_registered()
 _MEMORY: Any = _LIB.cmark_get_default_mem_allocator()
 
