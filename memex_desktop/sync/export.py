@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import quote
 
+from pydantic import ValidationError
+
 from memex_desktop import paths
 from memex_desktop.api.content import local_time, time_text, type_label
 from memex_desktop.api.models import (
@@ -211,27 +213,60 @@ def export_json(
 def import_json(writer: StoreWriter, path: Path) -> int:
     """Load a JSON export (or any library file) into the cache; returns the items imported.
 
+    The whole file is read and checked before anything is written: a file that is not a
+    library leaves the cache as it was.
+
     Raises:
-        ValueError: when the file is not a library file.
+        ValueError: when the file is not a library file (one line, naming the file).
     """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path} is not JSON: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise ValueError(f"{path} is not a memex-desktop export (no results list)")
-    response = SearchRawResponse.model_validate(data)
+    try:
+        response = SearchRawResponse.model_validate(data)
+        views = [View.model_validate(item) for item in _listed(data, "views")]
+        feeds = [Feed.model_validate(item) for item in _listed(data, "feeds")]
+        deleted = [str(item) for item in _listed(data, "deletedUpstream")]
+    except ValidationError as exc:
+        raise ValueError(f"{path} is not a memex-desktop export ({_first_problem(exc)})") from exc
+    except _NotAList as exc:
+        raise ValueError(f"{path} is not a memex-desktop export ({exc})") from exc
     writer.ingest_search_page(response).result()
-    views = [View.model_validate(item) for item in data.get("views") or []]
     if views:
         writer.upsert_views(views).result()
-    feeds = [Feed.model_validate(item) for item in data.get("feeds") or []]
     if feeds:
         writer.upsert_feeds(feeds).result()
-    deleted = [str(item) for item in data.get("deletedUpstream") or []]
     if deleted:
         writer.mark_deleted_upstream(deleted).result()
     return len(response.results)
+
+
+class _NotAList(ValueError):
+    """A part of a library file that should be a list is something else."""
+
+
+def _listed(data: dict[str, Any], key: str) -> list[Any]:
+    """``data[key]`` as the list a library file holds there (none: empty)."""
+    value = data.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        kind = {dict: "an object", str: "text", bool: "true or false"}.get(type(value), "a number")
+        raise _NotAList(f"its {key} are {kind}, not a list")
+    return value
+
+
+def _first_problem(exc: ValidationError) -> str:
+    """The first thing pydantic found wrong, in one line: "a View: id: Field required"."""
+    errors = exc.errors()
+    if not errors:
+        return f"a {exc.title} that does not fit"
+    where = ".".join(str(part) for part in errors[0]["loc"])
+    what = " ".join(errors[0]["msg"].split())
+    return f"a {exc.title}: {where}: {what}" if where else f"a {exc.title}: {what}"
 
 
 # --------------------------------------------------------------------------- rendering

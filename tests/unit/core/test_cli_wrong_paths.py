@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from memex_desktop import cli, paths
-from memex_desktop.store import StoreWriter
+from memex_desktop.store import CacheReader, StoreWriter
 
 
 @pytest.fixture
@@ -112,9 +112,10 @@ def test_a_data_folder_that_is_a_file_is_said_so(
         (b"\xff\xfe{", "is not JSON: 'utf-8' codec can't decode"),
         (b'{"results": [], "views": [5]}', "is not a memex-desktop export (a View: "),
         (b'{"results": [], "views": [{"id": 5}]}', "is not a memex-desktop export (a View: id: "),
-        (b'{"results": [], "feeds": {"a": 1}}', "is not a memex-desktop export (a Feed: "),
-        (b'{"results": [], "views": 5}', "is not a memex-desktop export ("),
-        (b'{"results": [], "deletedUpstream": 5}', "is not a memex-desktop export ("),
+        (b'{"results": [], "feeds": {"a": 1}}', "is not a memex-desktop export (its feeds are"),
+        (b'{"results": [], "views": 5}', "is not a memex-desktop export (its views are a number"),
+        (b'{"results": [], "deletedUpstream": 5}', "is not a memex-desktop export (its deleted"),
+        (b'{"results": [{"id": "a", "type": "web"}], "views": 5}', "is not a memex-desktop"),
     ],
 )
 def test_import_of_a_file_of_the_wrong_shape_is_one_line(
@@ -129,3 +130,10 @@ def test_import_of_a_file_of_the_wrong_shape_is_one_line(
     status, err = _run(capsys, data_dir, "import", str(bogus))
     assert status == cli.EXIT_FAILURE
     assert err.startswith(f"memex-desktop: {bogus} {said}")
+    assert err.count("\n") == 1
+    # Nothing of a file that is no library was written, not even its items before the fault.
+    reader = CacheReader(paths.cache_db_path(data_dir))
+    try:
+        assert reader.stats().entities == 0
+    finally:
+        reader.close()
