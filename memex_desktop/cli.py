@@ -537,8 +537,9 @@ def cmd_sync(args: argparse.Namespace, session: Session) -> int:
         confirm_deletions=args.confirm_deletions,
     )
     summary = (
-        f"synced: {report.pulled} items read, {report.changes.changed_count} changed, "
-        f"{report.deleted_upstream} deleted upstream, {report.sent} saves sent"
+        f"synced: {_counted(report.pulled, 'item')} read, {report.changes.changed_count} "
+        f"changed, {report.deleted_upstream} deleted upstream, {_counted(report.sent, 'save')} "
+        "sent"
     )
     if report.deletions_held:
         print(

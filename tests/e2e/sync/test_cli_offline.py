@@ -52,7 +52,7 @@ def test_offline_then_back_online(library_emulator: Any, tmp_path: Path) -> None
     emulator.start()
     back = run_cli("sync", *data, api_key=TEST_API_KEY)
     assert back.returncode == 0, back.stderr
-    assert "1 saves sent" in back.stdout
+    assert "1 save sent" in back.stdout
     urls = [emulator.state.entity(i).get("url") for i in emulator.state.entity_ids()]
     assert urls.count(url) == 1
     listed = run_cli("outbox", "list", "--json", *data)
