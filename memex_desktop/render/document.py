@@ -235,6 +235,8 @@ class DocumentBuilder:
         self._remote: list[str] = []
         self._nonce = secrets.token_hex(8)
         self._tokens = 0
+        # Headings left out when the rest of the document says their words (token -> title).
+        self._unsaid: dict[str, str] = {}
 
     def step(self, size: int, function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """``function(*args, **kwargs)``, over a text of ``size`` characters: in the render
@@ -254,6 +256,14 @@ class DocumentBuilder:
         merge_resources(self._remote, remote)
         self._parts.append(f'<div class="body">{token}</div>')
 
+    def heading_unless_said(self, title: str) -> None:
+        """The heading ``title``, left out at the end when the document says every word of it
+        already: the title of a tweet or a note without one of its own is the start of its
+        own text, which the body shows whole; a text the body does not show keeps it."""
+        token = self.token()
+        self._unsaid[token] = title
+        self._parts.append(token)
+
     def token(self) -> str:
         """A new placeholder that cannot occur in content (random per document)."""
         self._tokens += 1
@@ -271,14 +281,49 @@ class DocumentBuilder:
         )
         resources = list(remote)
         merge_resources(resources, self._remote)
-        if self._fragments:
+        if self._fragments or self._unsaid:
+
+            def splice(found: re.Match[str]) -> str:
+                token = found.group(0)  # a heading's stays until its words are known
+                return token if token in self._unsaid else self._fragments.get(token, "")
+
             pattern = re.compile(f"memexfragment{self._nonce}n[0-9]+x")
-            safe_template = pattern.sub(
-                lambda m: self._fragments.get(m.group(0), ""), safe_template
-            )
-        return RenderedDoc(
-            html=safe_template,
-            text=self.step(len(safe_template), html_to_text, safe_template),
-            remote_resources=resources,
-            title=title,
-        )
+            safe_template = pattern.sub(splice, safe_template)
+        html, text = self._headings_placed(safe_template)
+        return RenderedDoc(html=html, text=text, remote_resources=resources, title=title)
+
+    def _headings_placed(self, html: str) -> tuple[str, str]:
+        """``html`` with each heading left for the end in place (or left out, when the rest
+        of the document says its words), and its plain text."""
+        without = html
+        for token in self._unsaid:
+            without = without.replace(token, "")
+        text = self.step(len(without), html_to_text, without)
+        unsaid = {t: title for t, title in self._unsaid.items() if not says(text, title)}
+        if not unsaid:
+            return without, text
+        for token in self._unsaid:
+            heading = ""
+            if token in unsaid:
+                heading = sanitize_html(
+                    f"<h1>{esc(unsaid[token])}</h1>", allow_remote=False, app_markup=True
+                )[0]
+            html = html.replace(token, heading)
+        return html, self.step(len(html), html_to_text, html)
+
+
+# A heading's words are looked for this far into the document's text (its body comes first).
+SAYS_WITHIN_CHARS = 50_000
+_WORD = re.compile(r"\w+")
+
+
+def says(text: str, title: str) -> bool:
+    """Whether ``text`` (near its start) has every word of ``title`` (but a last word cut
+    short, before "…"); a title of no words, as it is."""
+    near = text[:SAYS_WITHIN_CHARS].casefold()
+    words = _WORD.findall(title.casefold())
+    if title.rstrip().endswith("…"):
+        words = words[:-1]
+    if not words:
+        return " ".join(title.split()).casefold() in " ".join(near.split())
+    return all(re.search(rf"\b{re.escape(word)}\b", near) for word in dict.fromkeys(words))

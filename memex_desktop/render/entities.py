@@ -92,12 +92,16 @@ def _header(
     """Title (or another heading, a highlight's quote), a meta line (type, site, author,
     date ...), the item's tags, links, and the processing notice.
 
-    An item without a title of its own (a tweet, a note) has no heading: its title is the
-    start of its own text, which the body shows whole right below.
+    An item without a title of its own (a tweet, a note) has no heading when its body says
+    that title's words: the title is the start of its own text, shown whole right below.
     """
-    if heading_html is None and not _titled_by_itself(entity, title):
-        heading_html = f"<h1>{esc(title)}</h1>"
-    doc.add(f'<div class="header">{heading_html or ""}')
+    if heading_html is not None:
+        doc.add(f'<div class="header">{heading_html}')
+    elif _titled_by_itself(entity, title):
+        doc.add('<div class="header">')
+        doc.heading_unless_said(title)
+    else:
+        doc.add(f'<div class="header"><h1>{esc(title)}</h1>')
     meta_items = [item for item in meta if item]
     if meta_items:
         doc.add(f'<p class="meta">{esc(" · ".join(meta_items))}</p>')

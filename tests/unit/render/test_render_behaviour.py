@@ -210,3 +210,16 @@ def test_a_tweet_or_a_note_without_a_title_says_its_words_once() -> None:
     assert "<h1>Harvest</h1>" in titled.html
     untitled_image = _render({"id": "i", "type": "image", "description": words})
     assert "<h1>Image</h1>" in untitled_image.html
+
+
+def test_a_title_the_body_does_not_say_stays_as_the_heading() -> None:
+    rich = {"type": "doc", "content": [{"type": "paragraph", "content": [
+        {"type": "text", "text": "Compare this with the CRDT talk."}
+    ]}]}  # fmt: skip
+    note = {"id": "n", "type": "annotation", "content": rich}
+    said = _render({**note, "text": "Compare this with the CRDT talk."})
+    assert "<h1>" not in said.html
+    unsaid = _render({**note, "text": "Compare this with the lock survey."})
+    assert "<h1>Compare this with the lock survey.</h1>" in unsaid.html
+    assert unsaid.text.startswith("Compare this with the lock survey.\n")
+    assert _render({"id": "e", "type": "twitter", "text": "🌱🌱"}).text.count("🌱🌱") == 1
