@@ -1113,6 +1113,7 @@ def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
     del session
     from memex_desktop.emulator import EmulatorConfig, serve
     from memex_desktop.emulator.library import LibraryFileError
+    from memex_desktop.emulator.server import ListenError, check_can_listen
 
     library: dict[str, Any] | None = None
     library_path: Path | None = args.library
@@ -1163,11 +1164,15 @@ def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
     config = EmulatorConfig(
         library_path=library_path, library=library, media_dir=media_dir, **switches, **options
     )
+    try:
+        check_can_listen(args.host, args.port)
+    except ListenError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
     where = f"http://{args.host}:{args.port}" if args.port else f"a free port of {args.host}"
     print(f"Memex emulator on {where}", file=sys.stderr)
     try:
         serve(config, host=args.host, port=args.port)
-    except LibraryFileError as exc:  # a line of a JSON Lines library, read as it is served
+    except (LibraryFileError, ListenError) as exc:  # a line of a JSON Lines library, a port
         raise CliError(str(exc), EXIT_USAGE) from None
     return EXIT_OK
 

@@ -220,8 +220,28 @@ def run_emulator_in_thread(
     return RunningEmulator(config, host, port).start()
 
 
+class ListenError(OSError):
+    """The emulator cannot listen where it was asked (the port is taken, the host unknown)."""
+
+
+def check_can_listen(host: str, port: int) -> None:
+    """Raise :class:`ListenError` when nothing can listen at ``host``:``port``: asked before
+    serving, since uvicorn's own refusal is a log line and exit status 3 (the one for
+    "offline")."""
+    try:
+        _bind(host, port).close()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise ListenError(f"the emulator cannot listen on {host}:{port}: {reason}") from exc
+
+
 def serve(config: EmulatorConfig, host: str = "127.0.0.1", port: int = 8787) -> None:
-    """Serve in the calling thread until interrupted (Ctrl-C); what the CLI runs."""
+    """Serve in the calling thread until interrupted (Ctrl-C); what the CLI runs.
+
+    Raises:
+        ListenError: nothing can listen at ``host``:``port`` (said before anything is served).
+    """
+    check_can_listen(host, port)
     state = EmulatorState(config)
     app = build_app(state, network_faults(config))
     # After its graceful shutdown uvicorn raises the signal that stopped it again, with the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +112,19 @@ def test_a_library_file_is_served(tmp_path: Path, served: list[EmulatorConfig]) 
     assert cli.main(["emulator", "--library", str(lines)]) == cli.EXIT_OK
     assert served[0].library == library
     assert served[1].library_path == lines
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "no-such-host.invalid"])
+def test_a_taken_port_or_an_unknown_host_is_one_line_before_anything_starts(
+    host: str, served: list[EmulatorConfig], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        status = cli.main(["emulator", "--host", host, "--port", str(port)])
+    assert status == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.startswith(f"memex-desktop: the emulator cannot listen on {host}:{port}: ")
+    assert err.count("\n") == 1
+    assert served == []
