@@ -323,7 +323,7 @@ class SettingsDialog(QDialog):
         form = QFormLayout()
         self._saved_api_url = settings.api_url
         in_use = (api_url_in_use or "").rstrip("/")
-        self.api_url_fixed = bool(in_use) and in_use != settings.api_url.rstrip("/")
+        self.api_url_fixed = bool(in_use) and in_use != _comparable_url(settings.api_url)
         self.api_url = QLineEdit(in_use if self.api_url_fixed else settings.api_url, self)
         self.api_url.setAccessibleName("API URL")
         self.api_url.setToolTip(descriptions.get("api_url", ""))
@@ -468,6 +468,15 @@ class SettingsDialog(QDialog):
         folder = QFileDialog.getExistingDirectory(self, "Data folder", self.data_dir.text())
         if folder:
             self.data_dir.setText(folder)
+
+
+def _comparable_url(url: str) -> str:
+    """An API URL as a connection names it (the window's is normalized), or as written when
+    it cannot be used."""
+    try:
+        return normalized_api_url(url)
+    except BadApiUrl:
+        return url.rstrip("/")
 
 
 class FirstRunDialog(QDialog):

@@ -247,3 +247,17 @@ def test_with_nothing_to_sign_in_with_the_settings_open_on_the_api_key(qtbot: An
     keyed.show()
     qtbot.waitExposed(keyed)
     assert not keyed.api_key.hasFocus()
+
+
+def test_a_saved_api_url_spelled_another_way_is_still_the_one_in_use(qtbot: Any) -> None:
+    """The window names its server normalized: the setting "https://Memex.Garden/api/" is
+    the same server, and stays editable."""
+    dialog = SettingsDialog(
+        Settings(api_url="https://Memex.Garden/api/"),
+        has_key=False,
+        key_in_memory_only=True,
+        api_url_in_use="https://memex.garden/api",
+    )
+    qtbot.addWidget(dialog)
+    assert not dialog.api_url_fixed
+    assert not dialog.api_url.isReadOnly()
