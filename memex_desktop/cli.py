@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from memex_desktop import __version__, paths
 from memex_desktop.api.content import type_label
@@ -298,50 +298,52 @@ def subcommands(parser: argparse.ArgumentParser) -> tuple[str, ...]:
     return ()
 
 
-def _positive_int(text: str) -> int:
-    """argparse type: an integer of at least 1."""
+T = TypeVar("T", int, float)
+
+
+def _number(text: str, parse: Callable[[str], T], problem: Callable[[T], str | None]) -> T:
+    """argparse type body: ``text`` read by ``parse``, refused with ``problem``'s words."""
     try:
-        value = int(text)
+        value = parse(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    if value > MAX_INT:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_INT}: {text!r}")
+    if (words := problem(value)) is not None:
+        raise argparse.ArgumentTypeError(f"{words}: {text!r}")
     return value
+
+
+def _positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1."""
+
+    def problem(value: int) -> str | None:
+        if value < 1:
+            return "must be at least 1"
+        return f"must be at most {MAX_INT}" if value > MAX_INT else None
+
+    return _number(text, int, problem)
 
 
 def _positive_float(text: str) -> float:
     """argparse type: a finite number above 0 (a time to wait)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number above 0: {text!r}")
-    return value
+    return _number(
+        text, float, lambda v: None if math.isfinite(v) and v > 0 else "must be a number above 0"
+    )
 
 
 def _port(text: str) -> int:
     """argparse type: a TCP port number, 0 (any free port) to 65535."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= value <= MAX_PORT:
-        raise argparse.ArgumentTypeError(f"must be a port from 0 to {MAX_PORT}: {text!r}")
-    return value
+    return _number(
+        text, int, lambda v: None if 0 <= v <= MAX_PORT else f"must be a port from 0 to {MAX_PORT}"
+    )
 
 
 def _non_negative_float(text: str) -> float:
     """argparse type: a finite number of at least 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a number of at least 0: {text!r}")
-    return value
+    return _number(
+        text,
+        float,
+        lambda v: None if math.isfinite(v) and v >= 0 else "must be a number of at least 0",
+    )
 
 
 # --------------------------------------------------------------------------- the session
