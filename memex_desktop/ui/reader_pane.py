@@ -107,6 +107,7 @@ FRAMED_ABOVE_PIECES = 32
 # The reading position is written this long after the reader stops scrolling (and when the
 # item changes or the window closes), not at every step of a scroll.
 POSITION_SAVE_DELAY_MS = 1500
+CANNOT_DISPLAY = "This item could not be displayed."
 # Pictures are sized to a new width of the reader this long after it stopped changing.
 FIT_PICTURES_DELAY_MS = 50
 # The size of the reader's text at 100 % (reader.css sizes headings and code to go with it).
@@ -1185,11 +1186,11 @@ class ReaderPane(QWidget):
         log.error("rendering failed", exc_info=exc)
         self._pending = None
         self._task = None
-        failure = "This item could not be displayed. " + message_line(user_message(exc))
-        self._show_placeholder(failure.replace(". ", ".\n\n", 1))
+        why = message_line(user_message(exc))
+        self._show_placeholder(f"{CANNOT_DISPLAY}\n\n{why}")
         if self._pictures_asked_for is not None:
             self._pictures_asked_for = None
-            self.message.emit(failure)  # not "Loading this item's pictures…" any longer
+            self.message.emit(f"{CANNOT_DISPLAY} {why}")  # not "Loading … pictures…" any longer
         self._update_buttons()
 
     @Slot()
