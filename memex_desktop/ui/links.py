@@ -153,27 +153,22 @@ def link_hint(url: str, titles: Mapping[str, str], current_id: str | None = None
         lines = [f"Opens {confirmation.shown_url} in your browser, after asking"]
         return "\n".join([*lines, *confirmation.warnings])
     if target.kind == "entity" and target.entity_id is not None:
+        # The renderer's own words for moments and long titles (imported when first needed).
+        from memex_desktop.render.document import shorten
+        from memex_desktop.render.entities import format_offset
+
         moment = _MOMENT_ANCHOR.fullmatch(target.anchor or "")
-        clock = _clock(int(moment.group(1))) if moment else ""
+        clock = format_offset(int(moment.group(1))) if moment else ""
         at = f" at {clock}" if clock else ""
         if target.entity_id == current_id:
             return f"Goes to {clock or 'another place'} in this item"
         title = titles.get(target.entity_id, "").strip()
         if not title:
             return f"Opens an item that is not in the local library yet{at} in the reader"
-        if len(title) > MAX_HINT_TITLE_CHARS:
-            title = title[: MAX_HINT_TITLE_CHARS - 1].rstrip() + "…"
-        return f"Opens “{title}”{at} in the reader"
+        return f"Opens “{shorten(title, MAX_HINT_TITLE_CHARS)}”{at} in the reader"
     if target.kind == "anchor":
         return "Goes to another place in this item"
     return target.reason
-
-
-def _clock(seconds: int) -> str:
-    """``mm:ss`` (``h:mm:ss`` past an hour) of a moment in a video."""
-    hours, rest = divmod(max(0, seconds), 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
 def _warnings(address: ParsedUrl) -> tuple[str, ...]:
