@@ -17,13 +17,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QProcess, QSettings, QSize, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QByteArray, QEvent, QProcess, QSettings, QSize, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
     QDragMoveEvent,
     QDropEvent,
     QResizeEvent,
+    QStatusTipEvent,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -437,6 +438,14 @@ class MainWindow(QMainWindow):
         self._qsettings.setValue("window/folded_for_width", sorted(self.docks.folded_for_width))
         self._qsettings.sync()
 
+    def event(self, event: QEvent) -> bool:
+        """A status tip (a link or menu entry pointed at, or left) is a hint over the status
+        bar's message, which comes back when the tip goes (Qt would clear it)."""
+        if isinstance(event, QStatusTipEvent):
+            self.status.show_hint(event.tip())
+            return True
+        return super().event(event)
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         """A narrow window tabs the side panes together or folds them; a wider one undoes it."""
         super().resizeEvent(event)
@@ -462,7 +471,7 @@ class MainWindow(QMainWindow):
     def _on_messages_shown(self, message: UserMessage) -> None:
         """Every message in the status bar; warnings and errors also in the toast."""
         line = message_line(message)
-        self.status.showMessage(line, SHOWN_FOR_MS[message.level])
+        self.status.say(line, SHOWN_FOR_MS[message.level])
         if message.level != "info":
             self.toast.show_message(line)
 

@@ -127,10 +127,35 @@ class StatusBar(QStatusBar):
         self.addPermanentWidget(self.saves_button)
         self.addPermanentWidget(self.balance_label)
         self._action = ""
+        # The last message said (its words and when it goes), to come back to once a hint
+        # (where the link under the pointer goes, what a menu entry does) goes away.
+        self._said: tuple[str, float] | None = None
+        self._hinting = False
         self.messageChanged.connect(self._on_message_changed)
         self._last_sync: str = ""
         self._sync_started_at = time.monotonic()
         self.set_state(ConnectionState.ONLINE, None)
+
+    def say(self, line: str, shown_for_ms: int) -> None:
+        """Show ``line`` for ``shown_for_ms``; while a hint shows, once the hint goes."""
+        self._said = (line, time.monotonic() + shown_for_ms / 1000)
+        if not self._hinting:
+            self.showMessage(line, shown_for_ms)
+
+    def show_hint(self, hint: str) -> None:
+        """Show a hint for as long as what it is about is pointed at; an empty hint (the
+        pointer left) brings back the message it covered, if that has time left."""
+        if hint:
+            self._hinting = True
+            self.showMessage(hint)
+            return
+        self._hinting = False
+        said, self._said = self._said, None
+        left_ms = int((said[1] - time.monotonic()) * 1000) if said else 0
+        if said and left_ms > 0:
+            self.say(said[0], left_ms)
+        else:
+            self.clearMessage()
 
     @Slot(object, object)
     def set_state(self, state: ConnectionState, words: StateWords | None) -> None:
@@ -199,7 +224,7 @@ class StatusBar(QStatusBar):
         else:
             self.progress.setRange(0, 0)
         self.progress.setToolTip(progress.message)
-        self.showMessage(progress.message, 3000)
+        self.say(progress.message, 3000)
 
     @Slot(object)
     def on_sync_finished(self, report: SyncReport) -> None:
@@ -213,7 +238,7 @@ class StatusBar(QStatusBar):
         sentence = sync_sentence(report, time.monotonic() - self._sync_started_at)
         # A closed window hears late results too: it says (and starts timers for) nothing.
         if sentence and self.window().isVisible():
-            self.showMessage(sentence, 5000)
+            self.say(sentence, 5000)
 
     @Slot(object)
     def on_outbox_changed(self, counts: OutboxCounts) -> None:

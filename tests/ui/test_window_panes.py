@@ -417,3 +417,35 @@ def test_reader_history_goes_back_and_forward(qtbot: Any, cache: Any, runner: Ta
     pane.go_forward()
     forward.wait(qtbot, 10_000)
     assert forward.args == [second]
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_a_hint_over_the_status_bar_gives_back_the_message_it_covered(qtbot: Any) -> None:
+    status = StatusBar()
+    qtbot.addWidget(status)
+    status.show()
+    status.say("Synced 12 items", 60_000)
+    status.show_hint("Opens https://tides.example.org in your browser, after asking")
+    assert status.currentMessage().startswith("Opens https://tides.example.org")
+    status.say("Saved 1 link", 60_000)  # a message that comes meanwhile waits for the hint
+    assert status.currentMessage().startswith("Opens https://tides.example.org")
+    status.show_hint("")
+    assert status.currentMessage() == "Saved 1 link"
+    status.say("Synced 3 items", 30)
+    status.show_hint("Opens “Tide tables” in the reader")
+    qtbot.wait(80)  # the covered message's time runs out under the hint
+    status.show_hint("")
+    assert status.currentMessage() == ""
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_the_window_shows_status_tips_as_hints(window_factory: Any) -> None:
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtGui import QStatusTipEvent
+
+    window = window_factory().window
+    window.messages.inform("Synced 12 items")
+    QCoreApplication.sendEvent(window, QStatusTipEvent("Opens a link in your browser"))
+    assert window.status.currentMessage() == "Opens a link in your browser"
+    QCoreApplication.sendEvent(window, QStatusTipEvent(""))
+    assert window.status.currentMessage() == "Synced 12 items"
