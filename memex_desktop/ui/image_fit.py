@@ -84,7 +84,7 @@ def fit_images(
             if not isinstance(intended, QSizeF):
                 intended = intended_size(image_format, found)
                 image_format.setProperty(INTENDED_SIZE_PROPERTY, intended)
-            room = (right - _line_left(document, position)) / scale
+            room = _room(document, position, right) / scale
             size = fitted_size(intended, room)
             if (image_format.width(), image_format.height()) != (size.width(), size.height()):
                 image_format.setWidth(size.width())
@@ -120,6 +120,38 @@ def _smooth_resource(document: QTextDocument, name: str, picture: QImage, size: 
         )
         document.addResource(kind, url, scaled)
     return 1
+
+
+def _room(document: QTextDocument, position: int, page_right: float) -> float:
+    """The width the line holding ``position`` has: to the page's right edge, or in a table,
+    its cell's share of the table's room.
+
+    A table takes its width from what its cells hold, so pictures sized to the page would
+    push it past the page's edge; each column is given an equal share instead.
+    """
+    cursor = QTextCursor(document)
+    cursor.setPosition(position)
+    table = cursor.currentTable()
+    if table is None:
+        return page_right - _line_left(document, position)
+    table_format = table.format()
+    before = QTextCursor(document)
+    before.setPosition(table.firstPosition() - 1)
+    outer = before.currentTable()
+    if outer is None or outer == table:  # the table stands on the page
+        room = page_right - document.documentLayout().frameBoundingRect(table).x()
+    else:  # in a cell of another table
+        room = _room(document, table.firstPosition() - 1, page_right)
+    room -= table_format.leftMargin() + table_format.rightMargin()
+    border, spacing = table_format.border(), table_format.cellSpacing()
+    columns = max(1, table.columns())
+    # Between cells, before the first and after the last: spacing; around them: the border.
+    share = (room - 2 * border - spacing * (columns + 1)) / columns
+    cell = table.cellAt(position)
+    span = cell.columnSpan()
+    width = share * span + spacing * (span - 1) - 2 * (table_format.cellPadding() + border)
+    # A quote or list in the cell takes its indent.
+    return width - (_line_left(document, position) - _line_left(document, cell.firstPosition()))
 
 
 def _line_left(document: QTextDocument, position: int) -> float:

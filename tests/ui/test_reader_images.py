@@ -394,3 +394,38 @@ def test_pictures_are_never_scaled_up_nor_out_of_shape(
         assert width <= pane.browser.viewport().width()
         assert abs(height - width * 500 / 1600) <= 1
     assert sizes[2][1] < sizes[1][1]  # the quote's indent is room taken
+
+
+def test_pictures_in_a_table_fit_their_cells(
+    qtbot: Any, tmp_path: Path, runner: TaskRunner
+) -> None:
+    page = (
+        f'<table border="1"><tr><td><img src="{WIDE}" alt="alone"></td></tr></table>'
+        f'<table border="1" cellpadding="6"><tr><td>Before</td>'
+        f'<td><img src="{WIDE}" alt="left"></td><td><img src="{WIDE}" alt="right"></td>'
+        "</tr></table>"
+    )
+    item = {
+        "id": "table",
+        "type": "web",
+        "title": "Pictures in a table",
+        "url": "https://pics.example.org/table",
+        "created_at": 1_700_000_000_000,
+        "html": page,
+    }
+    cache, source = _kept(tmp_path, [item], {WIDE: png_bytes(1600, 500)})
+    pane = _pane(qtbot, cache, runner, source)
+    _open(qtbot, pane, "table")
+    qtbot.waitUntil(lambda: len(_sizes(pane)) == 3 and _sizes(pane)[0][1] < 1600)
+    qtbot.wait(100)  # any refit after the first layout
+    document = pane.browser.document()
+    tables = document.rootFrame().childFrames()
+    assert len(tables) == 2
+    for table in tables:  # nothing wider than the reader, even by a few pixels
+        assert document.documentLayout().frameBoundingRect(table).right() <= document.textWidth()
+    assert _fits(pane)
+    sizes = _sizes(pane)
+    assert sizes[0][1] > 0.8 * pane.browser.viewport().width()  # alone, nearly the width
+    assert abs(sizes[1][1] - sizes[2][1]) <= 1  # two share the rest alike
+    for _, width, height in sizes:
+        assert abs(height - width * 500 / 1600) <= 1
