@@ -68,9 +68,11 @@ def _assert_mirror(data_dir: Path, library: dict[str, Any], emulator: Any) -> No
 def _kill_trials(
     library: dict[str, Any], emulator: Any, data_dir: Path, trials: int, seed: int
 ) -> int:
-    Settings(page_size=8).save()  # small pages: many commits to be killed between
-    # A little latency per page keeps a whole pass (75 pages) longer than the kill window,
-    # however fast the machine, so most trials really are killed mid-sync.
+    # Small pages: many commits to be killed between. A little latency per page, with one
+    # request in flight (more would fetch the pages side by side), keeps a whole pass (75
+    # pages, at least 1.5 s) longer than the kill window however fast the machine, so most
+    # trials really are killed mid-sync.
+    Settings(page_size=8, sync_max_in_flight=1).save()
     emulator.faults.latency(0.02)
     rng = random.Random(seed)
     argv = ("sync", "--full", "--data-dir", str(data_dir), "--api-url")
