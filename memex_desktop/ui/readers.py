@@ -1,8 +1,8 @@
-"""Cache readers for worker threads: every thread owns its own read connection.
+"""Cache readers for worker threads: every task owns its own read connection.
 
 SQLite connections belong to the thread that opened them, so background tasks (searches,
-rendering) use :func:`thread_reader`, which opens one :class:`CacheReader` per worker thread
-and cache file and keeps it for that thread's life.
+rendering) use :func:`thread_reader`, which opens one :class:`CacheReader` per thread and
+cache file; the TaskRunner closes a task's readers when the task ends.
 """
 
 from __future__ import annotations
@@ -20,7 +20,11 @@ def thread_reader(cache_path: Path) -> CacheReader:
 
     On the TaskRunner's pool threads a first use comes with each task: PySide gives every
     task a fresh Python thread state, whose thread-local values (this reader among them) go
-    with it when the task ends. Opening one costs about 0.5 ms.
+    with it when the task ends. Opening one costs about 0.5 ms. The runner closes it then:
+    a connection left to the garbage collector (an sqlite3 connection is in a reference
+    cycle with its statement cache) kept its memory until a full collection, which the
+    app's collector settings make rare; a reading session of 300 items held 456 of them
+    and grew by 290 MB.
     """
     readers: dict[Path, CacheReader] | None = getattr(_local, "readers", None)
     if readers is None:

@@ -35,6 +35,7 @@ from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, SignalIn
 
 from memex_desktop.store.threads import lower_current_thread_priority
 from memex_desktop.ui.messages import MessageBridge
+from memex_desktop.ui.readers import close_thread_readers
 
 log = logging.getLogger(__name__)
 
@@ -201,6 +202,8 @@ class _Worker(QRunnable):
             else:
                 task._finished_relay.emit(result)
         finally:
+            # The readers this task opened go with it (see readers.thread_reader).
+            close_thread_readers()
             task._completed.set()
             task._done_relay.emit()
 

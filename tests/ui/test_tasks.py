@@ -5,16 +5,19 @@ Tasks hand their outcome to typed slots, and a failure nobody handles to the mes
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Slot
 
 from memex_desktop.errors import user_message
-from memex_desktop.store import DatabaseLockedError
+from memex_desktop.store import DatabaseLockedError, StoreWriter
 from memex_desktop.ui.messages import MessageBridge, message_line
+from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.tasks import Task, TaskRunner
 
 
@@ -291,3 +294,32 @@ def test_a_bridge_given_to_the_runner_carries_its_failures(qtbot, qapp: object) 
         int("not a number")
     assert shown == [user_message(raised.value)]
     assert runner.shutdown(5_000)
+
+
+def _open_files_of(path: Path) -> int:
+    """How many of this process's file descriptors are open on ``path``."""
+    found = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            found += fd.resolve() == path.resolve()
+        except OSError:  # closed since the listing
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc")
+def test_the_readers_a_task_opens_are_closed_when_it_ends(
+    qtbot, runner: TaskRunner, tmp_path: Path
+) -> None:
+    """Each task gets a reader of its own (PySide gives each a fresh thread state); a reader
+    left to the garbage collector would keep its connection and memory until a full
+    collection, which the app makes rare."""
+    cache = tmp_path / "cache.db"
+    StoreWriter(cache).close()
+    gc.disable()  # as rare as they come
+    try:
+        tasks = [runner.run(lambda: thread_reader(cache).stats().entities) for _ in range(40)]
+        qtbot.waitUntil(lambda: all(task.is_done() for task in tasks), timeout=20_000)
+        assert _open_files_of(cache) == 0
+    finally:
+        gc.enable()
