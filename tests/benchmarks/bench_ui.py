@@ -13,7 +13,8 @@ changes, and a paint before that draws no rows), ``scroll_100k_ms`` (the full re
 from top to bottom: 50 evenly spaced positions and the last row, each painted with its rows loaded
 lazily), ``scroll_top_to_end_ms`` (one jump from the first row to the last, painted), and
 ``window_rss_mb`` (the resident memory of a cold-started window once it has opened the cache
-and listed it; median of three).
+and listed it; median of three), and ``reading_rss_mb`` (the same after a reading session: 300
+items opened one after another, every pane done with each; one start).
 
 ``cold_start_ms_floor``: a bare PySide6 ``QMainWindow`` with an empty ``QListView``, from a new
 process's start to its first paint (median of three), what any Qt window on this machine costs.
@@ -45,12 +46,16 @@ BATCH = 1_000
 KEYSTROKE_QUERIES = ("lorem", "note", "tum", "cal", "gro", "py ria", "bria")
 SCROLL_STOPS = 50
 COLD_STARTS = 3
+# Items opened one after another, every pane done with each, for ``reading_rss_mb``.
+READ_ITEMS = 300
 
 # The child process of the cold-start measure: starts the app as ``memex-desktop --data-dir``
 # does (a returning person: the settings file exists), watching the window that start builds.
 # It prints the monotonic time of the window's first paint (CLOCK_MONOTONIC is shared by
 # processes), then, once the window is idle (its list complete, the start's deferred work
-# done, no task on a worker), that time and its resident memory.
+# done, no task on a worker), that time and its resident memory; given a number of items,
+# it then opens that many, newest first, each once every pane is done with the one before,
+# and prints its resident memory after them.
 _COLD_START = """
 import sys, time
 from PySide6.QtCore import QEvent, QObject, QTimer
@@ -81,12 +86,28 @@ def listed():
         poll.stop()
         print("idle", time.monotonic(), flush=True)
         print("rss_mb", rss_mb(), flush=True)
+        if to_read:
+            reading.start(2)
+        else:
+            QApplication.instance().exit(0)
+
+def read_next():
+    # The next item once every pane is done with the one before, as a person reads.
+    window = watcher.window
+    if window.runner.active_count() or window.reader_pane.rendering:
+        return
+    if not to_read:
+        reading.stop()
+        print("reading_rss_mb", rss_mb(), flush=True)
         QApplication.instance().exit(0)
+        return
+    window.open_entity(to_read.pop())
 
 def build_watched(**kwargs):
     context = build(**kwargs)
     watcher.window = context.window
     context.window.installEventFilter(watcher)
+    to_read.extend(reversed(context.reader.all_ids(int(sys.argv[2]))))
     return context
 
 build = app.build_main_window
@@ -94,6 +115,9 @@ app.build_main_window = build_watched
 watcher = FirstPaint()
 poll = QTimer()
 poll.timeout.connect(listed)
+to_read = []
+reading = QTimer()
+reading.timeout.connect(read_next)
 sys.exit(cli.main(["--data-dir", sys.argv[1]]))
 """
 
@@ -150,8 +174,10 @@ def build_cache(data_dir: pathlib.Path, entities: int) -> int:
     return written
 
 
-def _first_paints(argv: list[str], workdir: pathlib.Path) -> list[dict[str, float]]:
-    """Run a window program COLD_STARTS times in one home folder (whose settings file says a
+def _first_paints(
+    argv: list[str], workdir: pathlib.Path, starts: int = COLD_STARTS
+) -> list[dict[str, float]]:
+    """Run a window program ``starts`` times in one home folder (whose settings file says a
     person has used the app before): for each, what it printed, its times (``painted``,
     ``idle``) as milliseconds from the process's start."""
     env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
@@ -165,7 +191,7 @@ def _first_paints(argv: list[str], workdir: pathlib.Path) -> list[dict[str, floa
         check=True,
     )
     runs = []
-    for _ in range(COLD_STARTS):
+    for _ in range(starts):
         started = time.monotonic()
         done = subprocess.run(
             [sys.executable, "-c", *argv],
@@ -205,14 +231,17 @@ def _with_bytecode(env: dict[str, str]) -> None:
 
 
 def cold_start(data_dir: pathlib.Path, workdir: pathlib.Path) -> dict[str, float]:
-    """Medians of three cold starts of the window on the cache and of a bare Qt window."""
-    window = _first_paints([_COLD_START, str(data_dir)], workdir)
+    """Medians of three cold starts of the window on the cache and of a bare Qt window, and
+    the memory of one more start after a reading session."""
+    window = _first_paints([_COLD_START, str(data_dir), "0"], workdir)
     bare = _first_paints([_BARE_WINDOW], workdir)
+    [session] = _first_paints([_COLD_START, str(data_dir), str(READ_ITEMS)], workdir, starts=1)
     return {
         "cold_start_ms": statistics.median(run["painted"] for run in window),
         "cold_start_ms_floor": statistics.median(run["painted"] for run in bare),
         "cold_start_idle_ms": statistics.median(run["idle"] for run in window),
         "window_rss_mb": statistics.median(run["rss_mb"] for run in window),
+        "reading_rss_mb": session["reading_rss_mb"],
     }
 
 
