@@ -107,40 +107,47 @@ def _encoded(data: JsonObject) -> bytes:
 def _collect(tops: Iterable[JsonObject], referenced: Iterable[JsonObject]) -> dict[str, _Item]:
     """Every entity of a page, nested ones included; complete copies win over partial ones."""
     items: dict[str, _Item] = {}
-
-    def visit(data: Any, authoritative: bool, attached_to: str | None) -> str | None:
-        if not isinstance(data, dict) or not isinstance(data.get("id"), str):
-            return None
-        entity_id: str = data["id"]
-        # A stand-in for an unreadable item never replaces a copy that could be read.
-        authoritative = authoritative and data.get("type") != UNREADABLE_TYPE
-        known = items.get(entity_id)
-        if (
-            known is None
-            or (authoritative and not known.authoritative)
-            or (not known.authoritative and not authoritative and len(data) > len(known.data))
-        ):
-            inherited = known.attached_to if known is not None else None
-            item = _Item(data, authoritative, attached_to or inherited)
-            if known is not None:
-                item.nested = known.nested
-            items[entity_id] = item
-        elif attached_to and known.attached_to is None:
-            known.attached_to = attached_to
-        for note in _listed(data.get("annotations")):
-            visit(note, False, entity_id)
-        for key in ("references", "resolvedReferences"):
-            for reference in _listed(data.get(key)):
-                target = visit(reference, False, None)
-                if target and target not in items[entity_id].nested:
-                    items[entity_id].nested.append(target)
-        return entity_id
-
     for data in tops:
-        visit(data, True, None)
+        _visit(items, data, True, None)
     for data in referenced:
-        visit(data, True, None)
+        _visit(items, data, True, None)
     return items
+
+
+# A function of its own, not a closure over ``items``: a closure that calls itself is a
+# reference cycle holding the page's every item, which only the cyclic collector frees (and
+# the sync's collector settings make its collections rare). At the end of a 10,000-item sync
+# the collector found 11,331 objects to free, against 713 without the cycle.
+def _visit(
+    items: dict[str, _Item], data: Any, authoritative: bool, attached_to: str | None
+) -> str | None:
+    """Add the entity ``data`` and those nested in it to ``items``; its id (None if none)."""
+    if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+        return None
+    entity_id: str = data["id"]
+    # A stand-in for an unreadable item never replaces a copy that could be read.
+    authoritative = authoritative and data.get("type") != UNREADABLE_TYPE
+    known = items.get(entity_id)
+    if (
+        known is None
+        or (authoritative and not known.authoritative)
+        or (not known.authoritative and not authoritative and len(data) > len(known.data))
+    ):
+        inherited = known.attached_to if known is not None else None
+        item = _Item(data, authoritative, attached_to or inherited)
+        if known is not None:
+            item.nested = known.nested
+        items[entity_id] = item
+    elif attached_to and known.attached_to is None:
+        known.attached_to = attached_to
+    for note in _listed(data.get("annotations")):
+        _visit(items, note, False, entity_id)
+    for key in ("references", "resolvedReferences"):
+        for reference in _listed(data.get(key)):
+            target = _visit(items, reference, False, None)
+            if target and target not in items[entity_id].nested:
+                items[entity_id].nested.append(target)
+    return entity_id
 
 
 def _listed(value: Any) -> list[Any]:
