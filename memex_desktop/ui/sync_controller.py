@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +40,13 @@ log = logging.getLogger(__name__)
 
 FOLLOW_UP_MS = 4_000  # how soon to look again while saves are being processed
 OFFLINE_RETRY_MS = 30_000  # how soon to try again after a failed sync with queued saves
+# While the server cannot be reached the sync tries again on its own, waiting longer each time
+# and at most the last of these: a server back after an outage is found within minutes, and a
+# long one costs a request every few minutes, not a loop.
+RECONNECT_DELAYS_MS = (15_000, 30_000, 60_000, 120_000, 240_000)
+# The states a later attempt can fix by itself; the others (sign-in, credits, an incompatible
+# server) need the person, and trying again would only repeat the refusal.
+RECONNECTING_STATES = frozenset({ConnectionState.OFFLINE, ConnectionState.SERVER_DOWN})
 
 OutboxAction = Literal["retry", "drop", "undo"]
 
@@ -203,10 +210,13 @@ class SyncController(QObject):
         *,
         interval_minutes: int = 15,
         connecting: bool = False,
+        reconnect_delays_ms: Sequence[int] = RECONNECT_DELAYS_MS,
         parent: QObject | None = None,
     ) -> None:
         """``connecting``: the client comes later (:meth:`set_client`); until then the state
-        is ONLINE, as it is until a sync says otherwise, not "no account"."""
+        is ONLINE, as it is until a sync says otherwise, not "no account".
+        ``reconnect_delays_ms``: the waits before each new attempt while the server cannot be
+        reached (the last one repeats)."""
         super().__init__(parent)
         self.services = services
         self._runner = runner
@@ -224,6 +234,9 @@ class SyncController(QObject):
         self.connecting = connecting
         self.last_meta: SearchMeta | None = None
         self.counts = OutboxCounts(0, 0, 0)
+        self.reconnect_delays_ms = tuple(reconnect_delays_ms)
+        # Syncs in a row that could not reach the server: the next one waits longer.
+        self._failed_reconnects = 0
         self._timer = QTimer(self)
         self._timer.timeout.connect(self._on_timer_timeout)
         self._follow_up = QTimer(self)
@@ -271,6 +284,13 @@ class SyncController(QObject):
     def syncing(self) -> bool:
         """Whether a sync is running."""
         return self._task is not None
+
+    @property
+    def reconnect_in_ms(self) -> int | None:
+        """How soon the next attempt to reach the server starts (None: none is waiting)."""
+        if not self._follow_up.isActive() or self.state not in RECONNECTING_STATES:
+            return None
+        return self._follow_up.remainingTime()
 
     @property
     def confirm_pending(self) -> bool:
@@ -323,9 +343,17 @@ class SyncController(QObject):
 
     @Slot(object)
     def _on_sync_progress(self, value: object) -> None:
-        """Forward the engine's progress."""
-        if isinstance(value, SyncProgress):
-            self.sync_progress.emit(value)
+        """Forward the engine's progress; progress means the server answered.
+
+        A sync resumed after an outage may run for minutes: the window says it is back
+        online with the first page, not when the whole pass is done.
+        """
+        if not isinstance(value, SyncProgress):
+            return
+        if self.state in RECONNECTING_STATES:
+            self._failed_reconnects = 0
+            self._set_state(ConnectionState.ONLINE)
+        self.sync_progress.emit(value)
 
     @Slot(object)
     def _on_sync_finished(self, result: SyncResult) -> None:
@@ -345,15 +373,25 @@ class SyncController(QObject):
         self._schedule_next(report)
 
     def _schedule_next(self, report: SyncReport) -> None:
-        """Run again soon when asked during the run, or while saves are still in flight."""
+        """Run again soon when asked during the run, while saves are still in flight, or
+        after a backoff while the server cannot be reached."""
         if self._closed:
             return
+        unreachable = report.state in RECONNECTING_STATES
+        self._failed_reconnects = self._failed_reconnects + 1 if unreachable else 0
         if self._again is not None:
             self._sync_again()
+        elif unreachable:
+            self._follow_up.start(self._reconnect_delay_ms())
         elif report.ok and self.counts.awaiting:
             self._follow_up.start(FOLLOW_UP_MS)
-        elif not report.ok and report.outcome is not SyncOutcome.CANCELLED and self.counts.pending:
+        elif report.outcome is SyncOutcome.FAILED and self.counts.pending:
             self._follow_up.start(OFFLINE_RETRY_MS)
+
+    def _reconnect_delay_ms(self) -> int:
+        """The wait before the next attempt to reach the server: longer after each failure."""
+        delays = self.reconnect_delays_ms or RECONNECT_DELAYS_MS
+        return delays[min(self._failed_reconnects, len(delays)) - 1]
 
     @Slot(object)
     def _on_sync_failed(self, exc: Exception) -> None:
