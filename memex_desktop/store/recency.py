@@ -150,16 +150,28 @@ class _Neighbours:
 _MAX_KEY_JUMP = KEY_STEP << 24
 
 
+# The widest spacing between items a batch may suggest: one KEY_STEP per minute at least.
+# A sync page whose notes point at items from all over the library (or a server that pages
+# in another order than by date) has a median gap of hours; keys spaced by it left about one
+# key per item where the rest of the library had to fit, and a 100,000-item sync put 94,000
+# items above every key, out of date order. A minute apart leaves 64 keys per minute of
+# dates: a billion keys hold 30 years, far inside the keys' range.
+_WIDEST_GAP_MS = 60_000
+
+
 def _keys_per_ms(created: Sequence[int | None]) -> float:
     """Key distance per millisecond that leaves one KEY_STEP per expected item.
 
-    The expectation is the batch's typical spacing (the median gap between its dates): a
-    sync page is a run of consecutive items plus older ones they point at, and the items
-    between those will arrive later and need room between their keys.
+    The expectation is the batch's typical spacing (the median gap between its dates, at
+    most _WIDEST_GAP_MS): a sync page is a run of consecutive items plus older ones they
+    point at, and the items between those will arrive later and need room between their
+    keys.
     """
     dates = sorted({value for value in created if value is not None})
     gaps = sorted(b - a for a, b in itertools.pairwise(dates))
-    return KEY_STEP / max(1, gaps[len(gaps) // 2]) if gaps else 0.0
+    if not gaps:
+        return KEY_STEP / _WIDEST_GAP_MS if dates else 0.0
+    return KEY_STEP / max(1, min(gaps[len(gaps) // 2], _WIDEST_GAP_MS))
 
 
 def _spread(

@@ -173,3 +173,33 @@ def test_a_full_sync_keeps_recency_after_its_first_page_carried_the_oldest_item(
     # items that arrive later from between them.
     keys = [row[0] for row in reader.db.execute("SELECT rowid FROM entities ORDER BY created_at")]
     assert min(b - a for a, b in itertools.pairwise(keys)) >= KEY_STEP // 2
+
+
+def test_a_first_page_spread_over_the_library_leaves_room_for_the_rest(
+    writer: StoreWriter, reader: CacheReader
+) -> None:
+    # A first page whose items lie a day apart (notes pointing all over the library, or a
+    # server that pages in another order than by date), then the library between them, 96
+    # items a day, newest first. Spaced by the first page's median gap, a day of items had
+    # 64 keys; the rest went above every key, the oldest of them listed as the newest.
+    day, quarter = 86_400_000, 900_000
+    first = [{"id": f"day{k}", "type": "web", "title": f"Day {k}", "created_at": T + k * day,
+              "full_text": "spread filler"} for k in range(30)]  # fmt: skip
+    rest = [
+        {
+            "id": f"q{j}",
+            "type": "web",
+            "title": f"Quarter {j}",
+            "created_at": T + j * quarter,
+            "full_text": "spread filler",
+        }
+        for j in range(30 * 96)
+        if j % 96
+    ]
+    writer.ingest_json(first).result()
+    rest.reverse()
+    for start in range(0, len(rest), 100):
+        writer.ingest_json(rest[start : start + 100]).result()
+    writer.flush_index().result()
+    newest_first = sorted(first + rest, key=lambda item: -item["created_at"])
+    assert reader.search_ids("spread", limit=5000) == [item["id"] for item in newest_first]
