@@ -79,9 +79,10 @@ _ROW_COLUMNS = (
 RANK_PROBE_LIMIT = 300
 # The not-yet-indexed backlog (during a sync) is scanned directly, its newest rows only.
 BACKLOG_SCAN_ROWS = 2000
-# A phrase is checked on each candidate's text (the indexes hold no word positions): at most
-# this many candidates are read for one search, so a phrase of common words stays bounded.
-PHRASE_SCAN_LIMIT = 5000
+# A phrase is checked on each candidate's text (the indexes hold no word positions): the
+# candidates are read in rounds, this many times more each round, until the page asked for
+# holds the phrase or no candidate is left (a page of 50 reads 200 candidates first).
+PHRASE_ROUND_GROWTH = 4
 _VERIFY_BATCH = 200
 # Up to this many items, a tag's (or type's) items are looked up in the index a batch at a
 # time: on 100,000 items, "tag:<51 items> shy" took 1.2 ms this way against 145 ms reading
@@ -377,15 +378,29 @@ class CacheReader:
         if parsed is None:
             return []
         filters = with_query(filters, parsed, self.tag_ids_named, self._body_words_starting)
-        # A phrase is checked on the text of each candidate: read more of them than needed.
-        wanted = min(needed * 2 + 100, PHRASE_SCAN_LIMIT) if parsed.has_phrases else needed
+        if not parsed.has_phrases:
+            return self._candidate_ids(parsed, filters, needed, sort)
+        # A phrase is checked on the text of each candidate: read more of them than needed,
+        # and more again while too few of them hold it and more are left.
+        wanted = needed * 2 + 100
+        while True:
+            found = self._candidate_ids(parsed, filters, wanted, sort)
+            kept = self._verified(parsed, found, needed)
+            if len(kept) >= needed or len(found) < wanted:
+                return kept
+            wanted *= PHRASE_ROUND_GROWTH
+
+    def _candidate_ids(
+        self, parsed: SearchQuery, filters: Filters, wanted: int, sort: Sort
+    ) -> list[str]:
+        """The first ``wanted`` ids holding the query's words (by relevance or date), its
+        phrases not checked yet."""
         body_groups = [*parsed.groups, *([term] for term in site_terms(parsed.sites))]
         body_expression = groups_expression(
             body_groups, MIN_BODY_PREFIX_CHARS, self._body_words_starting
         )
         if body_expression is None:
-            found = self._newest_ids(filters, wanted, oldest=sort == "oldest")
-            return self._verified(parsed, found, needed)
+            return self._newest_ids(filters, wanted, oldest=sort == "oldest")
         # Excluded words go into the index's own query (NOT, a merge of doclists) rather
         # than a NOT IN list of every item holding them, built again for each statement.
         excluded = filters.excluded_match
@@ -404,9 +419,7 @@ class CacheReader:
             found = self._relevant_ids(
                 matching, body_expression, excluded, wanted, narrowed=filters.narrows()
             )
-        if parsed.has_phrases:
-            return self._verified(parsed, found, needed)
-        return found[:needed]
+        return found[:wanted]
 
     def _relevant_ids(
         self,

@@ -248,3 +248,23 @@ def test_more_items_are_looked_up_one_by_one_in_a_larger_library(
     assert reader._few_rows_limit() == reader_module.FEW_ROWS_LIMIT
     monkeypatch.setattr(reader_module, "LIBRARY_COUNT_TTL_S", 0.0)
     assert reader._few_rows_limit() == 3 * reader_module.FEW_ROWS_LIMIT
+
+
+@pytest.mark.parametrize("sort", ["relevance", "newest"])
+def test_a_phrase_finds_every_item_holding_it_however_few_hold_it_among_its_words_items(
+    writer: StoreWriter, reader: CacheReader, sort: str
+) -> None:
+    """Most items hold both words apart and few the phrase: the search reads on through the
+    items holding the words until it has the page asked for, or every one of them."""
+    items = [
+        {"id": f"p-{n:05d}", "type": "web", "title": f"Item {n}", "created_at": T + n,
+         "full_text": "bia once and hel twice" if n % 40 else f"words bia hel number{n}"}
+        for n in range(6000)
+    ]  # fmt: skip
+    writer.ingest_json(items).result()
+    writer.flush_index().result()
+    holding = {f"p-{n:05d}" for n in range(0, 6000, 40)}
+    assert set(reader.search_ids('"bia hel"', sort=sort)) == holding
+    first_page = reader.search_ids('"bia hel"', limit=51, sort=sort)
+    assert len(first_page) == 51
+    assert set(first_page) <= holding
