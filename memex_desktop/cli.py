@@ -48,6 +48,7 @@ from memex_desktop.store.search_language import (
     parse_query,
     remote_request,
     type_help,
+    typed_in_full,
 )
 
 if TYPE_CHECKING:
@@ -587,10 +588,11 @@ def cmd_search(args: argparse.Namespace, session: Session) -> int:
     if args.remote:
         batches: Iterator[list[dict[str, Any]]] = iter([_remote_rows(args, session)])
     else:
+        query = typed_in_full(args.query)
         ids = reader.search_ids(
-            args.query, types=args.content_types, tag_id=tag_id, sort=args.sort, limit=args.limit
+            query, types=args.content_types, tag_id=tag_id, sort=args.sort, limit=args.limit
         )
-        batches = _local_rows(reader, args.query, ids)
+        batches = _local_rows(reader, query, ids)
     printed = 0
     if args.json:
         # One JSON array, written a batch at a time: a long list starts at once.

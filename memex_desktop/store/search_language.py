@@ -181,6 +181,12 @@ class _Builder:
     word_count: int = 0
 
 
+def typed_in_full(text: str) -> str:
+    """``text`` as a query typed to its end (the command line's), whose last word is a whole
+    word, not the start of the words it begins as while it is being typed."""
+    return text + " " if text and not text[-1].isspace() else text
+
+
 def parse_query(text: str) -> SearchQuery:
     """The query ``text`` means; :class:`SearchLanguageError` when part of it means nothing."""
     if not isinstance(text, str):

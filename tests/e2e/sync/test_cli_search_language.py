@@ -10,8 +10,9 @@ import pytest
 from support.cli import Cli
 from support.search_table import CASES, LIBRARY, Case
 
-from memex_desktop import cli
-from memex_desktop.store.search_language import TYPE_NAMES
+from memex_desktop import cli, paths
+from memex_desktop.store import CacheReader
+from memex_desktop.store.search_language import TYPE_NAMES, typed_in_full
 
 OFFLINE = "http://127.0.0.1:9"
 
@@ -30,7 +31,7 @@ def run(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
-def test_every_operator_on_the_command_line(run: Cli, case: Case) -> None:
+def test_every_operator_on_the_command_line(run: Cli, case: Case, data_dir: Path) -> None:
     status, out, err = run("search", case.query, "--sort", case.sort, "--json", "--limit", "50")
     if case.error:
         assert status == cli.EXIT_USAGE
@@ -39,10 +40,17 @@ def test_every_operator_on_the_command_line(run: Cli, case: Case) -> None:
         return
     assert status == 0, err
     found = [row["id"] for row in json.loads(out)]
+    # The table is the window's, where the last word is the start of words while it is
+    # typed; a command line's query is typed in full, its last word a whole word.
+    expected = list(case.found)
+    if typed_in_full(case.query) != case.query:
+        with CacheReader(paths.cache_db_path(data_dir)) as reader:
+            expected = reader.search_ids(typed_in_full(case.query), sort=case.sort, limit=50)
+        assert set(expected) <= set(case.found)
     if case.ordered:
-        assert found == list(case.found)
+        assert found == expected
     else:
-        assert sorted(found) == sorted(case.found)
+        assert sorted(found) == sorted(expected)
 
 
 def test_type_takes_the_names_people_use_and_help_lists_them(
@@ -78,3 +86,35 @@ def test_a_remote_search_applies_here_what_the_server_cannot(
     status, out, err = remote("search", "worm -bin", "--remote", "--json", "--sort", "newest")
     assert status == 0, err
     assert [row["id"] for row in json.loads(out)] == ["pdf-1"]
+
+
+def test_the_command_line_searches_whole_words_and_excludes_whole_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A query on the command line is typed in full: its last word, sought or excluded, is
+    a whole word, not the start of longer words as in the window while it is typed."""
+    library = tmp_path / "library.json"
+    library.write_text(
+        json.dumps(
+            {
+                "results": [
+                    {"id": "long", "type": "web", "title": "One", "full_text": "diastole rhythm",
+                     "created_at": "2024-03-15T12:00:00Z"},
+                    {"id": "short", "type": "web", "title": "Two", "full_text": "diast rhythm",
+                     "created_at": "2024-03-16T12:00:00Z"},
+                ]
+            }
+        )
+    )  # fmt: skip
+    folder = tmp_path / "data"
+    assert cli.main(["import", str(library), "--data-dir", str(folder), "--api-url", OFFLINE]) == 0
+    run = Cli(capsys, folder, OFFLINE, api_key=None)
+
+    def found(query: str) -> list[str]:
+        status, out, err = run("search", query, "--json")
+        assert status == 0, err
+        return sorted(row["id"] for row in json.loads(out))
+
+    assert found("diast") == ["short"]
+    assert found("rhythm diast") == found("diast rhythm") == ["short"]
+    assert found("rhythm -diast") == found("-diast rhythm") == ["long"]
