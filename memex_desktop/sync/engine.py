@@ -74,7 +74,7 @@ from memex_desktop.store.state_keys import (
 )
 from memex_desktop.store.state_keys import STATE_VIEWS_PROBLEM as STATE_VIEWS_PROBLEM
 from memex_desktop.sync.concurrency import InFlightLimit
-from memex_desktop.sync.paging import PageFetcher, Pager, PageRequest
+from memex_desktop.sync.paging import PageFetcher, Pager, PageRequest, UnreadPages
 from memex_desktop.sync.pending_parents import resolve_pending_parents
 from memex_desktop.sync.probe import probe_server
 from memex_desktop.sync.seen_ids import SeenIds
@@ -508,6 +508,11 @@ class SyncEngine:
             changes |= writes.drain()  # pages already fetched are kept
             return self._pull_stopped(exc, seen, changes)
         self._save_profile()
+        unread = pager.unread
+        # A pass that skipped pages unread is not complete: it is not counted as the day's
+        # whole pass, and it stays in progress at the first unread page (its bookmark did
+        # not move past it), so the next sync resumes there and reads those items.
+        complete = whole and unread is None
         changes |= self._pull_unlisted_highlights(seen, cancel)
         guard = DeletionGuard(self, confirm=confirm_deletions)
         why_not = None if whole else "the pass resumed after an interruption"
@@ -520,19 +525,24 @@ class SyncEngine:
             guard.forget_seen(seen)
         changes |= self._pull_views_and_feeds()
         self._finish_pull(
-            seen.newest_created, full_pass_started_ms=state.started_at_ms if whole else None
+            seen.newest_created, full_pass_started_ms=state.started_at_ms if complete else None
         )
-        self._set_state(STATE_FULL_PASS, "")
+        self._set_state(
+            STATE_FULL_PASS, "" if unread is None else state.moved_to(pager.bookmark()).dump()
+        )
         self._confirm_seen(seen)
-        return SyncReport(
-            SyncOutcome.OK,
-            pulled=seen.listed,
-            changes=changes,
-            meta=self.last_meta,
-            deleted_upstream=guard.marked,
-            deletions_held=guard.held,
-            full_pass_completed=whole,
-            not_reconciled=why_not,
+        return self._pulled_report(
+            SyncReport(
+                SyncOutcome.OK,
+                pulled=seen.listed,
+                changes=changes,
+                meta=self.last_meta,
+                deleted_upstream=guard.marked,
+                deletions_held=guard.held,
+                full_pass_completed=complete,
+                not_reconciled=why_not,
+            ),
+            unread,
         )
 
     def _incremental(
@@ -581,9 +591,28 @@ class SyncEngine:
             return self._pull_stopped(exc, seen, changes)
         self._save_profile()
         changes |= self._pull_views_and_feeds()
-        self._finish_pull(_max_opt(newest_held, seen.newest_created), full_pass_started_ms=None)
+        # Past a page skipped unread the watermark stays where it was, so the next pull reads
+        # down to it again and meets that page's items.
+        newest = newest_held if pager.unread else _max_opt(newest_held, seen.newest_created)
+        self._finish_pull(newest, full_pass_started_ms=None)
         self._confirm_seen(seen)
-        return SyncReport(SyncOutcome.OK, pulled=seen.listed, changes=changes, meta=self.last_meta)
+        return self._pulled_report(
+            SyncReport(SyncOutcome.OK, pulled=seen.listed, changes=changes, meta=self.last_meta),
+            pager.unread,
+        )
+
+    @staticmethod
+    def _pulled_report(report: SyncReport, unread: UnreadPages | None) -> SyncReport:
+        """The report of a pull that read the listing to its end: not OK when it skipped
+        pages it could not read, whose items it never saw."""
+        if unread is None:
+            return report
+        pages = "1 page" if unread.pages == 1 else f"{unread.pages} pages"
+        error = ContractError(
+            f"{pages} of the library could not be read ({unread.why}), so up to "
+            f"{unread.items_at_most} items were not synced; the next sync reads them again"
+        )
+        return replace(report, outcome=outcome_for(error), error=error, unread_pages=unread.pages)
 
     def _pull_stopped(self, exc: BaseException, seen: _PassSeen, changes: ChangeSet) -> SyncReport:
         """The report of a pull that stopped early; what it learned of the server is kept."""
@@ -613,7 +642,9 @@ class SyncEngine:
         """
         if cancel.is_set():
             raise SyncCancelled()
-        fetcher = PageFetcher(self._fetch_page, pager, cancel, is_last=is_last, in_flight=in_flight)
+        fetcher = PageFetcher(
+            self._fetch_page, pager, cancel, is_last=is_last, in_flight=in_flight, rand=self._rand
+        )
         pushed_back = self.client.on_pushed_back
         self.client.on_pushed_back = lambda _status: fetcher.pushed_back()
         try:

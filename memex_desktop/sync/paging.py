@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import logging
 import queue
+import random
 import threading
 import time
 from collections import deque
@@ -35,6 +36,7 @@ from memex_desktop.api.errors import (
     ValidationError,
 )
 from memex_desktop.api.models import UNREADABLE_TYPE, SearchRawPage
+from memex_desktop.api.retry import RetryPolicy
 from memex_desktop.sync.concurrency import InFlightLimit
 from memex_desktop.sync.server_profile import (
     FIRST_PAGE_SIZE,
@@ -66,6 +68,9 @@ MAX_TIE_SCANS = 4
 CAP_AFTER_SHORT_PAGES = 3
 # Unreadable pages in a row before the pass gives up (each is skipped, the pass not trusted).
 MAX_MALFORMED_IN_A_ROW = 3
+# How an unreadable page (cut-off JSON, garbage) is asked for again before it is skipped:
+# the client's backoff for failed reads, since such a page is usually a passing fault.
+UNREADABLE_PAGE_RETRY = RetryPolicy()
 
 
 @dataclass(frozen=True)
@@ -92,7 +97,9 @@ class Pager:
     """Decides each page request from the pages before it (not thread-safe; one pass).
 
     ``unreliable`` collects why this pass cannot prove anything is missing from the library
-    (skipped items, unreadable pages, offset paging that repeated items).
+    (skipped items, unreadable pages, offset paging that repeated items). ``unread`` holds
+    what pages were skipped unread: their items were never seen, so the position a pass
+    resumes from stays at the first of them (see :meth:`bookmark`).
     """
 
     profile: ServerProfile
@@ -120,6 +127,7 @@ class Pager:
     _fast: int = 0
     _shrinks: int = 0
     _malformed_in_a_row: int = 0
+    unread: UnreadPages | None = None
 
     def __post_init__(self) -> None:
         if self.limit <= 0:
@@ -145,7 +153,10 @@ class Pager:
         return PageRequest(after.offset + after.limit, after.limit, after.end_ms, after.start_ms)
 
     def bookmark(self) -> dict[str, Any]:
-        """Where a pass interrupted after the pages taken so far resumes."""
+        """Where a pass interrupted after the pages taken so far resumes: never past a page
+        skipped unread, whose items would otherwise wait for the next whole pass."""
+        if self.unread is not None:
+            return dict(self.unread.resume_at)
         return {"mode": self.mode, "offset": self.offset, "end_ms": self.end_ms}
 
     # ------------------------------------------------------------------ answers
@@ -165,8 +176,7 @@ class Pager:
         self.sent += sent
         if page.parse.skipped:
             self._distrust(f"the server sent {page.parse.skipped} items that are not entities")
-        # Stand-ins for unreadable items carry no time and no place in the listing.
-        ids = [str(entity["id"]) for entity in page.results if entity["type"] != UNREADABLE_TYPE]
+        ids = _listed_ids(page)
         if sent and not ids:
             self.malformed(request, "no item on the page could be read")
             return False
@@ -324,6 +334,13 @@ class Pager:
             ServerIncompatible: too many unreadable pages in a row.
         """
         self._distrust(f"a page could not be read ({why})")
+        if self.unread is None:
+            self.unread = UnreadPages(
+                {"mode": self.mode, "offset": request.offset, "end_ms": request.end_ms}
+            )
+        self.unread.pages += 1
+        self.unread.items_at_most += request.limit
+        self.unread.why = why
         self._malformed_in_a_row += 1
         if self._malformed_in_a_row >= MAX_MALFORMED_IN_A_ROW:
             raise ServerIncompatible(f"the server's pages could not be read ({why})")
@@ -377,6 +394,42 @@ class Pager:
             self.unreliable.append(why)
 
 
+@dataclass
+class UnreadPages:
+    """Pages a pass skipped unread: where the first was (a :meth:`Pager.bookmark`), how
+    many, how many items they could have held, and why the last could not be read."""
+
+    resume_at: dict[str, Any]
+    pages: int = 0
+    items_at_most: int = 0
+    why: str = ""
+
+
+def _listed_ids(page: SearchRawPage) -> list[str]:
+    """The ids of a page's results that have a place in the listing (stand-ins for
+    unreadable items carry no time and no place in it)."""
+    return [str(entity["id"]) for entity in page.results if entity["type"] != UNREADABLE_TYPE]
+
+
+def unreadable_page(page: SearchRawPage) -> str | None:
+    """Why a page that arrived cannot be read as a page of the listing (None when it can)."""
+    if page.parse.problem is not None:
+        return page.parse.problem
+    if page.parse.sent and not _listed_ids(page):
+        return "no item on the page could be read"
+    return None
+
+
+def unreadable_answer(exc: ApiError) -> bool:
+    """Whether a failed page was an answer that could not be read (cut-off JSON, garbage),
+    which may read well when asked again, rather than a failure with a handling of its own."""
+    return (
+        isinstance(exc, ContractError)
+        and not isinstance(exc, ServerIncompatible)
+        and not size_related(exc)
+    )
+
+
 def _seen_first(ids: list[str], repeated: int, fresh: list[str]) -> bool:
     """Whether the items of a page seen already are the first ``repeated`` ones."""
     return ids[repeated:] == fresh
@@ -409,7 +462,9 @@ class PageFetcher:
     (as many as ``in_flight`` allows, which learns from every answer; none ahead without it),
     so the server prepares pages while this side reads the one before; a page of another size
     (or a switch to time paging) drops the predictions. ``pushed_back`` is to be called when
-    the server refuses a request for its load (the client retries it on its own).
+    the server refuses a request for its load (the client retries it on its own). A page whose
+    answer cannot be read is asked for again, after ``retry``'s backoff, before the pager
+    skips it.
     """
 
     def __init__(
@@ -421,8 +476,12 @@ class PageFetcher:
         is_last: Callable[[SearchRawPage], bool] | None = None,
         in_flight: InFlightLimit | None = None,
         clock: Callable[[], float] = time.monotonic,
+        retry: RetryPolicy = UNREADABLE_PAGE_RETRY,
+        rand: Callable[[], float] = random.random,
     ) -> None:
         self._fetch = fetch
+        self._retry = retry
+        self._rand = rand
         self.pager = pager
         self._cancel = cancel
         self._is_last = is_last
@@ -468,6 +527,7 @@ class PageFetcher:
         requests = ThreadPoolExecutor(workers, thread_name_prefix="memex-sync-request")
         ahead: deque[tuple[PageRequest, Future[tuple[SearchRawPage, float]]]] = deque()
         steady = False  # the last page was full, so the next offsets are predictable
+        unreadable_tries = 0  # of the page asked for now
         try:
             while not self._stopped.is_set():
                 wanted = self.pager.request()
@@ -484,15 +544,30 @@ class PageFetcher:
                 try:
                     page, elapsed = future.result()
                 except ApiError as exc:
+                    _cancel_all(ahead)
+                    steady = False
+                    if unreadable_answer(exc) and unreadable_tries < self._retry.max_retries:
+                        if not self._back_off(request, unreadable_tries, exc.message):
+                            return
+                        unreadable_tries += 1
+                        continue
+                    unreadable_tries = 0
                     if not self._recover(request, exc):
                         self._put(_reported(exc))
                         return
-                    _cancel_all(ahead)
-                    steady = False
                     continue
                 except BaseException as exc:  # handed to the consumer, which raises it
                     self._put(exc)
                     return
+                why = unreadable_page(page)
+                if why is not None and unreadable_tries < self._retry.max_retries:
+                    _cancel_all(ahead)
+                    steady = False
+                    if not self._back_off(request, unreadable_tries, why):
+                        return
+                    unreadable_tries += 1
+                    continue
+                unreadable_tries = 0
                 try:
                     last = self.pager.take(request, page, elapsed)
                     if not last and self._is_last is not None:
@@ -509,11 +584,28 @@ class PageFetcher:
             _cancel_all(ahead)
             requests.shutdown(wait=True, cancel_futures=True)
 
+    def _back_off(self, request: PageRequest, tries: int, why: str) -> bool:
+        """Wait before asking again for a page that could not be read; ``False`` when the
+        pull was stopped or cancelled meanwhile."""
+        wait_s = self._retry.backoff_s(tries, self._rand)
+        _log.warning(
+            "a page (offset %d) could not be read (%s); asking again in %.1f s",
+            request.offset,
+            why,
+            wait_s,
+        )
+        # The real clock: the injectable one times pages and may stand still in tests.
+        until = time.monotonic() + wait_s
+        while (left := until - time.monotonic()) > 0:
+            if self._stopped.wait(min(left, _FETCH_POLL_S)) or self._cancel.is_set():
+                return False
+        return not (self._stopped.is_set() or self._cancel.is_set())
+
     def _recover(self, request: PageRequest, exc: ApiError) -> bool:
         """Whether paging can go on after ``exc`` (a smaller page, or past an unreadable one)."""
         if size_related(exc):
             return self.pager.shrink()
-        if isinstance(exc, ContractError) and not isinstance(exc, ServerIncompatible):
+        if unreadable_answer(exc):
             try:
                 self.pager.malformed(request, exc.message)
             except ServerIncompatible:

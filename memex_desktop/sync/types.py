@@ -80,6 +80,9 @@ class SyncReport:
     full_pass_completed: bool = False
     # Why a full pass did not check for deleted items (skipped items, unreadable pages ...).
     not_reconciled: str | None = None
+    # Pages skipped because they still could not be read after being asked for again: their
+    # items are not in the cache yet, and the next sync reads from the first of them.
+    unread_pages: int = 0
 
     @property
     def ok(self) -> bool:

@@ -19,6 +19,7 @@ from support.sync_env import library_ids
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.sync import SyncOutcome
 from memex_desktop.sync.engine import STATE_DELETIONS_HELD
+from memex_desktop.sync.paging import UNREADABLE_PAGE_RETRY
 
 
 def _listable(emulator: Any, library: dict[str, Any]) -> set[str]:
@@ -93,15 +94,18 @@ def test_one_malformed_item_marks_nothing_and_says_why(
     held = set(harness.reader.all_ids())
     # A page whose one item has no id, and whose others are not the page's real items: the
     # pass cannot prove anything is gone, and the pages after it still sync.
+    # It is sent to every try of that page (the first and each time it is asked for again),
+    # so the page is given up: the run says so and the next sync reads from that page again.
     bad_page = {"results": [{"id": None, "type": "web", "title": "broken"}], "meta": {}}
-    emulator.faults.next_status(200, body=bad_page, paths=["/search"])
+    tries = 1 + UNREADABLE_PAGE_RETRY.max_retries
     for _ in range(2):
+        emulator.faults.next_status(200, body=bad_page, count=tries, paths=["/search"])
         report = harness.new_engine().run(full=True)
-        assert report.ok, report.error
+        assert report.outcome is SyncOutcome.SERVER_DOWN, report.error
+        assert report.unread_pages == 1
         assert report.deleted_upstream == 0
         assert report.not_reconciled
         assert "not entities" in report.not_reconciled
-        emulator.faults.next_status(200, body=bad_page, paths=["/search"])
     assert harness.reader.deleted_upstream() == []
     kept = set(harness.reader.all_ids())
     assert held <= kept
@@ -115,7 +119,7 @@ def test_one_malformed_item_marks_nothing_and_says_why(
 @pytest.mark.parametrize(
     "body", [{"meta": {}}, {"results": None}, {"results": [1, 2, 3]}, {"results": "nope"}]
 )
-def test_one_malformed_page_marks_nothing_and_the_rest_syncs(
+def test_one_malformed_page_is_read_again_and_the_rest_syncs(
     body: dict[str, Any],
     small: dict[str, Any],
     library_emulator: Any,
@@ -134,7 +138,9 @@ def test_one_malformed_page_marks_nothing_and_the_rest_syncs(
         report = harness.new_engine().run(full=True)
         assert report.ok, report.error
         assert report.deleted_upstream == 0
-        assert report.not_reconciled
+        # Asked for again, the page was read: the pass skipped nothing.
+        assert report.unread_pages == 0
+        assert report.not_reconciled is None
     assert harness.reader.deleted_upstream() == []
     assert held | {"fresh-item"} <= set(harness.reader.all_ids())
 
