@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Slot
+from support.open_files import CAN_COUNT, open_files_of
 
 from memex_desktop.errors import user_message
 from memex_desktop.store import DatabaseLockedError, StoreWriter
@@ -296,18 +297,7 @@ def test_a_bridge_given_to_the_runner_carries_its_failures(qtbot, qapp: object) 
     assert runner.shutdown(5_000)
 
 
-def _open_files_of(path: Path) -> int:
-    """How many of this process's file descriptors are open on ``path``."""
-    found = 0
-    for fd in Path("/proc/self/fd").iterdir():
-        try:
-            found += fd.resolve() == path.resolve()
-        except OSError:  # closed since the listing
-            continue
-    return found
-
-
-@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc")
+@pytest.mark.skipif(not CAN_COUNT, reason="reads /proc")
 def test_the_readers_a_task_opens_are_closed_when_it_ends(
     qtbot, runner: TaskRunner, tmp_path: Path
 ) -> None:
@@ -320,6 +310,6 @@ def test_the_readers_a_task_opens_are_closed_when_it_ends(
     try:
         tasks = [runner.run(lambda: thread_reader(cache).stats().entities) for _ in range(40)]
         qtbot.waitUntil(lambda: all(task.is_done() for task in tasks), timeout=20_000)
-        assert _open_files_of(cache) == 0
+        assert open_files_of(cache) == 0
     finally:
         gc.enable()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.open_files import CAN_COUNT, open_files_of
 
 from memex_desktop.store import Outbox, StoreWriter, normalize_url
 from memex_desktop.store.outbox import OUTBOX_SCHEMA_VERSION, OutboxFailure
@@ -203,18 +204,7 @@ def test_closing_while_other_threads_read_and_write_waits_for_them(tmp_path: Pat
         assert len(reopened.list()) > 0
 
 
-def _open_files_of(path: Path) -> int:
-    """How many of this process's file descriptors are open on ``path``."""
-    found = 0
-    for fd in Path("/proc/self/fd").iterdir():
-        try:
-            found += fd.resolve() == path.resolve()
-        except OSError:  # closed since the listing
-            continue
-    return found
-
-
-@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc")
+@pytest.mark.skipif(not CAN_COUNT, reason="reads /proc")
 def test_threads_that_come_and_go_share_connections_instead_of_keeping_one_each(
     tmp_path: Path,
 ) -> None:
@@ -226,9 +216,9 @@ def test_threads_that_come_and_go_share_connections_instead_of_keeping_one_each(
         thread = threading.Thread(target=lambda: outbox.list(states=["queued"]))
         thread.start()
         thread.join()
-    assert _open_files_of(tmp_path / "outbox.db") <= 2
+    assert open_files_of(tmp_path / "outbox.db") <= 2
     outbox.close()
-    assert _open_files_of(tmp_path / "outbox.db") == 0
+    assert open_files_of(tmp_path / "outbox.db") == 0
 
 
 def test_a_read_inside_a_write_uses_the_writing_connection(outbox: Outbox) -> None:
