@@ -541,33 +541,33 @@ class PageFetcher:
                         break
                     ahead.append((predicted, requests.submit(self._timed_fetch, predicted)))
                 request, future = ahead.popleft()
+                failure: ApiError | None = None
                 try:
                     page, elapsed = future.result()
                 except ApiError as exc:
-                    _cancel_all(ahead)
-                    steady = False
-                    if unreadable_answer(exc) and unreadable_tries < self._retry.max_retries:
-                        if not self._back_off(request, unreadable_tries, exc.message):
-                            return
-                        unreadable_tries += 1
-                        continue
-                    unreadable_tries = 0
-                    if not self._recover(request, exc):
-                        self._put(_reported(exc))
-                        return
-                    continue
+                    failure = exc
                 except BaseException as exc:  # handed to the consumer, which raises it
                     self._put(exc)
                     return
-                why = unreadable_page(page)
-                if why is not None and unreadable_tries < self._retry.max_retries:
+                if failure is None:
+                    why = unreadable_page(page)
+                else:
+                    why = failure.message if unreadable_answer(failure) else None
+                again = why is not None and unreadable_tries < self._retry.max_retries
+                if again or failure is not None:  # the pages predicted after it wait
                     _cancel_all(ahead)
                     steady = False
-                    if not self._back_off(request, unreadable_tries, why):
+                if again:
+                    if not self._back_off(request, unreadable_tries, why or ""):
                         return
                     unreadable_tries += 1
                     continue
                 unreadable_tries = 0
+                if failure is not None:
+                    if not self._recover(request, failure):
+                        self._put(_reported(failure))
+                        return
+                    continue
                 try:
                     last = self.pager.take(request, page, elapsed)
                     if not last and self._is_last is not None:
