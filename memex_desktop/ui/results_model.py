@@ -14,17 +14,9 @@ import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractListModel,
-    QModelIndex,
-    QObject,
-    QPersistentModelIndex,
-    Qt,
-    QTimer,
-)
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from memex_desktop.store import ChangeSet, EntityRow
 
@@ -33,9 +25,6 @@ log = logging.getLogger(__name__)
 MARK_START = "\x02"
 MARK_END = "\x03"
 _SLOW_READ_MS = 50.0
-# An update inserts this many runs of rows per turn of the event loop: each run costs the view
-# several milliseconds at a few thousand rows, and a sync's items land in dozens of places.
-INSERT_RUNS_PER_TURN = 6
 
 Index = QModelIndex | QPersistentModelIndex
 # The flags of a row, built once: the view asks for them for every row it paints.
@@ -125,9 +114,6 @@ class ResultsModel(QAbstractListModel):
         self._local_count = 0
         self._query = ""
         self._filters = SearchFilters()
-        # Counts every change of the list: the rest of a live update spread over turns of the
-        # event loop is dropped once another change came first.
-        self._generation = 0
 
     # -- reading -------------------------------------------------------------------------
 
@@ -278,7 +264,6 @@ class ResultsModel(QAbstractListModel):
 
         ``positions`` may hand over :func:`row_positions` of ``ids``, built on a worker.
         """
-        self._generation += 1
         self.beginResetModel()
         self._ids, self._positions = _indexed(ids, positions)
         self._provenance = {} if provenance == "cached" else dict.fromkeys(self._ids, provenance)
@@ -294,7 +279,6 @@ class ResultsModel(QAbstractListModel):
 
         Ids already listed gain the "both" badge; new ones are appended in server order.
         """
-        self._generation += 1
         new: list[str] = []
         for entity_id in dict.fromkeys(ids):
             if entity_id in self._positions:
@@ -316,26 +300,16 @@ class ResultsModel(QAbstractListModel):
             self.endInsertRows()
         return len(new)
 
-    def update_ids(
-        self,
-        ids: Sequence[str],
-        positions: dict[str, int] | None = None,
-        *,
-        live: bool = False,
-    ) -> bool:
+    def update_ids(self, ids: Sequence[str], positions: dict[str, int] | None = None) -> None:
         """Move to a new id list with row inserts/removes (keeps selection and scroll).
 
         Used when the full list of a search follows its first page, or the store changed
         under the current search. Falls back to a reset when the shared ids changed order
         (rare: a re-sort). ``positions`` may hand over :func:`row_positions` of ``ids``.
-        ``live``: an update while the person works (a sync's pages): never a reset (the
-        answer is then False and the list stays). New rows in many places come a few runs
-        per turn of the event loop.
         """
-        self._generation += 1
         new_ids, new_positions = _indexed(ids, positions)
         if self._extends(new_ids, new_positions):
-            return True
+            return
         remote_only = [i for i in self._ids if self._provenance.get(i) == "cloud"]
         new_set = set(new_ids)
         new_ids += [i for i in remote_only if i not in new_set]
@@ -344,18 +318,15 @@ class ResultsModel(QAbstractListModel):
         common_old = [i for i in self._ids if i in new_set]
         common_new = [i for i in new_ids if i in old_set]
         if common_old != common_new:
-            if live:
-                return False
             keep = dict(self._provenance)
             self.set_results(new_ids, query=self._query, filters=self._filters)
             for entity_id, provenance in keep.items():
                 if entity_id in self._positions:
                     self._provenance[entity_id] = provenance
-            return True
+            return
         self._remove_missing(new_set)
-        self._local_count = len(self._ids) - len(remote_only)
-        self._insert_new(new_ids, old_set, max_runs=INSERT_RUNS_PER_TURN)
-        return True
+        self._insert_new(new_ids, old_set)
+        self._local_count = len(new_ids) - len(remote_only)
 
     def _extends(self, new_ids: list[str], new_positions: dict[str, int]) -> bool:
         """Append the rest of ``new_ids`` in one insert when they start with the listed ids.
@@ -394,23 +365,13 @@ class ResultsModel(QAbstractListModel):
             self.endRemoveRows()
         self._positions = {entity_id: r for r, entity_id in enumerate(self._ids)}
 
-    def _insert_new(
-        self, new_ids: list[str], old_set: set[str], max_runs: int | None = None
-    ) -> None:
-        """Insert, in contiguous runs from the top, the ids that are new; past ``max_runs``
-        runs the rest follows in the next turn of the event loop (unless the list changed)."""
+    def _insert_new(self, new_ids: list[str], old_set: set[str]) -> None:
+        """Insert, in contiguous runs from the top, the ids that are new."""
         row = 0
-        runs = 0
         while row < len(new_ids):
             if new_ids[row] in old_set:
                 row += 1
                 continue
-            if max_runs is not None and runs == max_runs:
-                rest = partial(
-                    self._insert_rest, self._generation, new_ids, old_set | set(self._ids), max_runs
-                )
-                QTimer.singleShot(0, self, rest)
-                break
             start = row
             while row < len(new_ids) and new_ids[row] not in old_set:
                 row += 1
@@ -419,17 +380,8 @@ class ResultsModel(QAbstractListModel):
             self._ids[start:start] = run
             for entity_id in run:
                 self._provenance.pop(entity_id, None)
-            self._local_count += len(run)
             self.endInsertRows()
-            runs += 1
         self._positions = {entity_id: r for r, entity_id in enumerate(self._ids)}
-
-    def _insert_rest(
-        self, generation: int, new_ids: list[str], present: set[str], max_runs: int
-    ) -> None:
-        """Go on with a live update's inserts, unless the list changed since."""
-        if generation == self._generation:
-            self._insert_new(new_ids, present, max_runs)
 
     def on_store_changed(self, changes: ChangeSet) -> None:
         """Forget cached rows the store changed, and repaint those that are listed."""
