@@ -121,7 +121,10 @@ def _empty_library(context: ListContext) -> EmptyState:
             "Sign in…",
         )
     if context.syncing:
-        return EmptyState("Syncing your library…", "Items appear here as they arrive from Memex.")
+        return EmptyState(
+            "Syncing your library…",
+            "Items are listed here when this sync is done; you can search them meanwhile.",
+        )
     if context.offline:
         return EmptyState(
             "You are offline",
