@@ -51,6 +51,8 @@ class InFlightLimit:
     # What happened so far (for the log, the benchmark and tests).
     most: int = field(default=0, init=False)
     slowdowns: int = field(default=0, init=False)
+    # Refusals heard, and the decreases they caused (one per round of requests).
+    refusals: int = field(default=0, init=False)
     pushbacks: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
@@ -89,8 +91,12 @@ class InFlightLimit:
 
     def pushed_back(self) -> None:
         """The server refused a request for its load (429 Too Many Requests, 503)."""
+        self.refusals += 1
         if self._ignore > 0:
-            return  # one decrease per round: the other refusals were sent before it
+            # One decrease per round: this request was sent before it. A refusal ends a
+            # request as an answer does, so a round refused whole still comes to its end.
+            self._ignore -= 1
+            return
         self.pushbacks += 1
         self._decrease(self.limit // 2)
 

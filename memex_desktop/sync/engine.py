@@ -75,6 +75,7 @@ from memex_desktop.store.state_keys import (
 from memex_desktop.store.state_keys import STATE_VIEWS_PROBLEM as STATE_VIEWS_PROBLEM
 from memex_desktop.sync.concurrency import InFlightLimit
 from memex_desktop.sync.paging import PageFetcher, Pager, PageRequest, UnreadPages
+from memex_desktop.sync.patience import PUSHED_BACK_PATIENCE_S, Patience, patiently
 from memex_desktop.sync.pending_parents import resolve_pending_parents
 from memex_desktop.sync.probe import probe_server
 from memex_desktop.sync.seen_ids import SeenIds
@@ -301,8 +302,12 @@ class SyncEngine:
         rand: Callable[[], float] = random.random,
         exact_url_lookup: bool = False,
         max_in_flight: int = MAX_IN_FLIGHT,
+        patience_s: float = PUSHED_BACK_PATIENCE_S,
     ) -> None:
         """Wire the collaborators; ``clock`` and ``rand`` are injectable for tests.
+
+        ``patience_s``: how long the refusals of one request for the server's load may last
+        before the sync fails (see :mod:`memex_desktop.sync.patience`).
 
         ``exact_url_lookup`` lets a save left in flight by a crash be looked up on the server
         by its URL before it is sent again (an INFERRED endpoint: probed on first use, and
@@ -313,6 +318,7 @@ class SyncEngine:
         if max_in_flight < 1:
             raise ValueError("max_in_flight must be positive")
         self.max_in_flight = max_in_flight
+        self.patience_s = patience_s
         # How the requests in flight of the last full pass went (the log and the benchmark).
         self.in_flight: InFlightLimit | None = None
         self.client = client
@@ -393,8 +399,13 @@ class SyncEngine:
         """
         cancel = cancel or threading.Event()
         try:
-            self.server_profile(probe=True)
-        except ApiError as exc:
+            patiently(
+                lambda: self.server_profile(probe=True),
+                cancel,
+                patience=Patience(self.patience_s, self._rand),
+                waiting=_waiting_progress(progress, _PassSeen()),
+            )
+        except (ApiError, SyncCancelled) as exc:
             return SyncReport(outcome_for(exc), meta=self.last_meta, error=_for_sync(exc))
         interrupted = _PassState.load(self.reader.sync_state(STATE_FULL_PASS))
         newest = epoch_ms(self.reader.sync_state(STATE_NEWEST_MS))
@@ -498,7 +509,9 @@ class SyncEngine:
         writes = _WriteQueue(self.writer, STATE_FULL_PASS)
         try:
             self.in_flight = InFlightLimit(cap=self.max_in_flight, start=FULL_PASS_IN_FLIGHT)
-            for response, bookmark in self._pages(pager, cancel, self.in_flight):
+            for response, bookmark in self._pages(
+                pager, cancel, self.in_flight, waiting=_waiting_progress(progress, seen)
+            ):
                 seen.add(response)
                 writes.push(without_listed_notes(response), state.moved_to(bookmark).dump())
                 estimate = max(estimate or 0, seen.listed) or None
@@ -575,7 +588,9 @@ class SyncEngine:
                 )
 
         try:
-            for response, _bookmark in self._pages(pager, cancel, None, is_last):
+            for response, _bookmark in self._pages(
+                pager, cancel, None, is_last, _waiting_progress(progress, seen)
+            ):
                 seen.add(response)
                 writes.push(without_listed_notes(response), None)
                 _emit(
@@ -631,10 +646,12 @@ class SyncEngine:
         cancel: threading.Event,
         in_flight: InFlightLimit | None = None,
         is_last: Callable[[SearchRawPage], bool] | None = None,
+        waiting: Callable[[float], None] | None = None,
     ) -> Iterator[tuple[SearchRawPage, dict[str, Any]]]:
         """Pages as ``pager`` asks for them, each with the position after it, until the
         listing ends; fetched and parsed ahead on a helper thread (see :class:`PageFetcher`),
         with as many requests in flight as ``in_flight`` learns (one at a time without it).
+        ``waiting`` hears of each wait, in seconds, for a server that refuses for its load.
 
         Raises:
             SyncCancelled: between pages, once ``cancel`` is set.
@@ -643,10 +660,18 @@ class SyncEngine:
         if cancel.is_set():
             raise SyncCancelled()
         fetcher = PageFetcher(
-            self._fetch_page, pager, cancel, is_last=is_last, in_flight=in_flight, rand=self._rand
+            self._fetch_page,
+            pager,
+            cancel,
+            is_last=is_last,
+            in_flight=in_flight,
+            rand=self._rand,
+            patience=Patience(self.patience_s, self._rand),
+            waiting=waiting,
         )
         pushed_back = self.client.on_pushed_back
         self.client.on_pushed_back = lambda _status: fetcher.pushed_back()
+        fetcher.start()
         try:
             while True:
                 response, bookmark, last = fetcher.next()
@@ -660,9 +685,11 @@ class SyncEngine:
             self.client.on_pushed_back = pushed_back
             if in_flight is not None:
                 _log.info(
-                    "pages fetched with up to %d requests in flight (%d slowdowns, %d refusals)",
+                    "pages fetched with up to %d requests in flight (%d slowdowns, %d refusals, "
+                    "%d decreases for them)",
                     in_flight.most,
                     in_flight.slowdowns,
+                    in_flight.refusals,
                     in_flight.pushbacks,
                 )
 
@@ -1377,6 +1404,25 @@ def _emit(
     """Report progress when someone listens."""
     if progress is not None:
         progress(SyncProgress(phase, done, total, message))
+
+
+def _waiting_progress(
+    progress: ProgressCallback | None, seen: _PassSeen
+) -> Callable[[float], None] | None:
+    """What tells the listener that a pull waits for a server that refused it for its load."""
+    if progress is None:
+        return None
+
+    def waiting(wait_s: float) -> None:
+        _emit(
+            progress,
+            "pull",
+            seen.listed,
+            None,
+            f"{seen.listed} items; the server asked to slow down, asking again in {wait_s:.0f} s",
+        )
+
+    return waiting
 
 
 def _answered_success(exc: ApiError) -> bool:

@@ -38,6 +38,7 @@ from memex_desktop.api.errors import (
 from memex_desktop.api.models import UNREADABLE_TYPE, SearchRawPage
 from memex_desktop.api.retry import RetryPolicy
 from memex_desktop.sync.concurrency import InFlightLimit
+from memex_desktop.sync.patience import Patience, pushed_back
 from memex_desktop.sync.server_profile import (
     FIRST_PAGE_SIZE,
     MIN_PAGE_SIZE,
@@ -436,9 +437,10 @@ def _seen_first(ids: list[str], repeated: int, fresh: list[str]) -> bool:
 
 
 def size_related(exc: BaseException) -> bool:
-    """Whether a failed page may succeed smaller (timeout, 5xx, 413, an oversized body)."""
+    """Whether a failed page may succeed smaller (timeout, 5xx but 503, 413, an oversized
+    body)."""
     if isinstance(exc, ServerError):
-        return True
+        return exc.status_code != 503
     if isinstance(exc, ValidationError):
         return exc.status_code == 413
     if isinstance(exc, NetworkUnavailable):
@@ -464,7 +466,9 @@ class PageFetcher:
     (or a switch to time paging) drops the predictions. ``pushed_back`` is to be called when
     the server refuses a request for its load (the client retries it on its own). A page whose
     answer cannot be read is asked for again, after ``retry``'s backoff, before the pager
-    skips it.
+    skips it. A page the server still refuses for its load is asked for again as ``patience``
+    allows (see :mod:`memex_desktop.sync.patience`); ``waiting`` hears each such wait, in
+    seconds, so the person knows why nothing moves.
     """
 
     def __init__(
@@ -478,9 +482,13 @@ class PageFetcher:
         clock: Callable[[], float] = time.monotonic,
         retry: RetryPolicy = UNREADABLE_PAGE_RETRY,
         rand: Callable[[], float] = random.random,
+        patience: Patience | None = None,
+        waiting: Callable[[float], None] | None = None,
     ) -> None:
         self._fetch = fetch
         self._retry = retry
+        self._patience = patience or Patience(rand=rand)
+        self._waiting = waiting
         self._rand = rand
         self.pager = pager
         self._cancel = cancel
@@ -491,6 +499,9 @@ class PageFetcher:
         self._stopped = threading.Event()
         self._queue: queue.Queue[FetchedPage | BaseException] = queue.Queue(maxsize=PREFETCH_PAGES)
         self._thread = threading.Thread(target=self._run, name="memex-sync-fetch", daemon=True)
+
+    def start(self) -> None:
+        """Start fetching (once whoever hears of refusals, see :meth:`pushed_back`, is set)."""
         self._thread.start()
 
     def _timed_fetch(self, request: PageRequest) -> tuple[SearchRawPage, float]:
@@ -549,6 +560,17 @@ class PageFetcher:
                 except BaseException as exc:  # handed to the consumer, which raises it
                     self._put(exc)
                     return
+                if failure is not None and pushed_back(failure):
+                    _cancel_all(ahead)  # the pages predicted after it wait
+                    steady = False
+                    wait_s = self._patience.wait_after(failure)
+                    if wait_s is None:
+                        self._put(failure)
+                        return
+                    if not self._wait(request, wait_s, f"the server asked to slow down: {failure}"):
+                        return
+                    continue
+                self._patience.answered()
                 if failure is None:
                     why = unreadable_page(page)
                 else:
@@ -587,13 +609,16 @@ class PageFetcher:
     def _back_off(self, request: PageRequest, tries: int, why: str) -> bool:
         """Wait before asking again for a page that could not be read; ``False`` when the
         pull was stopped or cancelled meanwhile."""
-        wait_s = self._retry.backoff_s(tries, self._rand)
-        _log.warning(
-            "a page (offset %d) could not be read (%s); asking again in %.1f s",
-            request.offset,
-            why,
-            wait_s,
+        return self._wait(
+            request, self._retry.backoff_s(tries, self._rand), f"it could not be read ({why})"
         )
+
+    def _wait(self, request: PageRequest, wait_s: float, why: str) -> bool:
+        """Wait ``wait_s`` before asking for ``request`` again because of ``why``; ``False``
+        when the pull was stopped or cancelled meanwhile."""
+        _log.warning("a page (offset %d): %s; asking again in %.1f s", request.offset, why, wait_s)
+        if self._waiting is not None:
+            self._waiting(wait_s)
         # The real clock: the injectable one times pages and may stand still in tests.
         until = time.monotonic() + wait_s
         while (left := until - time.monotonic()) > 0:

@@ -62,6 +62,19 @@ def test_a_refusal_halves_once_per_round() -> None:
     assert limit.limit == 1  # never below one
 
 
+def test_a_round_refused_whole_ends_and_the_next_refusal_halves_again() -> None:
+    limit = InFlightLimit(cap=16, start=2)
+    _answer(limit, 0.1, 8)
+    limit.pushed_back()
+    assert limit.limit == 5
+    for _ in range(10):  # the requests sent under the old limit of 10, all refused
+        limit.pushed_back()
+    assert limit.limit == 5
+    limit.pushed_back()  # sent under the new limit: the server is still overloaded
+    assert limit.limit == 2
+    assert (limit.refusals, limit.pushbacks) == (12, 2)
+
+
 def test_no_growth_while_the_writer_is_behind() -> None:
     limit = InFlightLimit(cap=16, start=2)
     limit.writer_behind(True)

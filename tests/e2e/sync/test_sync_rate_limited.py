@@ -1,0 +1,94 @@
+"""A server that refuses a sync for its load (429 with Retry-After, 503) for a while: the sync
+waits as asked, sends fewer requests at once and finishes; refusals that outlast its patience
+fail it without losing or marking anything, and the next sync reads the rest."""
+
+from typing import Any
+
+import pytest
+from support.secrets import TEST_API_KEY
+from support.sync_env import library_ids
+
+from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.sync import SyncOutcome
+from memex_desktop.sync.types import SyncProgress
+
+REFUSALS = [
+    pytest.param(
+        lambda emulator, n: emulator.faults.next_status(429, n, retry_after=1, paths=["/search"]),
+        id="429",
+    ),
+    pytest.param(
+        lambda emulator, n: emulator.faults.next_status(503, n, paths=["/search"]), id="503"
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def library() -> dict[str, Any]:
+    return generate_library(600, seed=5, words_per_entity=10)
+
+
+def _synced_whole(harness: Any, library: dict[str, Any], report: Any) -> None:
+    assert report.outcome is SyncOutcome.OK, report.error
+    assert set(harness.reader.all_ids()) == library_ids(library)
+    assert harness.reader.stats().entities == len(library["results"])
+
+
+@pytest.mark.parametrize("refuse", REFUSALS)
+def test_refusals_on_a_first_sync_are_waited_out(
+    refuse: Any, library: dict[str, Any], one_profile_emulator: Any, harness_factory: Any
+) -> None:
+    """The first sync's probe of how the server pages meets them first."""
+    emulator = one_profile_emulator(library, latency_ms=5)
+    harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=40, client_retries=3)
+    refuse(emulator, 10)  # the client gives up after 4 of them: twice, then the rest
+    heard: list[SyncProgress] = []
+    report = harness.new_engine().run(full=True, progress=heard.append)
+    _synced_whole(harness, library, report)
+    assert emulator.faults.armed == 0
+    waits = [step.message for step in heard if "slow down" in step.message]
+    assert len(waits) == 2, waits
+
+
+@pytest.mark.parametrize("refuse", REFUSALS)
+def test_refusals_during_paging_send_fewer_requests_and_the_pass_finishes(
+    refuse: Any, library: dict[str, Any], one_profile_emulator: Any, harness_factory: Any
+) -> None:
+    emulator = one_profile_emulator(library, latency_ms=20)
+    harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=40, client_retries=3)
+    harness.new_engine().run(full=True)  # the server's paging is known: no probes below
+    engine = harness.new_engine(rand=lambda: 0.0)  # the shortest waits
+
+    def refuse_after_first_pages(step: SyncProgress) -> None:
+        if step.phase == "pull" and step.done == 120 and engine.in_flight is not None:
+            refuse(emulator, 20)
+
+    report = engine.run(full=True, progress=refuse_after_first_pages)
+    _synced_whole(harness, library, report)
+    assert emulator.faults.armed == 0
+    assert engine.in_flight is not None
+    assert engine.in_flight.refusals >= 20
+    assert engine.in_flight.pushbacks >= 1  # the limit went down for them
+
+
+def test_refusals_beyond_the_patience_fail_the_sync_and_lose_nothing(
+    library: dict[str, Any], one_profile_emulator: Any, harness_factory: Any
+) -> None:
+    emulator = one_profile_emulator(library, latency_ms=5)
+    harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=40, client_retries=1)
+    harness.new_engine().run(full=True)
+    before = set(harness.reader.all_ids())
+    engine = harness.new_engine(patience_s=2.5)
+
+    def refuse_mid_pass(step: SyncProgress) -> None:
+        if step.phase == "pull" and step.done == 200:
+            emulator.faults.next_status(429, 1_000, retry_after=1, paths=["/search"])
+
+    report = engine.run(full=True, progress=refuse_mid_pass)
+    assert report.outcome is SyncOutcome.SERVER_DOWN
+    assert "429" in str(report.error)
+    assert report.full_pass_completed is False
+    # Nothing was taken for deleted, and the next sync, once the server answers, reads on.
+    assert set(harness.reader.all_ids()) == before
+    emulator.faults.clear()
+    _synced_whole(harness, library, harness.new_engine().run())
