@@ -33,8 +33,6 @@ from PySide6.QtWidgets import QAbstractItemView, QListView, QPushButton, QWidget
 from memex_desktop.empty_states import EmptyState
 from memex_desktop.ui.results_model import ResultsModel
 
-# Rows the results list lays out per step of the event loop (about 3 ms each).
-RESULTS_LAYOUT_BATCH = 2000
 # The empty state's margins and the gaps between its title, explanation and button.
 EMPTY_MARGIN = 16
 EMPTY_GAP = 8
@@ -59,11 +57,9 @@ class ResultsView(QListView):
         self.setObjectName("resultsview")
         self.setAccessibleName("Results")
         self.setUniformItemSizes(True)
-        # Laid out in one pass, the view asks the (Python) model about every row, twice: a
-        # 100,000-row list froze the window for 200 ms whenever it changed. In batches,
-        # the layout is spread over the event loop in steps of a few milliseconds.
-        self.setLayoutMode(QListView.LayoutMode.Batched)
-        self.setBatchSize(RESULTS_LAYOUT_BATCH)
+        # Laid out in one pass (Qt's default): the model counts its rows in C++, so 100,000
+        # rows take a few milliseconds. Batched layout paints no row until it is done.
+        self.setLayoutMode(QListView.LayoutMode.SinglePass)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

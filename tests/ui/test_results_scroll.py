@@ -46,7 +46,7 @@ def context(
 def _settled(qtbot: Any, context: AppContext, expected: list[str]) -> None:
     window = context.window
     qtbot.waitUntil(lambda: window.results_model.ids() == expected, timeout=10_000)
-    QTest.qWait(50)  # the batched layout of the list runs over the event loop
+    QTest.qWait(50)  # the list lays out and paints
 
 
 def _top_row(context: AppContext) -> int:
