@@ -480,9 +480,11 @@ class ReaderPane(QWidget):
         message(str): something to show in the status bar.
         text_size_changed(int): the person made the text bigger or smaller (percent).
         highlight_clicked(str): a highlight painted in the text was clicked (its id).
+        history_moved(str): Back or Forward opened this entity.
     """
 
     entity_shown = Signal(str)
+    history_moved = Signal(str)
     link_refused = Signal(str)
     message = Signal(str)
     text_size_changed = Signal(int)
@@ -673,6 +675,7 @@ class ReaderPane(QWidget):
         if self._position > 0:
             self._position -= 1
             self._render(*self._history[self._position])
+            self.history_moved.emit(self._history[self._position][0])
 
     @Slot()
     def go_forward(self) -> None:
@@ -680,6 +683,7 @@ class ReaderPane(QWidget):
         if self._position < len(self._history) - 1:
             self._position += 1
             self._render(*self._history[self._position])
+            self.history_moved.emit(self._history[self._position][0])
 
     def can_go_back(self) -> bool:
         """Whether there is an earlier entity."""
