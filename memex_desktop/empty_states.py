@@ -88,7 +88,9 @@ def empty_state(context: ListContext) -> EmptyState:
             CLEAR_SEARCH,
             "Clear search",
         )
-    offline = " You are offline: only what is already cached was searched." * context.offline
+    offline = (
+        " Memex cannot be reached: only what is already cached was searched." * context.offline
+    )
     if context.filters:
         searched = f" for {quoted(context.query)}" * bool(context.query)
         return EmptyState(
@@ -127,8 +129,8 @@ def _empty_library(context: ListContext) -> EmptyState:
         )
     if context.offline:
         return EmptyState(
-            "You are offline",
-            "Your library is synced as soon as the Memex server can be reached.",
+            "Memex cannot be reached",
+            "Your library is synced as soon as the Memex server answers.",
             SYNC,
             "Try again",
         )
@@ -149,7 +151,7 @@ def _empty_scope(context: ListContext) -> EmptyState:
         if context.offline:
             return EmptyState(
                 "No items from this feed yet",
-                "You are offline: the feed's items are read once the Memex server can be reached.",
+                "Memex cannot be reached: the feed's items are read once its server answers.",
                 SYNC,
                 "Try again",
             )

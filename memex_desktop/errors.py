@@ -34,6 +34,7 @@ from memex_desktop.api.errors import (
     ServerError,
     ServerIncompatible,
     ServerNotAnswering,
+    ServerRefused,
     SignInError,
     ValidationError,
 )
@@ -130,6 +131,18 @@ def _not_answering(host: str) -> UserMessage:
     )
 
 
+def _refused(host: str) -> UserMessage:
+    """Words for a server whose host refuses the connection: the network works."""
+    return UserMessage(
+        "warning",
+        f"The Memex server at {host} refused the connection.",
+        "The network works, but nothing answers at that address: the server is down or "
+        "restarting, or the API URL names the wrong port. Everything already synced is "
+        "readable; saves are queued and sent later.",
+        "Try again later; if it keeps happening, check the API URL.",
+    )
+
+
 def _server_trouble(detail: str | None) -> UserMessage:
     """Words for a server that answers with errors."""
     return UserMessage(
@@ -206,6 +219,8 @@ def _api_message(exc: ApiError, credential: Credential | None) -> UserMessage:
     """Words for the typed errors of the API client."""
     if isinstance(exc, ServerNotAnswering):
         return _not_answering(exc.host)
+    if isinstance(exc, ServerRefused):
+        return _refused(exc.host)
     if isinstance(exc, NetworkUnavailable):
         return _offline()
     if isinstance(exc, NotSignedIn):
@@ -545,6 +560,9 @@ def state_words(
     elif isinstance(error, ServerNotAnswering):
         # Reached, but silent: not offline (the network is fine), and the host says where.
         label, button = f"{error.host} is not answering; saves wait", "Retry now"
+    elif isinstance(error, ServerRefused):
+        # Not offline either: the host said no, so the server (not the network) is down.
+        label, button = f"{error.host} refused the connection; saves wait", "Retry now"
     else:
         label, button = _STATE_LABELS[state]
     if state is ConnectionState.ONLINE and synced_at:

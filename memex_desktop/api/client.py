@@ -44,6 +44,7 @@ from memex_desktop.api.errors import (
     RateLimited,
     ServerError,
     ServerNotAnswering,
+    ServerRefused,
     ValidationError,
 )
 from memex_desktop.api.models import (
@@ -732,6 +733,10 @@ class MemexClient:
         except httpx.TimeoutException as exc:
             raise NetworkUnavailable(f"POST {path}: timed out ({type(exc).__name__})") from exc
         except httpx.TransportError as exc:
+            if _refused(exc):
+                raise ServerRefused(
+                    f"POST {path}: {url.host} refused the connection", host=url.host
+                ) from exc
             raise NetworkUnavailable(f"POST {path}: {_describe_transport_error(exc)}") from exc
         try:
             body = self._read_body(response, path, deadline_at)
@@ -1025,6 +1030,19 @@ def _capped(timeout: httpx.Timeout, remaining: float) -> httpx.Timeout:
         write=cap(timeout.write),
         pool=cap(timeout.pool),
     )
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether a connection failed because the host refused it (ECONNREFUSED somewhere in
+    its causes; httpx wraps the socket's error in its own)."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, ConnectionRefusedError):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _describe_transport_error(exc: httpx.TransportError) -> str:

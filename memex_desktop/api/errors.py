@@ -38,6 +38,16 @@ class ServerNotAnswering(NetworkUnavailable):
         self.host = host
 
 
+class ServerRefused(NetworkUnavailable):
+    """Nothing listens at the server's address: its host answered the connection with a
+    refusal, so the network works and the server is down (or the URL's port is wrong);
+    ``host`` is the server's."""
+
+    def __init__(self, message: str, *, host: str) -> None:
+        super().__init__(message)
+        self.host = host
+
+
 class ServerError(ApiError):
     """The server answered 5xx (or 408) and retries did not help."""
 

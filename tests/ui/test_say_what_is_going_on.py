@@ -259,7 +259,7 @@ def test_an_empty_cache_offline_says_so_and_offers_to_try_again(
     context.controller.sync_now()
     qtbot.waitUntil(lambda: not context.controller.syncing, timeout=WAIT_MS)
     settle(qtbot, context)
-    assert empty_words(context) == ("You are offline", "Try again")
+    assert empty_words(context) == ("Memex cannot be reached", "Try again")
 
 
 # -- counts --------------------------------------------------------------------------------

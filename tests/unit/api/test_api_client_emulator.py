@@ -26,6 +26,7 @@ from memex_desktop.api.errors import (
     NetworkUnavailable,
     RateLimited,
     ServerError,
+    ServerRefused,
     ValidationError,
 )
 from memex_desktop.api.models import (
@@ -320,13 +321,24 @@ def _closed_port() -> int:
     return port
 
 
-def test_unreachable_server_is_network_unavailable() -> None:
+def test_a_server_refusing_the_connection_is_unavailable_and_says_its_host() -> None:
     waits = _NoWait()
     url = f"http://127.0.0.1:{_closed_port()}"
     client = MemexClient(url, api_key=TEST_API_KEY, max_retries=1, sleep=waits, deadline_s=5.0)
-    with client, pytest.raises(NetworkUnavailable, match="ConnectError"):
+    with client, pytest.raises(ServerRefused, match="refused the connection") as refused:
         client.search_raw()
+    assert isinstance(refused.value, NetworkUnavailable)  # saves wait, as offline
+    assert refused.value.host == "127.0.0.1"
     assert len(waits.waits) == 1
+
+
+def test_a_host_that_cannot_be_found_is_network_unavailable() -> None:
+    client = MemexClient(
+        "http://memex.invalid", api_key=TEST_API_KEY, max_retries=0, deadline_s=5.0
+    )
+    with client, pytest.raises(NetworkUnavailable, match="ConnectError") as failed:
+        client.search_raw()
+    assert not isinstance(failed.value, ServerRefused)
 
 
 # ---------------------------------------------------------------------- redirects

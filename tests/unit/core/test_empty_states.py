@@ -48,7 +48,12 @@ from memex_desktop.empty_states import (
         (ListContext(scope="view"), "This saved view lists nothing yet", SYNC, "Sync now"),
         (ListContext(library_empty=True, syncing=True), "Syncing your library…", "", ""),
         (ListContext(library_empty=True, signed_in=False), "Sign in to sync", SIGN_IN, "Sign in…"),
-        (ListContext(library_empty=True, offline=True), "You are offline", SYNC, "Try again"),
+        (
+            ListContext(library_empty=True, offline=True),
+            "Memex cannot be reached",
+            SYNC,
+            "Try again",
+        ),
         (ListContext(library_empty=True), "Your library is empty", "", ""),
         (ListContext(), "Nothing to show here", "", ""),
     ],
@@ -69,8 +74,8 @@ def test_the_filters_are_named_in_the_explanation() -> None:
 
 
 def test_offline_searches_say_only_the_cache_was_searched() -> None:
-    assert "offline" in empty_state(ListContext(query="x", offline=True)).explanation
-    assert "offline" not in empty_state(ListContext(query="x")).explanation
+    assert "cannot be reached" in empty_state(ListContext(query="x", offline=True)).explanation
+    assert "cannot be reached" not in empty_state(ListContext(query="x")).explanation
 
 
 def test_a_search_within_a_shelf_names_the_shelf() -> None:

@@ -20,6 +20,7 @@ from memex_desktop.api.errors import (
     RateLimited,
     ServerError,
     ServerIncompatible,
+    ServerRefused,
     ValidationError,
 )
 from memex_desktop.api.models import AvailablePlan, AvailablePlansOutput
@@ -312,6 +313,16 @@ def test_state_words_carry_the_error_behind_them() -> None:
     words = state_words(ConnectionState.INCOMPATIBLE, error=error)
     assert words.label == "Memex server incompatible"
     assert words.message == user_message(error)
+
+
+def test_a_refused_connection_names_the_host_and_is_not_called_offline() -> None:
+    error = ServerRefused("POST /search: 10.0.0.5 refused the connection", host="10.0.0.5")
+    words = state_words(ConnectionState.OFFLINE, error=error)
+    assert words.label == "10.0.0.5 refused the connection; saves wait"
+    assert words.button == "Retry now"
+    assert words.message.text == "The Memex server at 10.0.0.5 refused the connection."
+    assert "offline" not in words.message.one_line().lower()
+    assert "offline" in state_words(ConnectionState.OFFLINE).label.lower()
 
 
 def test_online_says_when_the_last_sync_ended() -> None:
