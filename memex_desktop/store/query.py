@@ -286,6 +286,7 @@ def make_filters(
     date_from_ms: int | None = None,
     date_to_ms: int | None = None,
     include_deleted: bool = False,
+    tag_groups: Sequence[Sequence[str]] = (),
 ) -> Filters:
     """Filters from the keyword arguments of the reader's search methods."""
     if isinstance(types, str):
@@ -293,6 +294,7 @@ def make_filters(
     return Filters(
         types=tuple(types),
         tag_ids=(tag_id,) if tag_id else (),
+        tag_groups=tuple(tuple(group) for group in tag_groups if group),
         date_from_ms=date_from_ms,
         date_to_ms=date_to_ms,
         include_deleted=include_deleted,
@@ -319,7 +321,9 @@ def with_query(
         filters,
         query_types=query.types,
         excluded_types=query.excluded_types,
-        tag_groups=tuple(
+        # The query's tags narrow what the filters' own groups (a sidebar tag) already did.
+        tag_groups=filters.tag_groups
+        + tuple(
             tuple(dict.fromkeys(i for name in group for i in tag_ids(name) or (UNKNOWN_TAG,)))
             for group in query.tags
         ),

@@ -231,6 +231,7 @@ class CacheReader:
         *,
         types: Sequence[str] = (),
         tag_id: str | None = None,
+        tag_groups: Sequence[Sequence[str]] = (),
         date_from_ms: int | None = None,
         date_to_ms: int | None = None,
         include_deleted: bool = False,
@@ -242,9 +243,11 @@ class CacheReader:
         all) or by date with ``sort``.
 
         An empty query lists the newest items. Snippets mark matches with \\x02..\\x03.
+        ``tag_id``, each group of ``tag_groups`` and each tag of the query narrow together:
+        an item carries the tag and one tag of every group.
         Raises SearchLanguageError for a query that means nothing (an unknown type).
         """
-        filters = make_filters(types, tag_id, date_from_ms, date_to_ms, include_deleted)
+        filters = make_filters(types, tag_id, date_from_ms, date_to_ms, include_deleted, tag_groups)
         ids = self._ranked_ids(query, filters, offset + limit, sort)[offset : offset + limit]
         return self.hits(query, ids)
 
@@ -295,6 +298,7 @@ class CacheReader:
         *,
         types: Sequence[str] = (),
         tag_id: str | None = None,
+        tag_groups: Sequence[Sequence[str]] = (),
         date_from_ms: int | None = None,
         date_to_ms: int | None = None,
         include_deleted: bool = False,
@@ -302,7 +306,7 @@ class CacheReader:
         limit: int = 100_000,
     ) -> list[str]:
         """The ids :meth:`search` would return, in order, without rows or snippets."""
-        filters = make_filters(types, tag_id, date_from_ms, date_to_ms, include_deleted)
+        filters = make_filters(types, tag_id, date_from_ms, date_to_ms, include_deleted, tag_groups)
         return self._ranked_ids(query, filters, limit, sort)
 
     def matching_ids(self, query: str, ids: Sequence[str]) -> list[str]:

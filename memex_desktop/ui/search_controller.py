@@ -17,6 +17,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
@@ -92,14 +93,20 @@ def scope_ids(reader: CacheReader, scope: Scope) -> list[str] | None:
     return reader.ids_for_feed(scope.value or "", limit=read)
 
 
-def scoped_filters(request: SearchRequest, scope: Scope) -> SearchFilters:
-    """The request's filters narrowed by a type or tag scope of the sidebar."""
+def scoped_search(request: SearchRequest, scope: Scope) -> dict[str, Any]:
+    """The store's search arguments for the request's filters narrowed by a type or tag
+    scope of the sidebar.
+
+    A sidebar tag is a group of its own beside the tag filter's tag: an item must carry
+    both, and either chip, removed, leaves the other narrowing the list.
+    """
     filters = request.filters
     if scope.kind == "type" and scope.value and not filters.types:
         filters = replace(filters, types=(scope.value,))
+    arguments = filters.as_kwargs()
     if scope.kind == "tag" and scope.value:
-        filters = replace(filters, tag_id=scope.value)
-    return filters
+        arguments["tag_groups"] = ((scope.value,),)
+    return arguments
 
 
 def local_search(
@@ -136,11 +143,11 @@ def _local_search(
     sort: Sort = "relevance",
 ) -> LocalSearchResult:
     """The ids of :func:`local_search`, read with ``reader``."""
-    filters = scoped_filters(request, scope)
+    arguments = scoped_search(request, scope)
     listed = scope_ids(reader, scope)
     if listed is None:
         # One more than asked for: a library of exactly the limit is not "limit+".
-        ids = reader.search_ids(request.query, limit=limit + 1, sort=sort, **filters.as_kwargs())
+        ids = reader.search_ids(request.query, limit=limit + 1, sort=sort, **arguments)
         more = len(ids) > limit
         ids = ids[:limit]
         complete = not more or limit >= SEARCH_LIMIT
@@ -306,12 +313,12 @@ class SearchController(QObject):
         scope = self._sidebar.current_scope()
         if scope_lists_ids(scope) or self._runner.closed:
             return False
-        filters = scoped_filters(request, scope)
+        arguments = scoped_search(request, scope)
         deadline = time.perf_counter() + FIRST_PAGE_BUDGET_S
         try:
             with self._reader.interrupted_when(lambda: time.perf_counter() > deadline):
                 ids = self._reader.search_ids(
-                    request.query, limit=FIRST_PAGE, sort=self.sort(), **filters.as_kwargs()
+                    request.query, limit=FIRST_PAGE, sort=self.sort(), **arguments
                 )
         except (StoreError, sqlite3.Error) as exc:  # over budget, or a failure a worker reports
             log.debug("first page left to a worker: %s", exc)

@@ -105,3 +105,28 @@ def test_a_tag_beside_words_keeps_exactly_the_tagged_matches(
 ) -> None:
     found = library.search_ids(query, limit=ITEMS)
     assert sorted(found) == sorted(_newest(expected, limit=ITEMS))
+
+
+@pytest.mark.parametrize(
+    ("query", "tag_id", "groups", "expected"),
+    [
+        ("", BIG, [[MIDDLE]], lambda n: {BIG, MIDDLE} <= set(_tags_of(n))),
+        ("", None, [[BIG], [SMALL]], lambda n: {BIG, SMALL} <= set(_tags_of(n))),
+        ("", MIDDLE, [[SMALL, BIG]], lambda n: MIDDLE in _tags_of(n) and _tags_of(n) != [MIDDLE]),
+        # The query's tags narrow further rather than replace the groups.
+        ("#small", BIG, [[MIDDLE]], lambda n: {BIG, SMALL, MIDDLE} <= set(_tags_of(n))),
+        ("-#middle", None, [[BIG]], lambda n: BIG in _tags_of(n) and MIDDLE not in _tags_of(n)),
+        (
+            "soil",
+            None,
+            [[BIG], [MIDDLE]],
+            lambda n: n % 5 != 0 and {BIG, MIDDLE} <= set(_tags_of(n)),
+        ),
+    ],
+)
+def test_every_tag_group_narrows_beside_the_tag_and_the_query(
+    library: CacheReader, query: str, tag_id: str | None, groups: Any, expected: Any
+) -> None:
+    found = library.search_ids(query, tag_id=tag_id, tag_groups=groups, sort="newest", limit=ITEMS)
+    assert found == _newest(expected, limit=ITEMS)
+    assert found  # each case keeps some items: narrowing to nothing would prove little
