@@ -7,8 +7,9 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
+from contextlib import contextmanager
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -24,7 +25,7 @@ from memex_desktop.store import compaction, ingest, packing, terms
 from memex_desktop.store.errors import DiskFullError, StoreBugError, StoreError, translate
 from memex_desktop.store.extract import JsonObject
 from memex_desktop.store.rows import ChangeSet
-from memex_desktop.store.schema import connect, open_cache
+from memex_desktop.store.schema import BUSY_TIMEOUT_S, connect, open_cache
 from memex_desktop.store.threads import lower_current_thread_priority
 
 _log = logging.getLogger(__name__)
@@ -71,9 +72,17 @@ CHECKPOINT_INTERVAL_S = 0.25
 # the writer finishes the copy itself between two tasks, so the WAL starts over from the
 # beginning with the next transaction (and is truncated to journal_size_limit).
 WAL_RESTART_BYTES = 32 * 1024 * 1024
+# How long a transaction waits for the write lock another process holds on cache.db (another
+# memex-desktop syncing, saving or compacting the same data folder) before its task fails as
+# locked: longer than any one transaction of theirs (a compaction of a large library takes
+# tens of seconds), so a running sync outlasts them instead of failing after BUSY_TIMEOUT_S.
+LOCK_PATIENCE_S = 180.0
 # How often a write that found the disk full tries to truncate the WAL while the checkpointer
 # is busy with it (a fifth of a checkpoint interval apart).
 TRUNCATE_ATTEMPTS = 25
+
+
+_BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
 
 def now_ms() -> int:
@@ -138,7 +147,7 @@ class StoreWriter:
             self._opened.set_exception(exc)
             return
         try:
-            with db.atomic():
+            with self._transaction(db):
                 ingest.rebuild_index_if_stale(db)
         except sqlite3.Error as exc:
             db.close()
@@ -248,7 +257,7 @@ class StoreWriter:
             return
         outcomes: list[tuple[Future[ChangeSet], ChangeSet]] = []
         try:
-            with db.atomic():
+            with self._transaction(db):
                 for task, future in jobs:
                     outcomes.append((future, task(db)))
         except BaseException:
@@ -258,9 +267,59 @@ class StoreWriter:
         for future, changes in outcomes:
             future.set_result(changes)
 
+    @contextmanager
+    def _transaction(self, db: Database) -> Iterator[None]:
+        """One write transaction holding the write lock from its start (``BEGIN IMMEDIATE``),
+        committed at the end, rolled back on any error.
+
+        A deferred ``BEGIN`` takes the lock at the first write, after the task's reads: when
+        another process holds it then, or committed since those reads, SQLite fails at once,
+        without the busy timeout (a read cannot become a write over a newer snapshot). That
+        is how a ``save`` or a second ``sync`` on the same data folder killed a running sync.
+        Taking the lock first makes the wait an ordinary one, see :meth:`_begin`.
+        """
+        self._begin(db)
+        try:
+            yield
+        except BaseException:
+            if db.conn.in_transaction:
+                db.conn.execute("ROLLBACK")
+            raise
+        try:
+            db.conn.execute("COMMIT")
+        except BaseException:
+            if db.conn.in_transaction:
+                db.conn.execute("ROLLBACK")
+            raise
+
+    def _begin(self, db: Database) -> None:
+        """Start a write transaction, waiting up to LOCK_PATIENCE_S for the write lock.
+
+        Each attempt waits the connection's busy timeout; the attempts go on while another
+        process keeps writing (its own sync, a compaction), and the task fails as locked
+        only once the lock was held elsewhere for all that time.
+        """
+        started = time.monotonic()
+        while True:
+            try:
+                db.conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                code = getattr(exc, "sqlite_errorcode", None)
+                if not isinstance(code, int) or code & 0xFF not in _BUSY_CODES:
+                    raise
+                waited = time.monotonic() - started
+                if waited + BUSY_TIMEOUT_S > LOCK_PATIENCE_S:
+                    raise
+                _log.info(
+                    "%s is being written by another process: still waiting after %.0f s",
+                    self.path.name,
+                    waited,
+                )
+
     def _run_task(self, db: Database, task: WriteTask, future: Future[ChangeSet]) -> None:
         try:
-            with db.atomic():
+            with self._transaction(db):
                 changes = task(db)
         except sqlite3.Error as exc:
             failure = translate(exc, f"writing {self.path.name}", file=self.path)
