@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from memex_desktop.services import Connection
     from memex_desktop.store import CacheReader, Outbox, StoreWriter
     from memex_desktop.sync import SyncEngine, SyncOutcome, SyncProgress, SyncReport
+    from memex_desktop.sync.folder_lock import FolderLock
 
 _log = logging.getLogger(__name__)
 
@@ -68,6 +69,7 @@ EXIT_AUTH = 5
 EXIT_CREDITS = 6
 EXIT_NOT_FOUND = 7
 EXIT_INCOMPATIBLE = 8
+EXIT_BUSY = 9  # another memex-desktop is syncing the same data folder
 EXIT_CANCELLED = 130
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a command its pipe reader left (128 + SIGPIPE)
 
@@ -86,6 +88,9 @@ PROG = "memex-desktop"
 MAX_PORT = 65535
 # The largest integer SQLite stores: a count or an id above it is no count or id of a library.
 MAX_INT = 2**63 - 1
+# How long ``save`` waits for another process's sending to end before it leaves its saves to
+# that process: long enough for another save's send, short against a sync's minutes.
+SAVE_LOCK_WAIT_S = 1.0
 
 
 class CliError(Exception):
@@ -364,6 +369,7 @@ class Session:
     _outbox: Outbox | None = None
     _client: MemexClient | None = None
     _connection: Connection | None = None
+    _folder_lock: FolderLock | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Session:
@@ -433,6 +439,24 @@ class Session:
             if self._outbox.recovery is not None:
                 print(f"{PROG}: {self._outbox.recovery.message()}", file=sys.stderr)
         return self._outbox
+
+    def folder_lock(self) -> FolderLock:
+        """The lock one syncing or sending process at a time holds on the data folder
+        (released when the command ends, whatever happened)."""
+        if self._folder_lock is None:
+            from memex_desktop.sync.folder_lock import FolderLock
+
+            self._ensure_data_dir()
+            self._folder_lock = FolderLock(paths.sync_lock_path(self.data_dir))
+            self.stack.callback(self._folder_lock.release)
+        return self._folder_lock
+
+    def held_by(self) -> str:
+        """Who holds the data folder's lock, for a line that says why this run waits or
+        stops: "another memex-desktop (process 123)"."""
+        holder = self.folder_lock().holder()
+        process = f" (process {holder})" if holder is not None else ""
+        return f"another {PROG}{process}"
 
     def connection(self) -> Connection:
         """Where this run talks to and with which credentials, as the window finds them
@@ -531,17 +555,40 @@ def _report_failure(report: SyncReport, session: Session) -> int:
 
 
 def cmd_sync(args: argparse.Namespace, session: Session) -> int:
-    """Pull, reconcile when due (or --full), drain the outbox; summary on stdout."""
+    """Pull, reconcile when due (or --full), drain the outbox; summary on stdout.
+
+    One sync at a time per data folder: a second one stops at once, touching nothing, and
+    the one running is not disturbed (it also sends saves queued while it runs).
+    """
+    from memex_desktop.sync.folder_lock import release_and_hand_over
+
+    lock = session.folder_lock()
+    if not lock.acquire():
+        raise CliError(
+            f"{session.held_by()} is already syncing {session.data_dir}; it also sends the "
+            "saves queued meanwhile. Nothing was done: run this again once it has ended",
+            EXIT_BUSY,
+        )
     progress = None if args.quiet else _StderrProgress(sys.stderr)
-    report = session.engine().run(
+    engine = session.engine()
+    report = engine.run(
         full=args.full or args.confirm_deletions,
         progress=progress,
         resume_paused_outbox=True,
         confirm_deletions=args.confirm_deletions,
     )
+    sent, attention = report.sent, report.needs_attention
+    if report.ok:
+        # Saves queued by other commands while this sync ran, which left them to it.
+        for drained in release_and_hand_over(
+            lock, session.outbox(), lambda: engine.drain_outbox(progress=progress)
+        ):
+            sent += drained.sent
+            attention += drained.needs_attention
+    lock.release()
     summary = (
         f"synced: {_counted(report.pulled, 'item')} read, {report.changes.changed_count} "
-        f"changed, {report.deleted_upstream} deleted upstream, {_counted(report.sent, 'save')} "
+        f"changed, {report.deleted_upstream} deleted upstream, {_counted(sent, 'save')} "
         "sent"
     )
     if report.deletions_held:
@@ -556,9 +603,9 @@ def cmd_sync(args: argparse.Namespace, session: Session) -> int:
     pending = session.outbox().pending_count()
     if pending:
         summary += f", {pending} still queued"
-    if report.needs_attention:
-        summary += f", {report.needs_attention} need attention (see `{PROG} outbox`)"
-    if report.ok or report.pulled or report.sent:
+    if attention:
+        summary += f", {attention} need attention (see `{PROG} outbox`)"
+    if report.ok or report.pulled or sent:
         print(summary)
     return EXIT_OK if report.ok else _report_failure(report, session)
 
@@ -826,16 +873,47 @@ def cmd_note(args: argparse.Namespace, session: Session) -> int:
 
 
 def _send_queued(session: Session, outbox: Any, what: str) -> int:
-    """Send what was just queued when possible; the exit status ``save`` and ``note`` share."""
+    """Send what was just queued when possible; the exit status ``save`` and ``note`` share.
+
+    While another process syncs the data folder the saves stay queued for it: it sends them
+    before it ends (see sync/folder_lock.py), and two processes sending at once could send
+    one save twice.
+    """
+    from memex_desktop.store import KnownStoreError
+    from memex_desktop.sync.folder_lock import release_and_hand_over
+
     if not session.has_credentials():
         print(f"{what}; no API key yet, sent by the next `{PROG} sync`")
         return EXIT_OK
-    report = session.engine().drain_outbox(resume_paused=True, max_wait_s=20.0)
+    lock = session.folder_lock()
+    if not lock.acquire(wait_s=SAVE_LOCK_WAIT_S):
+        print(
+            f"{what}; {session.held_by()} is syncing this data folder and sends it before "
+            f"it ends (or, should it fail, the next `{PROG} sync` does)"
+        )
+        return EXIT_OK
+    engine = session.engine()
+    waiting = {op.id for op in outbox.list(states=["queued", "sending"])}
+    try:
+        report = engine.drain_outbox(resume_paused=True, max_wait_s=20.0)
+    except KnownStoreError as exc:
+        # The cache could not take the server's answer; the outbox knows what was sent.
+        return _sent_without_cache(session, outbox, waiting, exc)
+    if report.ok:
+        for drained in release_and_hand_over(
+            lock, outbox, lambda: engine.drain_outbox(max_wait_s=20.0)
+        ):
+            report = replace(
+                report,
+                sent=report.sent + drained.sent,
+                needs_attention=report.needs_attention + drained.needs_attention,
+            )
+    lock.release()
     pending = outbox.pending_count()
     if report.state in (ConnectionState.OFFLINE, ConnectionState.SERVER_DOWN):
         said = session.words(report.error) if report.error else state_message(report.state)
-        waiting = _counted(pending, "save")
-        print(f"{said.text} {what}; {waiting} in the outbox, sent by the next `{PROG} sync`")
+        waiting_saves = _counted(pending, "save")
+        print(f"{said.text} {what}; {waiting_saves} in the outbox, sent by the next `{PROG} sync`")
         return EXIT_OK
     if not report.ok:
         return _report_failure(report, session)
@@ -848,6 +926,19 @@ def _send_queued(session: Session, outbox: Any, what: str) -> int:
         )
         return EXIT_FAILURE
     return EXIT_OK
+
+
+def _sent_without_cache(session: Session, outbox: Any, waiting: set[int], exc: Exception) -> int:
+    """What a send whose answer the cache could not take did, said from the outbox: the
+    saves it sent are sent (exit 0), the others still queued for the next sync."""
+    print(f"{PROG}: {session.words(exc).one_line()}", file=sys.stderr)
+    states = {op.id: op.state for op in outbox.list() if op.id in waiting}
+    sent = sum(state in ("accepted", "confirmed") for state in states.values())
+    pending = outbox.pending_count()
+    later = f", {pending} still queued for the next `{PROG} sync`" if pending else ""
+    print(f"sent: {sent}{later}; the library shows them after the next `{PROG} sync`")
+    refused = sum(state == "needs_attention" for state in states.values())
+    return EXIT_FAILURE if refused or not sent else EXIT_OK
 
 
 def cmd_doctor(args: argparse.Namespace, session: Session) -> int:

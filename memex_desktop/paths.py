@@ -78,6 +78,11 @@ def outbox_db_path(data_dir: Path) -> Path:
     return data_dir / "outbox.db"
 
 
+def sync_lock_path(data_dir: Path) -> Path:
+    """The file whose lock says a process is syncing the folder (see sync/folder_lock.py)."""
+    return data_dir / "sync.lock"
+
+
 def image_cache_path(data_dir: Path) -> Path:
     """The pictures loaded on request, kept to read offline (disposable, like the cache)."""
     return data_dir / "images.db"

@@ -512,6 +512,16 @@ class Outbox:
             self._read("SELECT count(*) FROM ops WHERE state IN ('queued', 'sending')")[0][0]
         )
 
+    def due_count(self, now: float | None = None) -> int:
+        """Queued operations a drain would send now (none while the outbox is paused)."""
+        if self.paused_reason() is not None:
+            return 0
+        rows = self._read(
+            "SELECT count(*) FROM ops WHERE state = 'queued' AND next_attempt_at <= ?",
+            [_as_ms(now)],
+        )
+        return int(rows[0][0])
+
     # ------------------------------------------------------------------ state changes
 
     def claim_next(self, now: float | None = None) -> OutboxOp | None:

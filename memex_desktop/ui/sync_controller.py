@@ -10,15 +10,17 @@ it shows, and ``state_changed`` the :class:`ConnectionState` with its words.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
+from memex_desktop import paths
 from memex_desktop.api.models import SearchMeta
 from memex_desktop.errors import ConnectionState, Credential, state_words, user_message
 from memex_desktop.services import SyncServices
@@ -31,6 +33,7 @@ from memex_desktop.sync import (
     SyncReport,
     outcome_for,
 )
+from memex_desktop.sync.folder_lock import FolderLock, release_and_hand_over
 from memex_desktop.ui.tasks import Task, TaskRunner
 
 if TYPE_CHECKING:
@@ -47,6 +50,9 @@ RECONNECT_DELAYS_MS = (15_000, 30_000, 60_000, 120_000, 240_000)
 # The states a later attempt can fix by itself; the others (sign-in, credits, an incompatible
 # server) need the person, and trying again would only repeat the refusal.
 RECONNECTING_STATES = frozenset({ConnectionState.OFFLINE, ConnectionState.SERVER_DOWN})
+
+# What the status bar says while another memex-desktop syncs the same data folder.
+WAITING_FOR_OTHER_SYNC = "waiting for another memex-desktop syncing this data folder"
 
 OutboxAction = Literal["retry", "drop", "undo"]
 
@@ -102,10 +108,20 @@ def run_sync(
     cancel: threading.Event,
     progress: Callable[[object], None],
 ) -> SyncResult:
-    """Worker: one sync run with connections owned by this thread."""
+    """Worker: one sync run with connections owned by this thread.
+
+    It holds the data folder's lock (see sync/folder_lock.py): while another memex-desktop
+    syncs the same folder, this one waits for it to end instead of pulling alongside it, and
+    it sends the saves other processes queued while it ran before it lets go.
+    """
     reader = CacheReader(services.cache_path)
     outbox = Outbox(services.outbox_path)
+    lock = FolderLock(paths.sync_lock_path(services.cache_path.parent))
     try:
+        if not lock.acquire(cancel=cancel):
+            progress(SyncProgress("pull", 0, None, WAITING_FOR_OTHER_SYNC))
+            if not lock.acquire(wait_s=math.inf, cancel=cancel):
+                return SyncResult(SyncReport(SyncOutcome.CANCELLED), outbox_counts(outbox))
         engine = services.engine(reader, outbox)
         report = engine.run(
             full=request.full or request.confirm_deletions,
@@ -114,8 +130,19 @@ def run_sync(
             resume_paused_outbox=request.resume_paused,
             confirm_deletions=request.confirm_deletions,
         )
+        if report.ok:
+            for drained in release_and_hand_over(
+                lock, outbox, lambda: engine.drain_outbox(cancel=cancel, progress=progress)
+            ):
+                report = replace(
+                    report,
+                    sent=report.sent + drained.sent,
+                    needs_attention=report.needs_attention + drained.needs_attention,
+                    changes=report.changes | drained.changes,
+                )
         return SyncResult(report, outbox_counts(outbox))
     finally:
+        lock.release()
         outbox.close()
         reader.close()
 
@@ -350,7 +377,7 @@ class SyncController(QObject):
         """
         if not isinstance(value, SyncProgress):
             return
-        if self.state in RECONNECTING_STATES:
+        if self.state in RECONNECTING_STATES and value.message != WAITING_FOR_OTHER_SYNC:
             self._failed_reconnects = 0
             self._set_state(ConnectionState.ONLINE)
         self.sync_progress.emit(value)
