@@ -36,6 +36,7 @@ from memex_desktop.api.errors import BadApiUrl
 from memex_desktop.errors import (
     UPDATING_CACHE,
     ConnectionState,
+    UserMessage,
     fresh_cache_offer,
     state_message,
     user_message,
@@ -510,6 +511,9 @@ class _Handoff(QObject):
         shown.show()
         shown.raise_()
         shown.activateWindow()
+        # Window systems may refuse to raise a window at another program's request (Wayland
+        # always does): the taskbar entry asks for attention instead.
+        QApplication.alert(shown)
 
 
 def listen_for_later_starts(
@@ -546,6 +550,26 @@ def hand_off(data_dir: Path, entity_url: str | None) -> bool:
     if answer is not None and answer != "ok":
         log.warning("the running instance refused the request: %s", answer)
     return answer == "ok"
+
+
+def handed_over_words(data_dir: Path) -> UserMessage:
+    """What a start that handed over to the window already open on ``data_dir`` says."""
+    return UserMessage(
+        "info",
+        f"Memex is already open on {data_dir}: its window was asked to come forward.",
+        None,
+        "Look for it on the taskbar if it did not.",
+    )
+
+
+def not_answering_words(data_dir: Path) -> UserMessage:
+    """Why a start ends when a window open on ``data_dir`` does not answer it."""
+    return UserMessage(
+        "warning",
+        f"Memex is already open on {data_dir}, but it does not answer.",
+        "One window at a time opens a data folder.",
+        "Wait until that window responds and switch to it, or close it and start again.",
+    )
 
 
 class _QuitAfterSync(QObject):
@@ -596,8 +620,16 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
     if single:
         own_folder = settings.effective_data_dir(data_dir_arg)
         if hand_off(own_folder, getattr(args, "url", None)):
+            print(f"memex-desktop: {handed_over_words(own_folder).one_line()}", file=sys.stderr)
             return 0
         listening = listen_for_later_starts(server_name(own_folder))
+        if listening is None:
+            # A window is open on the folder but did not take the request: a second window
+            # would write the same cache alongside it, so this start ends, saying why.
+            words = not_answering_words(own_folder)
+            print(f"memex-desktop: {words.one_line()}", file=sys.stderr)
+            QMessageBox.warning(None, "Memex", message_line(words))
+            return 1
     connection: Connection | None = None
     first_choice: int | None = None  # what the first-run dialog answered, if it was shown
     start_sign_in = False

@@ -317,3 +317,33 @@ def test_a_link_opened_during_the_first_run_dialog_reaches_the_first_window(
         assert Peer(server_name(data_dir), "show").wait(qtbot) == "ok"
     finally:
         opened.context.shutdown()
+
+
+def _start_args(data_dir: Path) -> SimpleNamespace:
+    """What the command line hands a plain start of the window on ``data_dir``."""
+    return SimpleNamespace(data_dir=data_dir, url=None, demo=False, quit_after_sync=False)
+
+
+def test_a_start_handed_over_says_so(
+    qapp: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(app, "hand_off", lambda data_dir, url: True)
+    assert open_window(_start_args(tmp_path / "data")) == 0
+    err = capsys.readouterr().err
+    assert "Memex is already open on" in err
+    assert str(tmp_path / "data") in err
+
+
+def test_a_start_beside_a_window_that_does_not_answer_says_why_it_ends(
+    guard: SingleInstance,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The guard shares this thread, so it cannot answer: a window busy or hung.
+    warned: list[str] = []
+    monkeypatch.setattr(app.QMessageBox, "warning", lambda _p, _t, text: warned.append(text))
+    assert open_window(_start_args(tmp_path / "data")) == 1
+    assert "already open on" in capsys.readouterr().err
+    assert len(warned) == 1
+    assert "does not answer" in warned[0]
