@@ -284,3 +284,24 @@ def assign_keys(db: Database, created: Sequence[int | None]) -> list[int]:
         for offset, index in enumerate(sorted(misplaced, key=position.__getitem__), start=1):
             keys[index] = top + KEY_STEP * offset
     return [keys[index] for index in range(len(created))]
+
+
+def keys_in_date_order_sql(created: Sequence[int | None]) -> tuple[str, list[Any]]:
+    """A query of ``(old, new)``: every cached rowid and the key a full sync by this version
+    would give it, ``created`` being every cached date (for the spacing).
+
+    :func:`_spread` over the whole library, oldest first from FIRST_KEY, in one statement:
+    at a million items the rows would not fit in memory as Python objects cheaply.
+    """
+    slope = _keys_per_ms(created)
+    step = (
+        "min(?, max(?, CAST(round(coalesce(created_at - lag(created_at) OVER "
+        "(ORDER BY created_at, rowid), 0) * ?) AS INTEGER)))"
+    )
+    sql = (
+        "SELECT old, ? + sum(step) OVER (ORDER BY created_at, old "
+        "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS new "
+        f"FROM (SELECT rowid AS old, created_at, {step} AS step FROM entities)"
+    )
+    # The first row's step is KEY_STEP (it has no predecessor): it lands on FIRST_KEY.
+    return sql, [FIRST_KEY - KEY_STEP, _MAX_KEY_JUMP, KEY_STEP, slope]
