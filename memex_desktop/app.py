@@ -803,10 +803,15 @@ def bring_cache_up_to_date(cache_path: Path) -> None:
         KnownStoreError: the cache cannot be opened (damaged, newer, locked, disk full).
     """
     if migrations_pending(cache_path):
-        from memex_desktop.ui.cache_start import run_with_progress
+        from memex_desktop.ui.cache_start import Advance, run_with_progress
 
         words = UPDATING_CACHE
-        run_with_progress(lambda: open_cache(cache_path).close(), f"{words.text} {words.detail}")
+        advance = Advance()
+        run_with_progress(
+            lambda: open_cache(cache_path, progress=advance.report).close(),
+            f"{words.text} {words.detail}",
+            advance=advance,
+        )
 
 
 def run_gui(args: Any) -> int:

@@ -448,7 +448,7 @@ STOPPED = UserMessage("info", "Stopped.", None, None)
 UPDATING_CACHE = UserMessage(
     "info",
     "Bringing your library's cache up to date for this version of Memex.",
-    "This happens once, and takes a few seconds on a large library.",
+    "This happens once, and can take a minute or more on a large library.",
 )
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox, QProgressBar
 from support.caches import as_newer_schema, as_schema_8, web_item
 from support.window import command_args
 
@@ -25,16 +25,16 @@ from memex_desktop.app import OpenedWindow, open_window
 from memex_desktop.empty_states import FRESH_CACHE
 from memex_desktop.errors import FreshCacheOffer, fresh_cache_offer
 from memex_desktop.settings import Settings
-from memex_desktop.store import CacheReader, StoreWriter, schema
+from memex_desktop.store import CacheReader, StoreWriter, ingest, schema
 from memex_desktop.store.errors import (
     DatabaseCorruptError,
     DatabaseLockedError,
     KnownStoreError,
     SchemaTooNewError,
 )
-from memex_desktop.store.schema import MIGRATIONS, SCHEMA_VERSION
+from memex_desktop.store.schema import FIRST_KEY, KEY_STEP, MIGRATIONS, SCHEMA_VERSION
 from memex_desktop.ui import cache_start, search_controller
-from memex_desktop.ui.cache_start import CacheChoice, run_with_progress
+from memex_desktop.ui.cache_start import Advance, CacheChoice, run_with_progress
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -154,6 +154,34 @@ def test_quick_work_shows_no_dialog_and_its_error_comes_back(qtbot: Any) -> None
     assert not any(shown)
 
 
+def test_the_dialog_fills_its_bar_as_far_as_the_work_says(qtbot: Any) -> None:
+    advance = Advance()
+    seen: list[tuple[int, int, bool]] = []
+
+    def work() -> None:
+        time.sleep(0.3)  # busy until the work says how far it has come
+        advance.report(1, 4)
+        time.sleep(0.3)
+        advance.report(3, 4)
+        time.sleep(0.3)
+
+    def look() -> None:
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, cache_start._Busy) and widget.isVisible():
+                bar = widget.findChild(QProgressBar)
+                seen.append((bar.maximum(), bar.value(), bar.isTextVisible()))
+
+    ticker = QTimer()
+    ticker.timeout.connect(look)
+    ticker.start(20)
+    run_with_progress(work, "Working", show_after_ms=100, advance=advance)
+    ticker.stop()
+    assert seen[0][0] == 0  # busy at first
+    assert (1000, 250, True) in seen
+    assert (1000, 750, True) in seen
+    assert not _busy_shown()
+
+
 def _busy_shown() -> bool:
     """Whether a busy dialog is on screen."""
     return any(
@@ -186,6 +214,37 @@ def test_an_older_cache_is_brought_up_to_date_off_the_gui_thread(
     conn = sqlite3.connect(_cache_of(data_dir))
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     conn.close()
+    model = opened.context.window.results_model
+    qtbot.waitUntil(lambda: model.rowCount() == ITEMS, timeout=10_000)
+
+
+def test_a_cache_out_of_date_order_is_re_keyed_at_start_and_says_how_far_it_has_come(
+    qtbot: Any, data_dir: Path, start: Callable[[], OpenedWindow | int], monkeypatch: Any
+) -> None:
+    def newest_lowest(_db: Any, created: Sequence[int | None]) -> list[int]:
+        return [FIRST_KEY + KEY_STEP * (len(created) - rank) for rank in range(len(created))]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(ingest, "assign_keys", newest_lowest)  # every key out of date order
+        _fill(data_dir)
+    conn = sqlite3.connect(_cache_of(data_dir))
+    conn.execute("PRAGMA user_version = 9")
+    conn.commit()
+    conn.close()
+    reported: list[tuple[int, int]] = []
+    heard = Advance.report
+
+    def recorded(self: Advance, done: int, total: int) -> None:
+        reported.append((done, total))
+        heard(self, done, total)
+
+    monkeypatch.setattr(Advance, "report", recorded)
+    opened = start()
+    assert isinstance(opened, OpenedWindow)
+    assert reported[-1][0] == reported[-1][1] > 0
+    with CacheReader(_cache_of(data_dir)) as reader:
+        newest = [f"item-{number:04d}" for number in reversed(range(ITEMS))]
+        assert reader.search_ids("words", sort="newest") == newest
     model = opened.context.window.results_model
     qtbot.waitUntil(lambda: model.rowCount() == ITEMS, timeout=10_000)
 
