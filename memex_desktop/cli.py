@@ -748,23 +748,22 @@ def cmd_show(args: argparse.Namespace, session: Session) -> int:
 
 
 def cmd_save(args: argparse.Namespace, session: Session) -> int:
-    """Queue each URL (acknowledged only after the outbox commit), then try to send them."""
-    from memex_desktop.store import KnownStoreError, normalize_url
+    """Queue each URL (acknowledged only after the outbox commit), then try to send them.
 
-    # The outbox first: short of disk space, it takes the cache's WAL back before it opens.
-    outbox = session.outbox()
-    try:
-        session.writer()  # the cache exists (and is migrated) before the outbox looks into it
-    except KnownStoreError as exc:
-        # The cache is disposable: the saves are still queued, and sent by a later sync.
-        cache_problem: UserMessage | None = session.words(exc)
-    else:
-        cache_problem = None
+    Every address ends in one of two places, whatever the disk does: "queued: URL" on stdout
+    once its commit is done, or "not kept: URL" on stderr after the reason, in which case
+    the exit status is 1 and nothing is sent (the saves queued wait for the next sync).
+    """
+    from memex_desktop.store import normalize_url
+
     tally = _SaveTally()
     urls, without_links = _urls_to_save(args.urls, as_text=args.text)
     for text in without_links:
         print(f"{PROG}: no link to save in {text[:200]!r}", file=sys.stderr)
         tally.refused += 1
+    # The outbox first: short of disk space, it takes the cache's WAL back before it opens.
+    outbox, problem = _open_outbox_for_saves(session)
+    cache_problem = None if outbox is None else _open_cache_for_saves(session)
     for url in urls:
         try:
             normalize_url(url)
@@ -772,7 +771,18 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
             print(f"{PROG}: cannot save {url!r}: {exc}", file=sys.stderr)
             tally.refused += 1
             continue
-        result = outbox.enqueue_url(url)
+        if outbox is not None and problem is None:
+            try:
+                result = outbox.enqueue_url(url)
+            except (StoreError, OSError) as exc:
+                problem = exc
+        if problem is not None:
+            if not tally.not_kept:
+                # Said once, before the addresses it cost, so the first line says why.
+                print(f"{PROG}: {session.words(problem).one_line()}", file=sys.stderr)
+            print(f"{PROG}: not kept: {url}", file=sys.stderr)
+            tally.not_kept += 1
+            continue
         if result.status == "already_saved":
             print(f"already saved: {url} ({result.entity_id})")
             tally.already_saved += 1
@@ -783,8 +793,16 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
             print(f"queued: {url}")
             tally.queued += 1
         sys.stdout.flush()
-    status = EXIT_FAILURE if tally.refused else EXIT_OK
     waiting = tally.queued + tally.already_queued
+    if problem is not None:
+        if not tally.not_kept:  # every address was refused, so none was lost
+            print(f"{PROG}: {session.words(problem).one_line()}", file=sys.stderr)
+        elif waiting:
+            print(f"{tally.summary()}; the ones queued are sent by the next `{PROG} sync`")
+        else:
+            print(tally.summary())
+        return EXIT_FAILURE
+    status = EXIT_FAILURE if tally.refused else EXIT_OK
     if cache_problem is not None:
         print(f"{PROG}: {cache_problem.one_line()}", file=sys.stderr)
         if waiting:
@@ -792,8 +810,28 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
         return EXIT_FAILURE
     if not waiting:
         return status
+    assert outbox is not None  # a problem opening it returned above
     sent = _send_queued(session, outbox, tally.summary())
     return sent if sent != EXIT_OK else status
+
+
+def _open_outbox_for_saves(session: Session) -> tuple[Outbox | None, BaseException | None]:
+    """The outbox ``save`` queues in, or why it cannot be opened (a full disk, a folder that
+    cannot be written): then every address is named as not kept instead of queued."""
+    try:
+        return session.outbox(), None
+    except (StoreError, OSError) as exc:
+        return None, exc
+
+
+def _open_cache_for_saves(session: Session) -> UserMessage | None:
+    """Open (and migrate) the cache before the outbox looks into it; the words for why it
+    cannot be, since a save does not need the disposable cache (a later sync sends it)."""
+    try:
+        session.writer()
+    except (StoreError, OSError) as exc:
+        return session.words(exc)
+    return None
 
 
 @dataclass
@@ -804,6 +842,7 @@ class _SaveTally:
     already_queued: int = 0
     already_saved: int = 0
     refused: int = 0
+    not_kept: int = 0
 
     def summary(self) -> str:
         """E.g. "1 save queued, 1 already queued": only what happened, counted once each."""
@@ -814,6 +853,7 @@ class _SaveTally:
                 (self.already_queued, "already queued"),
                 (self.already_saved, "already in the library"),
                 (self.refused, "refused"),
+                (self.not_kept, "not kept"),
             )
             if count
         ]

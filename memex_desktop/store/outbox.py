@@ -10,7 +10,9 @@ The file is precious: it is looked at read-only before it is opened for writing.
 by a newer version is left untouched (:class:`SchemaTooNewError`); a damaged one is copied
 aside and what can be read goes into a fresh outbox (:mod:`memex_desktop.store.outbox_recovery`,
 reported in :attr:`Outbox.recovery`). The disposable cache never takes the outbox's disk space:
-when space is short, the cache's WAL is truncated before the outbox is opened.
+when space is short, the cache's WAL is truncated before the outbox is opened, and the outbox's
+own WAL is kept a few saves long; a save that finds the disk full gives both back and is tried
+once more.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import Any, Literal
 
 from memex_desktop.store.errors import (
     DatabaseCorruptError,
+    DiskFullError,
     KnownStoreError,
     SchemaTooNewError,
     translate,
@@ -55,6 +58,8 @@ _BUSY_TIMEOUT_S = 10.0
 # index and a few commits of saves must fit.
 MIN_FREE_BYTES = 8 * 1024 * 1024
 _MAX_REASON_CHARS = 500
+# Pages the outbox's WAL grows to before it is copied into the file (a few saves).
+_WAL_PAGES = 16
 # Which normalize_url the URL saves are keyed by (control key "url_keys"): 2 drops ``www.``
 # and fbclid, gclid, mc_cid, mc_eid. A file keyed by an earlier one is keyed again when it is
 # opened; the schema is unchanged, so earlier versions still open the file.
@@ -355,6 +360,10 @@ class Outbox:
             )
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
+            # A save commits a few pages; the WAL's default 1,000 pages (4 MB) would take the
+            # last room of a nearly full disk, so it is copied back and cut short often.
+            conn.execute(f"PRAGMA wal_autocheckpoint={_WAL_PAGES}")
+            conn.execute(f"PRAGMA journal_size_limit={_WAL_PAGES * 4096}")
         except sqlite3.Error as exc:
             raise translate(exc, f"opening {self.path}", file=self.path) from exc
         return conn
@@ -398,24 +407,47 @@ class Outbox:
         entity_id = lookup(normalized)
         if entity_id is not None:
             return EnqueueResult("already_saved", None, entity_id)
+        try:
+            op, inserted = self._insert_url(url.strip(), normalized)
+        except DiskFullError:
+            self.give_back_room()
+            op, inserted = self._insert_url(url.strip(), normalized)
+        if inserted:
+            return EnqueueResult("queued", op, None)
+        if op.state in ("accepted", "confirmed"):
+            return EnqueueResult("already_saved", op, op.entity_id)
+        return EnqueueResult("already_queued", op, op.entity_id)
+
+    def _insert_url(self, url: str, normalized: str) -> tuple[OutboxOp, bool]:
+        """The save of ``normalized`` (committed) and whether this call inserted it."""
         now = _now_ms()
         with self._write() as conn:
             cursor = conn.execute(
                 "INSERT INTO ops (kind, url, normalized_url, state, created_at, updated_at, "
                 "next_attempt_at) VALUES ('save_url', ?, ?, 'queued', ?, ?, ?) "
                 "ON CONFLICT (normalized_url) DO NOTHING",
-                (url.strip(), normalized, now, now, now),
+                (url, normalized, now, now, now),
             )
             inserted = cursor.rowcount > 0
             row = conn.execute(
                 f"SELECT {_OP_COLUMNS} FROM ops WHERE normalized_url = ?", (normalized,)
             ).fetchone()
-        op = _op(row)
-        if inserted:
-            return EnqueueResult("queued", op, None)
-        if op.state in ("accepted", "confirmed"):
-            return EnqueueResult("already_saved", op, op.entity_id)
-        return EnqueueResult("already_queued", op, op.entity_id)
+        return _op(row), inserted
+
+    def give_back_room(self) -> None:
+        """Copy the outbox's WAL and the cache's into their files and cut both WALs to zero
+        bytes (best effort), after a write found the disk full.
+
+        Each commit appends its pages to the WAL until a checkpoint, so on a nearly full disk
+        the outbox's own WAL is what runs out of room first; given back, the same few pages
+        take many more saves.
+        """
+        try:
+            with self._conn() as conn:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        except (KnownStoreError, sqlite3.Error) as exc:
+            _log.warning("could not truncate the WAL of %s: %s", self.path.name, exc)
+        truncate_wal(self.cache_path)
 
     def enqueue_entity(
         self, data: dict[str, Any], *, external_id: str, kind: str = "save_entity"

@@ -17,7 +17,8 @@ from pathlib import Path
 from PySide6.QtCore import QMimeData, QObject, Signal, Slot
 from PySide6.QtGui import QGuiApplication
 
-from memex_desktop.store import EnqueueResult, Outbox, OutboxOp
+from memex_desktop.errors import user_message
+from memex_desktop.store import EnqueueResult, Outbox, OutboxOp, StoreError
 from memex_desktop.ui.drops import (
     MOZ_URL,
     PLAIN_TEXT,
@@ -31,7 +32,6 @@ from memex_desktop.ui.outbox_pane import OutboxPane
 from memex_desktop.ui.sync_controller import (
     OutboxCounts,
     SyncController,
-    enqueue_urls,
     outbox_action,
     outbox_counts,
 )
@@ -97,11 +97,39 @@ class UndoResult:
         return [save for save in self.staying if not save.sent]
 
 
+def enqueue_links(
+    cache_path: Path, outbox_path: Path, urls: list[str]
+) -> tuple[list[EnqueueResult], list[DropVerdict]]:
+    """Worker: queue URL saves (each committed before the next), noting those already saved.
+
+    When the outbox fails midway (a full disk), the links it did not take come back as not
+    saved, with the words for why, so none is lost without being named; when it takes none,
+    the failure is raised and told as such.
+    """
+    results: list[EnqueueResult] = []
+    outbox = Outbox(outbox_path, cache_path=cache_path)
+    try:
+        for index, url in enumerate(urls):
+            try:
+                results.append(outbox.enqueue_url(url))
+            except (StoreError, OSError) as exc:
+                if not results:
+                    raise
+                log.warning("%d links not saved", len(urls) - index, exc_info=exc)
+                words = user_message(exc)
+                reason = " ".join(part for part in (words.text, words.action) if part)
+                return results, [DropVerdict(left, False, reason) for left in urls[index:]]
+        return results, []
+    finally:
+        outbox.close()
+
+
 def queue_links(
     cache_path: Path, outbox_path: Path, accepted: list[str], refused: list[DropVerdict]
 ) -> QueuedLinks:
     """Worker: queue the accepted links (committed before returning)."""
-    return QueuedLinks(enqueue_urls(cache_path, outbox_path, accepted), refused)
+    results, not_kept = enqueue_links(cache_path, outbox_path, accepted)
+    return QueuedLinks(results, [*refused, *not_kept])
 
 
 def queue_drop(
@@ -116,8 +144,8 @@ def queue_drop(
     verdicts = judge_drop(payloads, read_file=read_file)
     accepted = [v.url for v in verdicts if v.accepted]
     refused = [v for v in verdicts if not v.accepted]
-    results = enqueue_urls(cache_path, outbox_path, accepted) if accepted else []
-    return QueuedLinks(results, refused, nothing_found)
+    results, not_kept = enqueue_links(cache_path, outbox_path, accepted) if accepted else ([], [])
+    return QueuedLinks(results, [*refused, *not_kept], nothing_found)
 
 
 def undo_saves(cache_path: Path, outbox_path: Path, op_ids: list[int]) -> UndoResult:

@@ -24,7 +24,7 @@ from memex_desktop import paths
 from memex_desktop.api.models import SearchMeta
 from memex_desktop.errors import ConnectionState, Credential, state_words, user_message
 from memex_desktop.services import SyncServices
-from memex_desktop.store import CacheReader, ChangeSet, EnqueueResult, Outbox
+from memex_desktop.store import CacheReader, ChangeSet, Outbox
 from memex_desktop.sync import (
     FeedItems,
     SyncEngine,
@@ -174,15 +174,6 @@ def list_feed_items(services: SyncServices, feed_id: str) -> FeedItems:
     """Worker: the items the server lists for a feed, cached and remembered as its members."""
     with _worker_engine(services) as engine:
         return engine.feed_items(feed_id)
-
-
-def enqueue_urls(cache_path: Path, outbox_path: Path, urls: list[str]) -> list[EnqueueResult]:
-    """Worker: queue URL saves (committed before returning), noting those already saved."""
-    outbox = Outbox(outbox_path, cache_path=cache_path)
-    try:
-        return [outbox.enqueue_url(url) for url in urls]
-    finally:
-        outbox.close()
 
 
 def outbox_action(outbox_path: Path, action: OutboxAction, op_id: int) -> OutboxCounts:

@@ -11,10 +11,11 @@ import pytest
 from PySide6.QtWidgets import QWidget
 from support.signals import Emitted
 
+from memex_desktop.errors import user_message
 from memex_desktop.paths import cache_db_path, outbox_db_path
 from memex_desktop.services import sync_services
 from memex_desktop.settings import Settings
-from memex_desktop.store import Outbox, StoreWriter
+from memex_desktop.store import DiskFullError, Outbox, StoreWriter
 from memex_desktop.ui.outbox_pane import OutboxPane
 from memex_desktop.ui.save_controller import SaveController, StayingSave, UndoResult, undo_text
 from memex_desktop.ui.sync_controller import OutboxCounts, SyncController
@@ -126,6 +127,38 @@ def test_a_failed_queue_is_told_through_the_message_bridge(
     message = told.wait(qtbot, 10_000)[0]
     assert message.text.startswith("The links could not be queued: ")
     assert message.level == "error"
+
+
+def test_links_the_outbox_could_not_take_are_named_with_the_reason(
+    qtbot: Any, saving: Saving, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    enqueue = Outbox.enqueue_url
+    taken: list[str] = []
+    full = DiskFullError("writing outbox.db: the disk is full")
+    full.file = saving.outbox_path
+
+    def fills_after_two(outbox: Outbox, url: str, **options: Any) -> Any:
+        if len(taken) == 2:
+            raise full
+        taken.append(url)
+        return enqueue(outbox, url, **options)
+
+    monkeypatch.setattr(Outbox, "enqueue_url", fills_after_two)
+    urls = [f"https://a.example/{number}" for number in range(5)]
+    results, refused = _save(qtbot, saving, urls)
+    monkeypatch.undo()
+    # The two queued are said queued (and can be undone); the three others are named.
+    assert [r.status for r in results] == ["queued", "queued"]
+    assert _queued_urls(saving.outbox_path) == urls[:2]
+    assert [verdict.url for verdict in refused] == urls[2:]
+    assert saving.toast.text() == "Saving 2 links · 3 not saved."
+    words = user_message(full)
+    assert words.text == "The disk is full: outbox.db could not be written."
+    assert saving.toast.details_lines() == [
+        f"{words.text} {words.action}",
+        *(f"    {url}" for url in urls[2:]),
+    ]
+    assert saving.toast.undo_button.isVisibleTo(saving.toast)
 
 
 def _staying(*op_ids: int, sent: bool = True) -> list[StayingSave]:
