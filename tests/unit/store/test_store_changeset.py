@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memex_desktop.store import ChangeSet, rows
 
@@ -56,3 +58,68 @@ def test_a_listed_change_set_touches_only_its_ids() -> None:
     assert not ChangeSet(edges_changed=True).entities_changed
     assert ChangeSet(edges_changed=True)
     assert ChangeSet(unlisted_changes=3)
+
+
+def test_an_entity_written_again_past_the_listed_ones_counts_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A sync writes an item a note names with the note's page, then again with its own.
+    monkeypatch.setattr(rows, "LISTED_CHANGES", 2)
+    pages = [
+        ChangeSet(entity_ids=frozenset({"a", "b", "c"})),
+        ChangeSet(entity_ids=frozenset({"c", "d"})),
+        ChangeSet(deleted_ids=frozenset({"d", "a"})),
+    ]
+    merged = ChangeSet.merge(pages)
+    assert merged.changed_count == 4
+    assert merged.unlisted_changes == 2
+    other = ChangeSet.merge(
+        [ChangeSet(entity_ids=frozenset({"x", "y"})), ChangeSet(entity_ids=frozenset("acd"))]
+    )
+    assert other.changed_count == 5
+    # Merged again, as the passes of a sync are: an entity unlisted in both, or listed in
+    # one and unlisted in the other, still counts once.
+    assert (merged | other).changed_count == (other | merged).changed_count == 6
+    total = ChangeSet.empty()
+    for part in [*pages, other, merged]:
+        total |= part
+    assert total.changed_count == 6
+    # A change set made with a count alone adds that count.
+    assert (merged | ChangeSet(unlisted_changes=3)).changed_count == 7
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    parts=st.lists(
+        st.tuples(
+            st.frozensets(st.integers(0, 400), max_size=120),
+            st.frozensets(st.integers(0, 400), max_size=5),
+        ),
+        max_size=12,
+    ),
+    listed=st.integers(0, 30),
+    run=st.integers(1, 50),
+    split=st.integers(0, 12),
+)
+def test_merged_change_sets_count_each_entity_once(
+    parts: list[tuple[frozenset[int], frozenset[int]]], listed: int, run: int, split: int
+) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rows, "LISTED_CHANGES", listed)
+        patch.setattr(rows, "HASH_RUN", run)
+        sets = [
+            ChangeSet(
+                entity_ids=frozenset(f"e{n}" for n in changed),
+                deleted_ids=frozenset(f"e{n}" for n in deleted),
+            )
+            for changed, deleted in parts
+        ]
+        everything = {n for changed, deleted in parts for n in changed | deleted}
+        # Merged at once, in two halves merged again, and one by one.
+        halves = ChangeSet.merge(sets[:split]) | ChangeSet.merge(sets[split:])
+        one_by_one = ChangeSet.empty()
+        for part in sets:
+            one_by_one |= part
+        for merged in (ChangeSet.merge(sets), halves, one_by_one):
+            assert merged.changed_count == len(everything)
+            assert len(merged.entity_ids | merged.deleted_ids) <= listed
