@@ -60,8 +60,8 @@ def _library() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     return first, rest
 
 
-def _misordered_cache(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A cache synced with the old spacing, marked as schema 9 wrote it."""
+def _spread_out(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library synced with the old spacing: most of it out of date order."""
     first, rest = _library()
     with monkeypatch.context() as patch:
         patch.setattr(recency, "_keys_per_ms", _old_keys_per_ms)
@@ -71,7 +71,42 @@ def _misordered_cache(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
                 writer.ingest_json(rest[start : start + 100]).result()
             writer.flush_index().result()
             writer.set_reading_position("q500", 1234).result()
+
+
+# Items that found no room between their neighbours and went above every key.
+MISPLACED = {"day3", "q101", "q205", "q206", "q777"}
+
+
+def _few_misplaced(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library synced in order but for a few items keyed above the newest."""
+    first, rest = _library()
+    with StoreWriter(path) as writer:
+        writer.ingest_json([i for i in first if i["id"] not in MISPLACED], tags=TAGS).result()
+        rest = [item for item in rest if item["id"] not in MISPLACED]
+        for start in range(0, len(rest), 100):
+            writer.ingest_json(rest[start : start + 100]).result()
+        top = max(_keys(path).values())
+
+        def above_every_key(_db: object, created: Sequence[int | None]) -> list[int]:
+            return [top + KEY_STEP * rank for rank in range(1, len(created) + 1)]
+
+        with monkeypatch.context() as patch:
+            patch.setattr(ingest, "assign_keys", above_every_key)
+            misplaced = [i for i in _library()[0] + _library()[1] if i["id"] in MISPLACED]
+            writer.ingest_json(misplaced).result()
+        writer.flush_index().result()
+        writer.set_reading_position("q500", 1234).result()
+
+
+@pytest.fixture(params=[_spread_out, _few_misplaced], ids=["spread-out", "few-misplaced"])
+def misordered(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A cache out of date order (most of it, or a few items), as schema 9 left it."""
+    path = tmp_path / "cache.db"
+    request.param(path, monkeypatch)
     _as_schema_9(path)
+    return path
 
 
 def _ordered_cache(path: Path) -> None:
@@ -136,11 +171,10 @@ def _everything(path: Path) -> dict[str, Any]:
         }
 
 
-def test_a_cache_synced_with_the_old_spacing_lists_newest_first_once_opened(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_cache_out_of_date_order_lists_newest_first_once_opened(
+    misordered: Path,
 ) -> None:
-    path = tmp_path / "cache.db"
-    _misordered_cache(path, monkeypatch)
+    path = misordered
     conn = sqlite3.connect(path)
     listed = [row[0] for row in conn.execute("SELECT id FROM entities ORDER BY rowid DESC")]
     conn.close()
@@ -156,11 +190,17 @@ def test_a_cache_synced_with_the_old_spacing_lists_newest_first_once_opened(
     assert max(keys, key=keys.__getitem__) == _newest_first()[0]
     assert _descents(path) == 0
     assert _version(path) == SCHEMA_VERSION
+    conn = sqlite3.connect(path)
+    try:
+        for table in ("body_fts", "title_fts"):
+            conn.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    finally:
+        conn.close()
 
 
-def test_every_item_reads_back_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "cache.db"
-    _misordered_cache(path, monkeypatch)
+def test_every_item_reads_back_as_it_was(misordered: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = misordered
     with monkeypatch.context() as patch:
         patch.setattr(reader_module, "SCHEMA_VERSION", 9)  # read it as schema 9 did
         before = _everything(path)
@@ -175,10 +215,9 @@ def test_every_item_reads_back_as_it_was(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_rows_waiting_to_be_indexed_stay_queued_and_are_found_once_indexed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    misordered: Path,
 ) -> None:
-    path = tmp_path / "cache.db"
-    _misordered_cache(path, monkeypatch)
+    path = misordered
     # The newest rows taken out of the indexes and queued, as a sync stopped midway leaves
     # them.
     db = wrapped(connect(path))
@@ -205,10 +244,9 @@ def test_rows_waiting_to_be_indexed_stay_queued_and_are_found_once_indexed(
 
 
 def test_indexes_of_other_extraction_code_are_rebuilt_under_the_new_keys(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    misordered: Path,
 ) -> None:
-    path = tmp_path / "cache.db"
-    _misordered_cache(path, monkeypatch)
+    path = misordered
     conn = sqlite3.connect(path)
     conn.execute("UPDATE sync_state SET value = 'extract-0/older' WHERE key = ?",
                  [FTS_FINGERPRINT_KEY])  # fmt: skip
@@ -240,10 +278,9 @@ def test_a_cache_in_order_is_only_read(tmp_path: Path) -> None:
 
 
 def test_progress_is_reported_from_nothing_to_all(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    misordered: Path,
 ) -> None:
-    path = tmp_path / "cache.db"
-    _misordered_cache(path, monkeypatch)
+    path = misordered
     reported: list[tuple[int, int]] = []
     open_cache(path, progress=lambda done, total: reported.append((done, total))).close()
     assert reported[0][0] == 0
@@ -254,11 +291,12 @@ def test_progress_is_reported_from_nothing_to_all(
     assert len(done) > 3  # step by step, not only at the ends
 
 
-def test_too_little_disk_leaves_the_keys_as_they_were(
+def test_too_little_disk_leaves_a_cache_to_re_key_whole_as_it_was(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "cache.db"
-    _misordered_cache(path, monkeypatch)
+    _spread_out(path, monkeypatch)
+    _as_schema_9(path)
     keys = _keys(path)
     monkeypatch.setattr(rekey, "has_room", lambda _path: False)
     open_cache(path).close()
@@ -266,6 +304,20 @@ def test_too_little_disk_leaves_the_keys_as_they_were(
     assert _keys(path) == keys
     with CacheReader(path) as reader:
         assert sorted(reader.search_ids("spread", limit=5000)) == sorted(_newest_first())
+
+
+def test_a_few_items_out_of_place_move_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "cache.db"
+    _few_misplaced(path, monkeypatch)
+    _as_schema_9(path)
+    before = _keys(path)
+    monkeypatch.setattr(rekey, "has_room", lambda _path: False)  # moving them needs none
+    open_cache(path).close()
+    after = _keys(path)
+    assert {key for key in before if before[key] != after[key]} == MISPLACED
+    assert _descents(path) == 0
 
 
 _MIGRATING_CHILD = textwrap.dedent(
@@ -284,10 +336,9 @@ _MIGRATING_CHILD = textwrap.dedent(
 
 
 def test_kill_9_midway_leaves_the_old_cache_which_is_re_keyed_next_time(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    misordered: Path,
 ) -> None:
-    path = tmp_path / "cache.db"
-    _misordered_cache(path, monkeypatch)
+    path = misordered
     keys = _keys(path)
     with python_child(_MIGRATING_CHILD, str(path)) as child:
         assert child.stdout is not None
@@ -304,3 +355,37 @@ def test_kill_9_midway_leaves_the_old_cache_which_is_re_keyed_next_time(
     with CacheReader(path) as reader:
         assert reader.search_ids("spread", sort="newest", limit=5000) == _newest_first()
     assert _descents(path) == 0
+
+
+def _put_back(keys: list[int], moves: dict[int, int]) -> list[int]:
+    placed = [moves.get(key, key) for key in keys]
+    assert all(b > a for a, b in itertools.pairwise(placed))
+    return placed
+
+
+def test_an_item_without_room_takes_its_neighbours_along() -> None:
+    keys = [64 * step for step in range(1, 31)] + [1921, 1922, 9999, 1923, 3000, 4000]
+    dates = [T + minute * 60_000 for minute in range(len(keys))]
+    moves = recency.keys_back_in_order(keys, dates)  # 9999 is out of place, without room
+    assert moves is not None
+    assert 9999 in moves
+    assert set(moves) <= {1922, 9999, 1923}  # the window around it, no farther
+    placed = _put_back(keys, moves)
+    assert placed[:31] == keys[:31]
+    assert placed[-2:] == [3000, 4000]
+
+
+def test_an_item_out_of_place_at_an_end_extends_the_keys() -> None:
+    dates = [T, T + 60_000, T + 120_000, T + 180_000]
+    moves = recency.keys_back_in_order([5000, 100, 200, 300], dates)
+    assert moves is not None
+    assert set(moves) == {5000}
+    assert _put_back([5000, 100, 200, 300], moves)[0] < 100
+    moves = recency.keys_back_in_order([100, 200, 300, 50], dates)
+    assert moves == {50: moves[50]}
+    assert moves[50] > 300
+
+
+def test_keys_mostly_out_of_order_are_left_to_a_re_key_of_everything() -> None:
+    dates = [T + minute * 60_000 for minute in range(20)]
+    assert recency.keys_back_in_order(list(range(2000, 0, -100)), dates) is None
