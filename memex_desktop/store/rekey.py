@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -32,12 +32,10 @@ from memex_desktop.store import ingest
 from memex_desktop.store.compaction import has_room
 from memex_desktop.store.packing import codec_of
 from memex_desktop.store.recency import keys_back_in_order, keys_in_date_order_sql
+from memex_desktop.store.schema import MigrationProgress
 from memex_desktop.store.sql import IN_LIST, in_ids, insert_rows
 
 _log = logging.getLogger(__name__)
-
-# (steps done, steps in all) as the work goes.
-Progress = Callable[[int, int], None]
 
 # Rows whose texts are re-derived and indexed per step (and per progress report).
 INDEX_BATCH_ROWS = 1000
@@ -66,7 +64,7 @@ def descents(conn: sqlite3.Connection) -> int:
     return count
 
 
-def rekey_if_out_of_order(db: Database, progress: Progress | None = None) -> bool:
+def rekey_if_out_of_order(db: Database, progress: MigrationProgress | None = None) -> bool:
     """Put the keys back in date order when they go down anywhere; whether it did. Runs
     inside the caller's transaction.
 
@@ -105,7 +103,7 @@ def rekey_if_out_of_order(db: Database, progress: Progress | None = None) -> boo
     return True
 
 
-def move(db: Database, moves: Mapping[int, int], progress: Progress | None = None) -> None:
+def move(db: Database, moves: Mapping[int, int], progress: MigrationProgress | None = None) -> None:
     """Give the items at the keys of ``moves`` their new keys, in every table that holds
     keys, and move them in both search indexes."""
     conn = db.conn
@@ -162,7 +160,7 @@ def move(db: Database, moves: Mapping[int, int], progress: Progress | None = Non
     report(steps, steps)
 
 
-def rekey(db: Database, progress: Progress | None = None) -> None:
+def rekey(db: Database, progress: MigrationProgress | None = None) -> None:
     """Give every item the key a full sync would give it, oldest first, in every table
     that holds keys, and rebuild the search indexes under them."""
     conn = db.conn
