@@ -125,7 +125,7 @@ def _empty_library(context: ListContext) -> EmptyState:
     if context.syncing:
         return EmptyState(
             "Syncing your library…",
-            "Items are listed here when this sync is done; you can search them meanwhile.",
+            "Items are listed here as they arrive.",
         )
     if context.offline:
         return EmptyState(

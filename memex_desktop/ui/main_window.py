@@ -368,6 +368,7 @@ class MainWindow(QMainWindow):
         self.saves.outbox_requested.connect(self.docks.show_outbox)
         self.search_bar.move_to_results.connect(self._on_search_bar_move_to_results)
         self.sidebar.scope_selected.connect(self._on_sidebar_scope_selected)
+        self.sidebar.scope_reselected.connect(self._on_sidebar_scope_selected)
         self.results_view.current_entity_changed.connect(self._on_results_current_changed)
         self.results_view.entity_activated.connect(self._on_results_entity_activated)
         self.reader_pane.entity_shown.connect(self._on_reader_entity_shown)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, Slot
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Slot
 from PySide6.QtGui import QStandardItemModel
 
 from memex_desktop.store import ChangeSet, EntityRow
@@ -27,6 +27,10 @@ log = logging.getLogger(__name__)
 MARK_START = "\x02"
 MARK_END = "\x03"
 _SLOW_READ_MS = 50.0
+# An update inserts this many runs of rows per turn of the event loop: the view lays out the
+# whole list again after each run (6 ms at 100,000 rows), and a sync's items may land in
+# dozens of places.
+INSERT_RUNS_PER_TURN = 6
 
 Index = QModelIndex | QPersistentModelIndex
 # The flags of a row, built once: the view asks for them for every row it paints.
@@ -130,6 +134,9 @@ class ResultsModel(QStandardItemModel):
         # Connected before any view's slot, so it runs first when rows came or went.
         self.rowsInserted.connect(self._apply_pending)
         self.rowsRemoved.connect(self._apply_pending)
+        # Counts every change of the list: the rest of a live update spread over turns of the
+        # event loop is dropped once another change came first.
+        self._generation = 0
 
     # -- reading -------------------------------------------------------------------------
 
@@ -276,6 +283,7 @@ class ResultsModel(QStandardItemModel):
 
         ``positions`` may hand over :func:`row_positions` of ``ids``, built on a worker.
         """
+        self._generation += 1
         self.beginResetModel()
         self._ids, self._positions = _indexed(ids, positions)
         self._provenance = {} if provenance == "cached" else dict.fromkeys(self._ids, provenance)
@@ -324,6 +332,7 @@ class ResultsModel(QStandardItemModel):
 
         Ids already listed gain the "both" badge; new ones are appended in server order.
         """
+        self._generation += 1
         new: list[str] = []
         for entity_id in dict.fromkeys(ids):
             if entity_id in self._positions:
@@ -347,16 +356,26 @@ class ResultsModel(QStandardItemModel):
             self._change_rows(True, first, len(new), append)
         return len(new)
 
-    def update_ids(self, ids: Sequence[str], positions: dict[str, int] | None = None) -> None:
+    def update_ids(
+        self,
+        ids: Sequence[str],
+        positions: dict[str, int] | None = None,
+        *,
+        live: bool = False,
+    ) -> bool:
         """Move to a new id list with row inserts/removes (keeps selection and scroll).
 
         Used when the full list of a search follows its first page, or the store changed
         under the current search. Falls back to a reset when the shared ids changed order
         (rare: a re-sort). ``positions`` may hand over :func:`row_positions` of ``ids``.
+        ``live``: an update while the person works (a sync's pages): never a reset (the
+        answer is then False and the list stays). New rows in many places come a few runs
+        per turn of the event loop.
         """
+        self._generation += 1
         new_ids, new_positions = _indexed(ids, positions)
         if self._extends(new_ids, new_positions):
-            return
+            return True
         remote_only = [i for i in self._ids if self._provenance.get(i) == "cloud"]
         new_set = set(new_ids)
         new_ids += [i for i in remote_only if i not in new_set]
@@ -365,15 +384,18 @@ class ResultsModel(QStandardItemModel):
         common_old = [i for i in self._ids if i in new_set]
         common_new = [i for i in new_ids if i in old_set]
         if common_old != common_new:
+            if live:
+                return False
             keep = dict(self._provenance)
             self.set_results(new_ids, query=self._query, filters=self._filters)
             for entity_id, provenance in keep.items():
                 if entity_id in self._positions:
                     self._provenance[entity_id] = provenance
-            return
+            return True
         self._remove_missing(new_set)
-        self._insert_new(new_ids, old_set)
-        self._local_count = len(new_ids) - len(remote_only)
+        self._local_count = len(self._ids) - len(remote_only)
+        self._insert_new(new_ids, old_set, max_runs=INSERT_RUNS_PER_TURN)
+        return True
 
     def _extends(self, new_ids: list[str], new_positions: dict[str, int]) -> bool:
         """Append the rest of ``new_ids`` in one insert when they start with the listed ids.
@@ -416,19 +438,30 @@ class ResultsModel(QStandardItemModel):
             self._rows.pop(gone, None)
         del self._ids[start:stop]
 
-    def _insert_new(self, new_ids: list[str], old_set: set[str]) -> None:
-        """Insert, in contiguous runs from the top, the ids that are new."""
+    def _insert_new(
+        self, new_ids: list[str], old_set: set[str], max_runs: int | None = None
+    ) -> None:
+        """Insert, in contiguous runs from the top, the ids that are new; past ``max_runs``
+        runs the rest follows in the next turn of the event loop (unless the list changed)."""
         row = 0
+        runs = 0
         while row < len(new_ids):
             if new_ids[row] in old_set:
                 row += 1
                 continue
+            if max_runs is not None and runs == max_runs:
+                rest = partial(
+                    self._insert_rest, self._generation, new_ids, old_set | set(self._ids), max_runs
+                )
+                QTimer.singleShot(0, self, rest)
+                break
             start = row
             while row < len(new_ids) and new_ids[row] not in old_set:
                 row += 1
             self._change_rows(
                 True, start, row - start, partial(self._add_ids, start, new_ids[start:row])
             )
+            runs += 1
         self._positions = {entity_id: r for r, entity_id in enumerate(self._ids)}
 
     def _add_ids(self, start: int, run: list[str]) -> None:
@@ -436,6 +469,14 @@ class ResultsModel(QStandardItemModel):
         self._ids[start:start] = run
         for entity_id in run:
             self._provenance.pop(entity_id, None)
+        self._local_count += len(run)
+
+    def _insert_rest(
+        self, generation: int, new_ids: list[str], present: set[str], max_runs: int
+    ) -> None:
+        """Go on with a live update's inserts, unless the list changed since."""
+        if generation == self._generation:
+            self._insert_new(new_ids, present, max_runs)
 
     def on_store_changed(self, changes: ChangeSet) -> None:
         """Forget cached rows the store changed, and repaint those that are listed."""

@@ -60,6 +60,10 @@ FIRST_PAGE_BUDGET_S = 0.03
 FULL_LIST_DELAY_MS = 16
 FILTER_TAGS = 500  # tags offered in the filter menu
 SCOPE_LIMIT = 20_000
+# While a sync brings items the list and the sidebar follow the cache at most this often: the
+# sync announces its changes only when it ends (a first sync can take an hour), and each
+# refresh reads the whole list again on a worker (100,000 ids at a million items).
+SYNC_REFRESH_MS = 1_000
 
 
 @dataclass(frozen=True)
@@ -228,13 +232,22 @@ class SearchController(QObject):
         self._remote_request = 0
         self._snapshot_task: Task[SidebarSnapshot] | None = None
         self._snapshot_stale = False
+        self.sync_refresh_ms = SYNC_REFRESH_MS
+        self._sync_refresh = QTimer(self)
+        self._sync_refresh.setSingleShot(True)
+        self._sync_refresh.timeout.connect(self._on_sync_refresh_timeout)
+        # The search that re-reads the list for a running sync (0: none): its list replaces
+        # the one shown only by row inserts and removals, never by a reset.
+        self._sync_refresh_sequence = 0
         # Why the latest local search could not read the cache; None once one could.
         self.read_problem: Exception | None = None
         search_bar.search_changed.connect(self._on_search_bar_search_changed)
         search_bar.remote_requested.connect(self._on_search_bar_remote_requested)
         sidebar.scope_selected.connect(self._on_sidebar_scope_selected)
+        sidebar.scope_reselected.connect(self._on_sidebar_scope_reselected)
         sync.remote_results.connect(self._on_sync_remote_results)
         sync.remote_failed.connect(self._on_sync_remote_failed)
+        sync.sync_progress.connect(self._on_sync_progress)
         if sort_control is not None:
             sort_control.sort_changed.connect(self._on_sort_control_sort_changed)
             for rows_changed in (results.modelReset, results.rowsInserted, results.rowsRemoved):
@@ -380,6 +393,11 @@ class SearchController(QObject):
         )
         if same and not result.complete:
             pass  # the same search again (the store changed): its full list follows as row moves
+        elif same and result.sequence == self._sync_refresh_sequence:
+            # A sync's items come in below or between those shown; should the order of the
+            # shown ones change (a query's ranking as items are indexed), a reset would take the
+            # person back to the top: that list waits for the sync's end.
+            self._results.update_ids(result.ids, result.positions, live=True)
         elif same:
             self._results.update_ids(result.ids, result.positions)
         else:
@@ -414,6 +432,36 @@ class SearchController(QObject):
         search started since."""
         if first_page.sequence == self._sequence and not self._runner.closed:
             self._submit_local_search(first_page.request, SEARCH_LIMIT)
+
+    @Slot(object)
+    def _on_sync_progress(self, _progress: object) -> None:
+        """A sync page came in: the list and the counts follow it, at most once a second."""
+        if not self._sync_refresh.isActive():
+            self._sync_refresh.start(self.sync_refresh_ms)
+
+    @Slot()
+    def _on_sync_refresh_timeout(self) -> None:
+        """Read the counts and the list on show again on workers, unless a search is still
+        being read (it shows the cache as new; the sync's next page asks again)."""
+        if self._runner.closed:
+            return
+        self.refresh_sidebar_later()
+        request = replace(self._search_bar.request(), remote=False)
+        typed_since = (
+            request.query != self._results.query or request.filters != self._applied_filters
+        )
+        if typed_since or self.awaiting_results or not self._applied_complete:
+            return
+        self.reread_list()
+
+    def reread_list(self) -> int:
+        """Read the list on show again on a worker, applied as row inserts and removals (the
+        selection and the scroll position stay); returns its sequence number."""
+        self._sequence += 1
+        self._local_tasks = [task for task in self._local_tasks if not task.is_done()]
+        self._sync_refresh_sequence = self._sequence
+        self._submit_local_search(replace(self._search_bar.request(), remote=False), SEARCH_LIMIT)
+        return self._sequence
 
     @Slot(object)
     def _on_search_bar_search_changed(self, request: SearchRequest) -> None:
@@ -491,6 +539,12 @@ class SearchController(QObject):
             ).on_failure(self._on_feed_listing_failed)
         if scope.kind == "view" and scope.value:
             self.run_view_remote(scope.value)
+
+    @Slot(object)
+    def _on_sidebar_scope_reselected(self, scope: Scope) -> None:
+        """The entry shown was clicked again: read its list and the counts anew."""
+        self.refresh_sidebar_later()
+        self._on_sidebar_scope_selected(scope)
 
     def run_view_remote(self, view_id: str) -> Task[ViewResults] | None:
         """Also run a saved view on the server (cache-on-view); None without an account."""

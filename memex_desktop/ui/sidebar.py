@@ -22,7 +22,14 @@ from PySide6.QtCore import (
     Signal,
     Slot,
 )
-from PySide6.QtGui import QColor, QFontMetrics, QPainter, QStandardItem, QStandardItemModel
+from PySide6.QtGui import (
+    QColor,
+    QFontMetrics,
+    QMouseEvent,
+    QPainter,
+    QStandardItem,
+    QStandardItemModel,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -335,9 +342,12 @@ class Sidebar(QTreeView):
 
     Signals:
         scope_selected(object): the person picked an entry (a Scope).
+        scope_reselected(object): the person clicked the entry already picked (a Scope):
+            what it lists is to be read again.
     """
 
     scope_selected = Signal(object)
+    scope_reselected = Signal(object)
 
     def __init__(
         self, reader: Any, parent: QWidget | None = None, *, read_now: bool = True
@@ -357,6 +367,8 @@ class Sidebar(QTreeView):
         # While entries are replaced, a removed row moves the selection to its neighbour:
         # that is no pick by the person.
         self._replacing = False
+        # Whether the mouse went down on the entry already picked (its click reads it again).
+        self._pressed_on_picked = False
         self.sidebar_model = SidebarModel(self)
         self.setModel(self.sidebar_model)
         self.setHeaderHidden(True)
@@ -364,6 +376,7 @@ class Sidebar(QTreeView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.clicked.connect(self._on_clicked)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.setItemDelegate(_CountDelegate(self))
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -413,6 +426,24 @@ class Sidebar(QTreeView):
         if scope is not None:
             self._scope = scope
             self.scope_selected.emit(scope)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        """Note whether the press is on the entry already picked, which selects nothing new."""
+        index = self.indexAt(event.position().toPoint())
+        self._pressed_on_picked = (
+            index.isValid()
+            and self._scope_of(index) == self._scope
+            and self.selectionModel().isSelected(index)
+        )
+        super().mousePressEvent(event)
+
+    @Slot(QModelIndex)
+    def _on_clicked(self, index: QModelIndex) -> None:
+        """A click on the entry already picked asks for it again (no selection change says
+        so): a list that fell behind the cache is then read anew."""
+        if self._pressed_on_picked and self._scope_of(index) == self._scope:
+            self.scope_reselected.emit(self._scope)
+        self._pressed_on_picked = False
 
     def refresh(self, outbox_pending: int | None = None) -> None:
         """Reload every section's entries and counts now (bounded reads on this thread)."""
