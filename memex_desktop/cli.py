@@ -70,6 +70,7 @@ EXIT_CREDITS = 6
 EXIT_NOT_FOUND = 7
 EXIT_INCOMPATIBLE = 8
 EXIT_BUSY = 9  # another memex-desktop is syncing the same data folder
+EXIT_READ_ONLY = 10  # the data folder cannot be written (a command that writes did nothing)
 EXIT_CANCELLED = 130
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a command its pipe reader left (128 + SIGPIPE)
 
@@ -99,6 +100,13 @@ class CliError(Exception):
     def __init__(self, message: str, exit_code: int = EXIT_FAILURE) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+class FolderNotWritable(CliError):
+    """The data folder cannot be written (read-only): a command that writes did nothing."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, EXIT_READ_ONLY)
 
 
 # --------------------------------------------------------------------------- the parser
@@ -370,6 +378,7 @@ class Session:
     _client: MemexClient | None = None
     _connection: Connection | None = None
     _folder_lock: FolderLock | None = None
+    _read_only_noted: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Session:
@@ -380,9 +389,37 @@ class Session:
         return cls(settings, data_dir, api_url, getattr(args, "api_key", None))
 
     def _ensure_data_dir(self) -> None:
-        """Create the data folder (a clear error when it cannot be)."""
+        """Create the data folder (a clear error when it cannot be, or cannot be written)."""
         self._refuse_a_file_as_data_dir()
+        why = self.read_only_reason(files=False)
+        if why is not None:
+            raise FolderNotWritable(
+                f"cannot write in the data folder {self.data_dir}: {why}. Make it writable "
+                "(or mount it read-write), or choose another data folder with --data-dir or "
+                "MEMEX_DATA_DIR. Reading it works: search, show, outbox list, export"
+            )
         self.data_dir.mkdir(parents=True, exist_ok=True)
+
+    def read_only_reason(self, *, files: bool = True) -> str | None:
+        """Why nothing can be written in the data folder (with ``files``: or to its cache or
+        outbox), in words for a person; None when it can be, or does not exist yet."""
+        from memex_desktop.store.read_only import folder_write_problem
+
+        stores = (paths.cache_db_path(self.data_dir), paths.outbox_db_path(self.data_dir))
+        return folder_write_problem(self.data_dir, stores if files else ())
+
+    def note_read_only(self, why: str, *, unread: str | None = None) -> None:
+        """Say once on stderr that this run reads a data folder it cannot write (``unread``:
+        a file whose last changes a read cannot see)."""
+        if self._read_only_noted:
+            return
+        self._read_only_noted = True
+        missed = f" (the last changes, still in {unread}, are not shown)" if unread else ""
+        print(
+            f"{PROG}: note: the data folder {self.data_dir} cannot be written ({why}); it is "
+            f"read as it is{missed}, and nothing can be saved, synced or changed there",
+            file=sys.stderr,
+        )
 
     def _refuse_a_file_as_data_dir(self) -> None:
         """A data folder that is a file is a mistyped path: said as such, not as no library."""
@@ -407,10 +444,20 @@ class Session:
                     f"There is no library in {self.data_dir} (no {cache.name} there). Run "
                     f"`{PROG} sync` to create it, or check --data-dir and MEMEX_DATA_DIR."
                 )
+            why = None if create or self._writer is not None else self.read_only_reason()
+            if why is not None:
+                # A backup or a read-only mount: read as it is, never migrated or written.
+                from memex_desktop.store.read_only import FrozenCacheReader
+
+                frozen = FrozenCacheReader(cache)
+                self._reader = frozen
+                self.stack.callback(frozen.close)
+                self.note_read_only(why, unread=f"{cache.name}-wal" if frozen.wal_unread else None)
+                return frozen
             self.writer()  # opening the writer migrates the cache first
             from memex_desktop.store import CacheReader
 
-            self._reader = CacheReader(paths.cache_db_path(self.data_dir))
+            self._reader = CacheReader(cache)
             self.stack.callback(self._reader.close)
         return self._reader
 
@@ -779,7 +826,7 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
         if problem is not None:
             if not tally.not_kept:
                 # Said once, before the addresses it cost, so the first line says why.
-                print(f"{PROG}: {session.words(problem).one_line()}", file=sys.stderr)
+                print(f"{PROG}: {_problem_line(session, problem)}", file=sys.stderr)
             print(f"{PROG}: not kept: {url}", file=sys.stderr)
             tally.not_kept += 1
             continue
@@ -796,12 +843,12 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
     waiting = tally.queued + tally.already_queued
     if problem is not None:
         if not tally.not_kept:  # every address was refused, so none was lost
-            print(f"{PROG}: {session.words(problem).one_line()}", file=sys.stderr)
+            print(f"{PROG}: {_problem_line(session, problem)}", file=sys.stderr)
         elif waiting:
             print(f"{tally.summary()}; the ones queued are sent by the next `{PROG} sync`")
         else:
             print(tally.summary())
-        return EXIT_FAILURE
+        return problem.exit_code if isinstance(problem, CliError) else EXIT_FAILURE
     status = EXIT_FAILURE if tally.refused else EXIT_OK
     if cache_problem is not None:
         print(f"{PROG}: {cache_problem.one_line()}", file=sys.stderr)
@@ -820,8 +867,14 @@ def _open_outbox_for_saves(session: Session) -> tuple[Outbox | None, BaseExcepti
     cannot be written): then every address is named as not kept instead of queued."""
     try:
         return session.outbox(), None
-    except (StoreError, OSError) as exc:
+    except (StoreError, OSError, FolderNotWritable) as exc:
         return None, exc
+
+
+def _problem_line(session: Session, exc: BaseException) -> str:
+    """The line that says why saves were not kept: a command-line refusal as it is worded,
+    anything else in the words of ``user_message``."""
+    return str(exc) if isinstance(exc, CliError) else session.words(exc).one_line()
 
 
 def _open_cache_for_saves(session: Session) -> UserMessage | None:
@@ -1014,6 +1067,8 @@ def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
                 f"`{PROG} outbox drop {args.op_id}` act on one)",
                 EXIT_USAGE,
             )
+        if (why := session.read_only_reason()) is not None:
+            return _list_frozen(args, session, why)
         try:
             outbox = session.outbox()
             ops, paused = outbox.list(), outbox.paused_reason()
@@ -1064,6 +1119,16 @@ def _list_read_only(args: argparse.Namespace, session: Session, exc: BaseExcepti
     print(f"{PROG}: {session.words(exc).one_line()}", file=sys.stderr)
     print(f"{PROG}: {path.name} shown read-only; nothing was changed", file=sys.stderr)
     _print_ops(ops, json_output=args.json, paused=None)
+    return EXIT_OK
+
+
+def _list_frozen(args: argparse.Namespace, session: Session, why: str) -> int:
+    """List the outbox of a data folder that cannot be written, read without writing."""
+    from memex_desktop.store.outbox import read_only_ops
+
+    path = paths.outbox_db_path(session.data_dir)
+    session.note_read_only(why)
+    _print_ops(read_only_ops(path) if path.exists() else [], json_output=args.json, paused=None)
     return EXIT_OK
 
 

@@ -46,6 +46,7 @@ from memex_desktop.store.outbox_recovery import (
     copy_aside,
     salvage,
 )
+from memex_desktop.store.read_only import frozen_connection
 from memex_desktop.store.urls import earlier_key_prefixes, normalize_url
 
 _log = logging.getLogger(__name__)
@@ -799,15 +800,13 @@ def read_only_ops(path: Path) -> builtins.list[OutboxOp]:
     """The operations of an outbox read without writing anything (for one that cannot be
     opened: a newer version's, or on a full disk); columns it lacks read as empty."""
     try:
-        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
-        try:
+        # Read in a folder that cannot be written too (a backup, a read-only mount).
+        with frozen_connection(Path(path)) as conn:
             present = {str(row[1]) for row in conn.execute("PRAGMA table_info(ops)")}
             wanted = [name if name in present else "NULL" for name in ROW_COLUMNS]
             rows = conn.execute(
                 f"SELECT {', '.join(wanted)} FROM ops ORDER BY id LIMIT 100000"
             ).fetchall()
-        finally:
-            conn.close()
     except sqlite3.Error as exc:
         raise translate(exc, f"reading {path}", file=Path(path)) from exc
     ops = []
