@@ -227,7 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--format", choices=("json", "markdown"), default="json")
     cmd.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
-    cmd = command("import", cmd_import, "load a JSON export (or library file) into the cache")
+    cmd = command(
+        "import", cmd_import, "load a JSON export, a library file or JSON Lines into the cache"
+    )
     cmd.add_argument("file", type=Path, metavar="FILE")
 
     cmd = command("login", cmd_login, "sign in with Memex in the browser (OAuth with PKCE)")
@@ -1239,23 +1241,55 @@ _EXPORT_FOLDER_ERRORS = (
 
 
 def cmd_import(args: argparse.Namespace, session: Session) -> int:
-    """Load a JSON export (or any library file) into the cache."""
-    from memex_desktop.sync.export import EXPORT_FILE_NAME, import_json
+    """Load a JSON export, a library file or a library in JSON Lines into the cache.
 
-    if args.file.is_dir():
-        inside = args.file / EXPORT_FILE_NAME
-        hint = f" such as {inside}" if inside.is_file() else ""
-        raise CliError(
-            f"{args.file} is a folder, not a file: give `import` an export file{hint}", EXIT_USAGE
-        )
-    if not args.file.is_file():
-        raise CliError(f"no such file: {args.file}", EXIT_NOT_FOUND)
+    JSON Lines (by its name or its first line) is read as a stream, a batch of items at a
+    time; its unreadable lines are skipped and named, the rest imported, and the exit
+    status is then 1.
+    """
+    from memex_desktop.sync.export import EXPORT_FILE_NAME, import_json
+    from memex_desktop.sync.library_import import (
+        file_problem,
+        import_library_lines,
+        is_library_lines,
+    )
+
+    path: Path = args.file
     try:
-        count = import_json(session.writer(), args.file)
-    except ValueError as exc:
-        raise CliError(str(exc)) from exc
-    print(f"imported {count} items")
-    return EXIT_OK
+        problem = file_problem(path)
+        lines = problem is None and is_library_lines(path)
+    except FileNotFoundError:
+        raise CliError(f"no such file: {path}", EXIT_NOT_FOUND) from None
+    except PermissionError:
+        raise CliError(f"{path} cannot be read: permission denied") from None
+    if problem is not None:
+        if path.is_dir():
+            inside = path / EXPORT_FILE_NAME
+            hint = f" such as {inside}" if inside.is_file() else ""
+            raise CliError(f"{problem}: give `import` an export file{hint}", EXIT_USAGE)
+        empty = path.is_file()  # a regular file with nothing in it, not a device
+        raise CliError(f"{problem}: nothing was imported", EXIT_FAILURE if empty else EXIT_USAGE)
+    if not lines:
+        try:
+            count = import_json(session.writer(), path)
+        except ValueError as exc:
+            raise CliError(str(exc)) from exc
+        print(f"imported {_counted(count, 'item')}")
+        return EXIT_OK
+    report = import_library_lines(session.writer(), path)
+    print(f"imported {_counted(report.imported, 'item')}")
+    if not report.skipped:
+        return EXIT_OK
+    numbers = sorted(report.skipped_lines)
+    named = ", ".join(str(number) for number in numbers[:20])
+    more = f" and {report.skipped - 20:,} more" if report.skipped > 20 else ""
+    print(
+        f"{PROG}: {path}: {_counted(report.skipped, 'line')} could not be read and "
+        f"{'was' if report.skipped == 1 else 'were'} skipped (not JSON, or no item in it): "
+        f"line{'s' if report.skipped != 1 else ''} {named}{more}",
+        file=sys.stderr,
+    )
+    return EXIT_FAILURE
 
 
 # --------------------------------------------------------------------------- emulator / bench
