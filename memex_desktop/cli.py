@@ -803,7 +803,7 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
     once its commit is done, or "not kept: URL" on stderr after the reason, in which case
     the exit status is 1 and nothing is sent (the saves queued wait for the next sync).
     """
-    from memex_desktop.store import normalize_url
+    from memex_desktop.store import CredentialsInUrl, savable_url
 
     tally = _SaveTally()
     urls, without_links = _urls_to_save(args.urls, as_text=args.text)
@@ -815,7 +815,11 @@ def cmd_save(args: argparse.Namespace, session: Session) -> int:
     cache_problem = None if outbox is None else _open_cache_for_saves(session)
     for url in urls:
         try:
-            normalize_url(url)
+            savable_url(url)
+        except CredentialsInUrl as exc:  # its words show the address without them
+            print(f"{PROG}: cannot save {exc}", file=sys.stderr)
+            tally.refused += 1
+            continue
         except ValueError as exc:
             print(f"{PROG}: cannot save {url!r}: {exc}", file=sys.stderr)
             tally.refused += 1

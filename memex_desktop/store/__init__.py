@@ -41,7 +41,7 @@ from memex_desktop.store.rows import (
     ViewRow,
 )
 from memex_desktop.store.schema import SCHEMA_VERSION, open_cache
-from memex_desktop.store.urls import normalize_url
+from memex_desktop.store.urls import CredentialsInUrl, normalize_url, savable_url, shown_url
 from memex_desktop.store.writer import StoreWriter
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "CacheStats",
     "ChangeAccumulator",
     "ChangeSet",
+    "CredentialsInUrl",
     "DatabaseCorruptError",
     "DatabaseLockedError",
     "DiskFullError",
@@ -81,4 +82,6 @@ __all__ = [
     "ViewRow",
     "normalize_url",
     "open_cache",
+    "savable_url",
+    "shown_url",
 ]

@@ -47,7 +47,7 @@ from memex_desktop.store.outbox_recovery import (
     salvage,
 )
 from memex_desktop.store.read_only import frozen_connection
-from memex_desktop.store.urls import earlier_key_prefixes, normalize_url
+from memex_desktop.store.urls import earlier_key_prefixes, normalize_url, savable_url
 
 _log = logging.getLogger(__name__)
 
@@ -401,9 +401,10 @@ class Outbox:
         """Queue a URL save (committed on return).
 
         Raises:
+            CredentialsInUrl: when ``url`` holds a user name or password (never queued).
             ValueError: when ``url`` is not an http(s) URL (the message says why).
         """
-        normalized = normalize_url(url)
+        normalized = savable_url(url)
         lookup = known_in_cache or self.known_in_cache
         entity_id = lookup(normalized)
         if entity_id is not None:

@@ -48,6 +48,43 @@ def normalize_url(url: str) -> str:
 
 
 _SPACE_OR_CONTROL = re.compile("[\x00-\x20\x7f]")
+# A user name (and password) before ``@`` in an address's authority, whatever follows: found
+# in the text itself, so an address that does not parse is caught too.
+_CREDENTIALS = re.compile(r"^(\s*[A-Za-z][A-Za-z0-9+.\-]*://)[^/?#]*@")
+
+
+class CredentialsInUrl(ValueError):
+    """An address with a user name or password in it, refused before it is queued: saved,
+    it would be sent to Memex and shown in the terminal, the window and the log.
+
+    ``shown`` is the address with ``***`` in their place, the only spelling any message uses.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.shown = shown_url(url)
+        super().__init__(
+            f"{self.shown}: it holds a user name or password (before @), which would be sent to "
+            "Memex with it; save the address without them"
+        )
+
+
+def shown_url(url: str) -> str:
+    """``url`` with any user name and password before ``@`` replaced by ``***``, for words a
+    person or a log sees (an address without them is returned as it is)."""
+    return _CREDENTIALS.sub(r"\1***@", url, count=1)
+
+
+def savable_url(url: str) -> str:
+    """The identity (:func:`normalize_url`) of an address a save may queue: every place that
+    saves an address asks this first.
+
+    Raises:
+        CredentialsInUrl: the address holds a user name or password.
+        ValueError: it is not an http(s) address (the message says why).
+    """
+    if isinstance(url, str) and _CREDENTIALS.match(url):
+        raise CredentialsInUrl(url)
+    return normalize_url(url)
 
 
 def parse_and_normalize(url: str) -> str:

@@ -20,13 +20,18 @@ from xml.parsers.expat import ExpatError
 
 from memex_desktop.api.text_links import find_links
 from memex_desktop.api.urls import WEB_SCHEMES, UrlProblem, parse_url
-from memex_desktop.store.urls import normalize_url
+from memex_desktop.store.urls import CredentialsInUrl, normalize_url, savable_url, shown_url
 
 # Every save is a request to Memex and uses the person's plan: a drop of more links than this is
 # almost always a whole file dropped by accident. The links past it are refused by name.
 MAX_URLS_PER_DROP = 5_000
 MAX_SHORTCUT_BYTES = 64 * 1024
 MAX_URL_LENGTH = 8 * 1024
+# Why a link with a user name or password in it is not saved (it would be sent to Memex).
+_CREDENTIALS_REFUSED = (
+    "The link holds a user name or password (before @), which would be sent to Memex with "
+    "it; save the link without them."
+)
 SHORTCUT_SUFFIXES = (".url", ".webloc")
 
 URI_LIST = "text/uri-list"
@@ -158,8 +163,17 @@ def _save_identity(url: str) -> str:
 def judge_url(url: str) -> DropVerdict:
     """Whether a dropped link may be saved: only an http(s) address the outbox accepts."""
     if len(url) > MAX_URL_LENGTH:
-        return DropVerdict(url[:80] + "…", False, "The link is too long to be a web address.")
+        return DropVerdict(
+            shown_url(url)[:80] + "…", False, "The link is too long to be a web address."
+        )
     text = url.strip()
+    try:
+        savable_url(text)
+    except CredentialsInUrl as exc:
+        # The toast and the log show the address with *** where the password was.
+        return DropVerdict(exc.shown, False, _CREDENTIALS_REFUSED)
+    except ValueError:
+        pass  # said more precisely below
     parsed = parse_url(text)
     if isinstance(parsed, UrlProblem):
         return DropVerdict(url, False, parsed.reason)

@@ -16,6 +16,7 @@ from memex_desktop.paths import cache_db_path, outbox_db_path
 from memex_desktop.services import sync_services
 from memex_desktop.settings import Settings
 from memex_desktop.store import DiskFullError, Outbox, StoreWriter
+from memex_desktop.ui.drops import PLAIN_TEXT, judge_drop
 from memex_desktop.ui.outbox_pane import OutboxPane
 from memex_desktop.ui.save_controller import SaveController, StayingSave, UndoResult, undo_text
 from memex_desktop.ui.sync_controller import OutboxCounts, SyncController
@@ -159,6 +160,21 @@ def test_links_the_outbox_could_not_take_are_named_with_the_reason(
         *(f"    {url}" for url in urls[2:]),
     ]
     assert saving.toast.undo_button.isVisibleTo(saving.toast)
+
+
+def test_a_link_with_a_password_is_refused_and_shown_without_it(qtbot: Any, saving: Saving) -> None:
+    results, refused = _save(qtbot, saving, ["https://alice:secret@a.example/1"])
+    assert results == []
+    assert [verdict.url for verdict in refused] == ["https://***@a.example/1"]
+    assert _queued_urls(saving.outbox_path) == []
+    assert "secret" not in saving.toast.text()
+    assert saving.toast.text().startswith("Not saved: https://***@a.example/1 — The link holds a")
+
+
+def test_a_pasted_link_with_a_password_is_refused_too() -> None:
+    verdicts = judge_drop({PLAIN_TEXT: b"look: https://bob:hunter2@b.example/x and more"})
+    assert [(v.url, v.accepted) for v in verdicts] == [("https://***@b.example/x", False)]
+    assert "hunter2" not in verdicts[0].reason
 
 
 def _staying(*op_ids: int, sent: bool = True) -> list[StayingSave]:

@@ -9,6 +9,7 @@ import pytest
 from support.cli import Cli
 
 from memex_desktop import cli
+from memex_desktop.store.outbox import read_only_ops
 
 
 @pytest.fixture
@@ -67,3 +68,20 @@ def test_offline_the_queue_is_counted_in_the_singular_too(
     assert "1 save queued; 1 save in the outbox, sent by the next `memex-desktop sync`" in summary
     status, out, _ = offline("save", "https://example.org/away", "https://example.org/later")
     assert "1 save queued, 1 already queued; 2 saves in the outbox" in _summary(out)
+
+
+def test_an_address_with_a_password_is_refused_without_showing_it(run: Cli, tmp_path: Path) -> None:
+    status, out, err = run(
+        "save", "https://alice:secret@example.org/private", "https://example.org/open"
+    )
+    assert status == cli.EXIT_FAILURE
+    assert err.splitlines()[0] == (
+        "memex-desktop: cannot save https://***@example.org/private: it holds a user name or "
+        "password (before @), which would be sent to Memex with it; save the address without "
+        "them"
+    )
+    assert "secret" not in out + err
+    assert "alice" not in out + err
+    assert _summary(out).startswith("1 save queued, 1 refused; ")
+    queued = [op.url for op in read_only_ops(tmp_path / "data" / "outbox.db")]
+    assert queued == ["https://example.org/open"]
