@@ -309,6 +309,36 @@ class CacheReader:
         filters = make_filters(types, tag_id, date_from_ms, date_to_ms, include_deleted, tag_groups)
         return self._ranked_ids(query, filters, limit, sort)
 
+    def filtered_ids(
+        self,
+        ids: Sequence[str],
+        *,
+        types: Sequence[str] = (),
+        tag_id: str | None = None,
+        tag_groups: Sequence[Sequence[str]] = (),
+        date_from_ms: int | None = None,
+        date_to_ms: int | None = None,
+        include_deleted: bool = True,
+    ) -> list[str]:
+        """Those of ``ids`` (in their order, once each) that the filters keep: a list of its
+        own (a saved view, a feed) narrowed by the filter menus. Deleted items are kept
+        unless ``include_deleted`` is False (the list chose them)."""
+        filters = make_filters(types, tag_id, date_from_ms, date_to_ms, include_deleted, tag_groups)
+        unique = list(dict.fromkeys(ids))
+        if not filters.narrows() and include_deleted:
+            return unique
+        where, params = filters.sql(indexed=False)
+        kept: set[str] = set()
+        for chunk in chunks(unique):
+            kept.update(
+                row[0]
+                for row in self._query(
+                    f"SELECT e.id FROM entities e WHERE e.id IN {IN_LIST}{where}",
+                    [in_ids(chunk), *params],
+                )
+            )
+        return [entity_id for entity_id in unique if entity_id in kept]
+
     def matching_ids(self, query: str, ids: Sequence[str]) -> list[str]:
         """Those of ``ids`` (in their order) that keep to what a server cannot apply of the
         query: its filters, phrases and exclusions. Its words the server matches its own way

@@ -97,15 +97,19 @@ def scope_ids(reader: CacheReader, scope: Scope) -> list[str] | None:
     return reader.ids_for_feed(scope.value or "", limit=read)
 
 
-def scoped_search(request: SearchRequest, scope: Scope) -> dict[str, Any]:
+def scoped_search(request: SearchRequest, scope: Scope) -> dict[str, Any] | None:
     """The store's search arguments for the request's filters narrowed by a type or tag
-    scope of the sidebar.
+    scope of the sidebar; None when they leave nothing to find.
 
     A sidebar tag is a group of its own beside the tag filter's tag: an item must carry
-    both, and either chip, removed, leaves the other narrowing the list.
+    both, and either chip, removed, leaves the other narrowing the list. A sidebar type and
+    the type filter narrow together too: an item of the sidebar's type, when the filter
+    allows it, and none at all when it does not (an item has one type).
     """
     filters = request.filters
-    if scope.kind == "type" and scope.value and not filters.types:
+    if scope.kind == "type" and scope.value:
+        if filters.types and scope.value not in filters.types:
+            return None
         filters = replace(filters, types=(scope.value,))
     arguments = filters.as_kwargs()
     if scope.kind == "tag" and scope.value:
@@ -148,6 +152,8 @@ def _local_search(
 ) -> LocalSearchResult:
     """The ids of :func:`local_search`, read with ``reader``."""
     arguments = scoped_search(request, scope)
+    if arguments is None:
+        return LocalSearchResult(sequence, request, [], sort=sort)
     listed = scope_ids(reader, scope)
     if listed is None:
         # One more than asked for: a library of exactly the limit is not "limit+".
@@ -162,6 +168,8 @@ def _local_search(
     if request.query:
         matching = set(reader.search_ids(request.query, limit=SEARCH_LIMIT, include_deleted=True))
         listed = [i for i in listed if i in matching]
+    # The filter menus narrow the scope's own list as they narrow a search.
+    listed = reader.filtered_ids(listed, **{**arguments, "include_deleted": True})
     return LocalSearchResult(sequence, request, by_date(reader, listed, sort), stopped_at=stopped)
 
 
@@ -327,6 +335,11 @@ class SearchController(QObject):
         if scope_lists_ids(scope) or self._runner.closed:
             return False
         arguments = scoped_search(request, scope)
+        if arguments is None:  # filters that leave nothing: no read needed
+            self._on_local_search_finished(
+                LocalSearchResult(self._sequence, request, [], sort=self.sort())
+            )
+            return True
         deadline = time.perf_counter() + FIRST_PAGE_BUDGET_S
         try:
             with self._reader.interrupted_when(lambda: time.perf_counter() > deadline):
