@@ -472,7 +472,12 @@ class Session:
             self._ensure_data_dir()
             cache = paths.cache_db_path(self.data_dir)
             if migrations_pending(cache):
+                from memex_desktop.store.schema import open_cache
+
                 print(f"{PROG}: {UPDATING_CACHE.one_line()}", file=sys.stderr)
+                # Brought up to date here, where its progress can be shown: putting a large
+                # cache back in date order takes minutes.
+                open_cache(cache, progress=_MigrationProgress(sys.stderr)).close()
             self._writer = StoreWriter(cache)
             self.stack.callback(self._writer.close)
         return self._writer
@@ -567,6 +572,26 @@ def exit_status(outcome: SyncOutcome) -> int:
     if outcome.state is not None:
         return STATE_EXIT[outcome.state]
     return EXIT_CANCELLED if outcome is SyncOutcome.CANCELLED else EXIT_FAILURE
+
+
+class _MigrationProgress:
+    """Prints how far bringing the cache up to date has come: in place on a terminal, every
+    tenth of the way otherwise."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.in_place = stream.isatty()
+        self.shown = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        percent = 100 * done // total if total > 0 else 100
+        step = percent if self.in_place else percent // 10 * 10
+        if step == self.shown:
+            return
+        self.shown = step
+        end = "\r" if self.in_place and percent < 100 else "\n"
+        print(f"{PROG}: updating the cache: {step}%", end=end, file=self.stream)
+        self.stream.flush()
 
 
 class _StderrProgress:

@@ -389,3 +389,19 @@ def test_an_item_out_of_place_at_an_end_extends_the_keys() -> None:
 def test_keys_mostly_out_of_order_are_left_to_a_re_key_of_everything() -> None:
     dates = [T + minute * 60_000 for minute in range(20)]
     assert recency.keys_back_in_order(list(range(2000, 0, -100)), dates) is None
+
+
+def test_the_command_line_shows_how_far_the_update_has_come(
+    misordered: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from support.cli import Cli
+
+    data = misordered.parent
+    run = Cli(capsys, data, "http://127.0.0.1:9")  # a key, no server: the save waits
+    status, _out, err = run("save", "https://example.org/after-the-update")
+    assert status == 0, err
+    lines = [line for line in err.splitlines() if "updating the cache" in line]
+    assert lines[0].endswith("updating the cache: 0%")
+    assert lines[-1].endswith("updating the cache: 100%")
+    assert len(lines) == len(set(lines)) <= 11  # a tenth of the way at a time, off a terminal
+    assert _descents(misordered) == 0
