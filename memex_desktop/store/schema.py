@@ -390,9 +390,12 @@ def file_schema_version(path: Path) -> int | None:
 
 
 def _version_via_sqlite(path: Path) -> int:
-    """``user_version`` read through a read-only connection."""
+    """``user_version`` read through a read-only connection (reading the file as it lies
+    where SQLite cannot make the WAL's index beside it, as in a folder nobody may write)."""
+    from memex_desktop.store.read_only import connect_frozen  # which imports this module
+
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        conn, _as_it_lies = connect_frozen(path)
         try:
             row = conn.execute("PRAGMA user_version").fetchone()
         finally:

@@ -174,3 +174,20 @@ def test_writing_commands_name_the_folder_and_the_fix(
     assert done.stderr.startswith(f"memex-desktop: cannot write in the data folder {folder}: ")
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
+
+
+def test_a_cache_left_with_its_wal_but_no_index_is_read(tmp_path: Path) -> None:
+    """A copy taken while the app ran holds cache.db-wal without its -shm index, which
+    SQLite cannot make in the folder: the cache is still read, as it lies."""
+    data = _library(tmp_path)
+    Path(f"{data / 'cache.db'}-wal").touch()
+    assert not Path(f"{data / 'cache.db'}-shm").exists()
+    run = _without_write_permission(data)
+    try:
+        done = run("search", "hello")
+        assert done.returncode == cli.EXIT_OK, done.stderr
+        assert done.stdout.startswith("e1  [Web page]  Kept page")
+        _note_only(done.stderr, data)
+    finally:
+        for path in [data, *data.iterdir()]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
