@@ -327,9 +327,13 @@ class CacheReader:
         unique = list(dict.fromkeys(ids))
         if not filters.narrows() and include_deleted:
             return unique
-        where, params = filters.sql(indexed=False)
+        return self._kept(unique, *filters.sql(indexed=False))
+
+    def _kept(self, ids: list[str], where: str, params: list[Any]) -> list[str]:
+        """Those of ``ids`` (no repeats; in their order) whose items the WHERE fragment of
+        :meth:`Filters.sql` keeps."""
         kept: set[str] = set()
-        for chunk in chunks(unique):
+        for chunk in chunks(ids):
             kept.update(
                 row[0]
                 for row in self._query(
@@ -337,7 +341,7 @@ class CacheReader:
                     [in_ids(chunk), *params],
                 )
             )
-        return [entity_id for entity_id in unique if entity_id in kept]
+        return [entity_id for entity_id in ids if entity_id in kept]
 
     def matching_ids(self, query: str, ids: Sequence[str]) -> list[str]:
         """Those of ``ids`` (in their order) that keep to what a server cannot apply of the
@@ -347,17 +351,7 @@ class CacheReader:
         if parsed is None:
             return []
         filters = with_query(Filters(), parsed, self.tag_ids_named, self._body_words_starting)
-        where, params = filters.sql(indexed=False)
-        kept: set[str] = set()
-        for chunk in chunks(list(dict.fromkeys(ids))):
-            kept.update(
-                row[0]
-                for row in self._query(
-                    f"SELECT e.id FROM entities e WHERE e.id IN {IN_LIST}{where}",
-                    [in_ids(chunk), *params],
-                )
-            )
-        found = [entity_id for entity_id in dict.fromkeys(ids) if entity_id in kept]
+        found = self._kept(list(dict.fromkeys(ids)), *filters.sql(indexed=False))
         phrases = tuple(group for group in parsed.groups if all(term.phrase for term in group))
         local = replace(parsed, groups=phrases)
         if local.groups or local.excluded:  # results just cached may not be indexed yet

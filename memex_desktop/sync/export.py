@@ -235,13 +235,21 @@ def import_json(writer: StoreWriter, path: Path) -> int:
     except _NotAList as exc:
         raise ValueError(f"{path} is not a memex-desktop export ({exc})") from exc
     writer.ingest_search_page(response).result()
+    write_library_lists(writer, views, feeds, deleted)
+    return len(response.results)
+
+
+def write_library_lists(
+    writer: StoreWriter, views: list[View], feeds: list[Feed], deleted: list[str]
+) -> None:
+    """Write what a library file holds beside its items: saved views, feeds, and the ids
+    deleted upstream (each waited for, so a failure is raised here)."""
     if views:
         writer.upsert_views(views).result()
     if feeds:
         writer.upsert_feeds(feeds).result()
     if deleted:
         writer.mark_deleted_upstream(deleted).result()
-    return len(response.results)
 
 
 class _NotAList(ValueError):

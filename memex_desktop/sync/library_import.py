@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from memex_desktop.api.models import Feed, SearchRawResponse, View
 from memex_desktop.store import StoreWriter
+from memex_desktop.sync.export import write_library_lists
 
 # File names read as JSON Lines without looking inside.
 LINES_SUFFIXES = (".jsonl", ".ndjson")
@@ -142,12 +143,7 @@ def import_library_lines(
                     progress(report.imported)
     if batch:
         _ingest(writer, batch, report)
-    if views:
-        writer.upsert_views(views).result()
-    if feeds:
-        writer.upsert_feeds(feeds).result()
-    if deleted:
-        writer.mark_deleted_upstream(deleted).result()
+    write_library_lists(writer, views, feeds, deleted)
     return report
 
 
