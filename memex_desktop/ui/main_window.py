@@ -372,7 +372,7 @@ class MainWindow(QMainWindow):
         self.results_view.current_entity_changed.connect(self._on_results_current_changed)
         self.results_view.entity_activated.connect(self._on_results_entity_activated)
         self.reader_pane.entity_shown.connect(self._on_reader_entity_shown)
-        self.reader_pane.history_moved.connect(self._on_reader_history_moved)
+        self.reader_pane.went_to.connect(self._on_reader_went_to)
         self.reader_pane.link_refused.connect(self.messages.warn)
         self.reader_pane.message.connect(self.messages.inform)
         self.docks.entity_activated.connect(self.open_entity)
@@ -539,9 +539,9 @@ class MainWindow(QMainWindow):
         self.reader_pane.browser.setFocus()
 
     @Slot(str)
-    def _on_reader_history_moved(self, entity_id: str) -> None:
-        """Back or Forward: the list marks the item read now, or none when it is not listed
-        (the row read before would say the wrong thing)."""
+    def _on_reader_went_to(self, entity_id: str) -> None:
+        """Back, Forward or a link followed: the list marks the item read now, or none when
+        it is not listed (the row read before would say the wrong thing)."""
         if not self.results_view.select_entity(entity_id):
             self.results_view.clearSelection()
 

@@ -480,11 +480,12 @@ class ReaderPane(QWidget):
         message(str): something to show in the status bar.
         text_size_changed(int): the person made the text bigger or smaller (percent).
         highlight_clicked(str): a highlight painted in the text was clicked (its id).
-        history_moved(str): Back or Forward opened this entity.
+        went_to(str): the reader opened this entity by itself: Back, Forward or a link
+            followed.
     """
 
     entity_shown = Signal(str)
-    history_moved = Signal(str)
+    went_to = Signal(str)
     link_refused = Signal(str)
     message = Signal(str)
     text_size_changed = Signal(int)
@@ -675,7 +676,7 @@ class ReaderPane(QWidget):
         if self._position > 0:
             self._position -= 1
             self._render(*self._history[self._position])
-            self.history_moved.emit(self._history[self._position][0])
+            self.went_to.emit(self._history[self._position][0])
 
     @Slot()
     def go_forward(self) -> None:
@@ -683,7 +684,7 @@ class ReaderPane(QWidget):
         if self._position < len(self._history) - 1:
             self._position += 1
             self._render(*self._history[self._position])
-            self.history_moved.emit(self._history[self._position][0])
+            self.went_to.emit(self._history[self._position][0])
 
     def can_go_back(self) -> bool:
         """Whether there is an earlier entity."""
@@ -1311,6 +1312,7 @@ class ReaderPane(QWidget):
         target = classify_link(url)
         if target.kind == "entity" and target.entity_id:
             self.show_entity(target.entity_id, target.anchor)
+            self.went_to.emit(target.entity_id)
         elif target.kind == "anchor" and target.anchor:
             self.scroll_to(target.anchor)
         elif target.kind == "external":

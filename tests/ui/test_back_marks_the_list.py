@@ -1,5 +1,5 @@
-"""Back and Forward move the list's mark with the reader: the row marked is the item read,
-and no row is marked when the item read is not listed."""
+"""Back, Forward and a link followed in the reader move the list's mark with it: the row
+marked is the item read, and no row is marked when the item read is not listed."""
 
 from __future__ import annotations
 
@@ -59,4 +59,20 @@ def test_back_to_an_item_not_listed_marks_no_row(qtbot: Any, context: AppContext
     _read(qtbot, context, listed_one)
     window.actions_by_key["go_back"].trigger()
     _read(qtbot, context, unlisted)
+    assert _marked(context) == []
+
+
+def test_a_link_followed_in_the_reader_marks_its_item(qtbot: Any, context: AppContext) -> None:
+    window = context.window
+    listed = context.reader.search_ids("")
+    qtbot.waitUntil(lambda: window.results_model.ids() == listed, timeout=10_000)
+    assert window.results_view.select_entity(listed[0])
+    _read(qtbot, context, listed[0])
+    window.reader_pane.follow_link(f"memex://entity/{listed[9]}")
+    _read(qtbot, context, listed[9])
+    assert _marked(context) == [listed[9]]
+    window.results_model.set_results(listed[:5])  # a list without the next one
+    assert window.results_view.select_entity(listed[1])
+    window.reader_pane.follow_link(f"memex://entity/{listed[12]}")
+    _read(qtbot, context, listed[12])
     assert _marked(context) == []
