@@ -607,7 +607,9 @@ class _StderrProgress:
         if progress.phase == self.last_phase and now - self.last_at < 0.5:
             return
         self.last_at, self.last_phase = now, progress.phase
-        total = f"/~{progress.total_estimate}" if progress.total_estimate else ""
+        # An estimate no larger than what is done says nothing of what is left.
+        ahead = progress.total_estimate is not None and progress.total_estimate > progress.done
+        total = f"/~{progress.total_estimate}" if ahead else ""
         print(f"{progress.phase}: {progress.done}{total} ({progress.message})", file=self.stream)
         self.stream.flush()
 

@@ -80,6 +80,7 @@ from memex_desktop.sync.pending_parents import resolve_pending_parents
 from memex_desktop.sync.probe import probe_server
 from memex_desktop.sync.seen_ids import SeenIds
 from memex_desktop.sync.server_profile import PagingMode, ServerProfile, state_key
+from memex_desktop.sync.summary import counted
 from memex_desktop.sync.types import (
     SyncCancelled,
     SyncOutcome,
@@ -515,7 +516,7 @@ class SyncEngine:
                 seen.add(response)
                 writes.push(without_listed_notes(response), state.moved_to(bookmark).dump())
                 estimate = max(estimate or 0, seen.listed) or None
-                _emit(progress, "pull", seen.listed, estimate, f"{seen.listed} items")
+                _emit(progress, "pull", seen.listed, estimate, counted(seen.listed, "item"))
             changes |= writes.drain()
         except (ApiError, SyncCancelled) as exc:
             changes |= writes.drain()  # pages already fetched are kept
@@ -598,7 +599,7 @@ class SyncEngine:
                     "pull",
                     seen.listed,
                     None,
-                    f"{seen.listed} new or changed items checked",
+                    f"{counted(seen.listed, 'new or changed item')} checked",
                 )
             changes |= writes.drain()
         except (ApiError, SyncCancelled) as exc:
@@ -961,7 +962,7 @@ class SyncEngine:
             self.outbox.mark_accepted(op.id, entity.id if entity is not None else None)
             if entity is not None:
                 changes |= self.writer.ingest_entities([entity]).result()
-            _emit(progress, "outbox", sent, max(total, sent), f"{sent} saves sent")
+            _emit(progress, "outbox", sent, max(total, sent), f"{counted(sent, 'save')} sent")
 
     def _accept_unconfirmed(self, op: OutboxOp, exc: ApiError) -> None:
         """The server answered 2xx but the rest of its answer cannot be read: the save is
@@ -1414,13 +1415,9 @@ def _waiting_progress(
         return None
 
     def waiting(wait_s: float) -> None:
-        _emit(
-            progress,
-            "pull",
-            seen.listed,
-            None,
-            f"{seen.listed} items; the server asked to slow down, asking again in {wait_s:.0f} s",
-        )
+        items = counted(seen.listed, "item")
+        words = f"{items} so far; the server asked to slow down, asking again in {wait_s:.0f} s"
+        progress(SyncProgress("pull", seen.listed, None, words, waiting_s=wait_s))
 
     return waiting
 

@@ -567,7 +567,9 @@ class PageFetcher:
                     if wait_s is None:
                         self._put(failure)
                         return
-                    if not self._wait(request, wait_s, f"the server asked to slow down: {failure}"):
+                    # Not a warning: the progress tells the person, and the pass goes on.
+                    slow_down = f"the server asked to slow down: {failure}"
+                    if not self._wait(request, wait_s, slow_down, logging.INFO):
                         return
                     continue
                 self._patience.answered()
@@ -610,13 +612,18 @@ class PageFetcher:
         """Wait before asking again for a page that could not be read; ``False`` when the
         pull was stopped or cancelled meanwhile."""
         return self._wait(
-            request, self._retry.backoff_s(tries, self._rand), f"it could not be read ({why})"
+            request,
+            self._retry.backoff_s(tries, self._rand),
+            f"it could not be read ({why})",
+            logging.WARNING,
         )
 
-    def _wait(self, request: PageRequest, wait_s: float, why: str) -> bool:
-        """Wait ``wait_s`` before asking for ``request`` again because of ``why``; ``False``
-        when the pull was stopped or cancelled meanwhile."""
-        _log.warning("a page (offset %d): %s; asking again in %.1f s", request.offset, why, wait_s)
+    def _wait(self, request: PageRequest, wait_s: float, why: str, level: int) -> bool:
+        """Wait ``wait_s`` before asking for ``request`` again because of ``why`` (logged at
+        ``level``); ``False`` when the pull was stopped or cancelled meanwhile."""
+        _log.log(
+            level, "a page (offset %d): %s; asking again in %.1f s", request.offset, why, wait_s
+        )
         if self._waiting is not None:
             self._waiting(wait_s)
         # The real clock: the injectable one times pages and may stand still in tests.

@@ -92,7 +92,8 @@ def patiently(
             wait_s = patience.wait_after(exc)
             if wait_s is None:
                 raise
-            _log.warning("the server asked to slow down (%s); asking again in %.1f s", exc, wait_s)
+            # Not a warning: the progress tells the person, and the sync goes on.
+            _log.info("the server asked to slow down (%s); asking again in %.1f s", exc, wait_s)
             if waiting is not None:
                 waiting(wait_s)
             if cancel.wait(wait_s):

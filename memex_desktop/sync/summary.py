@@ -5,7 +5,7 @@ from __future__ import annotations
 from memex_desktop.sync.types import SyncOutcome, SyncReport
 
 
-def _count(number: int, noun: str) -> str:
+def counted(number: int, noun: str) -> str:
     """``1 item``, ``66 items``."""
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
@@ -22,12 +22,12 @@ def sync_sentence(report: SyncReport, seconds: float) -> str:
         return "Up to date."
     done = []
     if changed:
-        done.append(f"Synced {_count(changed, 'item')}")
+        done.append(f"Synced {counted(changed, 'item')}")
     if report.sent:
-        done.append(f"{'sent' if done else 'Sent'} {_count(report.sent, 'save')}")
+        done.append(f"{'sent' if done else 'Sent'} {counted(report.sent, 'save')}")
     took = f"in {seconds:.1f} s" if seconds >= 0.05 else "in under 0.1 s"
     sentence = f"{' and '.join(done) or 'Synced'} {took}."
     if report.deleted_upstream:
-        gone = _count(report.deleted_upstream, "item")
+        gone = counted(report.deleted_upstream, "item")
         sentence += f" {gone} moved to Deleted upstream."
     return sentence

@@ -61,6 +61,9 @@ class SyncProgress:
     done: int
     total_estimate: int | None
     message: str
+    # Set while the sync waits this long for a server that asked it to slow down: the
+    # message stays up for the wait.
+    waiting_s: float | None = None
 
 
 @dataclass(frozen=True)

@@ -224,7 +224,9 @@ class StatusBar(QStatusBar):
         else:
             self.progress.setRange(0, 0)
         self.progress.setToolTip(progress.message)
-        self.say(progress.message, 3000)
+        # A wait for a server that asked to slow down is said for as long as it lasts.
+        shown_ms = 3000 if progress.waiting_s is None else int(progress.waiting_s * 1000) + 500
+        self.say(progress.message, max(shown_ms, 3000))
 
     @Slot(object)
     def on_sync_finished(self, report: SyncReport) -> None:

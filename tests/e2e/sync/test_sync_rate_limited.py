@@ -46,8 +46,9 @@ def test_refusals_on_a_first_sync_are_waited_out(
     report = harness.new_engine().run(full=True, progress=heard.append)
     _synced_whole(harness, library, report)
     assert emulator.faults.armed == 0
-    waits = [step.message for step in heard if "slow down" in step.message]
+    waits = [step for step in heard if step.waiting_s is not None]
     assert len(waits) == 2, waits
+    assert all("the server asked to slow down" in step.message for step in waits)
 
 
 @pytest.mark.parametrize("refuse", REFUSALS)
