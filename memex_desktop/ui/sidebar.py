@@ -188,27 +188,28 @@ class SidebarModel(QStandardItemModel):
                 parent.removeRow(row)
         if not entries:
             return
-        existing = {parent.child(r).data(self.ScopeRole).key: r for r in range(parent.rowCount())}
+        # The keys of the rows in their order, kept in step with every move: reading every
+        # row back from the model after each insertion cost a second for 300 tags.
+        order = [parent.child(r).data(self.ScopeRole).key for r in range(parent.rowCount())]
         for position, (scope, count) in enumerate(entries):
             text = scope.label if count is None else f"{scope.label}  ({count:,})"
-            found = existing.get(scope.key)
+            # Rows above ``position`` are the entries before this one, in order already.
+            found = order.index(scope.key, position) if scope.key in order[position:] else None
             if found is None:
                 item = QStandardItem(text)
                 item.setEditable(False)
                 item.setData(scope, self.ScopeRole)
                 _set_name_and_count(item, text, scope.label, count)
-                at = min(position, parent.rowCount())
-                parent.insertRow(at, [item])
-                # The rows after it moved down by one. Reading every row back from the model
-                # after each insertion cost a second for a library of 300 tags.
-                if at < len(existing):
-                    existing = {k: r + 1 if r >= at else r for k, r in existing.items()}
-                existing[scope.key] = at
-            else:
-                item = parent.child(found)
-                if item.text() != text:
-                    item.setText(text)
-                    _set_name_and_count(item, text, scope.label, count)
+                parent.insertRow(position, [item])
+                order.insert(position, scope.key)
+                continue
+            if found != position:  # its count passed another's: it moves up to its place
+                parent.insertRow(position, parent.takeRow(found))
+                order.insert(position, order.pop(found))
+            item = parent.child(position)
+            if item.text() != text:
+                item.setText(text)
+                _set_name_and_count(item, text, scope.label, count)
         if more is not None:
             parent.appendRow(_note_item(*more))
 
@@ -466,13 +467,17 @@ class Sidebar(QTreeView):
         self._replacing = True
         try:
             self._apply(snapshot)
+            picked = self.sidebar_model.index_of(self._scope.key)
+            current = self.currentIndex()
+            # The selection moved to a neighbour of a removed row, or went with a row that
+            # moved to its new place: the entry picked is picked again (not a new pick).
+            moved = not current.isValid() or self._scope_of(current) is not None
+            if picked.isValid() and current != picked and moved:
+                self.setCurrentIndex(picked)
         finally:
             self._replacing = False
-        picked = self.sidebar_model.index_of(self._scope.key)
         if not picked.isValid():
             self.select_scope(ALL_ITEMS)  # the entry picked is gone (a tag no item has now)
-        elif self.currentIndex() != picked and self._scope_of(self.currentIndex()) is not None:
-            self.setCurrentIndex(picked)  # the selection moved to a neighbour of a removed row
 
     def _apply(self, snapshot: SidebarSnapshot) -> None:
         """The entries and counts of a snapshot, the selection left as the rows leave it."""
