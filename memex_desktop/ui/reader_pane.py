@@ -1299,8 +1299,10 @@ class ReaderPane(QWidget):
 
     @Slot(QUrl)
     def _on_browser_anchor_clicked(self, url: QUrl) -> None:
-        """Route a clicked link by the link policy."""
+        """Route a clicked link by the link policy; where it went is no longer a hint (the
+        browser says nothing until the pointer moves to another link)."""
         self.follow_link(url.toString())
+        self._on_browser_highlighted(QUrl())
 
     def follow_link(self, url: str) -> LinkTarget:
         """Do what the policy allows for ``url``; returns the decision."""

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QUrl
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QMainWindow
 
@@ -125,3 +126,14 @@ def test_hints_for_every_kind_of_link() -> None:
     assert link_hint("https://xn--80ak6aa92e.com/", titles).splitlines()[0] == (
         "Opens https://xn--80ak6aa92e.com/ in your browser, after asking"
     )
+
+
+def test_a_link_clicked_is_no_longer_hinted(qtbot: Any, window: QMainWindow) -> None:
+    pane = _pane(window)
+    _open(qtbot, pane, "note")
+    _point_at(qtbot, pane, "Tide tables and the people")
+    qtbot.waitUntil(lambda: pane.browser.toolTip() != "")
+    pane.browser.anchorClicked.emit(QUrl("memex://entity/page"))
+    qtbot.waitUntil(lambda: pane.current_entity_id == "page")
+    assert pane.browser.toolTip() == ""
+    assert window.statusBar().currentMessage() == ""
