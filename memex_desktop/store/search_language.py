@@ -207,10 +207,7 @@ def parse_query(text: str) -> SearchQuery:
         joined = pending_or
         pending_or = False
         if joined and (kind != previous or kind not in _JOINABLE):
-            raise SearchLanguageError(
-                "OR joins two words or phrases, or two filters of one kind (tag:a OR tag:b); "
-                "an excluded term (-word) cannot be joined."
-            )
+            raise SearchLanguageError(_or_refused(previous, kind, text))
         prefix = typing and index == len(tokens) - 1 and token.kind == "words"
         _add(built, token, joined, prefix)
         previous = kind
@@ -232,6 +229,22 @@ def parse_query(text: str) -> SearchQuery:
 
 
 _JOINABLE = frozenset({"words", "tag", "type", "site"})
+
+
+def _or_refused(before: str, after: str, text: str) -> str:
+    """Why OR cannot stand between terms of the kinds ``before`` and ``after``, naming them."""
+    brackets = " Brackets do not group terms." if "(" in text or ")" in text else ""
+    return (
+        f"OR cannot join {_kind_words(before)} and {_kind_words(after)}: it joins two words "
+        f"or phrases, or two filters of one kind (tag:a OR tag:b).{brackets}"
+    )
+
+
+def _kind_words(kind: str) -> str:
+    """A term of ``kind`` (see :func:`_kind_of`) in words: "a word", "an excluded tag: filter"."""
+    base = kind.removeprefix("-")
+    what = "word or phrase" if base == "words" else f"{base}: filter"
+    return f"an excluded {what}" if kind.startswith("-") else f"a {what}"
 
 
 def _kind_of(token: _Token) -> str:

@@ -89,5 +89,7 @@ CASES = [
     Case("type:gizmo", error='There is no type "gizmo"'),
     Case("after:2024-13-01", error='"after:2024-13-01" is not a date'),
     Case("is:archived", error="is:deleted"),
-    Case("worm OR tag:compost", error="OR joins"),
+    Case("worm OR tag:compost", error="OR cannot join a word or phrase and a tag: filter"),
+    Case("worm OR -compost", error="and an excluded word or phrase"),
+    Case("tag:compost (type:web OR type:tweet)", error="Brackets do not group terms."),
 ]
