@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 
-from PySide6.QtCore import QSize, Qt, Signal, Slot
+from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWidget
 
@@ -42,6 +42,11 @@ def format_balance(meta: SearchMeta | None) -> str:
 
 # A status text may narrow to this many average characters; past it, it ends with "…".
 STATE_MIN_CHARS = 8
+
+
+# A sync that has brought no page for this long says so: each request may wait a minute on a
+# server that took it and went silent, and a spinning bar alone says nothing of that.
+QUIET_SYNC_MS = 15_000
 
 
 class ElidedLabel(QLabel):
@@ -134,7 +139,31 @@ class StatusBar(QStatusBar):
         self.messageChanged.connect(self._on_message_changed)
         self._last_sync: str = ""
         self._sync_started_at = time.monotonic()
+        # When the running sync last brought something, its phase then, and until when it
+        # waits as the server asked (it says so itself meanwhile).
+        self._heard_at = self._sync_started_at
+        self._heard_phase = ""
+        self._waiting_until = 0.0
+        self._quiet = QTimer(self)
+        self._quiet.setInterval(QUIET_SYNC_MS)
+        self._quiet.timeout.connect(self._on_quiet_timeout)
         self.set_state(ConnectionState.ONLINE, None)
+
+    @Slot()
+    def _on_quiet_timeout(self) -> None:
+        """Say that the sync has brought nothing for a while, while it reads pages (later
+        phases work on this computer, and say what they do)."""
+        now = time.monotonic()
+        quiet_s = now - self._heard_at
+        if now < self._waiting_until or self._heard_phase not in ("", "pull"):
+            return
+        if quiet_s * 1000 < QUIET_SYNC_MS * 0.9:
+            return
+        self.say(
+            f"Still syncing: no page came for {quiet_s:.0f} s. The Memex server may be slow "
+            "or not answering; Cancel stops the sync, and the next one goes on from here.",
+            QUIET_SYNC_MS + 1000,
+        )
 
     def say(self, line: str, shown_for_ms: int) -> None:
         """Show ``line`` for ``shown_for_ms``; while a hint shows, once the hint goes."""
@@ -205,7 +234,10 @@ class StatusBar(QStatusBar):
     @Slot()
     def on_sync_started(self) -> None:
         """Show an indeterminate progress bar with a cancel button."""
-        self._sync_started_at = time.monotonic()
+        self._sync_started_at = self._heard_at = time.monotonic()
+        self._heard_phase = ""
+        self._waiting_until = 0.0
+        self._quiet.start()
         self.progress.setRange(0, 0)
         self.progress.show()
         self.cancel_button.show()
@@ -217,6 +249,9 @@ class StatusBar(QStatusBar):
         A first sync knows no total (its estimate only follows what was read), and a total
         that was reached says nothing of what is left: a full bar would claim the work is done.
         """
+        self._heard_at = time.monotonic()
+        self._heard_phase = progress.phase
+        self._waiting_until = self._heard_at + (progress.waiting_s or 0.0)
         total = progress.total_estimate
         if total and total > progress.done:
             self.progress.setRange(0, total)
@@ -231,6 +266,7 @@ class StatusBar(QStatusBar):
     @Slot(object)
     def on_sync_finished(self, report: SyncReport) -> None:
         """Hide the progress, say what the sync did; remember when the last good one ended."""
+        self._quiet.stop()
         self.progress.hide()
         self.cancel_button.hide()
         if report.ok:

@@ -1,5 +1,6 @@
 """A sync waiting for a server that asked it to slow down says so for as long as it waits;
-other progress lines pass after three seconds."""
+other progress lines pass after three seconds; a sync that brings no page for a while says
+so instead of spinning on in silence."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 import pytest
 from PySide6.QtTest import QTest
 
-from memex_desktop.sync.types import SyncProgress
+from memex_desktop.sync.types import SyncOutcome, SyncProgress, SyncReport
+from memex_desktop.ui import status_bar
 from memex_desktop.ui.status_bar import StatusBar
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -27,3 +29,28 @@ def test_a_wait_is_said_for_as_long_as_it_lasts(qtbot: Any) -> None:
     QTest.qWait(3_400)
     assert waiting.currentMessage() == WAITING
     assert passing.currentMessage() == ""
+
+
+def test_a_sync_that_brings_nothing_for_a_while_says_so(
+    qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(status_bar, "QUIET_SYNC_MS", 300)
+    status = StatusBar()
+    qtbot.addWidget(status)
+    status.show()
+    status.on_sync_started()
+    qtbot.waitUntil(lambda: status.currentMessage().startswith("Still syncing: no page came"))
+    assert "may be slow or not answering" in status.currentMessage()
+    status.on_sync_progress(SyncProgress("pull", 50, None, "50 items"))
+    assert status.currentMessage() == "50 items"
+    # Waiting as the server asked is said by the wait itself, not taken for silence.
+    status.on_sync_progress(SyncProgress("pull", 50, None, WAITING, waiting_s=2.0))
+    QTest.qWait(900)
+    assert status.currentMessage() == WAITING
+    # Later phases work on this computer and say what they do.
+    status.on_sync_progress(SyncProgress("reconcile", 50, 50, "checking for deleted items"))
+    QTest.qWait(700)
+    assert status.currentMessage() == "checking for deleted items"
+    status.on_sync_finished(SyncReport(SyncOutcome.CANCELLED))
+    QTest.qWait(700)
+    assert not status.currentMessage().startswith("Still syncing")
