@@ -1,13 +1,13 @@
 """A layout that puts widgets side by side and wraps them onto more rows when narrow.
 
 Each widget keeps its size hint, so none is ever cut off; a narrow pane only grows taller.
-Its minimum width is its widest item's.
+Its minimum width is its widest item's; an item wider than the whole row gets the row's width.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt
-from PySide6.QtWidgets import QLayout, QLayoutItem, QSizePolicy, QStyle, QWidget
+from PySide6.QtWidgets import QLayout, QLayoutItem, QSizePolicy, QStyle, QWidget, QWidgetItem
 
 
 class FlowLayout(QLayout):
@@ -21,6 +21,12 @@ class FlowLayout(QLayout):
     def addItem(self, item: QLayoutItem) -> None:
         """Qt's hook for addWidget: keep the item, in order."""
         self._items.append(item)
+
+    def insert_widget(self, index: int, widget: QWidget) -> None:
+        """Put ``widget`` at ``index`` in the order (what QBoxLayout.insertWidget does)."""
+        self.addChildWidget(widget)
+        self._items.insert(index, QWidgetItem(widget))
+        self.invalidate()
 
     def count(self) -> int:
         """How many items."""
@@ -96,6 +102,7 @@ class FlowLayout(QLayout):
             if item.isEmpty():
                 continue
             size = item.sizeHint()
+            size.setWidth(min(size.width(), inner.width()))
             if x > inner.x() and x + size.width() > inner.right() + 1:
                 x, y = inner.x(), y + row_height + down
                 row_height = 0

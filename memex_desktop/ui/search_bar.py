@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop.api.content import type_label
+from memex_desktop.ui.flow_layout import FlowLayout
 from memex_desktop.ui.results_model import SearchFilters
 
 DEBOUNCE_MS = 150
@@ -252,19 +253,21 @@ class SearchBar(QWidget):
         self.chips = QWidget(self)
         self.chips.setObjectName("filterchips")
         self.chips.setAccessibleName("Active filters")
-        self._chip_row = QHBoxLayout(self.chips)
+        # The chips wrap onto more rows rather than cut their words at a laptop's width.
+        self._chip_row = FlowLayout(self.chips, spacing=4)
         self._chip_row.setContentsMargins(0, 0, 0, 0)
-        self._chip_row.setSpacing(4)
         self.clear_all_button = QToolButton(self.chips)
         self.clear_all_button.setObjectName("clearfilters")
         self.clear_all_button.setText("Clear all")
         self.clear_all_button.setAutoRaise(True)
         self.clear_all_button.setAccessibleName("Clear every filter and the search")
         self.clear_all_button.clicked.connect(self.clear_all)
-        self._chip_row.addStretch(1)
         self._chip_row.addWidget(self.clear_all_button)
-        # Many chips never widen the results column (each ends its words with "…" first).
-        self.chips.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        # Many chips never widen the results column: they take more rows (and a chip wider
+        # than the column ends its words with "…").
+        chips_policy = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        chips_policy.setHeightForWidth(True)
+        self.chips.setSizePolicy(chips_policy)
         self.chips.hide()
         self._scope_chip: str | None = None
         self._shown_query = ""
@@ -422,7 +425,7 @@ class SearchBar(QWidget):
         for position in range(len(shown), len(wanted)):
             chip = FilterChip(wanted[position], self.chips)
             chip.clicked.connect(self._on_chip_clicked)
-            self._chip_row.insertWidget(position, chip)
+            self._chip_row.insert_widget(position, chip)
         self.chips.setVisible(bool(wanted))
 
     @Slot()
