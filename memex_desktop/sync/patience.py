@@ -4,7 +4,8 @@ The client retries such a refusal a few times on its own, as suits a person wait
 answer. A sync is not a person waiting: a server that sheds load for a minute has not failed
 it, and giving up would leave the library half read until the next try. So once the client
 gives up, the sync waits as the server asked (its ``Retry-After``, else a growing wait) and asks
-again, until the refusals of one request have lasted :data:`PUSHED_BACK_PATIENCE_S` in all.
+again, until the refusals of one request have lasted :data:`PUSHED_BACK_PATIENCE_S` in all
+(:data:`UNANNOUNCED_503_PATIENCE_S` for 503s, which say no more than that the server is down).
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from memex_desktop.sync.types import SyncCancelled
 _log = logging.getLogger(__name__)
 
 PUSHED_BACK_PATIENCE_S = 300.0
+# A 503 that does not say when to come back is more often a server down than a busy one: its
+# refusals are waited out for at most this long.
+UNANNOUNCED_503_PATIENCE_S = 30.0
 # The growing wait when the server does not say how long: 2 s, then up to 4, 8 ... 60 s
 # (full jitter, at least MIN_WAIT_S).
 PUSHED_BACK_RETRY = RetryPolicy(max_retries=1_000, base_delay_s=2.0, max_delay_s=60.0)
@@ -54,10 +58,13 @@ class Patience:
         """Seconds to wait before asking again after the refusal ``exc``; ``None`` once the
         refusals would last longer than the patience (the request fails then)."""
         asked = exc.retry_after if isinstance(exc, RateLimited) else None
+        patience_s = self.patience_s
+        if asked is None and not isinstance(exc, RateLimited):
+            patience_s = min(patience_s, UNANNOUNCED_503_PATIENCE_S)
         if asked is None:
             asked = PUSHED_BACK_RETRY.backoff_s(self.refusals, self._rand)
         wait_s = max(asked, MIN_WAIT_S)
-        if self.waited_s + wait_s > self.patience_s:
+        if self.waited_s + wait_s > patience_s:
             return None
         self.refusals += 1
         self.waited_s += wait_s

@@ -6,7 +6,13 @@ import pytest
 
 from memex_desktop.api.errors import RateLimited, ServerError, ValidationError
 from memex_desktop.sync.paging import size_related
-from memex_desktop.sync.patience import MIN_WAIT_S, Patience, patiently, pushed_back
+from memex_desktop.sync.patience import (
+    MIN_WAIT_S,
+    UNANNOUNCED_503_PATIENCE_S,
+    Patience,
+    patiently,
+    pushed_back,
+)
 from memex_desktop.sync.types import SyncCancelled
 
 
@@ -28,7 +34,7 @@ def test_the_wait_is_what_the_server_asked_and_never_none_at_all() -> None:
 
 def test_without_a_retry_after_the_waits_grow() -> None:
     patience = Patience(1_000.0, rand=lambda: 1.0)
-    waits = [patience.wait_after(ServerError("x", status_code=503)) for _ in range(7)]
+    waits = [patience.wait_after(RateLimited("busy")) for _ in range(7)]
     assert waits == [2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0]
 
 
@@ -70,3 +76,15 @@ def _raises(exc: Exception) -> object:
         raise exc
 
     return call
+
+
+def test_a_503_that_does_not_say_when_is_waited_out_briefly() -> None:
+    patience = Patience(300.0, rand=lambda: 1.0)
+    down = ServerError("unavailable", status_code=503)
+    waits = []
+    while (wait := patience.wait_after(down)) is not None:
+        waits.append(wait)
+    assert sum(waits) <= UNANNOUNCED_503_PATIENCE_S
+    assert waits == [2.0, 4.0, 8.0, 16.0]
+    busy = Patience(300.0, rand=lambda: 1.0)  # a 429 says it is busy: the whole patience
+    assert sum(iter(lambda: busy.wait_after(RateLimited("busy")), None)) > 200

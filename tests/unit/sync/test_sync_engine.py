@@ -133,7 +133,8 @@ def test_offline_and_server_down_keep_everything(
     harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=100)
     assert harness.engine.run().ok
     emulator.faults.next_status(503, count=50)
-    down = harness.new_engine().run(full=True)
+    # Refusals are waited out for a while (see test_sync_rate_limited): not here.
+    down = harness.new_engine(patience_s=0.0).run(full=True)
     assert down.outcome is SyncOutcome.SERVER_DOWN
     emulator.faults.clear()
     emulator.stop()
