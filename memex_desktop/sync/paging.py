@@ -560,9 +560,15 @@ class PageFetcher:
                 except BaseException as exc:  # handed to the consumer, which raises it
                     self._put(exc)
                     return
-                if failure is not None and pushed_back(failure):
-                    _cancel_all(ahead)  # the pages predicted after it wait
+                if failure is None:
+                    why = unreadable_page(page)
+                else:
+                    why = failure.message if unreadable_answer(failure) else None
+                again = why is not None and unreadable_tries < self._retry.max_retries
+                if again or failure is not None:  # the pages predicted after it wait
+                    _cancel_all(ahead)
                     steady = False
+                if failure is not None and pushed_back(failure):
                     wait_s = self._patience.wait_after(failure)
                     if wait_s is None:
                         self._put(failure)
@@ -573,14 +579,6 @@ class PageFetcher:
                         return
                     continue
                 self._patience.answered()
-                if failure is None:
-                    why = unreadable_page(page)
-                else:
-                    why = failure.message if unreadable_answer(failure) else None
-                again = why is not None and unreadable_tries < self._retry.max_retries
-                if again or failure is not None:  # the pages predicted after it wait
-                    _cancel_all(ahead)
-                    steady = False
                 if again:
                     if not self._back_off(request, unreadable_tries, why or ""):
                         return

@@ -194,7 +194,10 @@ class SidebarModel(QStandardItemModel):
         for position, (scope, count) in enumerate(entries):
             text = scope.label if count is None else f"{scope.label}  ({count:,})"
             # Rows above ``position`` are the entries before this one, in order already.
-            found = order.index(scope.key, position) if scope.key in order[position:] else None
+            try:
+                found: int | None = order.index(scope.key, position)
+            except ValueError:
+                found = None
             if found is None:
                 item = QStandardItem(text)
                 item.setEditable(False)
