@@ -447,11 +447,18 @@ class SearchBar(QWidget):
                 if combo.currentIndex() > 0 and label.startswith(prefix):
                     combo.setCurrentIndex(0)  # announces the search
 
+    def _empty_field(self) -> None:
+        """Empty the query field with no debounced search of the old words to follow.
+
+        The field's signals stay on: QLineEdit hides its clear button only when it hears its
+        own textChanged, so a field emptied with them blocked kept the button beside nothing.
+        """
+        self.field.clear()
+        self._timer.stop()
+
     def _clear_query(self) -> None:
         """Empty the query field and search at once (no debounce)."""
-        self.field.blockSignals(True)
-        self.field.clear()
-        self.field.blockSignals(False)
+        self._empty_field()
         self._on_filter_changed()
 
     @Slot()
@@ -462,10 +469,7 @@ class SearchBar(QWidget):
     @Slot()
     def clear_all(self) -> None:
         """Clear all: the query, the filter menus and the sidebar entry; one search follows."""
-        self._timer.stop()
-        self.field.blockSignals(True)
-        self.field.clear()
-        self.field.blockSignals(False)
+        self._empty_field()
         for combo in (self.types, self.tags, self.dates):
             combo.blockSignals(True)
             combo.setCurrentIndex(0)
