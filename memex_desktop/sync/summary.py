@@ -1,13 +1,41 @@
-"""What a finished sync did, in one finished sentence for the status bar."""
+"""What a running sync is doing and what a finished one did, in words for the status bar."""
 
 from __future__ import annotations
 
-from memex_desktop.sync.types import SyncOutcome, SyncReport
+from memex_desktop.sync.types import SyncOutcome, SyncProgress, SyncReport
 
 
 def counted(number: int, noun: str) -> str:
     """``1 item``, ``66 items``."""
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+def progress_sentence(progress: SyncProgress) -> str:
+    """The line for a sync's progress: while it reads the whole library, what it has fetched,
+    named as such (``Syncing: 1,200 of about 30,000 items fetched``, ``Syncing: 1,200 items
+    fetched so far``); any other step in the engine's own words.
+
+    Beside it the list and the sidebar count the items on this computer: the engine's bare
+    "1,200 items" read as a second count of the same list, fewer than it shows during a
+    later pass and more than it shows during a first sync (the list follows the cache once a
+    second, behind the pages still being written). Only a pass over the whole library
+    reports a total (what the cache held, at least what it read); the pull of the newest
+    pages reports none, and its words ("200 new or changed items checked") say what they
+    count, as do those of the later steps.
+    """
+    waiting = progress.waiting_s is not None
+    if progress.phase != "pull" or (progress.total_estimate is None and not waiting):
+        return progress.message
+    total = progress.total_estimate
+    if total and total > progress.done:
+        fetched = f"Syncing: {progress.done:,} of about {counted(total, 'item')} fetched"
+    elif progress.done:
+        fetched = f"Syncing: {counted(progress.done, 'item')} fetched so far"
+    else:
+        fetched = "Syncing: nothing fetched yet"
+    if progress.waiting_s is None:
+        return fetched
+    return f"{fetched}; the server asked to slow down, asking again in {progress.waiting_s:.0f} s"
 
 
 def sync_sentence(report: SyncReport, seconds: float) -> str:

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWi
 from memex_desktop.api.models import SearchMeta
 from memex_desktop.errors import ConnectionState, StateWords, state_words
 from memex_desktop.sync import SyncProgress, SyncReport
-from memex_desktop.sync.summary import sync_sentence
+from memex_desktop.sync.summary import progress_sentence, sync_sentence
 from memex_desktop.ui.sync_controller import OutboxCounts
 
 # The action each state's button asks for (announced by action_requested); the words for the
@@ -258,10 +258,11 @@ class StatusBar(QStatusBar):
             self.progress.setValue(progress.done)
         else:
             self.progress.setRange(0, 0)
-        self.progress.setToolTip(progress.message)
+        line = progress_sentence(progress)
+        self.progress.setToolTip(line)
         # A wait for a server that asked to slow down is said for as long as it lasts.
         shown_ms = 3000 if progress.waiting_s is None else int(progress.waiting_s * 1000) + 500
-        self.say(progress.message, max(shown_ms, 3000))
+        self.say(line, max(shown_ms, 3000))
 
     @Slot(object)
     def on_sync_finished(self, report: SyncReport) -> None:

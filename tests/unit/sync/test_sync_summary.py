@@ -1,12 +1,14 @@
-"""The status bar's sentence after a sync: finished, and "Up to date." when nothing changed."""
+"""The status bar's words for a sync: while it reads the whole library, what it fetched
+(never a bare count the list beside it would contradict); after it, a finished sentence, and
+"Up to date." when nothing changed."""
 
 from __future__ import annotations
 
 import pytest
 
 from memex_desktop.store import ChangeSet
-from memex_desktop.sync import SyncReport
-from memex_desktop.sync.summary import sync_sentence
+from memex_desktop.sync import SyncProgress, SyncReport
+from memex_desktop.sync.summary import progress_sentence, sync_sentence
 from memex_desktop.sync.types import SyncOutcome
 
 OK = SyncOutcome.OK
@@ -43,3 +45,41 @@ def test_a_sync_ends_in_a_finished_sentence(
     assert sync_sentence(report, seconds) == sentence
     if sentence:
         assert sentence.endswith(".")
+
+
+WAIT = "the server asked to slow down, asking again in 5 s"
+
+
+@pytest.mark.parametrize(
+    ("progress", "line"),
+    [
+        # A later pass: the cache held about 30,000 items.
+        (
+            SyncProgress("pull", 1200, 30000, "1,200 items"),
+            "Syncing: 1,200 of about 30,000 items fetched",
+        ),
+        # A first sync: the total only follows what was read.
+        (SyncProgress("pull", 1200, 1200, "1,200 items"), "Syncing: 1,200 items fetched so far"),
+        (SyncProgress("pull", 1, 1, "1 item"), "Syncing: 1 item fetched so far"),
+        (
+            SyncProgress("pull", 1200, None, f"1,200 items so far; {WAIT}", waiting_s=5.0),
+            f"Syncing: 1,200 items fetched so far; {WAIT}",
+        ),
+        (
+            SyncProgress("pull", 0, None, f"0 items so far; {WAIT}", waiting_s=5.0),
+            f"Syncing: nothing fetched yet; {WAIT}",
+        ),
+        # Words that name what they count stay the engine's.
+        (
+            SyncProgress("pull", 200, None, "200 new or changed items checked"),
+            "200 new or changed items checked",
+        ),
+        (
+            SyncProgress("reconcile", 1200, 1200, "checking for deleted items"),
+            "checking for deleted items",
+        ),
+        (SyncProgress("outbox", 2, 3, "2 saves sent"), "2 saves sent"),
+    ],
+)
+def test_a_running_sync_names_what_its_number_counts(progress: SyncProgress, line: str) -> None:
+    assert progress_sentence(progress) == line
