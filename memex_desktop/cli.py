@@ -435,6 +435,12 @@ class Session:
         """The read connection of this thread (opens the cache, migrating it if needed).
 
         Without ``create`` a data folder that holds no cache is an error, not a new library.
+        A command that only reads opens no writer: a writer's thread indexes any backlog,
+        compacts and checkpoints while it is open, and finishes that indexing as it closes,
+        which would hold up the command for seconds on a large backlog and write to a cache
+        a window or a sync may be writing; the reader finds rows not indexed yet by itself.
+        With ``create`` the command writes (it caches what the server returns), and its
+        writer makes the cache.
         """
         if self._reader is None:
             cache = paths.cache_db_path(self.data_dir)
@@ -456,7 +462,10 @@ class Session:
                 self.stack.callback(frozen.close)
                 self.note_read_only(why, unread=f"{cache.name}-wal" if frozen.wal_unread else None)
                 return frozen
-            self.writer()  # opening the writer migrates the cache first
+            if create:
+                self.writer()  # makes the cache, brought up to date
+            elif self._writer is None:
+                self._bring_up_to_date(cache)
             from memex_desktop.store import CacheReader
 
             self._reader = CacheReader(cache)
@@ -467,20 +476,28 @@ class Session:
         """The single writer of the cache."""
         if self._writer is None:
             from memex_desktop.store import StoreWriter
-            from memex_desktop.store.schema import migrations_pending
 
             self._ensure_data_dir()
             cache = paths.cache_db_path(self.data_dir)
-            if migrations_pending(cache):
-                from memex_desktop.store.schema import open_cache
-
-                print(f"{PROG}: {UPDATING_CACHE.one_line()}", file=sys.stderr)
-                # Brought up to date here, where its progress can be shown: putting a large
-                # cache back in date order takes minutes.
-                open_cache(cache, progress=_MigrationProgress(sys.stderr)).close()
+            self._bring_up_to_date(cache)
             self._writer = StoreWriter(cache)
             self.stack.callback(self._writer.close)
         return self._writer
+
+    @staticmethod
+    def _bring_up_to_date(cache: Path) -> None:
+        """Apply the cache's pending migrations, saying so on stderr with their progress.
+
+        Done here rather than by the store as it opens, where no progress can be shown:
+        putting a large cache back in date order takes minutes.
+        """
+        from memex_desktop.store.schema import migrations_pending
+
+        if migrations_pending(cache):
+            from memex_desktop.store.schema import open_cache
+
+            print(f"{PROG}: {UPDATING_CACHE.one_line()}", file=sys.stderr)
+            open_cache(cache, progress=_MigrationProgress(sys.stderr)).close()
 
     def outbox(self) -> Outbox:
         """The queue of saves (a separate, fully synchronous file)."""
