@@ -1119,6 +1119,11 @@ def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
             )
         if (why := session.read_only_reason()) is not None:
             return _list_frozen(args, session, why)
+        if not session.data_dir.is_file() and not paths.outbox_db_path(session.data_dir).exists():
+            # Nothing was ever queued here: said without making the folder or its outbox (a
+            # mistyped --data-dir would otherwise be left behind as a new, empty one).
+            _print_ops([], json_output=args.json, paused=None)
+            return EXIT_OK
         try:
             outbox = session.outbox()
             ops, paused = outbox.list(), outbox.paused_reason()

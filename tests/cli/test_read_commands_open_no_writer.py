@@ -132,3 +132,15 @@ def test_a_read_command_finds_what_the_backlog_holds(folder: Folder) -> None:
     assert status == 0, err
     assert item[0] in out
     assert folder.writers == []
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_listing_an_outbox_never_made_makes_nothing(
+    json_output: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data_dir = tmp_path / "mistyped"
+    run = Cli(capsys, data_dir, "http://127.0.0.1:9")
+    status, out, err = run("outbox", "list", *(["--json"] if json_output else []))
+    assert status == 0, err
+    assert out == ("[]\n" if json_output else "the outbox is empty\n")
+    assert not data_dir.exists()
