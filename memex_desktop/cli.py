@@ -1158,7 +1158,15 @@ def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
             outbox.resume()
         print(f"queued again: {args.op_id}")
     else:
-        outbox.drop(op_id)
+        from memex_desktop.store.errors import SaveBeingSent
+        from memex_desktop.sync.folder_lock import drop_save
+
+        try:
+            dropped = drop_save(outbox, op_id, paths.sync_lock_path(session.data_dir))
+        except SaveBeingSent as exc:
+            raise CliError(user_message(exc).one_line(), EXIT_BUSY) from exc
+        if not dropped:  # sent and cleared away meanwhile
+            raise CliError(f"no operation with id {op_id} in the outbox any more", EXIT_NOT_FOUND)
         print(f"dropped: {args.op_id}")
     return EXIT_OK
 

@@ -46,6 +46,7 @@ from memex_desktop.store.errors import (
     DatabaseReadOnlyError,
     DiskFullError,
     KnownStoreError,
+    SaveBeingSent,
     SchemaTooNewError,
     SearchLanguageError,
     translate,
@@ -466,6 +467,14 @@ def user_message(exc: BaseException, credential: Credential | None = None) -> Us
         return _store_message(exc)
     if isinstance(exc, SearchLanguageError):
         return UserMessage("warning", str(exc))
+    if isinstance(exc, SaveBeingSent):
+        return UserMessage(
+            "warning",
+            "This save is being sent right now, so it can no longer be dropped.",
+            None,
+            "Once the sync is over the outbox shows how it went; if the page reached your "
+            "library and you do not want it, delete it there.",
+        )
     if isinstance(exc, BadApiUrl):
         return UserMessage(
             "error",

@@ -56,6 +56,14 @@ class SchemaTooNewError(KnownStoreError):
         self.supported = supported
 
 
+class SaveBeingSent(StoreError):
+    """A save the person asked to drop is being sent right now and cannot be called back."""
+
+    def __init__(self, op_id: int) -> None:
+        super().__init__(f"operation {op_id} is being sent now")
+        self.op_id = op_id
+
+
 class SearchLanguageError(ValueError):
     """A search the search language cannot mean anything by (an unknown type, a date that is
     not one); the message says what to type instead. Not a failure of the store."""

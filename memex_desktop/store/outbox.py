@@ -676,10 +676,12 @@ class Outbox:
         """Queue a failed operation again, due now."""
         self._set(op_id, "queued", reason=None, error_kind=None, next_attempt_at=_now_ms())
 
-    def drop(self, op_id: int) -> bool:
-        """Forget an operation (the person gave up on it); False when it does not exist."""
+    def drop(self, op_id: int, *, unless_sending: bool = False) -> bool:
+        """Forget an operation (the person gave up on it); False when it does not exist or,
+        with ``unless_sending``, is being sent (see :func:`sync.folder_lock.drop_save`)."""
+        sql = "DELETE FROM ops WHERE id = ?" + (" AND state != 'sending'" if unless_sending else "")
         with self._write() as conn:
-            return conn.execute("DELETE FROM ops WHERE id = ?", (op_id,)).rowcount > 0
+            return conn.execute(sql, (op_id,)).rowcount > 0
 
     def undo(self, op_id: int) -> UndoAnswer:
         """Drop an operation that was never sent; one already on its way stays, as answered."""

@@ -18,9 +18,13 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from memex_desktop.store.errors import SaveBeingSent
 from memex_desktop.sync.types import SyncReport
+
+if TYPE_CHECKING:
+    from memex_desktop.store import Outbox
 
 _log = logging.getLogger(__name__)
 
@@ -164,3 +168,24 @@ def release_and_hand_over(
         lock.release()
         if not outbox.due_count() or not lock.acquire():
             return reports
+
+
+def drop_save(outbox: Outbox, op_id: int, lock_path: Path) -> bool:
+    """Forget a save the person gave up on; False when there is none.
+
+    A save on its way cannot be called back: dropping it then would say it was given up
+    while the server still receives it. Every send holds the folder's lock, so a save found
+    ``sending`` while the lock can be taken was left so by a process that ended mid-send,
+    and is dropped as the person asked.
+
+    Raises:
+        SaveBeingSent: a sync (of this process or another) is sending it now.
+    """
+    if outbox.drop(op_id, unless_sending=True):
+        return True
+    if outbox.get(op_id) is None:
+        return False
+    with FolderLock(lock_path) as lock:
+        if not lock.acquire():
+            raise SaveBeingSent(op_id)
+        return outbox.drop(op_id)

@@ -33,7 +33,7 @@ from memex_desktop.sync import (
     SyncReport,
     outcome_for,
 )
-from memex_desktop.sync.folder_lock import FolderLock, release_and_hand_over
+from memex_desktop.sync.folder_lock import FolderLock, drop_save, release_and_hand_over
 from memex_desktop.ui.tasks import Task, TaskRunner
 
 if TYPE_CHECKING:
@@ -183,7 +183,7 @@ def outbox_action(outbox_path: Path, action: OutboxAction, op_id: int) -> Outbox
         if action == "retry":
             outbox.retry(op_id)
         elif action == "drop":
-            outbox.drop(op_id)
+            drop_save(outbox, op_id, paths.sync_lock_path(outbox_path.parent))
         else:
             outbox.undo(op_id)
         return outbox_counts(outbox)

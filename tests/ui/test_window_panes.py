@@ -13,6 +13,7 @@ from PySide6.QtTest import QAbstractItemModelTester
 from support.signals import Emitted
 from support.window import seeded_cache
 
+from memex_desktop import paths
 from memex_desktop.api.errors import AuthError
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.errors import (
@@ -23,14 +24,16 @@ from memex_desktop.errors import (
     state_words,
     user_message,
 )
-from memex_desktop.store import CacheReader, ChangeSet, OutboxOp, StoreWriter
+from memex_desktop.store import CacheReader, ChangeSet, Outbox, OutboxOp, StoreWriter
+from memex_desktop.store.errors import SaveBeingSent
+from memex_desktop.sync.folder_lock import FolderLock
 from memex_desktop.ui.outbox_pane import OutboxModel, OutboxPane, save_state_text
 from memex_desktop.ui.reader_pane import ReaderPane, SafeTextDocument
 from memex_desktop.ui.results_model import ResultsModel, mark_terms, snippet_segments
 from memex_desktop.ui.search_bar import SearchBar
 from memex_desktop.ui.sidebar import Scope, Sidebar
 from memex_desktop.ui.status_bar import STATE_ACTIONS, StatusBar
-from memex_desktop.ui.sync_controller import OutboxCounts
+from memex_desktop.ui.sync_controller import OutboxCounts, outbox_action
 from memex_desktop.ui.tasks import TaskRunner
 
 pytestmark = pytest.mark.gui
@@ -157,6 +160,21 @@ def test_outbox_model_and_pane_signals(qtbot: Any) -> None:
     assert save_state_text(ops[1]).startswith("Needs attention")
     pane.model.set_ops([])
     assert isinstance(pane.model, OutboxModel)
+
+
+def test_the_windows_drop_leaves_a_save_being_sent(tmp_path: Path) -> None:
+    """The pane's Drop on a save a sync is sending says so and keeps it (see drop_save)."""
+    outbox_path = paths.outbox_db_path(tmp_path)
+    with Outbox(outbox_path) as outbox:
+        outbox.enqueue_url("https://a.example/")
+        claimed = outbox.claim_next()
+    assert claimed is not None
+    with FolderLock(paths.sync_lock_path(tmp_path)) as sender:
+        assert sender.acquire()
+        with pytest.raises(SaveBeingSent) as refused:
+            outbox_action(outbox_path, "drop", claimed.id)
+        assert "being sent right now" in user_message(refused.value).text
+    assert outbox_action(outbox_path, "drop", claimed.id).pending == 0
 
 
 def _failed_op(state: str, kind: str | None, reason: str, attempts: int = 1) -> OutboxOp:

@@ -11,6 +11,7 @@ from support.cli import Cli
 from memex_desktop import cli, paths
 from memex_desktop.store import Outbox
 from memex_desktop.store.outbox import OutboxFailure
+from memex_desktop.sync.folder_lock import FolderLock
 
 
 @pytest.fixture
@@ -94,3 +95,22 @@ def test_only_a_waiting_or_failed_save_is_retried(run: Cli, data_dir: Path) -> N
     status, out, _ = run("outbox", "drop", str(first))
     assert status == cli.EXIT_OK
     assert _states(run) == {second: "queued"}
+
+
+def test_a_save_being_sent_is_not_dropped(run: Cli, data_dir: Path) -> None:
+    """A sync holding the folder sends the save: dropping it would say it was given up while
+    the server still receives it; left "sending" by a sync that is gone, it is dropped."""
+    assert run("save", "https://example.org/a")[0] == cli.EXIT_OK
+    with Outbox(paths.outbox_db_path(data_dir)) as outbox:
+        claimed = outbox.claim_next()
+    assert claimed is not None
+    with FolderLock(paths.sync_lock_path(data_dir)) as sender:
+        assert sender.acquire()
+        status, _, err = run("outbox", "drop", str(claimed.id))
+        assert status == cli.EXIT_BUSY
+        assert "being sent right now" in err
+        assert _states(run) == {claimed.id: "sending"}
+    status, out, _ = run("outbox", "drop", str(claimed.id))
+    assert status == cli.EXIT_OK
+    assert out.strip() == f"dropped: {claimed.id}"
+    assert _states(run) == {}

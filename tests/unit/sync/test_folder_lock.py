@@ -6,8 +6,12 @@ import os
 import threading
 from pathlib import Path
 
+import pytest
+
+from memex_desktop.store import Outbox
+from memex_desktop.store.errors import SaveBeingSent
 from memex_desktop.sync import SyncOutcome, SyncReport
-from memex_desktop.sync.folder_lock import FolderLock, release_and_hand_over
+from memex_desktop.sync.folder_lock import FolderLock, drop_save, release_and_hand_over
 
 
 class Queue:
@@ -90,3 +94,48 @@ def test_a_drain_that_fails_leaves_the_saves_for_the_next_sync(tmp_path: Path) -
     assert [report.outcome for report in reports] == [SyncOutcome.OFFLINE]
     assert calls == [1]
     assert not lock.held
+
+
+def _queued_and_claimed(tmp_path: Path) -> tuple[Outbox, int, int]:
+    """An outbox holding one queued save and one claimed for sending."""
+    outbox = Outbox(tmp_path / "outbox.db")
+    first = outbox.enqueue_url("https://example.com/a").op
+    claimed = outbox.claim_next()
+    second = outbox.enqueue_url("https://example.com/b").op
+    assert first is not None
+    assert second is not None
+    assert claimed is not None
+    assert claimed.id == first.id
+    return outbox, second.id, first.id
+
+
+def test_a_queued_save_is_dropped(tmp_path: Path) -> None:
+    outbox, queued, _sending = _queued_and_claimed(tmp_path)
+    try:
+        assert drop_save(outbox, queued, tmp_path / "sync.lock")
+        assert outbox.get(queued) is None
+        assert not drop_save(outbox, queued, tmp_path / "sync.lock")  # gone: nothing to drop
+    finally:
+        outbox.close()
+
+
+def test_a_save_being_sent_is_not_dropped_while_its_sender_holds_the_lock(
+    tmp_path: Path,
+) -> None:
+    outbox, _queued, sending = _queued_and_claimed(tmp_path)
+    sender = FolderLock(tmp_path / "sync.lock")
+    try:
+        assert sender.acquire()
+        with pytest.raises(SaveBeingSent):
+            drop_save(outbox, sending, tmp_path / "sync.lock")
+        op = outbox.get(sending)
+        assert op is not None
+        assert op.state == "sending"
+        sender.release()
+        # Left "sending" by a sender that is gone: dropped as asked, the lock let go after.
+        assert drop_save(outbox, sending, tmp_path / "sync.lock")
+        assert outbox.get(sending) is None
+        assert sender.acquire()
+    finally:
+        sender.release()
+        outbox.close()
