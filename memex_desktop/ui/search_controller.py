@@ -423,8 +423,11 @@ class SearchController(QObject):
         self._applied_filters = result.request.filters
         self._applied_scope = scope
         self._applied_sort = result.sort
-        self._applied_more = not result.complete
-        self._applied_stopped_at = result.stopped_at
+        if not (same and not result.complete):
+            # The first page of the same search read again leaves the full list on screen,
+            # and its count stands until the new full list replaces both.
+            self._applied_more = not result.complete
+            self._applied_stopped_at = result.stopped_at
         self._show_count()
         self.search_applied.emit(self._results.rowCount())
         if not result.complete:
