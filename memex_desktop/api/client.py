@@ -948,7 +948,7 @@ class MemexClient:
         if status == 429:
             return RateLimited(message, status_code=status, retry_after=self._retry_after(reply))
         if status == 408 or status >= 500:
-            return ServerError(message, status_code=status)
+            return ServerError(message, status_code=status, retry_after=self._retry_after(reply))
         # 400/404/409/422 and friends, and a 2xx body that reports an error: the server
         # understood and refused this request; repeating it would not help.
         return ValidationError(message, status_code=status)

@@ -49,7 +49,14 @@ class ServerRefused(NetworkUnavailable):
 
 
 class ServerError(ApiError):
-    """The server answered 5xx (or 408) and retries did not help."""
+    """The server answered 5xx (or 408) and retries did not help; ``retry_after`` is the
+    wait in seconds it named (a 503 announcing maintenance says when to come back)."""
+
+    def __init__(
+        self, message: str, *, status_code: int | None = None, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message, status_code=status_code)
+        self.retry_after = retry_after
 
 
 class AuthError(ApiError):

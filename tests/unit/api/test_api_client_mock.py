@@ -382,6 +382,28 @@ def test_rate_limited_after_retries_carries_retry_after() -> None:
     assert clock.sleeps == [2.0]
 
 
+def test_a_503_after_retries_carries_the_wait_the_server_named() -> None:
+    recorder = Recorder([json_response(503, {"error": "maintenance"}, {"Retry-After": "2"})])
+    client, clock = make_client(recorder, max_retries=1)
+    with pytest.raises(ServerError) as caught:
+        client.search_raw()
+    assert (caught.value.status_code, caught.value.retry_after) == (503, 2.0)
+    assert clock.sleeps == [2.0]
+    recorder.responses[:] = [json_response(503, {"error": "down"})]
+    with pytest.raises(ServerError) as unannounced:
+        client.search_raw()
+    assert unannounced.value.retry_after is None
+
+
+def test_a_503_naming_a_long_wait_fails_at_once_with_it() -> None:
+    recorder = Recorder([json_response(503, {"error": "maintenance"}, {"Retry-After": "120"})])
+    client, clock = make_client(recorder)
+    with pytest.raises(ServerError) as caught:
+        client.search_raw()
+    assert caught.value.retry_after == 120.0
+    assert clock.sleeps == []
+
+
 def test_long_retry_after_is_not_waited_for() -> None:
     recorder = Recorder([json_response(429, {"error": "slow"}, {"Retry-After": "3600"})])
     client, clock = make_client(recorder)
