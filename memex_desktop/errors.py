@@ -144,14 +144,24 @@ def _refused(host: str) -> UserMessage:
     )
 
 
-def _server_trouble(detail: str | None) -> UserMessage:
-    """Words for a server that answers with errors."""
+def _server_trouble(detail: str | None, back_in_s: float | None = None) -> UserMessage:
+    """Words for a server that answers with errors; ``back_in_s`` is the wait it named (a
+    server down for maintenance says when it is back)."""
+    action = "Try again later; nothing local is lost."
+    if back_in_s:
+        action = f"The server says to try again in {_wait_words(back_in_s)}; nothing local is lost."
     return UserMessage(
-        "warning",
-        "The Memex server is having trouble (it answered with an error).",
-        detail,
-        "Try again later; nothing local is lost.",
+        "warning", "The Memex server is having trouble (it answered with an error).", detail, action
     )
+
+
+def _wait_words(seconds: float) -> str:
+    """A wait as a person reads it: seconds up to two minutes, then minutes, then hours."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"
 
 
 def _credentials_rejected(detail: str | None, credential: Credential | None) -> UserMessage:
@@ -261,7 +271,7 @@ def _api_message(exc: ApiError, credential: Credential | None) -> UserMessage:
             f"Wait{wait} and try again.",
         )
     if isinstance(exc, ServerError):
-        return _server_trouble(exc.message or None)
+        return _server_trouble(exc.message or None, exc.retry_after)
     if isinstance(exc, ServerIncompatible):
         return _incompatible(exc.message or None)
     if isinstance(exc, ValidationError):

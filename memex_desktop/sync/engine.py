@@ -948,6 +948,8 @@ class SyncEngine:
                     attention += 1
                     continue
                 delay = self.outbox_policy.backoff_s(op.attempts, self._rand)
+                if exc.retry_after is not None:  # a server down for maintenance says how long
+                    delay = max(delay, exc.retry_after)
                 self.outbox.mark_failed_retryable(op.id, _reason(exc), self._clock() + delay)
                 continue
             except ApiError as exc:

@@ -4,8 +4,10 @@ The client retries such a refusal a few times on its own, as suits a person wait
 answer. A sync is not a person waiting: a server that sheds load for a minute has not failed
 it, and giving up would leave the library half read until the next try. So once the client
 gives up, the sync waits as the server asked (its ``Retry-After``, else a growing wait) and asks
-again, until the refusals of one request have lasted :data:`PUSHED_BACK_PATIENCE_S` in all
-(:data:`UNANNOUNCED_503_PATIENCE_S` for 503s, which say no more than that the server is down).
+again, until the refusals of one request have lasted :data:`PUSHED_BACK_PATIENCE_S` in all. A
+503 that names its wait announces maintenance and is waited for as named, as a 429 is; one that
+does not says no more than that the server is down, and is given
+:data:`UNANNOUNCED_503_PATIENCE_S` only.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ class Patience:
     def wait_after(self, exc: ApiError) -> float | None:
         """Seconds to wait before asking again after the refusal ``exc``; ``None`` once the
         refusals would last longer than the patience (the request fails then)."""
-        asked = exc.retry_after if isinstance(exc, RateLimited) else None
+        asked = exc.retry_after if isinstance(exc, RateLimited | ServerError) else None
         patience_s = self.patience_s
         if asked is None and not isinstance(exc, RateLimited):
             patience_s = min(patience_s, UNANNOUNCED_503_PATIENCE_S)

@@ -9,6 +9,7 @@ from support.secrets import TEST_API_KEY
 from support.sync_env import library_ids
 
 from memex_desktop.emulator.synthetic import generate_library
+from memex_desktop.errors import user_message
 from memex_desktop.sync import SyncOutcome
 from memex_desktop.sync.types import SyncProgress
 
@@ -66,6 +67,39 @@ def test_refusals_on_a_first_sync_are_waited_out(
     waits = [step for step in heard if step.waiting_s is not None]
     assert len(waits) == 2, waits
     assert all("the server asked to slow down" in step.message for step in waits)
+
+
+def test_a_503_naming_its_wait_is_waited_as_named_and_said(
+    library: dict[str, Any], library_emulator: Any, harness_factory: Any
+) -> None:
+    """A 503 with Retry-After (a server down for maintenance, saying for how long) is waited
+    out as it names, not with a wait of the sync's own, and the progress says that wait."""
+    emulator = library_emulator(library, latency_ms=5)
+    harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=40, client_retries=3)
+    emulator.faults.next_status(503, 4, retry_after=2, paths=["/search"])  # the client's 4 tries
+    heard: list[SyncProgress] = []
+    report = harness.new_engine(rand=lambda: 0.0).run(full=True, progress=heard.append)
+    _synced_whole(harness, emulator, library, report)
+    waits = [step for step in heard if step.waiting_s is not None]
+    assert [step.waiting_s for step in waits] == [2.0]
+    assert waits[0].message.endswith("the server asked to slow down, asking again in 2 s")
+
+
+def test_a_503_naming_a_wait_longer_than_the_patience_fails_at_once_saying_when(
+    library: dict[str, Any], library_emulator: Any, harness_factory: Any
+) -> None:
+    """Maintenance announced for longer than a sync waits: the sync stops at once (nothing
+    is gained by asking before then), and the words say when the server will be back."""
+    emulator = library_emulator(library, latency_ms=5)
+    harness = harness_factory(emulator.base_url, TEST_API_KEY, page_size=40, client_retries=1)
+    harness.new_engine().run(full=True)
+    emulator.faults.next_status(503, 1_000, retry_after=600, paths=["/search"])
+    heard: list[SyncProgress] = []
+    report = harness.new_engine().run(full=True, progress=heard.append)
+    assert report.outcome is SyncOutcome.SERVER_DOWN
+    assert [step for step in heard if step.waiting_s is not None] == []
+    message = user_message(report.error)
+    assert message.action == "The server says to try again in 10 min; nothing local is lost."
 
 
 @pytest.mark.parametrize("refuse", REFUSALS)

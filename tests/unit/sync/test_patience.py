@@ -88,3 +88,14 @@ def test_a_503_that_does_not_say_when_is_waited_out_briefly() -> None:
     assert waits == [2.0, 4.0, 8.0, 16.0]
     busy = Patience(300.0, rand=lambda: 1.0)  # a 429 says it is busy: the whole patience
     assert sum(iter(lambda: busy.wait_after(RateLimited("busy")), None)) > 200
+
+
+def test_a_503_that_names_its_wait_is_waited_as_named_within_the_whole_patience() -> None:
+    patience = Patience(300.0, rand=lambda: 1.0)
+    maintenance = ServerError("unavailable", status_code=503, retry_after=45.0)
+    waits = list(iter(lambda: patience.wait_after(maintenance), None))
+    assert waits == [45.0] * 6  # 270 s: a seventh would be more than the 300 s of patience
+    assert sum(waits) > UNANNOUNCED_503_PATIENCE_S
+    assert Patience(300.0).wait_after(ServerError("x", status_code=503, retry_after=0.0)) == 1.0
+    # A wait beyond the whole patience is not begun: the sync fails with what the server said.
+    assert Patience(300.0).wait_after(ServerError("x", status_code=503, retry_after=600)) is None

@@ -205,13 +205,16 @@ def test_refused_save_needs_attention_with_the_server_message(
     assert "cannot be saved" in (refused[0].reason or "")
 
 
+@pytest.mark.parametrize("status", [429, 503])
 def test_retry_after_is_honoured(
-    library_emulator: Any, harness_factory: Any, small_library: dict[str, Any]
+    status: int, library_emulator: Any, harness_factory: Any, small_library: dict[str, Any]
 ) -> None:
+    """As a server refusing for its load asks (429), and as one down for maintenance
+    announces (503)."""
     emulator = library_emulator(small_library)
     harness = harness_factory(emulator.base_url, TEST_API_KEY, client_retries=0)
     harness.outbox.enqueue_url("https://limited.example/")
-    emulator.faults.next_status(429, count=1, retry_after=120, paths=SAVE_PATHS)
+    emulator.faults.next_status(status, count=1, retry_after=120, paths=SAVE_PATHS)
     before_ms = time.time() * 1000
     report = harness.engine.drain_outbox(max_wait_s=0)
     assert report.outcome is SyncOutcome.SERVER_DOWN
