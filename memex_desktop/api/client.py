@@ -9,7 +9,8 @@ library leaves to the caller:
   while the body streams in, so a server dripping bytes cannot hold a worker forever;
 * a cap on the (decoded) response size;
 * full-jitter retries honouring ``Retry-After`` for reads, and for writes only when the caller
-  says the call is idempotent (the outbox sends each save with a stable identity);
+  says the call is idempotent (the outbox sends each save with a stable identity); a request
+  the server took and then met with silence for the whole timeout is not sent again;
 * every failure as one of the errors of :mod:`memex_desktop.api.errors`; a body that does not
   parse or validate is a :class:`ContractError` with the raw bytes, never a crash.
 
@@ -594,8 +595,11 @@ class MemexClient:
             sent_with_token = self._token_generation
             try:
                 reply = self._send_following_redirects(path, content, deadline_at)
-            except NetworkUnavailable:
-                wait = self._retry_wait(retry, retries_done, None, deadline_at)
+            except NetworkUnavailable as exc:
+                # A request met with silence is not sent again: the caller hears now that the
+                # server is not answering, not after waiting out the same silence once more.
+                silent = isinstance(exc, ServerNotAnswering) and exc.silent
+                wait = None if silent else self._retry_wait(retry, retries_done, None, deadline_at)
                 if wait is None:
                     raise
                 _log.debug("POST %s: network failure, retrying in %.2f s", path, wait)

@@ -37,6 +37,12 @@ class ServerNotAnswering(NetworkUnavailable):
         super().__init__(message, status_code=status_code)
         self.host = host
 
+    @property
+    def silent(self) -> bool:
+        """Whether nothing came back at all: the server took the request and said nothing for
+        the whole timeout (an answer that began and then stalled is not silence)."""
+        return self.status_code is None
+
 
 class ServerRefused(NetworkUnavailable):
     """Nothing listens at the server's address: its host answered the connection with a

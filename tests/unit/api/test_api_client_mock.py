@@ -34,6 +34,7 @@ from memex_desktop.api.errors import (
     NetworkUnavailable,
     RateLimited,
     ServerError,
+    ServerNotAnswering,
     ValidationError,
 )
 from memex_desktop.api.models import (
@@ -415,11 +416,40 @@ def test_long_retry_after_is_not_waited_for() -> None:
 
 def test_connection_errors_are_retried_for_reads() -> None:
     recorder = Recorder(
-        [httpx.ConnectError("refused"), httpx.ReadTimeout("slow"), json_response(200, PLANS)]
+        [httpx.ConnectError("refused"), httpx.ReadError("reset"), json_response(200, PLANS)]
     )
     client, clock = make_client(recorder)
     assert client.get_available_plans().plans
     assert len(clock.sleeps) == 2
+
+
+@pytest.mark.parametrize("silence", [httpx.ReadTimeout("silent"), httpx.WriteTimeout("silent")])
+def test_a_request_met_with_silence_is_not_sent_again(silence: Exception) -> None:
+    """The server took it and said nothing for the whole timeout: the caller hears that it
+    is not answering now, not after the same silence once more."""
+    recorder = Recorder([silence, json_response(200, PLANS)])
+    client, clock = make_client(recorder)
+    with pytest.raises(ServerNotAnswering) as caught:
+        client.get_available_plans()
+    assert caught.value.silent
+    assert len(recorder.requests) == 1
+    assert clock.sleeps == []
+
+
+def test_an_answer_that_stalls_partway_is_asked_for_again() -> None:
+    """Its status came: the server is there, and the next answer may come whole."""
+
+    class Stalls(httpx.SyncByteStream):
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            yield b'{"plans": ['
+            raise httpx.ReadTimeout("stalled")
+
+    recorder = Recorder(
+        [lambda request: httpx.Response(200, stream=Stalls()), json_response(200, PLANS)]
+    )
+    client, _ = make_client(recorder)
+    assert client.get_available_plans().plans
+    assert len(recorder.requests) == 2
 
 
 def test_connection_errors_end_as_network_unavailable() -> None:
