@@ -6,9 +6,11 @@ pass; a page of ids all seen already means the server ignores ``offset`` (or res
 and paging goes on by time instead (``timeRange.end`` = the oldest ``created_at`` seen, as the
 first-party feed does); a server that can be paged neither way is reported within three pages,
 never hammered. The page cap is learned from repeated short pages; the page size halves when a
-page fails for its size (timeout, 5xx, 413, an oversized body) and grows back while pages come
-fast. :class:`Pager` is the decision logic (no I/O); :class:`PageFetcher` runs it on a helper
-thread, with requests sent ahead while the server answers pages of a steady size (as many as an
+page fails for its size (an answer too slow to finish, 5xx, 413, an oversized body) and grows
+back while pages come fast. A page met with silence ends the pass at once: the server is not
+answering (the next pass asks for half as much). :class:`Pager` is the decision logic (no I/O);
+:class:`PageFetcher` runs it on a helper thread, with requests sent ahead while the server
+answers pages of a steady size (as many as an
 :class:`~memex_desktop.sync.concurrency.InFlightLimit` allows).
 """
 
@@ -33,6 +35,7 @@ from memex_desktop.api.errors import (
     NetworkUnavailable,
     ServerError,
     ServerIncompatible,
+    ServerNotAnswering,
     ValidationError,
 )
 from memex_desktop.api.models import UNREADABLE_TYPE, SearchRawPage
@@ -437,19 +440,27 @@ def _seen_first(ids: list[str], repeated: int, fresh: list[str]) -> bool:
 
 
 def size_related(exc: BaseException) -> bool:
-    """Whether a failed page may succeed smaller (timeout, 5xx but 503, 413, an oversized
-    body)."""
+    """Whether a failed page may succeed smaller (an answer too slow to finish, 5xx but 503,
+    413, an oversized body); a page that got no answer at all is not (see :func:`unanswered`)."""
     if isinstance(exc, ServerError):
         return exc.status_code != 503
     if isinstance(exc, ValidationError):
         return exc.status_code == 413
     if isinstance(exc, NetworkUnavailable):
+        if unanswered(exc):
+            return False
         import httpx  # the client that raised this has loaded it; a start need not
 
         return isinstance(exc.__cause__, httpx.ReadTimeout) or "within" in exc.message
     if isinstance(exc, ContractError):
         return "byte limit" in exc.message
     return False
+
+
+def unanswered(exc: BaseException) -> bool:
+    """Whether a page got no answer at all: the server took the request and said nothing for
+    the whole read timeout."""
+    return isinstance(exc, ServerNotAnswering) and exc.silent
 
 
 Fetch = Callable[[PageRequest], SearchRawPage]
@@ -633,6 +644,13 @@ class PageFetcher:
 
     def _recover(self, request: PageRequest, exc: ApiError) -> bool:
         """Whether paging can go on after ``exc`` (a smaller page, or past an unreadable one)."""
+        if unanswered(exc):
+            # Silence says the server is not answering, whatever the page's size: the pass
+            # ends now, where each smaller page would wait out the same silence while the
+            # person waits. Should the size have been to blame after all (no server was seen
+            # to be), the next pass asks for smaller pages.
+            self.pager.shrink()
+            return False
         if size_related(exc):
             return self.pager.shrink()
         if unreadable_answer(exc):

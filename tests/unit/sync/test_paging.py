@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
+import httpx
 import pytest
 
-from memex_desktop.api.errors import ServerError, ServerIncompatible, ValidationError
+from memex_desktop.api.errors import (
+    ServerError,
+    ServerIncompatible,
+    ServerNotAnswering,
+    ValidationError,
+)
 from memex_desktop.api.models import SearchRawPage
-from memex_desktop.sync.paging import Pager, PageRequest, size_related
+from memex_desktop.sync.paging import PageFetcher, Pager, PageRequest, size_related, unanswered
 from memex_desktop.sync.server_profile import ServerProfile
 
 T0 = 1_800_000_000_000
@@ -154,3 +161,37 @@ def test_an_unreadable_page_is_skipped_and_three_in_a_row_give_up() -> None:
     pager.malformed(pager.request(), "no results")
     with pytest.raises(ServerIncompatible):
         pager.malformed(pager.request(), "no results")
+
+
+def test_silence_is_not_taken_for_a_page_too_big_and_a_stalled_answer_is() -> None:
+    silent = ServerNotAnswering("took it and said nothing", host="server")
+    silent.__cause__ = httpx.ReadTimeout("silent")
+    stalled = ServerNotAnswering("stopped answering mid-answer", host="server", status_code=200)
+    stalled.__cause__ = httpx.ReadTimeout("stalled")
+    assert unanswered(silent)
+    assert not size_related(silent)
+    assert size_related(stalled)
+    assert not unanswered(stalled)
+
+
+def test_a_page_met_with_silence_ends_the_pass_and_the_next_asks_for_less() -> None:
+    """Not one smaller page after another, each waiting out the same silence."""
+    asked: list[PageRequest] = []
+
+    def fetch(request: PageRequest) -> SearchRawPage:
+        asked.append(request)
+        if len(asked) > 1:
+            raise ServerNotAnswering("took it and said nothing", host="server")
+        return _page(list(range(request.limit)))
+
+    pager = _pager()
+    fetcher = PageFetcher(fetch, pager, threading.Event())
+    fetcher.start()
+    try:
+        fetcher.next()
+        with pytest.raises(ServerNotAnswering):
+            fetcher.next()
+    finally:
+        fetcher.stop()
+    assert [request.limit for request in asked] == [50, 50]
+    assert pager.profile.page_size == 25
