@@ -18,7 +18,7 @@ import os
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -54,7 +54,8 @@ from memex_desktop.store.search_language import (
 if TYPE_CHECKING:
     from memex_desktop.api.client import MemexClient
     from memex_desktop.services import Connection
-    from memex_desktop.store import CacheReader, Outbox, StoreWriter
+    from memex_desktop.store import CacheReader, Outbox, OutboxOp, StoreWriter
+    from memex_desktop.store.save_description import SavedItem
     from memex_desktop.sync import SyncEngine, SyncOutcome, SyncProgress, SyncReport
     from memex_desktop.sync.folder_lock import FolderLock
 
@@ -1130,7 +1131,7 @@ def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
         except KnownStoreError as exc:
             # Too new to open, or no room to: the saves are still shown, read without writing.
             return _list_read_only(args, session, exc)
-        _print_ops(ops, json_output=args.json, paused=paused)
+        _print_ops(ops, json_output=args.json, paused=paused, items=_saved_items(session, ops))
         return EXIT_OK
     if not args.op_id:
         raise CliError(
@@ -1181,7 +1182,7 @@ def _list_read_only(args: argparse.Namespace, session: Session, exc: BaseExcepti
     ops = read_only_ops(path)
     print(f"{PROG}: {session.words(exc).one_line()}", file=sys.stderr)
     print(f"{PROG}: {path.name} shown read-only; nothing was changed", file=sys.stderr)
-    _print_ops(ops, json_output=args.json, paused=None)
+    _print_ops(ops, json_output=args.json, paused=None, items=_saved_items(session, ops))
     return EXIT_OK
 
 
@@ -1191,22 +1192,54 @@ def _list_frozen(args: argparse.Namespace, session: Session, why: str) -> int:
 
     path = paths.outbox_db_path(session.data_dir)
     session.note_read_only(why)
-    _print_ops(read_only_ops(path) if path.exists() else [], json_output=args.json, paused=None)
+    ops = read_only_ops(path) if path.exists() else []
+    _print_ops(ops, json_output=args.json, paused=None, items=_saved_items(session, ops))
     return EXIT_OK
 
 
-def _print_ops(ops: list[Any], *, json_output: bool, paused: Any) -> None:
-    """The outbox listing: one line per operation (and why it failed), or JSON."""
+def _saved_items(session: Session, ops: list[OutboxOp]) -> Mapping[str, SavedItem]:
+    """The items the queued notes and highlights are on, for their descriptions.
+
+    Read from the cache as it is: a listing never makes, migrates or writes a cache, so
+    without a current, readable one the saves are told by their own words.
+    """
+    from memex_desktop.store.save_description import queued_items, saved_items, target_ids
+    from memex_desktop.store.schema import SCHEMA_VERSION, file_schema_version
+
+    cache = paths.cache_db_path(session.data_dir)
+    try:
+        if target_ids(ops) and file_schema_version(cache) == SCHEMA_VERSION:
+            return saved_items(session.reader(), ops)
+    except (CliError, StoreError) as exc:
+        _log.info("the outbox is listed without the cache's titles: %s", exc)
+    return queued_items(ops)
+
+
+def _print_ops(
+    ops: list[OutboxOp],
+    *,
+    json_output: bool,
+    paused: Any,
+    items: Mapping[str, SavedItem] | None = None,
+) -> None:
+    """The outbox listing: one line per operation saying what it saves (and why it failed),
+    or JSON."""
+    from memex_desktop.store.save_description import describe_save
+
     if json_output:
-        print(json.dumps([_op_json(op) for op in ops], ensure_ascii=False))
+        print(
+            json.dumps(
+                [{**_op_json(op), "description": describe_save(op, items)} for op in ops],
+                ensure_ascii=False,
+            )
+        )
         return
     if paused is not None:
         print(f"paused: {failure_message(paused.kind).text}")
     if not ops:
         print("the outbox is empty")
     for op in ops:
-        target = op.url or op.external_id or ""
-        line = f"{op.id}  {op.state:<15} {op.kind:<12} {target}"
+        line = f"{op.id}  {op.state:<15} {describe_save(op, items)}"
         if op.attempts:
             line += f"  (attempts: {op.attempts})"
         print(line)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import (
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
 from memex_desktop.api.content import time_text
 from memex_desktop.errors import UserMessage, failure_message
 from memex_desktop.store import OutboxOp
+from memex_desktop.store.save_description import SavedItem, describe_save
 
 log = logging.getLogger(__name__)
 
@@ -76,9 +78,13 @@ def save_state_tip(op: OutboxOp) -> str:
 
 
 class OutboxModel(QAbstractTableModel):
-    """The outbox operations, newest first (a few hundred at most; read from the outbox db)."""
+    """The outbox operations, newest first (a few hundred at most; read from the outbox db).
 
-    COLUMNS = ("Link", "State", "Queued at")
+    Each says what it saves (:func:`describe_save`, as ``outbox list`` does): a link's
+    address, a note with its item and first words.
+    """
+
+    COLUMNS = ("Save", "State", "Queued at")
     OpIdRole = Qt.ItemDataRole.UserRole + 1
     EntityIdRole = Qt.ItemDataRole.UserRole + 2
     StateRole = Qt.ItemDataRole.UserRole + 3
@@ -86,13 +92,14 @@ class OutboxModel(QAbstractTableModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._ops: list[OutboxOp] = []
+        self._descriptions: list[str] = []
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         """Number of operations."""
         return 0 if parent.isValid() else len(self._ops)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        """Link, state, time."""
+        """What is saved, state, time."""
         return 0 if parent.isValid() else len(self.COLUMNS)
 
     def headerData(
@@ -121,7 +128,7 @@ class OutboxModel(QAbstractTableModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             column = index.column()
             if column == 0:
-                return op.url or op.external_id or op.kind
+                return self._descriptions[index.row()]
             if column == 1 and role == Qt.ItemDataRole.ToolTipRole:
                 return save_state_tip(op)
             if column == 1:
@@ -130,17 +137,24 @@ class OutboxModel(QAbstractTableModel):
                 return time_text(op.created_at) or ""
         return None
 
-    def set_ops(self, ops: list[OutboxOp]) -> None:
-        """Show these operations (newest first); rows whose op is unchanged keep their place."""
+    def set_ops(self, ops: list[OutboxOp], items: Mapping[str, SavedItem] | None = None) -> None:
+        """Show these operations (newest first), the notes and highlights named by the items
+        they are on (``items``, read from the cache); rows whose op is unchanged keep their
+        place."""
         ordered = sorted(ops, key=lambda op: (op.created_at or 0, op.id), reverse=True)
+        described = [describe_save(op, items) for op in ordered]
         if [op.id for op in ordered] == [op.id for op in self._ops]:
-            changed = [row for row, op in enumerate(ordered) if op != self._ops[row]]
-            self._ops = ordered
+            changed = [
+                row
+                for row, op in enumerate(ordered)
+                if op != self._ops[row] or described[row] != self._descriptions[row]
+            ]
+            self._ops, self._descriptions = ordered, described
             for row in changed:
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
             return
         self.beginResetModel()
-        self._ops = ordered
+        self._ops, self._descriptions = ordered, described
         self.endResetModel()
 
     def op_at(self, row: int) -> OutboxOp | None:
@@ -178,7 +192,7 @@ class OutboxPane(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
-        # The link and its state share the width (each ends with "…" when cut, the whole
+        # What is saved and its state share the width (each ends with "…" when cut, the whole
         # text is its tooltip); the time always shows whole.
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)

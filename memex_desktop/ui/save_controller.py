@@ -19,6 +19,12 @@ from PySide6.QtGui import QGuiApplication
 
 from memex_desktop.errors import user_message
 from memex_desktop.store import EnqueueResult, Outbox, OutboxOp, StoreError
+from memex_desktop.store.save_description import (
+    SavedItem,
+    queued_items,
+    saved_items,
+    target_ids,
+)
 from memex_desktop.ui.drops import (
     MOZ_URL,
     PLAIN_TEXT,
@@ -29,6 +35,7 @@ from memex_desktop.ui.drops import (
     read_shortcut_bounded,
 )
 from memex_desktop.ui.outbox_pane import OutboxPane
+from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.sync_controller import (
     OutboxCounts,
     SyncController,
@@ -186,10 +193,34 @@ def list_outbox(outbox_path: Path) -> tuple[list[OutboxOp], OutboxCounts]:
         outbox.close()
 
 
-def numbered_listing(number: int, outbox_path: Path) -> tuple[int, list[OutboxOp], OutboxCounts]:
-    """Worker: :func:`list_outbox` with the number of the request it answers."""
+@dataclass(frozen=True)
+class OutboxListing:
+    """One reading of the outbox for its pane: the saves, the counts, the items the notes and
+    highlights are on (to say what each save is), and the number of the request it answers."""
+
+    number: int
+    ops: list[OutboxOp]
+    counts: OutboxCounts
+    items: dict[str, SavedItem]
+
+
+def items_of_saves(cache_path: Path, ops: list[OutboxOp]) -> dict[str, SavedItem]:
+    """Worker: the items the saves are on, read from the cache when it can be read; the saves
+    are listed all the same when it cannot (each is then told by its own words)."""
+    if not target_ids(ops) or not cache_path.is_file():
+        return queued_items(ops)
+    try:
+        return saved_items(thread_reader(cache_path), ops)
+    except StoreError as exc:
+        log.warning("the outbox is listed without the items' titles", exc_info=exc)
+        return queued_items(ops)
+
+
+def numbered_listing(number: int, outbox_path: Path, cache_path: Path) -> OutboxListing:
+    """Worker: :func:`list_outbox` and the items of its saves, with the number of the request
+    it answers."""
     ops, counts = list_outbox(outbox_path)
-    return number, ops, counts
+    return OutboxListing(number, ops, counts, items_of_saves(cache_path, ops))
 
 
 def _saves(count: int) -> str:
@@ -493,19 +524,18 @@ class SaveController(QObject):
         self._messages.show_failure(exc)
         self.refresh_outbox()
 
-    def refresh_outbox(self) -> Task[tuple[int, list[OutboxOp], OutboxCounts]]:
+    def refresh_outbox(self) -> Task[OutboxListing]:
         """Reload the outbox pane and the counts (off the GUI thread)."""
         self._listings_asked += 1
         return self._runner.run(
-            numbered_listing, self._listings_asked, self._outbox_path
+            numbered_listing, self._listings_asked, self._outbox_path, self._cache_path
         ).on_success(self._on_outbox_listed)
 
     @Slot(object)
-    def _on_outbox_listed(self, listed: tuple[int, list[OutboxOp], OutboxCounts]) -> None:
+    def _on_outbox_listed(self, listed: OutboxListing) -> None:
         """Show the outbox operations and counts, unless a newer listing was shown already."""
-        number, ops, counts = listed
-        if number < self._listing_shown:
+        if listed.number < self._listing_shown:
             return
-        self._listing_shown = number
-        self._outbox_pane.model.set_ops(ops)
-        self._sync.refresh_counts(counts)
+        self._listing_shown = listed.number
+        self._outbox_pane.model.set_ops(listed.ops, listed.items)
+        self._sync.refresh_counts(listed.counts)

@@ -15,7 +15,8 @@ from memex_desktop.errors import user_message
 from memex_desktop.paths import cache_db_path, outbox_db_path
 from memex_desktop.services import sync_services
 from memex_desktop.settings import Settings
-from memex_desktop.store import DiskFullError, Outbox, StoreWriter
+from memex_desktop.store import CacheReader, DiskFullError, Outbox, StoreWriter
+from memex_desktop.sync.notes import queue_note
 from memex_desktop.ui.drops import PLAIN_TEXT, judge_drop
 from memex_desktop.ui.outbox_pane import OutboxPane
 from memex_desktop.ui.save_controller import SaveController, StayingSave, UndoResult, undo_text
@@ -35,6 +36,7 @@ class Saving:
     pane: OutboxPane
     runner: TaskRunner
     outbox_path: Path
+    writer: StoreWriter
 
 
 @pytest.fixture
@@ -55,7 +57,7 @@ def saving(qtbot: Any, tmp_path: Path) -> Iterator[Saving]:
         toast=toast,
         outbox_pane=pane,
     )
-    yield Saving(saves, toast, pane, runner, outbox_path)
+    yield Saving(saves, toast, pane, runner, outbox_path, writer)
     sync.shutdown()
     assert runner.shutdown(10_000)
     writer.close()
@@ -82,6 +84,24 @@ def test_links_are_queued_before_the_toast_says_so(qtbot: Any, saving: Saving) -
         "Only web links (http and https) can be saved; javascript: links are refused.",
         "    javascript:alert(1)",
     ]
+
+
+def test_the_outbox_pane_says_what_a_queued_note_is(qtbot: Any, saving: Saving) -> None:
+    saving.writer.ingest_json(
+        [{"id": "page", "type": "web", "title": "Compost at home", "created_at": 1}]
+    ).result(timeout=60)
+    reader = CacheReader(cache_db_path(saving.outbox_path.parent))
+    with Outbox(saving.outbox_path) as outbox:
+        queued = queue_note(outbox, reader, "Turn it weekly.\nAnd keep it damp.", target_id="page")
+        outbox.enqueue_url("https://a.example/1")
+    reader.close()
+    model = saving.pane.model
+    with qtbot.waitSignal(model.modelReset, timeout=10_000):
+        saving.saves.refresh_outbox()
+    shown = {model.index(row, 0).data() for row in range(model.rowCount())}
+    assert shown == {"Note on “Compost at home”: Turn it weekly.", "https://a.example/1"}
+    assert queued.op is not None
+    assert queued.op.external_id not in str(shown)
 
 
 def test_undo_removes_saves_not_sent_yet(qtbot: Any, saving: Saving) -> None:
