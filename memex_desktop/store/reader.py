@@ -30,6 +30,7 @@ from memex_desktop.store.query import (
     MIN_BODY_PREFIX_CHARS,
     MIN_TITLE_PREFIX_CHARS,
     Filters,
+    SnippetTerms,
     any_word_expression,
     groups_expression,
     indexable,
@@ -37,11 +38,10 @@ from memex_desktop.store.query import (
     matches_text,
     phrase_in_json,
     python_snippet,
-    query_words,
     required_words,
     site_terms,
-    snippet_pattern,
-    text_and_first_word,
+    snippet_terms,
+    text_and_first_match,
     with_query,
 )
 from memex_desktop.store.rows import (
@@ -260,9 +260,9 @@ class CacheReader:
         # cut: the display rows of 50 hits were 16 % of a search. The stored JSON snippets
         # are cut from comes in the same statement (20,000 items, 200 plain queries: rows
         # and snippets 2.36 ms of CPU a query instead of 2.56, median of seven runs).
-        words = query_words(query)
+        marked = snippet_terms(query)
         raw_column, raw_join = (
-            (", r.raw", " LEFT JOIN entity_raw r ON r.rowid = e.rowid") if words else ("", "")
+            (", r.raw", " LEFT JOIN entity_raw r ON r.rowid = e.rowid") if marked else ("", "")
         )
         read = self._query(
             "SELECT e.id, e.type, e.title, e.url, e.created_at, e.snippet_source"
@@ -271,8 +271,8 @@ class CacheReader:
         )
         rows = {values[0]: values[1:6] for values in read}
         snippets = (
-            self._snippets_of(words, ((row[0], row[6]) for row in read if row[6] is not None))
-            if words
+            self._snippets_of(marked, ((row[0], row[6]) for row in read if row[6] is not None))
+            if marked
             else {}
         )
         hits = []
@@ -1255,11 +1255,11 @@ class CacheReader:
         document (and needs stored text): for 50 long articles that alone would exceed a
         keystroke's budget.
         """
-        words = query_words(query)
-        if not words:
+        marked = snippet_terms(query)
+        if not marked:
             return {}
         return self._snippets_of(
-            words,
+            marked,
             self._query(
                 "SELECT e.id, r.raw FROM entities e JOIN entity_raw r "
                 f"ON r.rowid = e.rowid WHERE e.id IN {IN_LIST}",
@@ -1268,11 +1268,10 @@ class CacheReader:
         )
 
     def _snippets_of(
-        self, words: Sequence[str], stored: Iterable[tuple[str, Any]]
+        self, marked: SnippetTerms, stored: Iterable[tuple[str, Any]]
     ) -> dict[str, str]:
-        """Marked snippets of these words, cut from each (id, stored JSON) pair."""
+        """Snippets marking these terms, cut from each (id, stored JSON) pair."""
         snippets: dict[str, str] = {}
-        pattern = snippet_pattern(words)
         for entity_id, raw in stored:
             data = self._codec.decoded(raw)
             if not isinstance(data, dict):
@@ -1280,11 +1279,11 @@ class CacheReader:
             # Only as much of the body as the snippet needs: the rich text, transcript and
             # other fields after the first match are not worked out (the 200 queries of the
             # store benchmark on 8,000 items: 1.87 s of CPU instead of 2.02 s, best of three).
-            body, span = text_and_first_word(body_parts(data), words, SNIPPET_WINDOW, pattern)
+            body, span = text_and_first_match(body_parts(data), marked, SNIPPET_WINDOW)
             # Where the word stands is passed on: looking for it again in the whole text
             # was a third of the snippets' time (5.0 ms a query for 50 long items).
             for text, known in ((body, span), (summary_text(data), None)):
-                snippet = python_snippet(text, words, SNIPPET_WINDOW, pattern=pattern, span=known)
+                snippet = python_snippet(text, marked, SNIPPET_WINDOW, span=known)
                 if "\x02" in snippet:
                     snippets[entity_id] = snippet
                     break

@@ -52,27 +52,20 @@ def test_reindexing_texts_are_the_texts_columns_index() -> None:
 def test_a_snippet_of_the_start_of_the_body_is_the_snippet_of_all_of_it() -> None:
     from memex_desktop.api.plain_text import SNIPPET_WINDOW
     from memex_desktop.store.extract import body_parts, body_text
-    from memex_desktop.store.query import (
-        python_snippet,
-        snippet_pattern,
-        text_and_first_word,
-    )
+    from memex_desktop.store.query import python_snippet, snippet_terms, text_and_first_match
 
-    queries = [["words"], ["rich"], ["tweet"], ["html"], ["prose"], ["zzz"], ["x"], ["a", "line"]]
+    queries = ["words ", "rich ", "tweet ", "html ", "pros", "zzz ", "x ", "a line ", '"a line"']
     for entity in _entities():
-        for words in queries:
-            pattern = snippet_pattern(words)
-            start, _span = text_and_first_word(body_parts(entity), words, SNIPPET_WINDOW, pattern)
+        for query in queries:
+            marked = snippet_terms(query)
+            start, _span = text_and_first_match(body_parts(entity), marked, SNIPPET_WINDOW)
             whole = body_text(entity)
             assert whole.startswith(start)
-            assert python_snippet(start, words, SNIPPET_WINDOW, pattern=pattern) == python_snippet(
-                whole, words, SNIPPET_WINDOW, pattern=pattern
-            ), (entity.get("id"), words)
-            text, span = text_and_first_word(body_parts(entity), words, SNIPPET_WINDOW, pattern)
+            assert python_snippet(start, marked, SNIPPET_WINDOW) == python_snippet(
+                whole, marked, SNIPPET_WINDOW
+            ), (entity.get("id"), query)
+            text, span = text_and_first_match(body_parts(entity), marked, SNIPPET_WINDOW)
             assert text == start
-            assert python_snippet(
-                text, words, SNIPPET_WINDOW, pattern=pattern, span=span
-            ) == python_snippet(whole, words, SNIPPET_WINDOW, pattern=pattern), (
-                entity.get("id"),
-                words,
-            )
+            assert python_snippet(text, marked, SNIPPET_WINDOW, span=span) == python_snippet(
+                whole, marked, SNIPPET_WINDOW
+            ), (entity.get("id"), query)
