@@ -21,6 +21,7 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, QTim
 from PySide6.QtGui import QStandardItemModel
 
 from memex_desktop.store import ChangeSet, EntityRow
+from memex_desktop.store.query import python_snippet, snippet_terms
 
 log = logging.getLogger(__name__)
 
@@ -59,24 +60,11 @@ class SearchFilters:
         }
 
 
-def query_terms(query: str) -> list[str]:
-    """The words of a query worth marking (operators and one-letter words dropped)."""
-    words = re.findall(r"[\w']+", query.lower())
-    return [w for w in words if len(w) > 1 and w not in ("and", "or", "not", "near")]
-
-
 def mark_terms(text: str, query: str, width: int = 180) -> str:
-    """An excerpt of ``text`` around the first query word, matches wrapped in \\x02..\\x03."""
-    flat = " ".join(text.split())
-    terms = query_terms(query)
-    if not terms:
-        return flat[:width]
-    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.I)
-    first = pattern.search(flat)
-    start = max(0, first.start() - width // 3) if first else 0
-    excerpt = flat[start : start + width]
-    marked = pattern.sub(lambda m: f"{MARK_START}{m.group(0)}{MARK_END}", excerpt)
-    return ("…" if start else "") + marked
+    """An excerpt of ``text`` marked as the store marks its snippets (\\x02..\\x03): from
+    shortly before the first match, or the start of the text when none matches (a search
+    for a tag or a type, an item matched by its title)."""
+    return python_snippet(" ".join(text.split()), snippet_terms(query), width)
 
 
 def snippet_segments(snippet: str) -> list[tuple[str, bool]]:
