@@ -9,6 +9,10 @@ The side column fits the window's width: wide, the notes sit above the graph; na
 share the column as tabs; narrowest, the column folds away so the list and the reader keep
 their room. Widening undoes only what narrowing did: a dock the person hid stays hidden, one
 the person showed or arranged stays as it is.
+
+The side column keeps the window's whole height: the outbox opens below the list and the
+reader, which have height to spare, instead of across the window, where it squeezed the notes
+and the graph to a strip.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ FOLDED_WIDTH = 1040
 # The side column's share of the window on first run, and its bounds in pixels.
 DOCK_SHARE = 0.22
 DOCK_WIDTH_BOUNDS = (220, 380)
+# The outbox opens at least this share of the window's height (a few saves and its buttons).
+OUTBOX_SHARE = 0.25
 
 
 def make_dock(window: QMainWindow, name: str, title: str, widget: QWidget) -> QDockWidget:
@@ -72,6 +78,7 @@ class DockedPanes(QObject):
         self.outbox_dock = make_dock(window, "outboxdock", "Outbox", self.outbox_pane)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.outbox_dock)
         self.outbox_dock.hide()
+        self._keep_side_column_whole()
         self.thread_pane = ThreadPane(reader, runner, window)
         self.graph_pane = GraphPane(reader, runner, window)
         # Notes are queued in the outbox (the pane commits them on a worker), so they work
@@ -118,6 +125,8 @@ class DockedPanes(QObject):
         else:
             mode = "wide"
         previous, self._mode = self._mode, mode
+        # A restored dock layout brings the corners it was saved with.
+        self._keep_side_column_whole()
         if not rearrange or mode == previous:
             return
         if mode != "folded":
@@ -128,6 +137,11 @@ class DockedPanes(QObject):
             self._tab_side_docks()
         if mode == "folded":
             self._fold_side_docks()
+
+    def _keep_side_column_whole(self) -> None:
+        """Give the bottom right corner to the side column, so a dock below (the outbox)
+        spans the list and the reader only."""
+        self._window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
 
     def _fold_side_docks(self) -> None:
         """Hide the docked notes and graph (remembered, to show them again when wider)."""
@@ -241,7 +255,22 @@ class DockedPanes(QObject):
                 self._tab_side_docks()
             dock.raise_()
             if dock is self.outbox_dock:
+                self._give_the_outbox_room()
                 self.outbox_shown.emit()
+
+    def _give_the_outbox_room(self) -> None:
+        """Open the outbox tall enough for a few saves, unless it is apart from the window or
+        already that tall."""
+        dock = self.outbox_dock
+        window = self._window
+        wanted = round(window.height() * OUTBOX_SHARE)
+        if dock.isFloating() or dock.height() >= wanted:
+            return
+        if window.dockWidgetArea(dock) in (
+            Qt.DockWidgetArea.TopDockWidgetArea,
+            Qt.DockWidgetArea.BottomDockWidgetArea,
+        ):
+            window.resizeDocks([dock], [wanted], Qt.Orientation.Vertical)
 
     def close(self) -> None:
         """Let go of the notes' outbox connection (the window is closing)."""

@@ -206,7 +206,13 @@ def test_restarts_on_a_laptop_screen(request: pytest.FixtureRequest) -> None:
         pytest.skip("this screen holds the window: the restart tests ran here")
     env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={BIG_SCREEN}"}
     module = request.node.nodeid.split("::")[0]
-    restarts = test_hidden_panes_stay_hidden_and_sizes_come_back_after_a_restart.__name__
+    restarts = " or ".join(
+        test.__name__
+        for test in (
+            test_hidden_panes_stay_hidden_and_sizes_come_back_after_a_restart,
+            test_a_restored_outbox_leaves_the_graph_its_height,
+        )
+    )
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", module, "-k", restarts],
         cwd=Path(__file__).resolve().parents[2],
@@ -216,7 +222,7 @@ def test_restarts_on_a_laptop_screen(request: pytest.FixtureRequest) -> None:
         timeout=600,
     )
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
-    assert "5 passed" in done.stdout, done.stdout[-2000:]
+    assert "6 passed" in done.stdout, done.stdout[-2000:]
 
 
 def _restart(window_factory: WindowFactory, demo_library: dict[str, Any]) -> AppContext:
@@ -470,3 +476,51 @@ def test_help_opens_the_demo_library_in_a_second_window(
     )
     assert answer.returncode == 0
     assert "--demo" in answer.stdout
+
+
+# The least height of the graph's drawing that still shows a neighbourhood with its labels.
+USABLE_DRAWING = 150
+
+
+@pytest.mark.parametrize("size", [LAPTOP, BETWEEN], ids=["1366x768", "1100x700"])
+def test_opening_the_outbox_leaves_the_graph_and_the_notes_their_height(
+    window_factory: WindowFactory, demo_library: dict[str, Any], qtbot: Any, size: QSize
+) -> None:
+    window = window_factory(library=demo_library).window
+    _sized(qtbot, window, size)
+    window.docks.show_outbox()
+    qtbot.waitUntil(lambda: window.outbox_dock.isVisible(), timeout=5_000)
+    qtbot.waitUntil(lambda: _laid_out(window), timeout=5_000)
+    window.graph_dock.raise_()  # a tab behind the notes in the narrower window
+    qtbot.waitUntil(lambda: window.graph_pane.isVisible(), timeout=5_000)
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    assert window.graph_pane.view.height() >= USABLE_DRAWING
+    window.thread_dock.raise_()
+    qtbot.waitUntil(lambda: window.thread_pane.isVisible(), timeout=5_000)
+    assert window.thread_dock.height() >= USABLE_DRAWING
+    # The outbox has room for its saves, and the list and the reader keep theirs.
+    assert window.outbox_pane.height() >= 120
+    assert window.results_view.height() >= 200
+    assert window.reader_pane.height() >= 300
+    _assert_fits(window, size)
+
+
+def test_a_restored_outbox_leaves_the_graph_its_height(
+    window_factory: WindowFactory, demo_library: dict[str, Any], qtbot: Any
+) -> None:
+    if not _screen_holds(LAPTOP):
+        pytest.skip("needs a laptop-sized screen: test_restarts_on_a_laptop_screen runs it")
+    window = window_factory(library=demo_library).window
+    _sized(qtbot, window, LAPTOP)
+    window.docks.show_outbox()
+    qtbot.waitUntil(lambda: window.outbox_dock.isVisible(), timeout=5_000)
+    # As an earlier version saved its layout: the outbox across the window's whole width.
+    window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
+
+    window = _restart(window_factory, demo_library).window
+    qtbot.waitUntil(lambda: window.size() == LAPTOP, timeout=5_000)
+    qtbot.waitUntil(lambda: window.outbox_dock.isVisible(), timeout=5_000)
+    qtbot.waitUntil(lambda: _laid_out(window), timeout=5_000)
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    assert window.graph_pane.view.height() >= USABLE_DRAWING
+    assert window.outbox_dock.x() + window.outbox_dock.width() <= window.graph_dock.x()
