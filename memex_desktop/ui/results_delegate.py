@@ -1,5 +1,8 @@
 """Painting one result: type icon, title, source, date, provenance badge, marked snippet.
 
+The snippet line shows why the item matched: when the text before its first match would
+push the match out of the row, the line starts a few words before the match, after "…".
+
 Painting is the hot path of scrolling 100,000 rows, so it does as little Python as possible:
 fonts, metrics and baselines are prepared once per font, each row's elided texts and positions
 are computed once per width and kept (until the store changes the row), eliding measures only
@@ -32,7 +35,7 @@ from memex_desktop.api.content import type_label
 from memex_desktop.store import EntityRow
 from memex_desktop.ui import theme
 from memex_desktop.ui.palette import CACHED_BADGE, OTHER_TYPE_COLOUR, REMOTE_BADGE, TYPE_COLOURS
-from memex_desktop.ui.results_model import MARK_START, ResultsModel, snippet_segments
+from memex_desktop.ui.results_model import MARK_END, MARK_START, ResultsModel, snippet_segments
 
 ROW_HEIGHT = 74
 ICON_SIZE = 28
@@ -333,23 +336,15 @@ class ResultDelegate(QStyledItemDelegate):
         source = source_text(row) if row else ""
         label = type_label(entity_type) + (f" · {source}" if source else "")
         label = elide(fonts.small_metrics, label, width - badge_width - PADDING, average["small"])
-        runs: list[_Run] = []
-        x = 0
-        flat = " ".join(snippet[: 2 * (width // fonts.min_char + 1)].split())
-        segments = snippet_segments(flat) if MARK_START in flat else [(flat, False)]
-        last = len(segments) - 1
-        for number, (text, matched) in enumerate(segments):
-            metrics = fonts.bold_metrics if matched else fonts.plain_metrics
-            available = width - x
-            if available <= fonts.ellipsis[matched]:
-                break
-            shown = elide(metrics, text, available, average[matched])
-            runs.append(_Run(x, shown, matched))
-            if shown != text or number == last:
-                break
-            x += metrics.horizontalAdvance(shown)
         return RowLayout(
-            entity_type, title, date, date_width, label, badge, provenance, tuple(runs)
+            entity_type,
+            title,
+            date,
+            date_width,
+            label,
+            badge,
+            provenance,
+            _snippet_runs(snippet, fonts, width),
         )
 
     def _badge(
@@ -451,6 +446,64 @@ class ResultDelegate(QStyledItemDelegate):
                 QPointF(text_left + run.x, third + fonts.snippet_baseline[run.matched]), run.text
             )
         painter.restore()
+
+
+def _snippet_runs(snippet: str, fonts: _Fonts, width: int) -> tuple[_Run, ...]:
+    """The snippet line for ``width`` pixels: its plain and marked runs, elided at the end,
+    starting shortly before its first match (with "…") when the text before that match would
+    push it out of the line."""
+    reach = 2 * (width // fonts.min_char + 1)  # more characters than can ever fit
+    mark = snippet.find(MARK_START)
+    begin = max(0, mark - reach)
+    flat = " ".join(snippet[begin : (mark if mark >= 0 else 0) + reach].split())
+    if begin:
+        flat = "…" + flat
+    mark = flat.find(MARK_START)
+    if mark > 0:
+        flat = _led_to_match(flat, mark, fonts, width)
+    runs: list[_Run] = []
+    x = 0
+    segments = snippet_segments(flat) if mark >= 0 else [(flat, False)]
+    last = len(segments) - 1
+    for number, (text, matched) in enumerate(segments):
+        metrics = fonts.bold_metrics if matched else fonts.plain_metrics
+        available = width - x
+        if available <= fonts.ellipsis[matched]:
+            break
+        shown = elide(metrics, text, available, fonts.average[matched])
+        runs.append(_Run(x, shown, matched))
+        if shown != text or number == last:
+            break
+        x += metrics.horizontalAdvance(shown)
+    return tuple(runs)
+
+
+# Of a line whose first match would not fit after the text before it, the share of its
+# width left to the words before the match: enough to read it in its sentence.
+LEAD_SHARE = 4
+
+
+def _led_to_match(flat: str, mark: int, fonts: _Fonts, width: int) -> str:
+    """``flat`` (a snippet on one line, its first mark at ``mark``) as the line shows it:
+    unchanged when the first match fits after the text before it, else that text cut to
+    the last words that fit in a quarter of the line, after "…"."""
+    close = flat.find(MARK_END, mark)
+    match = flat[mark + 1 : close if close >= 0 else len(flat)]
+    lead = flat[:mark]
+    plain = fonts.plain_metrics
+    ellipsis = fonts.ellipsis[False]
+    match_width = fonts.bold_metrics.horizontalAdvance(match)
+    # The match and the "…" that ends a line cut after it.
+    if plain.horizontalAdvance(lead) + match_width <= width - ellipsis:
+        return flat
+    room = min(width // LEAD_SHARE, width - match_width - 2 * ellipsis)
+    start = len(lead)
+    while start > 0:
+        space = lead.rfind(" ", 0, start - 1)
+        if space < 0 or plain.horizontalAdvance(lead[space + 1 :]) > room:
+            break
+        start = space + 1
+    return "…" + flat[start:]
 
 
 def _baseline(metrics: QFontMetrics, height: int) -> float:
