@@ -10,6 +10,10 @@ share the column as tabs; narrowest, the column folds away so the list and the r
 their room. Widening undoes only what narrowing did: a dock the person hid stays hidden, one
 the person showed or arranged stays as it is.
 
+The graph's depth (one hop or two) is the person's choice, kept across restarts in the
+window's QSettings: those handed over, else the application's own (the same file, as the app
+names itself before it opens a window); a window given none remembers nothing.
+
 The side column keeps the window's whole height: the outbox opens below the list and the
 reader, which have height to spare, instead of across the window, where it squeezed the notes
 and the graph to a strip.
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QSettings, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from memex_desktop.store import CacheReader, ChangeSet, Outbox
@@ -35,8 +39,18 @@ FOLDED_WIDTH = 1040
 # The side column's share of the window on first run, and its bounds in pixels.
 DOCK_SHARE = 0.22
 DOCK_WIDTH_BOUNDS = (220, 380)
+# QSettings key of the graph's depth (1 or 2 hops).
+GRAPH_HOPS_KEY = "graph/hops"
 # The outbox opens at least this share of the window's height (a few saves and its buttons).
 OUTBOX_SHARE = 0.25
+
+
+def _application_settings() -> QSettings | None:
+    """The application's own settings, when it has named itself (the app does, and keeps its
+    window's layout there); None otherwise, as in a test that gave none."""
+    if not QCoreApplication.organizationName():
+        return None
+    return QSettings()
 
 
 def make_dock(window: QMainWindow, name: str, title: str, widget: QWidget) -> QDockWidget:
@@ -71,9 +85,11 @@ class DockedPanes(QObject):
         runner: TaskRunner,
         cache_path: Path,
         outbox_path: Path,
+        qsettings: QSettings | None = None,
     ) -> None:
         super().__init__(window)
         self._window = window
+        self._qsettings = qsettings if qsettings is not None else _application_settings()
         self.outbox_pane = OutboxPane(window)
         self.outbox_dock = make_dock(window, "outboxdock", "Outbox", self.outbox_pane)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.outbox_dock)
@@ -81,6 +97,8 @@ class DockedPanes(QObject):
         self._keep_side_column_whole()
         self.thread_pane = ThreadPane(reader, runner, window)
         self.graph_pane = GraphPane(reader, runner, window)
+        self._restore_graph_hops()
+        self.graph_pane.hops_chosen.connect(self._on_graph_pane_hops_chosen)
         # Notes are queued in the outbox (the pane commits them on a worker), so they work
         # offline and show at once as pending.
         self._notes_outbox: Outbox | None = Outbox(outbox_path, cache_path=cache_path)
@@ -99,6 +117,22 @@ class DockedPanes(QObject):
         self._graph_timer.setSingleShot(True)
         self._graph_timer.setInterval(0)
         self._graph_timer.timeout.connect(self._on_graph_timer_timeout)
+
+    def _restore_graph_hops(self) -> None:
+        """Show the depth the person chose last (the pane's own when none was kept)."""
+        if self._qsettings is None:
+            return
+        kept = self._qsettings.value(GRAPH_HOPS_KEY)
+        # QSettings gives back an ini file's numbers as text.
+        if isinstance(kept, int | str) and str(kept) in ("1", "2"):
+            self.graph_pane.set_hops(int(kept))
+
+    @Slot(int)
+    def _on_graph_pane_hops_chosen(self, hops: int) -> None:
+        """Remember the graph's depth for the next start."""
+        if self._qsettings is not None:
+            self._qsettings.setValue(GRAPH_HOPS_KEY, hops)
+            self._qsettings.sync()
 
     def apply_default_sizes(self, window_width: int, window_height: int) -> int:
         """First-run proportions: notes above the graph, beside the reader, a fifth wide.

@@ -4,7 +4,9 @@ The neighbourhood is read from the cache, sorted for the Links list and laid out
 TaskRunner (its own read connection); the previous task is cancelled whenever the selection
 changes, so a large neighbourhood never freezes the window. Nothing animates: once a layout
 is drawn the pane uses no CPU until something changes. The "Links" tab lists the same
-neighbourhood as an adjacency list for the keyboard and screen readers.
+neighbourhood as an adjacency list for the keyboard and screen readers. It shows one hop around
+the item unless the person asks for two: two hops around an item with a popular tag reach most
+of a library, a drawing in which the item itself is lost.
 
 Labels keep their size on screen whatever the zoom; a placement pass (``graph.labels``) shows,
 of the nodes in view, the labels that overlap no other label and no other node's dot, most
@@ -154,6 +156,9 @@ SCENE_MARGIN = 40.0
 CLICK_SLOP = 4
 # What still works when no drawing comes.
 LINKS_HINT = " The Links tab lists every link."
+# The neighbourhood's depths the person can pick, and the one shown until they do.
+HOPS = (1, 2)
+DEFAULT_HOPS = 1
 
 
 @dataclass(frozen=True)
@@ -559,10 +564,12 @@ class GraphPane(QWidget):
     Signals:
         entity_activated(str): the person asked to open this entity (click, or Enter in Links).
         layout_finished(): a layout was drawn (tests and status bars wait on it).
+        hops_chosen(int): the depth shown changed (1 or 2), to be remembered.
     """
 
     entity_activated = Signal(str)
     layout_finished = Signal()
+    hops_chosen = Signal(int)
 
     def __init__(
         self, reader: GraphReader, runner: TaskRunner, parent: QWidget | None = None
@@ -602,9 +609,9 @@ class GraphPane(QWidget):
         self._fitting = False
 
         self._hops = QComboBox()
-        self._hops.addItem("1 hop", 1)
-        self._hops.addItem("2 hops", 2)
-        self._hops.setCurrentIndex(1)
+        for hops in HOPS:
+            self._hops.addItem(f"{hops} hop{'s' if hops != 1 else ''}", hops)
+        self._hops.setCurrentIndex(HOPS.index(DEFAULT_HOPS))
         self._hops.setAccessibleName("Neighbourhood depth")
         self._hops.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self._hops.currentIndexChanged.connect(self._on_hops_changed)
@@ -718,7 +725,7 @@ class GraphPane(QWidget):
 
     def set_hops(self, hops: int) -> None:
         """Show 1 or 2 hops around the centre."""
-        self._hops.setCurrentIndex(0 if hops <= 1 else 1)
+        self._hops.setCurrentIndex(HOPS.index(min(max(hops, HOPS[0]), HOPS[-1])))
 
     def is_laying_out(self) -> bool:
         """Whether a layout is running in the background."""
@@ -1280,9 +1287,10 @@ class GraphPane(QWidget):
 
     @Slot(int)
     def _on_hops_changed(self, _index: int) -> None:
-        """Depth changed: reload the current centre."""
+        """Depth changed: reload the current centre, and say so to be remembered."""
         if self._center is not None:
             self._reload()
+        self.hops_chosen.emit(self.hops)
 
     @Slot(str)
     def _on_view_node_clicked(self, entity_id: str) -> None:

@@ -79,6 +79,7 @@ class Heartbeat(QObject):
 
 
 def test_links_tab_lists_the_neighbourhood(qtbot, small_pane: GraphPane) -> None:
+    small_pane.set_hops(2)
     with qtbot.waitSignal(small_pane.layout_finished, timeout=10_000):
         small_pane.show_entity("page")
     QAbstractItemModelTester(
@@ -245,6 +246,7 @@ def test_layout_of_2000_nodes_keeps_the_gui_responsive(
     qtbot.addWidget(pane)
     pane.resize(800, 600)
     pane.show()
+    pane.set_hops(2)  # the most a person can ask for
     if max_nodes is not None:
         pane.max_nodes = max_nodes
     qtbot.waitExposed(pane)
@@ -295,6 +297,7 @@ def test_graph_of_a_real_cache(qtbot, runner: TaskRunner, tmp_path) -> None:
     try:
         pane = GraphPane(reader, runner)
         qtbot.addWidget(pane)
+        pane.set_hops(2)
         with qtbot.waitSignal(pane.layout_finished, timeout=10_000):
             pane.show_entity("page")
         assert set(pane.node_positions()) == {"page", "note", "reply"}

@@ -40,6 +40,7 @@ def pane(qtbot: Any, runner: TaskRunner, big_graph: tuple[str, MemoryGraph]) -> 
     shown.resize(760, 560)
     shown.show()
     qtbot.waitExposed(shown)
+    shown.set_hops(2)  # as far as a person can ask: the node budget is what limits it
     with qtbot.waitSignal(shown.layout_finished, timeout=30_000):
         shown.show_entity(center)
     assert len(shown.node_positions()) == DEFAULT_MAX_NODES == 300

@@ -1,0 +1,144 @@
+"""The graph shows one hop around the item at first, and keeps the depth the person chose.
+
+Two hops around an item with a popular tag reach most of the library ("300 items +27,514
+more"): a hairball in which the focused item is lost. One hop is the default; a person who
+asks for two keeps them after a restart (QSettings, as the window keeps its layout).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QComboBox, QMainWindow
+from support.graph import MemoryGraph
+from support.window import seeded_cache
+
+from memex_desktop import paths
+from memex_desktop.graph.synthetic import SyntheticEdge, SyntheticNode
+from memex_desktop.store import CacheReader
+from memex_desktop.ui.docked_panes import DockedPanes
+from memex_desktop.ui.graph_pane import GraphPane
+from memex_desktop.ui.tasks import TaskRunner
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
+
+
+def _depth_box(pane: GraphPane) -> QComboBox:
+    """The control the person picks the depth with."""
+    box = pane.controls[0]
+    assert isinstance(box, QComboBox)
+    assert box.accessibleName() == "Neighbourhood depth"
+    return box
+
+
+def test_the_graph_shows_one_hop_around_the_item_by_default(qtbot: Any, runner: TaskRunner) -> None:
+    graph = MemoryGraph(
+        [
+            SyntheticNode("page", "web", "A page"),
+            SyntheticNode("t1", "tag", "popular"),
+            SyntheticNode("other", "web", "Another page with the tag"),
+        ],
+        [SyntheticEdge("page", "t1", "tag"), SyntheticEdge("other", "t1", "tag")],
+    )
+    pane = GraphPane(graph, runner)
+    qtbot.addWidget(pane)
+    pane.resize(400, 400)
+    pane.show()
+    assert pane.hops == 1
+    assert _depth_box(pane).currentText() == "1 hop"
+    with qtbot.waitSignal(pane.layout_finished, timeout=10_000):
+        pane.show_entity("page")
+    assert set(pane.node_positions()) == {"page", "t1"}
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "data"
+    seeded_cache(folder, {"results": [{"id": "page", "type": "web", "title": "A page"}]})
+    return folder
+
+
+class Windows:
+    """Windows with docked panes on one data folder, each shut as the next opens (a restart)."""
+
+    def __init__(self, qtbot: Any, runner: TaskRunner, data_dir: Path) -> None:
+        self.qtbot = qtbot
+        self.runner = runner
+        self.data_dir = data_dir
+        self.open: list[tuple[DockedPanes, CacheReader]] = []
+
+    def __call__(self, qsettings: QSettings | None) -> DockedPanes:
+        self.close()
+        window = QMainWindow()
+        self.qtbot.addWidget(window)
+        reader = CacheReader(paths.cache_db_path(self.data_dir))
+        docks = DockedPanes(
+            window,
+            reader=reader,
+            runner=self.runner,
+            cache_path=paths.cache_db_path(self.data_dir),
+            outbox_path=paths.outbox_db_path(self.data_dir),
+            qsettings=qsettings,
+        )
+        self.open.append((docks, reader))
+        return docks
+
+    def close(self) -> None:
+        while self.open:
+            docks, reader = self.open.pop()
+            docks.close()
+            reader.close()
+
+
+@pytest.fixture
+def windows(qtbot: Any, runner: TaskRunner, data_dir: Path) -> Iterator[Windows]:
+    opened = Windows(qtbot, runner, data_dir)
+    yield opened
+    opened.close()
+
+
+def test_the_depth_the_person_chose_comes_back_after_a_restart(
+    windows: Windows, tmp_path: Path
+) -> None:
+    ini = tmp_path / "window.ini"
+    docks = windows(QSettings(str(ini), QSettings.Format.IniFormat))
+    assert docks.graph_pane.hops == 1
+    _depth_box(docks.graph_pane).setCurrentIndex(1)  # the person asks for two hops
+    assert docks.graph_pane.hops == 2
+
+    docks = windows(QSettings(str(ini), QSettings.Format.IniFormat))
+    assert docks.graph_pane.hops == 2
+    _depth_box(docks.graph_pane).setCurrentIndex(0)
+
+    docks = windows(QSettings(str(ini), QSettings.Format.IniFormat))
+    assert docks.graph_pane.hops == 1
+
+
+def test_a_depth_kept_by_nothing_readable_starts_at_one_hop(
+    windows: Windows, tmp_path: Path
+) -> None:
+    ini = tmp_path / "window.ini"
+    settings = QSettings(str(ini), QSettings.Format.IniFormat)
+    settings.setValue("graph/hops", "lots")
+    settings.sync()
+    assert windows(QSettings(str(ini), QSettings.Format.IniFormat)).graph_pane.hops == 1
+
+
+def test_without_settings_given_the_applications_own_keep_the_depth(
+    windows: Windows, qapp: Any
+) -> None:
+    """The app names itself, so its settings are the file the window keeps its layout in."""
+    names = qapp.organizationName(), qapp.applicationName()
+    qapp.setOrganizationName("memex-desktop-test")
+    qapp.setApplicationName("memex-desktop-test")
+    try:
+        _depth_box(windows(None).graph_pane).setCurrentIndex(1)
+        assert windows(None).graph_pane.hops == 2
+        assert QSettings().value("graph/hops") in (2, "2")
+    finally:
+        qapp.setOrganizationName(names[0])
+        qapp.setApplicationName(names[1])
