@@ -1,7 +1,7 @@
 """Painting one result: type icon, title, source, date, provenance badge, marked snippet.
 
-The snippet line shows why the item matched: when the text before its first match would
-push the match out of the row, the line starts a few words before the match, after "…".
+The snippet line shows why the item matched: it starts a few words before its first match,
+after "…", unless the match fits after the start of the text.
 
 Painting is the hot path of scrolling 100,000 rows, so it does as little Python as possible:
 fonts, metrics and baselines are prepared once per font, each row's elided texts and positions
@@ -485,25 +485,26 @@ LEAD_SHARE = 4
 
 def _led_to_match(flat: str, mark: int, fonts: _Fonts, width: int) -> str:
     """``flat`` (a snippet on one line, its first mark at ``mark``) as the line shows it:
-    unchanged when the first match fits after the text before it, else that text cut to
-    the last words that fit in a quarter of the line, after "…"."""
+    from the start of the text when the first match fits after it, else from the last words
+    before the match that fit in a quarter of the line, after "…" (a snippet already cut
+    before its match keeps no more than those either)."""
     close = flat.find(MARK_END, mark)
     match = flat[mark + 1 : close if close >= 0 else len(flat)]
     lead = flat[:mark]
     plain = fonts.plain_metrics
     ellipsis = fonts.ellipsis[False]
     match_width = fonts.bold_metrics.horizontalAdvance(match)
-    # The match and the "…" that ends a line cut after it.
-    if plain.horizontalAdvance(lead) + match_width <= width - ellipsis:
+    # The match, and the "…" that ends a line cut after it.
+    if not lead.startswith("…") and plain.horizontalAdvance(lead) + match_width <= width - ellipsis:
         return flat
     room = min(width // LEAD_SHARE, width - match_width - 2 * ellipsis)
     start = len(lead)
     while start > 0:
         space = lead.rfind(" ", 0, start - 1)
-        if space < 0 or plain.horizontalAdvance(lead[space + 1 :]) > room:
+        if plain.horizontalAdvance(lead[space + 1 :]) > room:
             break
         start = space + 1
-    return "…" + flat[start:]
+    return flat if start == 0 else "…" + flat[start:]
 
 
 def _baseline(metrics: QFontMetrics, height: int) -> float:
