@@ -6,7 +6,8 @@ changes, so a large neighbourhood never freezes the window. Nothing animates: on
 is drawn the pane uses no CPU until something changes. The "Links" tab lists the same
 neighbourhood as an adjacency list for the keyboard and screen readers. It shows one hop around
 the item unless the person asks for two: two hops around an item with a popular tag reach most
-of a library, a drawing in which the item itself is lost.
+of a library, a drawing in which the item itself is lost. Before an item is chosen, and for an
+item without links, words take the place of the drawing and the list instead of an empty box.
 
 Labels keep their size on screen whatever the zoom; a placement pass (``graph.labels``) shows,
 of the nodes in view, the labels that overlap no other label and no other node's dot, most
@@ -74,6 +75,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QPushButton,
     QSizePolicy,
+    QStackedWidget,
     QStyle,
     QTabWidget,
     QToolButton,
@@ -156,6 +158,12 @@ SCENE_MARGIN = 40.0
 CLICK_SLOP = 4
 # What still works when no drawing comes.
 LINKS_HINT = " The Links tab lists every link."
+# What the pane says in place of the drawing and the list when there is nothing to show.
+NO_ITEM = "Select an item to see its links."
+NO_LINKS = (
+    "No links yet. Notes on this item, items it references or is referenced by, and its tags "
+    "show here."
+)
 # The neighbourhood's depths the person can pick, and the one shown until they do.
 HOPS = (1, 2)
 DEFAULT_HOPS = 1
@@ -684,12 +692,21 @@ class GraphPane(QWidget):
         self.tabs.addTab(drawing, "Graph")
         self.tabs.addTab(self.links, "Links")
         self.tabs.setAccessibleName("Graph or links")
+        self._words = QLabel()
+        self._words.setObjectName("graphWords")
+        self._words.setWordWrap(True)
+        self._words.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._words.setMargin(12)
+        # Either the drawing and the list, or the words saying why there is nothing in them.
+        self._tabs_or_words = QStackedWidget()
+        self._tabs_or_words.addWidget(self.tabs)
+        self._tabs_or_words.addWidget(self._words)
 
         layout_ = QVBoxLayout(self)
         layout_.setContentsMargins(2, 2, 2, 2)
         layout_.addLayout(bar)
         layout_.addLayout(status_row)
-        layout_.addWidget(self.tabs, 1)
+        layout_.addWidget(self._tabs_or_words, 1)
 
         context = Qt.ShortcutContext.WidgetWithChildrenShortcut
         for keys, slot in (
@@ -701,7 +718,7 @@ class GraphPane(QWidget):
             shortcut = QShortcut(QKeySequence(keys), self)
             shortcut.setContext(context)
             shortcut.activated.connect(slot)
-        self._show_status("Select an item to see its links.")
+        self._show_words(NO_ITEM)
 
     def _tool_button(self, text: str, name: str, tip: str) -> QToolButton:
         """A text tool button of the control row."""
@@ -853,6 +870,17 @@ class GraphPane(QWidget):
         self._status.setText(text)
         self._status.setAccessibleDescription(text)
 
+    def _show_words(self, text: str) -> None:
+        """Say why there is nothing to draw or list, in their place (the status line is
+        left empty: it would say it twice)."""
+        self._show_status("")
+        self._words.setText(text)
+        self._tabs_or_words.setCurrentWidget(self._words)
+
+    def _show_tabs(self) -> None:
+        """The drawing and the list in their place again."""
+        self._tabs_or_words.setCurrentWidget(self.tabs)
+
     def _reload(self) -> None:
         """Start reading, listing and laying out the centre's neighbourhood on a worker."""
         self.cancel_layout()
@@ -908,8 +936,12 @@ class GraphPane(QWidget):
             self.links.setCurrentIndex(first)
         self._clear_drawing()
         self._update_legend()
+        if len(self._nodes) <= 1 and not self._omitted:
+            self._show_words(NO_LINKS)
+            return
+        self._show_tabs()
         if len(self._nodes) <= 1:
-            self._show_status("No links yet." + self._more_text())
+            self._show_status("No links shown." + self._more_text())
         else:
             self._show_status(f"Laying out {len(self._nodes):,} items…")
 
@@ -1274,6 +1306,7 @@ class GraphPane(QWidget):
         self._task = None
         self._stop.setVisible(False)
         log.error("graph layout failed", exc_info=error)
+        self._show_tabs()
         self._show_status(
             "The graph could not be drawn. " + message_line(user_message(error)) + LINKS_HINT
         )
@@ -1283,6 +1316,7 @@ class GraphPane(QWidget):
         """The Stop button: cancel the running layout (a cancelled task reports nothing)."""
         if self._task is not None:
             self.cancel_layout()
+            self._show_tabs()
             self._show_status("Layout stopped." + LINKS_HINT)
 
     @Slot(int)

@@ -43,6 +43,9 @@ def test_every_graph_control_shows_whole_in_the_window(
     window.graph_dock.raise_()
     qtbot.waitUntil(lambda: window.graph_pane.isVisible(), timeout=5_000)
     pane = window.graph_pane
+    with qtbot.waitSignal(pane.layout_finished, timeout=10_000):
+        pane.show_entity(demo_library["results"][0]["id"])  # a drawing with its legend
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
     scale = float(os.environ.get("QT_SCALE_FACTOR") or 1)
     assert window.devicePixelRatio() == pytest.approx(scale)
     for control in pane.controls:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, Slot
 from PySide6.QtTest import QAbstractItemModelTester
+from PySide6.QtWidgets import QLabel
 from support.graph import MemoryGraph
 from support.window import seeded_cache
 
@@ -359,3 +360,41 @@ def test_a_large_count_of_items_left_out_reads_with_separators(qtbot) -> None:
         PreparedGraph(center="a", nodes={}, edges=[], omitted=185_447, order=[])
     )
     assert model.index(model.rowCount() - 1, 0).data() == "+185,447 more not shown"
+
+
+def _words_in_place(pane: GraphPane) -> str | None:
+    """The words shown where the drawing and the Links list would be, if they are shown."""
+    label = pane.findChild(QLabel, "graphWords")
+    if label is None or not label.isVisible():
+        return None
+    assert label.height() > 3 * label.fontMetrics().height()  # the box's place, not a line
+    return str(label.text())
+
+
+def test_no_empty_box_shows_before_an_item_or_for_one_without_links(
+    qtbot, runner: TaskRunner
+) -> None:
+    graph = MemoryGraph(
+        [SyntheticNode("alone", "book", "A book"), *_small_reader().nodes],
+        _small_reader().edges,
+    )
+    pane = GraphPane(graph, runner)
+    qtbot.addWidget(pane)
+    pane.resize(300, 400)
+    pane.show()
+    qtbot.waitExposed(pane)
+    assert _words_in_place(pane) == "Select an item to see its links."
+    assert not pane.tabs.isVisible()
+    with qtbot.waitSignal(pane.layout_finished, timeout=10_000):
+        pane.show_entity("alone")
+    words = _words_in_place(pane)
+    assert words is not None
+    assert words.startswith("No links yet.")
+    assert not pane.tabs.isVisible()  # neither a blank drawing nor a list of the item alone
+    assert not pane.links.isVisible()
+    with qtbot.waitSignal(pane.layout_finished, timeout=10_000):
+        pane.show_entity("page")
+    assert _words_in_place(pane) is None
+    assert pane.view.isVisible()
+    pane.tabs.setCurrentWidget(pane.links)
+    assert pane.links.isVisible()

@@ -437,7 +437,7 @@ def test_controls_are_never_squeezed_below_their_size(qtbot: Any, pane: GraphPan
     for a, b in itertools.combinations(pane.controls, 2):
         assert not a.geometry().intersects(b.geometry())
     # Wrapped onto more rows, they still sit above the status line and the drawing.
-    below = min(pane._status.geometry().top(), pane.tabs.geometry().top())
+    below = min(pane._status.geometry().top(), pane.tabs.mapTo(pane, QPoint(0, 0)).y())
     assert max(control.geometry().bottom() for control in pane.controls) < below
 
 
