@@ -4,6 +4,10 @@ Ctrl+F (while the reader has focus) opens it; typing finds every match at once, 
 ("3 of 17") and highlighted, the current one selected and scrolled to. Enter or F3 goes to
 the next match, Shift+Enter or Shift+F3 to the previous one (both wrap); Escape closes it and
 takes the marks off, the current match's selection too.
+
+The current match is the selection (so Ctrl+Shift+H highlights it and a note quotes it), drawn
+in the palette's ``find_current`` while the bar is open: the reader's own selection colour is
+a pale amber beside the pale yellow of the other matches, and hard to tell from them.
 """
 
 from __future__ import annotations
@@ -22,11 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memex_desktop.ui import theme
+from memex_desktop.ui.palette import Palette
+
 # Matches painted at once: beyond this only the count and the current one show (a word in a
 # 1 MB article can match tens of thousands of times; painting each costs the layout).
 MAX_PAINTED_MATCHES = 2000
-_MATCH_COLOUR = QColor(255, 222, 0, 110)
-_CURRENT_COLOUR = QColor(255, 150, 0, 200)
 
 
 @dataclass(frozen=True)
@@ -151,6 +156,8 @@ class ArticleFinder:
         # The match selected last (start, end): taken off with the paint, unless the person
         # selected something else since.
         self._selected: tuple[int, int] | None = None
+        # The view's own style sheet while the current match's colours stand in for it.
+        self._own_style: str | None = None
 
     def find(self, needle: str) -> None:
         """Find ``needle`` in the view's document; the current match is the first at or after
@@ -184,6 +191,7 @@ class ArticleFinder:
         self.matches = []
         self.current = None
         self.view.setExtraSelections([])
+        self._restore_selection_colours()
         cursor = self.view.textCursor()
         if self._selected == (cursor.selectionStart(), cursor.selectionEnd()):
             cursor.clearSelection()
@@ -199,22 +207,51 @@ class ArticleFinder:
         cursor.setPosition(match.start + match.length, QTextCursor.MoveMode.KeepAnchor)
         return cursor
 
+    def _selection_colours(self, palette: Palette) -> None:
+        """Draw the selection (the current match) in the current match's colours."""
+        if self._own_style is None:
+            self._own_style = self.view.styleSheet()
+        # The view's own sheet wins over the application's, whatever its selectors.
+        style = (
+            f"QTextEdit {{ selection-background-color: {palette.find_current}; "
+            f"selection-color: {palette.find_current_text}; }}"
+        )
+        if self.view.styleSheet() != style:
+            self.view.setStyleSheet(style)
+
+    def _restore_selection_colours(self) -> None:
+        """The view's selection in its own colours again."""
+        if self._own_style is not None:
+            self.view.setStyleSheet(self._own_style)
+            self._own_style = None
+
     def _paint(self) -> None:
         """Highlight the matches near the current one and select (and show) that one."""
         selections: list[QTextEdit.ExtraSelection] = []
         if self.matches:
             assert self.current is not None
+            palette = theme.current()
+            colours = {
+                False: (QColor(palette.find_match), None),
+                True: (QColor(palette.find_current), QColor(palette.find_current_text)),
+            }
             half = MAX_PAINTED_MATCHES // 2
             first = max(0, self.current - half)
             for index in range(first, min(len(self.matches), first + MAX_PAINTED_MATCHES)):
                 selection = QTextEdit.ExtraSelection()
                 selection.cursor = self._cursor(self.matches[index])
+                background, text = colours[index == self.current]
                 paint = QTextCharFormat()
-                paint.setBackground(_CURRENT_COLOUR if index == self.current else _MATCH_COLOUR)
+                paint.setBackground(background)
+                if text is not None:
+                    paint.setForeground(text)
                 selection.format = paint
                 selections.append(selection)
+            self._selection_colours(palette)
             current = self.matches[self.current]
             self.view.setTextCursor(self._cursor(current))
             self._selected = (current.start, current.start + current.length)
             self.view.ensureCursorVisible()
+        else:
+            self._restore_selection_colours()
         self.view.setExtraSelections(selections)

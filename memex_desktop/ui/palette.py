@@ -68,6 +68,11 @@ class Palette:
     notice_border: str
     notice_text: str
     problem_text: str
+    # Find in the item: every match, and the current one (also the selection while the find
+    # bar is open), which must stand out from the others by brightness, not hue alone.
+    find_match: str
+    find_current: str
+    find_current_text: str
     # The marker of a note still being sent or processed.
     pending_badge: str
     pending_badge_text: str
@@ -131,6 +136,9 @@ LIGHT = Palette(
     notice_border="#f2c27a",
     notice_text="#6b5316",
     problem_text="#8c1d13",
+    find_match="#fff191",
+    find_current="#ff9632",
+    find_current_text="#23292f",
     pending_badge="#f4b400",
     pending_badge_text="#202020",
     placeholder_background="#f1f1ee",
@@ -181,6 +189,9 @@ DARK = Palette(
     notice_border="#7a6230",
     notice_text="#f0d58a",
     problem_text="#f28b7d",
+    find_match="#665c12",
+    find_current="#f2a541",
+    find_current_text="#1b1e21",
     pending_badge="#e0a800",
     pending_badge_text="#1b1e21",
     placeholder_background="#2b2e32",
@@ -251,6 +262,8 @@ TEXT_PAIRS: tuple[tuple[str, str], ...] = (
     ("problem_text", "base"),
     ("pending_badge_text", "pending_badge"),
     ("moment_text", "base"),
+    ("text", "find_match"),
+    ("find_current_text", "find_current"),
 )
 
 

@@ -6,12 +6,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette, QTextCursor
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QImage, QPalette, QTextCursor
 from support.window import WindowFactory
 
 from memex_desktop.store import StoreWriter
-from memex_desktop.ui.find_bar import count_text, find_matches
+from memex_desktop.ui import theme
+from memex_desktop.ui.find_bar import Match, count_text, find_matches
+from memex_desktop.ui.palette import contrast_ratio
 from memex_desktop.ui.reader_pane import ReaderPane
 from memex_desktop.ui.tasks import TaskRunner
 
@@ -208,3 +210,60 @@ def test_ctrl_f_finds_in_the_reader_and_searches_the_library_elsewhere(
     qtbot.waitUntil(window.results_view.hasFocus)
     qtbot.keyClick(window.results_view, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     assert window.search_bar.field.hasFocus()
+
+
+def _box_of(pane: ReaderPane, match: Match) -> QRect:
+    """Where a match is drawn in the reader's viewport."""
+    cursor = QTextCursor(pane.browser.document())
+    cursor.setPosition(match.start)
+    start = pane.browser.cursorRect(cursor)
+    cursor.setPosition(match.start + match.length)
+    end = pane.browser.cursorRect(cursor)
+    return QRect(
+        start.left() + 2, start.top() + 1, end.left() - start.left() - 4, start.height() - 2
+    )
+
+
+def _background(picture: QImage, box: QRect) -> str:
+    """The colour most pixels of ``box`` have: the mark behind the letters."""
+    counts: dict[str, int] = {}
+    for y in range(box.top(), box.bottom() + 1):
+        for x in range(box.left(), box.right() + 1):
+            name = picture.pixelColor(x, y).name()
+            counts[name] = counts.get(name, 0) + 1
+    return max(counts, key=counts.__getitem__)
+
+
+@pytest.mark.parametrize("theme_name", ["light", "dark"])
+def test_the_current_match_stands_out_from_the_others(
+    qtbot: Any, pane: ReaderPane, qapp: Any, theme_name: str
+) -> None:
+    controller = theme.install(qapp, theme_name)
+    try:
+        pane.open_find()
+        qtbot.keyClicks(pane.find_bar.field, "compost")
+        qtbot.keyClick(pane.find_bar.field, Qt.Key.Key_Return)  # the second is current
+        finder = pane._finder
+        assert finder.current == 1
+        picture = pane.browser.viewport().grab().toImage()
+        page = _background(picture, pane.browser.viewport().rect())
+        current = _background(picture, _box_of(pane, finder.matches[1]))
+        others = {
+            _background(picture, _box_of(pane, m)) for i, m in enumerate(finder.matches) if i != 1
+        }
+        assert len(others) == 1
+        other = others.pop()
+        # Apart from the other matches by brightness, not by hue alone, and further from the
+        # page than they are.
+        assert contrast_ratio(current, other) >= 1.5, (current, other)
+        assert contrast_ratio(current, page) > contrast_ratio(other, page), (current, other, page)
+        # The current match is still the selection: Ctrl+Shift+H highlights it.
+        assert pane.selected_text().lower() == "compost"
+        qtbot.keyClicks(pane.find_bar.field, "zzz")
+        assert pane.find_bar.count_label.text() == "No matches"
+        assert pane.browser.styleSheet() == ""  # no current match: no colours of its own
+    finally:
+        pane.find_bar.close_bar()
+        controller.uninstall()
+    # Closed, the reader's selection has its own colour again.
+    assert pane.browser.styleSheet() == ""
