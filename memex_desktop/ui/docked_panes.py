@@ -27,7 +27,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QSettings, Qt, QTimer, Sig
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from memex_desktop.store import CacheReader, ChangeSet, Outbox
-from memex_desktop.ui.graph_pane import GraphPane
+from memex_desktop.ui.graph_pane import HOPS, GraphPane
 from memex_desktop.ui.outbox_pane import OutboxPane
 from memex_desktop.ui.tasks import TaskRunner
 from memex_desktop.ui.thread_pane import ThreadPane
@@ -124,7 +124,7 @@ class DockedPanes(QObject):
             return
         kept = self._qsettings.value(GRAPH_HOPS_KEY)
         # QSettings gives back an ini file's numbers as text.
-        if isinstance(kept, int | str) and str(kept) in ("1", "2"):
+        if isinstance(kept, int | str) and str(kept) in {str(hops) for hops in HOPS}:
             self.graph_pane.set_hops(int(kept))
 
     @Slot(int)
