@@ -11,7 +11,9 @@ results model showing the new results, debounce excluded: the first page, the fu
 has laid out and painted the new results: the list lays its rows out on a timer after its model
 changes, and a paint before that draws no rows), ``scroll_100k_ms`` (the full results list swept
 from top to bottom: 50 evenly spaced positions and the last row, each painted with its rows loaded
-lazily), ``scroll_top_to_end_ms`` (one jump from the first row to the last, painted), and
+lazily), ``scroll_top_to_end_ms`` (one jump from the first row to the last, painted),
+``follow_scattered_ms`` (600 items coming into the full list at 600 places, as a sync's pages do
+while the list follows the cache, until every row is in: the window's time), and
 ``window_rss_mb`` (the resident memory of a cold-started window once it has opened the cache
 and listed it; median of three), and ``reading_rss_mb`` (the same after a reading session: 300
 items opened one after another, every pane done with each; one start).
@@ -46,6 +48,8 @@ BATCH = 1_000
 KEYSTROKE_QUERIES = ("lorem", "note", "tum", "cal", "gro", "py ria", "bria")
 SCROLL_STOPS = 50
 COLD_STARTS = 3
+# Items a sync brings into the full list at as many places, for ``follow_scattered_ms``.
+FOLLOWED_ITEMS = 600
 # Items opened one after another, every pane done with each, for ``reading_rss_mb``.
 READ_ITEMS = 300
 
@@ -329,6 +333,7 @@ def window_measures(data_dir: pathlib.Path, workdir: pathlib.Path) -> dict[str, 
         view.viewport().repaint()
         app.processEvents()
         jump_ms = (time.perf_counter() - started) * 1000
+        follow_ms = _follow_scattered(app, window.results_model)
     finally:
         context.shutdown()
         window.deleteLater()
@@ -340,8 +345,23 @@ def window_measures(data_dir: pathlib.Path, workdir: pathlib.Path) -> dict[str, 
         "keystroke_painted_p95_ms": _p95(painted),
         "scroll_100k_ms": scroll_ms,
         "scroll_top_to_end_ms": jump_ms,
+        "follow_scattered_ms": follow_ms,
         "results_rows": float(rows),
     }
+
+
+def _follow_scattered(app: Any, model: Any) -> float:
+    """The window's time to take in FOLLOWED_ITEMS items landing one by one between those
+    listed, as a sync's pages do when the list's order is not theirs (the list follows the
+    cache while a sync runs), until every row is in; milliseconds."""
+    ids = model.ids()
+    step = max(1, len(ids) // FOLLOWED_ITEMS)
+    model.update_ids([i for r, i in enumerate(ids) if r % step != step // 2], live=True)
+    _wait(app, lambda: model.rowCount() < len(ids))
+    started = time.perf_counter()
+    model.update_ids(ids, live=True)
+    _wait(app, lambda: model.rowCount() == len(ids))
+    return (time.perf_counter() - started) * 1000
 
 
 def _first_row_laid_out(view: Any) -> bool:

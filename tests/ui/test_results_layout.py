@@ -3,6 +3,7 @@ its first page) is painted at once, not blanked while 100,000 rows are laid out 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -107,3 +108,36 @@ def test_rows_removed_and_inserted_keep_the_current_row(
     assert model.ids() == changed
     assert results_view.current_id() == listed[30]
     assert results_view.currentIndex().row() == changed.index(listed[30])
+
+
+def test_items_landing_in_many_places_do_not_lay_the_list_out_for_each(
+    view: tuple[ResultsView, ResultsModel], reader: CacheReader
+) -> None:
+    """A sync's items may come in between hundreds of listed ones: the view places its
+    current row once a turn of the event loop, not before each run of new rows (each placing
+    lays out the whole list: 600 of them held the window for seconds)."""
+    results_view, model = view
+    listed = _ids(reader)
+    arriving = set(listed[CACHED :: (LISTED - CACHED) // 30])
+    model.set_results([i for i in listed if i not in arriving])
+    assert results_view.select_entity(listed[10])
+    placed = 0
+    place = results_view.visualRect
+
+    def counted_place(index: Any) -> Any:
+        nonlocal placed
+        # Qt's own calls come here too: only the view's noting of its current row counts.
+        placed += sys._getframe(1).f_code.co_name == "_note_current_on_screen"
+        return place(index)
+
+    results_view.visualRect = counted_place  # type: ignore[method-assign]
+    assert model.update_ids(listed, live=True)
+    turns = 0
+    while model.rowCount() < LISTED:
+        QCoreApplication.processEvents()
+        turns += 1
+        assert turns < 1_000
+    assert model.ids() == listed
+    assert 0 < placed <= turns + 1
+    assert results_view.current_id() == listed[10]
+    assert model.row_of(listed[-1]) == LISTED - 1
