@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QObject, QSettings, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from memex_desktop.store import CacheReader, ChangeSet, Outbox
@@ -43,14 +43,6 @@ DOCK_WIDTH_BOUNDS = (220, 380)
 GRAPH_HOPS_KEY = "graph/hops"
 # The outbox opens at least this share of the window's height (a few saves and its buttons).
 OUTBOX_SHARE = 0.25
-
-
-def _application_settings() -> QSettings | None:
-    """The application's own settings, when it has named itself (the app does, and keeps its
-    window's layout there); None otherwise, as in a test that gave none."""
-    if not QCoreApplication.organizationName():
-        return None
-    return QSettings()
 
 
 def make_dock(window: QMainWindow, name: str, title: str, widget: QWidget) -> QDockWidget:
@@ -89,7 +81,7 @@ class DockedPanes(QObject):
     ) -> None:
         super().__init__(window)
         self._window = window
-        self._qsettings = qsettings if qsettings is not None else _application_settings()
+        self._qsettings = qsettings  # the window's: the graph's depth is kept with its layout
         self.outbox_pane = OutboxPane(window)
         self.outbox_dock = make_dock(window, "outboxdock", "Outbox", self.outbox_pane)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.outbox_dock)

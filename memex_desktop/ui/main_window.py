@@ -279,6 +279,7 @@ class MainWindow(QMainWindow):
             runner=self.runner,
             cache_path=self.cache_path,
             outbox_path=self.outbox_path,
+            qsettings=self._qsettings,
         )
         self.outbox_pane, self.outbox_dock = self.docks.outbox_pane, self.docks.outbox_dock
         self.thread_pane, self.thread_dock = self.docks.thread_pane, self.docks.thread_dock

@@ -89,6 +89,7 @@ def take(out_dir: Path) -> Path:
     runner = TaskRunner()
     pane = GraphPane(MemoryGraph(_titled(nodes, 5), edges), runner)
     pane.max_nodes = NODES
+    pane.set_hops(2)  # the crowded neighbourhood this picture is of
     pane.resize(*SIZE)
     pane.show()
     drawn: list[bool] = []

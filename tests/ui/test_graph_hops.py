@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QComboBox, QMainWindow
 from support.graph import MemoryGraph
-from support.window import seeded_cache
+from support.window import WindowFactory, seeded_cache
 
 from memex_desktop import paths
 from memex_desktop.graph.synthetic import SyntheticEdge, SyntheticNode
@@ -128,17 +128,12 @@ def test_a_depth_kept_by_nothing_readable_starts_at_one_hop(
     assert windows(QSettings(str(ini), QSettings.Format.IniFormat)).graph_pane.hops == 1
 
 
-def test_without_settings_given_the_applications_own_keep_the_depth(
-    windows: Windows, qapp: Any
-) -> None:
-    """The app names itself, so its settings are the file the window keeps its layout in."""
-    names = qapp.organizationName(), qapp.applicationName()
-    qapp.setOrganizationName("memex-desktop-test")
-    qapp.setApplicationName("memex-desktop-test")
-    try:
-        _depth_box(windows(None).graph_pane).setCurrentIndex(1)
-        assert windows(None).graph_pane.hops == 2
-        assert QSettings().value("graph/hops") in (2, "2")
-    finally:
-        qapp.setOrganizationName(names[0])
-        qapp.setApplicationName(names[1])
+def test_the_window_keeps_the_depth_with_its_layout(window_factory: WindowFactory) -> None:
+    """The window hands its settings to the docks: the depth is kept in the file its layout
+    is kept in, and comes back with the window."""
+    window = window_factory().window
+    _depth_box(window.graph_pane).setCurrentIndex(1)
+    assert QSettings(str(window_factory.qsettings_path), QSettings.Format.IniFormat).value(
+        "graph/hops"
+    ) in (2, "2")
+    assert window_factory().window.graph_pane.hops == 2
