@@ -599,7 +599,9 @@ class SyncEngine:
                     "pull",
                     seen.listed,
                     None,
-                    f"{counted(seen.listed, 'new or changed item')} checked",
+                    # Every listed item is read to find the changed ones: "100 new or
+                    # changed items" said of a pull that then found none read as a contradiction.
+                    f"Checking for changes: {counted(seen.listed, 'recent item')} read",
                 )
             changes |= writes.drain()
         except (ApiError, SyncCancelled) as exc:

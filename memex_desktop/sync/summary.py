@@ -20,7 +20,7 @@ def progress_sentence(progress: SyncProgress) -> str:
     later pass and more than it shows during a first sync (the list follows the cache once a
     second, behind the pages still being written). Only a pass over the whole library
     reports a total (what the cache held, at least what it read); the pull of the newest
-    pages reports none, and its words ("200 new or changed items checked") say what they
+    pages reports none, and its words ("Checking for changes: 200 recent items read") say what they
     count, as do those of the later steps.
     """
     waiting = progress.waiting_s is not None

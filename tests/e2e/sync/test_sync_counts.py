@@ -64,3 +64,21 @@ def test_a_first_sync_counts_each_item_once(
     assert again.outcome is SyncOutcome.OK
     assert again.changes.changed_count == 0
     assert sync_sentence(again, 2.0) == "Up to date."
+
+
+def test_a_sync_that_finds_nothing_new_does_not_say_it_found_some(
+    library: dict[str, Any], one_profile_emulator: Any, harness_factory: Any
+) -> None:
+    """The newest pages are read to find what changed: their count is what was read, not
+    "100 new or changed items" before "Up to date."."""
+    emulator = one_profile_emulator(library)
+    harness = harness_factory(emulator.base_url, emulator.api_key)
+    assert harness.engine.run(full=True).outcome is SyncOutcome.OK
+    said: list[str] = []
+    again = harness.engine.run(progress=lambda progress: said.append(progress.message))
+    assert again.outcome is SyncOutcome.OK
+    assert sync_sentence(again, 0.3) == "Up to date."
+    pulled = [words for words in said if "item" in words]
+    assert pulled
+    assert all("new" not in words and "changed" not in words for words in pulled), pulled
+    assert pulled[-1] == f"Checking for changes: {again.pulled:,} recent items read"

@@ -71,8 +71,8 @@ WAIT = "the server asked to slow down, asking again in 5 s"
         ),
         # Words that name what they count stay the engine's.
         (
-            SyncProgress("pull", 200, None, "200 new or changed items checked"),
-            "200 new or changed items checked",
+            SyncProgress("pull", 200, None, "Checking for changes: 200 recent items read"),
+            "Checking for changes: 200 recent items read",
         ),
         (
             SyncProgress("reconcile", 1200, 1200, "checking for deleted items"),
