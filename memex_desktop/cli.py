@@ -11,10 +11,12 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import itertools
 import json
 import logging
 import math
 import os
+import re
 import sqlite3
 import sys
 import time
@@ -179,7 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.description = (
         'search the local cache (or the server with --remote). QUERY: words, "a phrase", '
         '-word, -"a phrase", a OR b, tag:NAME or #NAME, type:NAME, site:HOST, '
-        "after:YYYY-MM-DD, before:YYYY-MM, is:deleted"
+        "after:YYYY-MM-DD, before:YYYY-MM, is:deleted; its words need no quotes, and may "
+        "come among the options (search compost -worm --limit 5)"
     )
     cmd.add_argument("query", metavar="QUERY")
     cmd.add_argument(
@@ -309,10 +312,49 @@ def build_parser() -> argparse.ArgumentParser:
 
 def subcommands(parser: argparse.ArgumentParser) -> tuple[str, ...]:
     """The subcommands of ``parser`` (declared once, in :func:`build_parser`)."""
+    return tuple(_subparsers(parser))
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Each subcommand's parser by name."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            return tuple(action.choices)
-    return ()
+            return dict(action.choices)
+    return {}
+
+
+def _query_words_last(parser: argparse.ArgumentParser, arguments: list[str]) -> list[str]:
+    """``search``'s arguments with the words of its query joined into one, after ``--``.
+
+    The search language excludes a word with a leading dash (``-fox``), which argparse takes
+    for an option it does not know, and a query of several words would need quotes: every
+    argument that is not one of the command's options (or an option's value) is a word of
+    the query, in the order typed.
+    """
+    start = next((n for n, a in enumerate(arguments) if a in _subparsers(parser)), None)
+    if start is None or arguments[start] != "search":
+        return arguments
+    takes_value: set[str] = set()
+    flags: set[str] = set()
+    for action in _subparsers(parser)["search"]._actions:
+        (flags if action.nargs == 0 else takes_value).update(action.option_strings)
+    options: list[str] = []
+    words: list[str] = []
+    rest = iter(arguments[start + 1 :])
+    for argument in rest:
+        name = argument.split("=", 1)[0]
+        if argument == "--":
+            words.extend(rest)
+        elif name in takes_value:
+            options.append(argument)
+            if "=" not in argument:
+                options.extend(itertools.islice(rest, 1))
+        elif argument in flags or re.fullmatch(r"-v+", argument):
+            options.append(argument)
+        else:
+            words.append(argument)
+    query = ["--", " ".join(words)] if words else []
+    return [*arguments[: start + 1], *options, *query]
 
 
 T = TypeVar("T", int, float)
@@ -1571,7 +1613,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         url = next((a for a in arguments if a.lower().startswith("memex:")), None)
         if url is not None:
             arguments.remove(url)
-    args = parser.parse_args(arguments)
+    args = parser.parse_args(_query_words_last(parser, arguments))
     args.url = url
     _configure_logging(getattr(args, "verbose", 0) or 0)
     command = getattr(args, "command", None)

@@ -118,3 +118,24 @@ def test_the_command_line_searches_whole_words_and_excludes_whole_words(
     assert found("diast") == ["short"]
     assert found("rhythm diast") == found("diast rhythm") == ["short"]
     assert found("rhythm -diast") == found("-diast rhythm") == ["long"]
+
+
+def test_a_query_is_its_words_as_typed_an_exclusion_first_too(run: Cli) -> None:
+    """``search -worm`` and ``search worm bin`` without quotes, options anywhere: every
+    argument that is no option of the command is a word of the query."""
+
+    def found(*arguments: str) -> list[str]:
+        status, out, err = run("search", *arguments)
+        assert status == 0, err
+        return [row["id"] for row in json.loads(out)]
+
+    quoted = found("worm bin", "--json", "--limit", "50")
+    assert quoted
+    assert found("worm", "bin", "--json", "--limit", "50") == quoted
+    assert found("worm", "--limit=50", "bin", "--json") == quoted
+    excluded = found("-worm", "--limit", "50", "--json")
+    assert excluded
+    assert not set(excluded) & set(found("worm", "--limit", "50", "--json"))
+    assert found("bin", "-worm", "--json", "--limit", "50") == [
+        i for i in found("bin", "--json", "--limit", "50") if i in excluded
+    ]
