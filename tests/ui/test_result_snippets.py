@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from support.caches import indexed_reader, web_item
+from support.rows import made_up_row
 
 from memex_desktop.store import CacheReader, EntityRow
 from memex_desktop.ui.results_delegate import ICON_SIZE, PADDING, ResultDelegate, RowLayout
@@ -34,19 +35,7 @@ class _Reader:
 
     def get_many(self, ids: Sequence[str]) -> dict[str, EntityRow]:
         return {
-            entity_id: EntityRow(
-                id=entity_id,
-                type="note",
-                title=f"Title of {entity_id}",
-                url=None,
-                author=None,
-                site=None,
-                created_at=1_700_000_000_000,
-                updated_at=None,
-                status=None,
-                deleted_upstream_at=None,
-                snippet_source=SOURCE,
-            )
+            entity_id: made_up_row(entity_id, type_="note", snippet_source=SOURCE)
             for entity_id in ids
         }
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
+from support.rows import made_up_row
 from support.window import WindowFactory
 
 from memex_desktop.app import AppContext
@@ -116,22 +117,7 @@ class _Rows:
     """A stand-in for CacheReader: a display row made up for any id."""
 
     def get_many(self, ids: Sequence[str]) -> dict[str, EntityRow]:
-        return {
-            entity_id: EntityRow(
-                id=entity_id,
-                type="web",
-                title=f"Title of {entity_id}",
-                url=None,
-                author=None,
-                site=None,
-                created_at=1_700_000_000_000,
-                updated_at=None,
-                status=None,
-                deleted_upstream_at=None,
-                snippet_source="",
-            )
-            for entity_id in ids
-        }
+        return {entity_id: made_up_row(entity_id) for entity_id in ids}
 
     def snippets(self, _query: str, _ids: Sequence[str]) -> dict[str, str]:
         return {}

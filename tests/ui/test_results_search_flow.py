@@ -13,6 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtTest import QAbstractItemModelTester
+from support.rows import made_up_row
 from support.signals import Emitted
 from support.window import WindowFactory
 
@@ -296,17 +297,11 @@ class _RowsReader:
     def get_many(self, ids: Sequence[str]) -> dict[str, EntityRow]:
         self.row_reads += 1
         return {
-            entity_id: EntityRow(
-                id=entity_id,
-                type="web",
+            entity_id: made_up_row(
+                entity_id,
                 title=f"Title of {entity_id} " + "with many more words " * 5,
                 url=f"https://example.org/{entity_id}",
-                author=None,
                 site="example.org",
-                created_at=1_700_000_000_000,
-                updated_at=None,
-                status=None,
-                deleted_upstream_at=None,
                 snippet_source="plain text",
             )
             for entity_id in ids
