@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from memex_desktop import __version__, paths
 from memex_desktop.api.content import type_label
-from memex_desktop.api.errors import ApiError, BadApiUrl
+from memex_desktop.api.errors import ApiError, BadApiUrl, NetworkUnavailable
 from memex_desktop.errors import (
     STOPPED,
     UPDATING_CACHE,
@@ -768,16 +768,34 @@ def cmd_search(args: argparse.Namespace, session: Session) -> int:
         if not matches and not args.remote:
             raise CliError(f"no tag named {args.tag!r} in the local library", EXIT_NOT_FOUND)
         tag_id = matches[0].id if matches else None
+    unreachable: NetworkUnavailable | None = None
+    batches: Iterator[list[dict[str, Any]]] | None = None
     if args.remote:
-        batches: Iterator[list[dict[str, Any]]] = iter([_remote_rows(args, session)])
-    else:
+        try:
+            batches = iter([_remote_rows(args, session)])
+        except NetworkUnavailable as exc:
+            # The local library still answers: its results, then why the server was not.
+            unreachable = exc
+    if batches is None:
         query = typed_in_full(args.query)
         ids = reader.search_ids(
             query, types=args.content_types, tag_id=tag_id, sort=args.sort, limit=args.limit
         )
         batches = _local_rows(reader, query, ids)
+    printed = _print_rows(batches, json_output=args.json)
+    if unreachable is not None:
+        words = session.words(unreachable).one_line()
+        print(f"{PROG}: only the local library was searched: {words}", file=sys.stderr)
+        return EXIT_OFFLINE
+    if not printed and not args.json:
+        print("no results", file=sys.stderr)
+    return EXIT_OK
+
+
+def _print_rows(batches: Iterator[list[dict[str, Any]]], *, json_output: bool) -> int:
+    """Print search results a batch at a time (text lines, or one JSON array); how many."""
     printed = 0
-    if args.json:
+    if json_output:
         # One JSON array, written a batch at a time: a long list starts at once.
         sys.stdout.write("[")
         for batch in batches:
@@ -786,7 +804,7 @@ def cmd_search(args: argparse.Namespace, session: Session) -> int:
                 printed += 1
             sys.stdout.flush()
         print("]")
-        return EXIT_OK
+        return printed
     for batch in batches:
         for row in batch:
             print(f"{row['id']}  [{type_label(row['type'])}]  {row['title'] or '(untitled)'}")
@@ -796,9 +814,7 @@ def cmd_search(args: argparse.Namespace, session: Session) -> int:
                 print(f"    {row['snippet'][:200]}")
             printed += 1
         sys.stdout.flush()
-    if not printed:
-        print("no results", file=sys.stderr)
-    return EXIT_OK
+    return printed
 
 
 # Results read (rows and snippets) and printed at a time: the first lines of a long list come

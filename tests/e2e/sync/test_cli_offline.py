@@ -30,6 +30,12 @@ def test_offline_then_back_online(library_emulator: Any, tmp_path: Path) -> None
     found = run_cli("search", page["url"], "--json", *data, api_key=TEST_API_KEY)
     assert found.returncode == 0, found.stderr
     assert json.loads(found.stdout)[0]["id"] == page["id"]
+    # Asked to ask the server too, the command still gives the local library's results,
+    # then says the server was not reached, and exits as offline.
+    asked = run_cli("search", page["url"], "--remote", "--json", *data, api_key=TEST_API_KEY)
+    assert asked.returncode == cli.EXIT_OFFLINE, asked.stderr
+    assert json.loads(asked.stdout)[0]["id"] == page["id"]
+    assert "only the local library was searched" in asked.stderr
     shown = run_cli("show", page["id"], *data, api_key=TEST_API_KEY)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.strip()
