@@ -1,8 +1,9 @@
 """The annotation-thread pane: every note on the selected item, replies nested, oldest first.
 
 Notes come from the cache (``CacheReader.thread_for``); notes written here and not yet on the
-server come from the outbox and carry a "Sending…" marker, and notes the server is still
-processing a "Processing on the server…" one: either way the card shows what was typed. A note
+server come from the outbox and say where they are: "Queued" (with why they wait: Memex cannot
+be reached, say), "Sending…" only while the request is in flight, and "Processing on the
+server…" once the server has them: either way the card shows what was typed. A note
 is matched to its pending copy by its client ``external_id``, so once a sync brings it back it
 shows once, not twice. Note text is rendered by ``render/`` on a worker (with the reads) and
 shown in QTextBrowsers that open nothing by themselves: only ``memex://entity/ID`` links are
@@ -68,7 +69,7 @@ from memex_desktop.api.content import (
 )
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.drafts import Draft, DraftPassage, DraftStore, draft_key, drafts_path
-from memex_desktop.errors import user_message
+from memex_desktop.errors import UserMessage, user_message
 from memex_desktop.store import (
     CacheReader,
     ChangeSet,
@@ -87,15 +88,23 @@ from memex_desktop.ui.actions import ACTIONS_BY_KEY
 from memex_desktop.ui.links import classify_link
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.note_editor import NoteEditor, quoted_passage
+from memex_desktop.ui.outbox_pane import failure_of
 from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
 
 PENDING_STATES = ("queued", "sending", "accepted", "needs_attention")
+QUEUED = "Queued"
+# A queued save whose last try found no server: it waits, as the status bar says.
+WAITING = "Queued: sent when Memex can be reached"
 SENDING = "Sending…"
 PROCESSING = "Processing on the server…"
 ATTENTION = "Needs attention"
+# What a pending highlight's outbox state says in its row (queued ones: "Queued").
+HIGHLIGHT_STATES = {"needs_attention": ATTENTION, "sending": SENDING, "accepted": PROCESSING}
+# Failures (errors.ErrorKind) that leave a save waiting for the server to be reachable.
+UNREACHABLE_KINDS = ("network", "not_answering")
 INDENT_PX = 22
 # A note card is a few lines in a narrow dock: body-sized text, tight paragraphs.
 NOTE_CSS = """
@@ -132,6 +141,9 @@ class ThreadEntry:
     processing: bool = False
     external_id: str | None = None
     server_id: str | None = None
+    # Why the last try to send a pending note failed (None: nothing failed yet).
+    failure: UserMessage | None = None
+    error_kind: str | None = None
     children: list[ThreadEntry] = field(default_factory=list)
 
     def walk(self, depth: int = 0) -> list[tuple[int, ThreadEntry]]:
@@ -225,11 +237,21 @@ def status_marker(entry: ThreadEntry) -> tuple[str, str]:
     """The small marker of a note not settled on the server yet, and its tooltip ("" if none)."""
     if entry.pending and entry.state == "needs_attention":
         return ATTENTION, "The server did not take this note; see the outbox pane for why"
+    if entry.pending and entry.state == "sending":
+        return SENDING, "Being sent to the Memex server now"
     if entry.pending and entry.state != "accepted":
-        return SENDING, "Not on the server yet; it is sent at the next sync"
+        return queued_marker(entry.error_kind, entry.failure)
     if entry.pending or entry.processing:
         return PROCESSING, "The server has the note and is still processing it"
     return "", ""
+
+
+def queued_marker(error_kind: str | None, failure: UserMessage | None) -> tuple[str, str]:
+    """The marker of a save waiting in the outbox, and its tooltip: why it waits, if a try
+    failed (the server could not be reached, say)."""
+    why = failure.one_line() if failure is not None else "It is sent at the next sync."
+    marker = WAITING if error_kind in UNREACHABLE_KINDS else QUEUED
+    return marker, f"Not on the server yet. {why}"
 
 
 def _sort(entries: list[ThreadEntry]) -> None:
@@ -344,6 +366,8 @@ def _pending_entries(outbox: PendingNotes | None) -> tuple[list[ThreadEntry], di
                 state=op.state,
                 external_id=external_id,
                 server_id=op.entity_id,
+                failure=failure_of(op),
+                error_kind=op.error_kind,
             )
         )
         # A reply to a note still pending names that note by its pending id.
@@ -737,7 +761,7 @@ class HighlightRow(QFrame):
         notes = len(highlight.note_ids)
         facts = []
         if highlight.pending:
-            facts.append(ATTENTION if highlight.state == "needs_attention" else SENDING)
+            facts.append(HIGHLIGHT_STATES.get(highlight.state, QUEUED))
         if notes:
             facts.append(f"{notes} note{'s' if notes != 1 else ''}")
         self.facts = QLabel(" · ".join(facts))

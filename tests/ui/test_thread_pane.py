@@ -24,6 +24,7 @@ from memex_desktop.store import (
     OutboxOp,
     StoreWriter,
 )
+from memex_desktop.store.outbox import OutboxFailure
 from memex_desktop.sync.export import export_markdown
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.note_editor import NoteEditor
@@ -31,6 +32,9 @@ from memex_desktop.ui.outbox_pane import OutboxModel
 from memex_desktop.ui.tasks import TaskRunner
 from memex_desktop.ui.thread_pane import (
     PROCESSING,
+    QUEUED,
+    SENDING,
+    WAITING,
     ThreadEntry,
     ThreadPane,
     merge_pending,
@@ -198,7 +202,7 @@ def test_offline_reply_is_queued_shown_pending_and_shown_once_after_sync(
     assert outline.index((3, pending_id, True)) == outline.index((3, "r1aa", False)) + 1
     card = next(card for card in pane.cards if card.entry.id == pending_id)
     assert card.badge.isVisibleTo(card)
-    assert card.badge.text() == "Sending…"
+    assert card.badge.text() == QUEUED  # nothing is being sent
 
     # The next sync sends it and pulls it back with a server id and the same external_id.
     note = _note("server-7", "r1a", "Agreed, lavender works", T0 + 9 * DAY)
@@ -519,6 +523,36 @@ def test_a_note_accepted_but_not_cached_yet_says_it_is_processing(qtbot, pane: T
     [card] = [card for card in pane.cards if card.entry.pending]
     assert card.badge.text() == PROCESSING
     assert "On its way" in card.body.toPlainText()
+
+
+def test_a_note_queued_offline_says_it_waits_and_sending_only_while_in_flight(
+    qtbot, pane: ThreadPane
+) -> None:
+    _show(qtbot, pane, "page")
+    editor = pane.open_editor("page")
+    qtbot.keyClicks(editor.editor, "Written on the train")
+    with qtbot.waitSignal(pane.note_queued, timeout=5000) as queued:
+        editor.save()
+    op_id = int(queued.args[0])
+    outbox = pane._outbox
+
+    def badge() -> QLabel:
+        with qtbot.waitSignal(pane.thread_shown, timeout=5000):
+            pane.refresh()
+        [card] = [card for card in pane.cards if card.entry.pending]
+        return card.badge
+
+    # A drain takes the note and finds no server: the engine puts it back in the queue.
+    claimed = outbox.claim_next()
+    assert claimed is not None
+    assert claimed.id == op_id
+    assert badge().text() == SENDING
+    refused = "The Memex server at 127.0.0.1 refused the connection."
+    outbox.mark_not_sent(op_id, OutboxFailure("network", refused), 0)
+    waiting = badge()
+    assert waiting.text() == WAITING
+    assert "could not be reached" in waiting.toolTip()
+    assert "Sending" not in waiting.toolTip()
 
 
 def test_add_note_quotes_the_passage_and_without_one_starts_empty(qtbot, pane: ThreadPane) -> None:
