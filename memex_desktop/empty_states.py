@@ -16,6 +16,8 @@ CLEAR_ALL = "clear_all"
 SIGN_IN = "settings"
 SYNC = "retry"
 FRESH_CACHE = "fresh_cache"
+# Ask the server for the items of the feed shown (a sync does not list feeds).
+LIST_FEED = "list_feed"
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,9 @@ class ListContext:
     query_problem: str = ""
     # The names of tag: filters in the query that no cached tag has.
     unknown_tags: tuple[str, ...] = ()
+    # Whether the server ever listed the feed shown (a feed's items are only known once it
+    # has: nothing of a feed never listed is in the cache for words or filters to narrow).
+    feed_listed: bool = True
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,8 @@ def empty_state(context: ListContext) -> EmptyState:
             CLEAR_SEARCH,
             "Clear search",
         )
+    if context.scope == "feed" and not context.feed_listed:
+        return _feed_not_listed(context)
     offline = (
         " Memex cannot be reached: only what is already cached was searched." * context.offline
     )
@@ -140,6 +147,26 @@ def _empty_library(context: ListContext) -> EmptyState:
     )
 
 
+def _feed_not_listed(context: ListContext) -> EmptyState:
+    """A feed whose items Memex never listed: nothing of it is cached yet."""
+    title = "This feed has not been listed yet"
+    if not context.signed_in:
+        return EmptyState(title, "Sign in to read its items from Memex.", SIGN_IN, "Sign in…")
+    if context.offline:
+        return EmptyState(
+            title,
+            "Memex cannot be reached: the feed's items are listed once it answers.",
+            LIST_FEED,
+            "Try again",
+        )
+    return EmptyState(
+        title,
+        "Memex is asked for its items when the feed is opened; they appear here once it answers.",
+        LIST_FEED,
+        "Ask again",
+    )
+
+
 def _empty_scope(context: ListContext) -> EmptyState:
     """A sidebar entry that lists nothing, without a query or filters narrowing it."""
     if context.scope == "deleted":
@@ -150,16 +177,16 @@ def _empty_scope(context: ListContext) -> EmptyState:
     if context.scope == "feed":
         if context.offline:
             return EmptyState(
-                "No items from this feed yet",
-                "Memex cannot be reached: the feed's items are read once its server answers.",
-                SYNC,
+                "This feed had no items when Memex last listed it",
+                "Memex cannot be reached now: the feed is listed again once it answers.",
+                LIST_FEED,
                 "Try again",
             )
         return EmptyState(
-            "No items from this feed yet",
-            "Items saved from this feed appear here after they are synced.",
-            SYNC,
-            "Sync now",
+            "This feed has no items on Memex",
+            "Memex lists no items for this feed. Its new items appear when it is listed again.",
+            LIST_FEED,
+            "List again",
         )
     if context.scope == "view":
         return EmptyState(

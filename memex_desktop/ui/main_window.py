@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memex_desktop.empty_states import FRESH_CACHE
+from memex_desktop.empty_states import FRESH_CACHE, LIST_FEED
 from memex_desktop.errors import UserMessage
 from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.settings import DEFAULT_READER_ITEM_TEXT_MB
@@ -364,6 +364,7 @@ class MainWindow(QMainWindow):
         self.search.search_applied.connect(self.results_view.list_arrived)
         self.search.search_failed.connect(self.results_view.list_arrived)
         self.search.store_changed.connect(self._on_store_changed)
+        self.search.message_outdated.connect(self._on_search_message_outdated)
         self.saves.saves_queued.connect(self.saves_queued)
         self.saves.entity_found.connect(self.select_entity)
         self.saves.outbox_requested.connect(self.docks.show_outbox)
@@ -477,6 +478,15 @@ class MainWindow(QMainWindow):
         self.status.say(line, SHOWN_FOR_MS[message.level])
         if message.level != "info":
             self.toast.show_message(line)
+
+    @Slot(object)
+    def _on_search_message_outdated(self, message: UserMessage) -> None:
+        """A message about a view or feed the person has left goes, where it still shows."""
+        line = message_line(message)
+        if self.toast.isVisible() and self.toast.text() == line:
+            self.toast.hide()
+        if self.status.currentMessage() == line:
+            self.status.say("", 0)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         """Accept drags that carry links."""
@@ -594,6 +604,8 @@ class MainWindow(QMainWindow):
             self.reader_pane.open_external(PRICING_URL)
         elif action == "doctor":
             self.show_doctor()
+        elif action == LIST_FEED:
+            self.search.list_feed()
         elif action == FRESH_CACHE and self.search.read_problem is not None:
             self.fresh_cache_requested.emit(self.search.read_problem)
 

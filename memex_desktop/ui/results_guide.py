@@ -78,6 +78,9 @@ class ResultsGuide(QObject):
         sync.sync_finished.connect(self.refresh)
         sync.state_changed.connect(self.refresh)
         search.search_failed.connect(self.refresh)
+        # A search that lands the same list (a feed listed again, empty as before) resets
+        # nothing, and what the list is known to be may have changed all the same.
+        search.search_applied.connect(self.refresh)
         search_bar.set_scope_chip(scope_chip_text(self._scope))
         self.refresh()
 
@@ -109,6 +112,7 @@ class ResultsGuide(QObject):
             signed_in=self._sync.services.client is not None,
             offline=self._sync.state in OFFLINE_STATES,
             syncing=self._sync.syncing,
+            feed_listed=self._feed_listed(scope),
         )
 
     def _query_problems(self, query: str) -> tuple[str, tuple[str, ...]]:
@@ -126,6 +130,16 @@ class ResultsGuide(QObject):
             log.exception("reading the tags of a query failed")
             unknown = ()
         return "", unknown
+
+    def _feed_listed(self, scope: Scope) -> bool:
+        """Whether the server ever listed the feed on show (True for other entries)."""
+        if scope.kind != "feed" or not scope.value:
+            return True
+        try:
+            return self._reader.feed_listing(scope.value) is not None
+        except (StoreError, sqlite3.Error):  # the search that meets the problem reports it
+            log.exception("reading whether a feed was listed failed")
+            return True
 
     def _library_empty(self) -> bool:
         """Whether the cache holds no item at all (one bounded read)."""

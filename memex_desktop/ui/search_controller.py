@@ -43,7 +43,7 @@ from memex_desktop.ui.sidebar import (
     run_view_search,
 )
 from memex_desktop.ui.sort_control import SortControl
-from memex_desktop.ui.sync_controller import SyncController, list_feed_items
+from memex_desktop.ui.sync_controller import SyncController
 from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
@@ -195,11 +195,14 @@ class SearchController(QObject):
             store (a ChangeSet for the panes).
         search_failed(object): the latest local search could not read the cache (the store
             error); the list keeps what it showed, and :attr:`read_problem` says why.
+        message_outdated(object): a UserMessage shown about a saved view or feed that is no
+            longer shown (the window takes it away).
     """
 
     search_applied = Signal(int)
     store_changed = Signal(object)
     search_failed = Signal(object)
+    message_outdated = Signal(object)
 
     def __init__(
         self,
@@ -238,6 +241,11 @@ class SearchController(QObject):
         self._applied_stopped_at: int | None = None
         self._local_tasks: list[Task[LocalSearchResult]] = []
         self._remote_request = 0
+        # The saved views asked of the server, by task, and the messages shown about the
+        # sidebar entry on show: an answer or a message about an entry left is dropped.
+        self._view_tasks: dict[Task[ViewResults], str] = {}
+        self._scope_shown: Scope | None = None
+        self._scope_messages: list[UserMessage] = []
         self._snapshot_task: Task[SidebarSnapshot] | None = None
         self._snapshot_stale = False
         self.sync_refresh_ms = SYNC_REFRESH_MS
@@ -255,6 +263,8 @@ class SearchController(QObject):
         sidebar.scope_reselected.connect(self._on_sidebar_scope_reselected)
         sync.remote_results.connect(self._on_sync_remote_results)
         sync.remote_failed.connect(self._on_sync_remote_failed)
+        sync.feed_listed.connect(self._on_sync_feed_listed)
+        sync.feed_listing_failed.connect(self._on_sync_feed_listing_failed)
         sync.sync_progress.connect(self._on_sync_progress)
         if sort_control is not None:
             sort_control.sort_changed.connect(self._on_sort_control_sort_changed)
@@ -548,11 +558,12 @@ class SearchController(QObject):
         """Show the picked scope; a view or a feed is also asked of the server."""
         if scope.kind == "outbox":
             return  # a pane of its own, not a list of results
+        if scope != self._scope_shown:
+            self._withdraw_scope_messages()
+            self._scope_shown = scope
         self.run_search(self._search_bar.request())
-        if scope.kind == "feed" and scope.value and self._sync.services.client is not None:
-            self._runner.run(list_feed_items, self._sync.services, scope.value).on_success(
-                self._on_feed_listed
-            ).on_failure(self._on_feed_listing_failed)
+        if scope.kind == "feed" and scope.value:
+            self._sync.list_feed(scope.value)
         if scope.kind == "view" and scope.value:
             self.run_view_remote(scope.value)
 
@@ -562,52 +573,97 @@ class SearchController(QObject):
         self.refresh_sidebar_later()
         self._on_sidebar_scope_selected(scope)
 
+    def list_feed(self) -> bool:
+        """Ask the server again for the items of the feed shown; False when no feed is shown
+        (or there is no account)."""
+        scope = self._sidebar.current_scope()
+        if scope.kind != "feed" or not scope.value:
+            return False
+        return self._sync.list_feed(scope.value)
+
+    def _shows(self, kind: str, value: str) -> bool:
+        """Whether the sidebar entry on show is this view or feed."""
+        scope = self._sidebar.current_scope()
+        return scope.kind == kind and scope.value == value
+
+    def _say_about_scope(self, message: UserMessage) -> None:
+        """Show a message about the view or feed on show, taken away once it is left."""
+        self._scope_messages.append(message)
+        self._messages.show(message)
+
+    def _withdraw_scope_messages(self) -> None:
+        """The entry the messages were about is left: they are no longer true of the list."""
+        messages, self._scope_messages = self._scope_messages, []
+        for message in messages:
+            self.message_outdated.emit(message)
+
     def run_view_remote(self, view_id: str) -> Task[ViewResults] | None:
         """Also run a saved view on the server (cache-on-view); None without an account."""
         services = self._sync.services
         if services.client is None:
             return None
-        return (
+        task = (
             self._runner.run(run_view_search, services.client, services.writer, view_id)
             .on_success(self._on_view_search_finished)
             .on_failure(self._on_view_search_failed)
+            .on_done(self._on_view_search_done)
         )
+        self._view_tasks[task] = view_id
+        return task
 
     @Slot(object)
     def _on_view_search_finished(self, result: ViewResults) -> None:
         """The server's view results are cached: refresh what changed, then merge them in."""
         if result.changes:
             self.store_changed.emit(result.changes)
-        scope = self._sidebar.current_scope()
-        if scope.kind != "view" or scope.value != result.view_id:
+        if not self._shows("view", result.view_id):
             return
         added = self._results.merge_remote(result.ids)
-        self._messages.inform(
-            f"{len(result.ids)} results of this view from the server"
-            f" ({added} more than the cached view)"
+        self._say_about_scope(
+            UserMessage(
+                "info",
+                f"{len(result.ids)} results of this view from the server"
+                f" ({added} more than the cached view)",
+            )
         )
 
     @Slot(object)
-    def _on_feed_listed(self, listing: FeedItems) -> None:
+    def _on_sync_feed_listed(self, listing: FeedItems) -> None:
         """The server listed a feed (its items cached and remembered): show them."""
-        if listing.changes:
-            self.store_changed.emit(listing.changes)
-        scope = self._sidebar.current_scope()
-        if scope.kind != "feed" or scope.value != listing.feed_id:
+        if not self._shows("feed", listing.feed_id):
             return
         self.run_search(self._search_bar.request())
         if not listing.complete:
-            self._messages.inform(f"Showing the newest {len(listing.ids):,} items of this feed")
+            self._say_about_scope(
+                UserMessage("info", f"Showing the newest {len(listing.ids):,} items of this feed")
+            )
 
-    @Slot(object)
-    def _on_feed_listing_failed(self, exc: Exception) -> None:
-        """The server could not list the feed: what the cache remembers stays; say why."""
-        self._messages.show_failure(exc, "Showing this feed's items from the cache")
+    @Slot(str, object)
+    def _on_sync_feed_listing_failed(self, feed_id: str, message: UserMessage) -> None:
+        """The server could not list the feed: what the cache remembers stays; say why, unless
+        the person has moved on to another entry."""
+        if self._shows("feed", feed_id):
+            self._say_about_scope(
+                replace(message, text=f"Showing this feed's items from the cache: {message.text}")
+            )
 
     @Slot(object)
     def _on_view_search_failed(self, exc: Exception) -> None:
-        """The server could not run the view: the cached results stay; say why."""
-        self._messages.show_failure(exc, "Showing this view from the cache")
+        """The server could not run the view: the cached results stay; say why, unless the
+        person has moved on to another entry."""
+        view_id = self._view_tasks.get(self.sender(), "")  # type: ignore[call-overload]
+        if not self._shows("view", view_id):
+            log.info("view %s could not be run on the server: %r", view_id, exc)
+            return
+        message = user_message(exc, self._sync.services.credential)
+        self._say_about_scope(
+            replace(message, text=f"Showing this view from the cache: {message.text}")
+        )
+
+    @Slot()
+    def _on_view_search_done(self) -> None:
+        """Forget a view asked of the server once it is over."""
+        self._view_tasks.pop(self.sender(), "")  # type: ignore[call-overload]
 
     # -- what searches can be narrowed by ------------------------------------------------------
 

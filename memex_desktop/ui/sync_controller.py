@@ -208,6 +208,9 @@ class SyncController(QObject):
         outbox_changed(object): OutboxCounts after anything touched the outbox.
         remote_results(int, object): a remote search's request number and ids.
         remote_failed(int, object): a remote search's request number and UserMessage.
+        feed_listed(object): the FeedItems the server listed for a feed (cached).
+        feed_listing_failed(str, object): the feed's id and why it could not be listed (a
+            UserMessage).
         meta_changed(object): the SearchMeta of the latest server answer.
     """
 
@@ -219,6 +222,8 @@ class SyncController(QObject):
     outbox_changed = Signal(object)
     remote_results = Signal(int, object)
     remote_failed = Signal(int, object)
+    feed_listed = Signal(object)
+    feed_listing_failed = Signal(str, object)
     meta_changed = Signal(object)
 
     def __init__(
@@ -246,6 +251,7 @@ class SyncController(QObject):
         self.last_request = SyncRequest()
         self._remote_request = 0
         self._remote_tasks: dict[Task[RemoteAnswer], int] = {}
+        self._feed_tasks: dict[Task[FeedItems], str] = {}
         self._closed = False
         self.state = ConnectionState.ONLINE if connecting else _connected_state(services.client)
         # Whether the client is still to come (set_client): the state is not known yet.
@@ -498,6 +504,51 @@ class SyncController(QObject):
     def _on_remote_done(self) -> None:
         """Forget a remote search once it is over (a cancelled one reports nothing else)."""
         self._remote_tasks.pop(self.sender(), 0)  # type: ignore[call-overload]
+
+    # -- feeds ---------------------------------------------------------------------------------
+
+    def list_feed(self, feed_id: str) -> bool:
+        """Ask the server for a feed's items (cached on arrival); False without an account or
+        after shutdown. A failure that means the server cannot be reached says so in the
+        connection state, as a failed sync does."""
+        if self._closed:
+            return False
+        if self.services.client is None:
+            self._set_state(ConnectionState.NOT_CONFIGURED)
+            return False
+        task = (
+            self._runner.run(list_feed_items, self.services, feed_id)
+            .on_success(self._on_feed_listing_finished)
+            .on_failure(self._on_feed_listing_failed)
+            .on_done(self._on_feed_listing_done)
+        )
+        self._feed_tasks[task] = feed_id
+        return True
+
+    @Slot(object)
+    def _on_feed_listing_finished(self, listing: FeedItems) -> None:
+        """The server answered: it is reachable; announce the changes, then the listing."""
+        if self.state is not ConnectionState.ONLINE:
+            self._set_state(ConnectionState.ONLINE)
+        if listing.changes:
+            self.store_changed.emit(listing.changes)
+        self.feed_listed.emit(listing)
+
+    @Slot(object)
+    def _on_feed_listing_failed(self, exc: Exception) -> None:
+        """The feed could not be listed: the connection state follows; say why, for it."""
+        feed_id = self._feed_tasks.get(self.sender(), "")  # type: ignore[call-overload]
+        state = outcome_for(exc).state
+        if state is None:  # a store error or a bug, not the server: the state stays
+            log.error("listing feed %s failed", feed_id, exc_info=exc)
+        else:
+            self._set_state(state, exc)
+        self.feed_listing_failed.emit(feed_id, user_message(exc, self.services.credential))
+
+    @Slot()
+    def _on_feed_listing_done(self) -> None:
+        """Forget a feed listing once it is over."""
+        self._feed_tasks.pop(self.sender(), "")  # type: ignore[call-overload]
 
     # -- outbox --------------------------------------------------------------------------------
 

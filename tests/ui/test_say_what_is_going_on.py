@@ -219,7 +219,9 @@ def test_the_empty_deleted_shelf_says_nothing_was_deleted(qtbot: Any, context: A
     assert empty_words(context) == ("Nothing was deleted upstream", "")
 
 
-def test_an_empty_feed_says_so_and_offers_a_sync(qtbot: Any, context: AppContext) -> None:
+def test_a_feed_never_listed_without_an_account_asks_to_sign_in(
+    qtbot: Any, context: AppContext
+) -> None:
     window = context.window
     context.writer.upsert_feeds(
         [Feed(id="quiet", title="Quiet feed", site_url="https://quiet.example.net/")]
@@ -227,7 +229,7 @@ def test_an_empty_feed_says_so_and_offers_a_sync(qtbot: Any, context: AppContext
     window.sidebar.refresh()
     window.sidebar.select_scope(Scope("feed", "quiet", "Quiet feed"))
     settle(qtbot, context)
-    assert empty_words(context) == ("No items from this feed yet", "Sync now")
+    assert empty_words(context) == ("This feed has not been listed yet", "Sign in…")
     assert "Feed: Quiet feed" in chip_labels(context)
 
 

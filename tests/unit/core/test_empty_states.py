@@ -7,6 +7,7 @@ import pytest
 from memex_desktop.empty_states import (
     CLEAR_ALL,
     CLEAR_SEARCH,
+    LIST_FEED,
     SIGN_IN,
     SYNC,
     EmptyState,
@@ -43,8 +44,40 @@ from memex_desktop.empty_states import (
             "Clear all",
         ),
         (ListContext(scope="deleted"), "Nothing was deleted upstream", "", ""),
-        (ListContext(scope="feed"), "No items from this feed yet", SYNC, "Sync now"),
-        (ListContext(scope="feed", offline=True), "No items from this feed yet", SYNC, "Try again"),
+        (ListContext(scope="feed"), "This feed has no items on Memex", LIST_FEED, "List again"),
+        (
+            ListContext(scope="feed", offline=True),
+            "This feed had no items when Memex last listed it",
+            LIST_FEED,
+            "Try again",
+        ),
+        (
+            ListContext(scope="feed", feed_listed=False),
+            "This feed has not been listed yet",
+            LIST_FEED,
+            "Ask again",
+        ),
+        (
+            ListContext(scope="feed", feed_listed=False, offline=True),
+            "This feed has not been listed yet",
+            LIST_FEED,
+            "Try again",
+        ),
+        # Nothing of a feed never listed is cached: the words are not why it is empty.
+        (
+            ListContext(
+                scope="feed", scope_label="Kung Tre", query="zul", feed_listed=False, offline=True
+            ),
+            "This feed has not been listed yet",
+            LIST_FEED,
+            "Try again",
+        ),
+        (
+            ListContext(scope="feed", feed_listed=False, signed_in=False),
+            "This feed has not been listed yet",
+            SIGN_IN,
+            "Sign in…",
+        ),
         (ListContext(scope="view"), "This saved view lists nothing yet", SYNC, "Sync now"),
         (ListContext(library_empty=True, syncing=True), "Syncing your library…", "", ""),
         (ListContext(library_empty=True, signed_in=False), "Sign in to sync", SIGN_IN, "Sign in…"),
