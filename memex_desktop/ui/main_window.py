@@ -11,6 +11,7 @@ and paints highlights. Every message for the person arrives through the runner's
 
 from __future__ import annotations
 
+import itertools
 import logging
 import sys
 from collections.abc import Callable
@@ -285,6 +286,25 @@ class MainWindow(QMainWindow):
         self.thread_pane, self.thread_dock = self.docks.thread_pane, self.docks.thread_dock
         self.graph_pane, self.graph_dock = self.docks.graph_pane, self.docks.graph_dock
         self._apply_default_layout()
+        self._set_tab_order()
+
+    def _set_tab_order(self) -> None:
+        """Tab goes as the eye does down the middle column and on to the reader: the search
+        field, the filter menus, the sort menu, the list, the item (widgets are made in
+        another order: the list before the sort menu above it)."""
+        bar = self.search_bar
+        chain = (
+            bar.field,
+            bar.cloud,
+            bar.types,
+            bar.tags,
+            bar.dates,
+            self.sort_control.combo,
+            self.results_view,
+            self.reader_pane.browser,
+        )
+        for first, second in itertools.pairwise(chain):
+            self.setTabOrder(first, second)
 
     def _apply_default_layout(self) -> None:
         """First-run proportions: the reader widest, then the list, the side panes, the sidebar.

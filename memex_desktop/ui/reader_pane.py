@@ -277,6 +277,17 @@ class SafeTextDocument(QTextDocument):
         return None
 
 
+# The keys that go from link to link in the reader, and whether forward. Qt reports
+# Ctrl+Shift+Tab as Backtab with Shift held.
+LINK_KEYS = {
+    (Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier): True,
+    (
+        Qt.Key.Key_Backtab,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    ): False,
+}
+
+
 class ReaderBrowser(QTextBrowser):
     """A QTextBrowser that never navigates or loads anything by itself.
 
@@ -293,11 +304,23 @@ class ReaderBrowser(QTextBrowser):
         self.setOpenExternalLinks(False)
         self.refused_resources: list[str] = []
 
+    def focusNextPrevChild(self, forward: bool) -> bool:
+        """Tab and Shift+Tab leave the reader for the next pane: an item's links can be
+        hundreds (a long "Referenced by"), and Tab would visit each; Ctrl+Tab and
+        Ctrl+Shift+Tab go from link to link (:meth:`keyPressEvent`)."""
+        return QWidget.focusNextPrevChild(self, forward)
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Ctrl+Home and Ctrl+End go to the top and the end of the item, as Home and End do
-        (Qt would move only the cursor, which read-only text does not show)."""
+        (Qt would move only the cursor, which read-only text does not show); Ctrl+Tab and
+        Ctrl+Shift+Tab go to the next and previous link (Enter opens it), after the last
+        link on to the next pane."""
         bar = self.verticalScrollBar()
-        if event.matches(QKeySequence.StandardKey.MoveToStartOfDocument):
+        link_step = LINK_KEYS.get((Qt.Key(event.key()), event.modifiers()))
+        if link_step is not None:
+            super().focusNextPrevChild(link_step)
+            event.accept()
+        elif event.matches(QKeySequence.StandardKey.MoveToStartOfDocument):
             bar.setValue(bar.minimum())
             event.accept()
         elif event.matches(QKeySequence.StandardKey.MoveToEndOfDocument):
