@@ -64,6 +64,10 @@ SCOPE_LIMIT = 20_000
 # sync announces its changes only when it ends (a first sync can take an hour), and each
 # refresh reads the whole list again on a worker (100,000 ids at a million items).
 SYNC_REFRESH_MS = 1_000
+# ...and no sooner than this many times what the last refresh took, from asking for the list
+# to having it: the list's own reading shares the processor and the interpreter lock with the
+# sync it follows, and at 100,000 items it takes a few hundred milliseconds.
+SYNC_REFRESH_COST_TIMES = 10
 
 
 @dataclass(frozen=True)
@@ -255,6 +259,9 @@ class SearchController(QObject):
         # The search that re-reads the list for a running sync (0: none): its list replaces
         # the one shown only by row inserts and removals, never by a reset.
         self._sync_refresh_sequence = 0
+        # When that re-read was asked for, and what the last one took (seconds).
+        self._sync_refresh_asked = 0.0
+        self._sync_refresh_cost_s = 0.0
         # Why the latest local search could not read the cache; None once one could.
         self.read_problem: Exception | None = None
         search_bar.search_changed.connect(self._on_search_bar_search_changed)
@@ -430,6 +437,8 @@ class SearchController(QObject):
                 filters=result.request.filters,
                 positions=result.positions,
             )
+        if result.sequence == self._sync_refresh_sequence:
+            self._sync_refresh_cost_s = time.perf_counter() - self._sync_refresh_asked
         self._applied_filters = result.request.filters
         self._applied_scope = scope
         self._applied_sort = result.sort
@@ -463,7 +472,8 @@ class SearchController(QObject):
     def _on_sync_progress(self, _progress: object) -> None:
         """A sync page came in: the list and the counts follow it, at most once a second."""
         if not self._sync_refresh.isActive():
-            self._sync_refresh.start(self.sync_refresh_ms)
+            cost_ms = round(self._sync_refresh_cost_s * 1000 * SYNC_REFRESH_COST_TIMES)
+            self._sync_refresh.start(max(self.sync_refresh_ms, cost_ms))
 
     @Slot()
     def _on_sync_refresh_timeout(self) -> None:
@@ -486,6 +496,7 @@ class SearchController(QObject):
         self._sequence += 1
         self._local_tasks = [task for task in self._local_tasks if not task.is_done()]
         self._sync_refresh_sequence = self._sequence
+        self._sync_refresh_asked = time.perf_counter()
         self._submit_local_search(replace(self._search_bar.request(), remote=False), SEARCH_LIMIT)
         return self._sequence
 
