@@ -867,6 +867,11 @@ class ThreadPane(QWidget):
         self.scroll_area.setWidgetResizable(True)
         self.scroll_area.setWidget(self._list)
         self.scroll_area.setAccessibleName("Notes")
+        # The cards are framed themselves: a frame and a filled background around the list
+        # drew an empty box under "Select an item to see its notes." and "No notes yet".
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.viewport().setAutoFillBackground(False)
+        self._list.setAutoFillBackground(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(bar)

@@ -577,3 +577,22 @@ def test_a_long_title_is_cut_in_the_heading() -> None:
     assert heading.endswith("… yet.")
     assert len(heading) < 90
     assert thread_heading(2, "Short") == "2 notes on Short"
+
+
+def test_no_empty_box_stands_under_the_words_before_an_item_is_picked(
+    qtbot, pane: ThreadPane
+) -> None:
+    """Before an item is chosen (or on one without notes) the pane is its words alone: the
+    list below them draws nothing, where it drew a framed white box."""
+    pane.show()
+    qtbot.waitExposed(pane)
+    image = pane.grab().toImage()
+    below = pane.scroll_area.geometry()
+    background = image.pixelColor(below.center().x(), below.top() - 4)
+    differing = sum(
+        1
+        for y in range(below.top(), below.bottom(), 4)
+        for x in range(below.left(), below.right(), 4)
+        if image.pixelColor(x, y) != background
+    )
+    assert differing == 0
