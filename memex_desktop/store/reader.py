@@ -158,6 +158,7 @@ class CacheReader:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._lookups: dict[str, bool] = {}
+        self._closed = False
         check_not_too_new(self.path, SCHEMA_VERSION)
         if not self.path.exists() or self.path.stat().st_size == 0:
             open_cache(self.path).close()
@@ -1712,8 +1713,14 @@ class CacheReader:
         last = self.sync_state(STATE_LAST_SYNC_MS)
         return CacheStats(entities=count, size_bytes=size, last_sync_at=epoch_ms(last))
 
+    @property
+    def closed(self) -> bool:
+        """Whether close() has run: reads now fail, and a window going away makes none."""
+        return self._closed
+
     def close(self) -> None:
         """Close the connection."""
+        self._closed = True
         self.db.close()
 
     def __enter__(self) -> CacheReader:

@@ -213,8 +213,11 @@ class ResultsModel(QStandardItemModel):
         """Fetch the display rows of the block around ``row``.
 
         The block starts a little above ``row``: views paint top down, so the first row missed
-        is the top of the screen, and one read then covers the screen below it.
+        is the top of the screen, and one read then covers the screen below it. Once the
+        cache is closed (the app quitting before a paint still due), nothing is read.
         """
+        if self._reader.closed:
+            return
         start = max(0, row - self.BLOCK // 4)
         wanted = [i for i in self._ids[start : start + self.BLOCK] if i not in self._rows]
         if len(self._rows) + len(wanted) > self.MAX_CACHED_ROWS:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QTimer
-from support.window import WindowFactory
+from support.window import WindowFactory, seeded_cache
 
 from memex_desktop import paths
 from memex_desktop.api.client import MemexClient
-from memex_desktop.app import AppContext
+from memex_desktop.app import AppContext, build_main_window
+from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.store import ChangeSet, Outbox
 from memex_desktop.sync import SyncOutcome, SyncReport
 from memex_desktop.ui.search_bar import SearchRequest
@@ -104,3 +107,21 @@ def test_shutdown_drops_queued_work_but_runs_durable_writes(qtbot: Any) -> None:
     runner.run(done.append, "durable", durable=True)
     assert runner.shutdown()
     assert done == ["durable"]
+
+
+def test_quitting_before_the_first_rows_are_painted_reads_nothing_from_the_closed_cache(
+    qtbot: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Quitting at once (Ctrl+Q as the window appears, the session ending): the list's first
+    # paint is still due when the cache closes, and must not try to read its rows.
+    seeded_cache(tmp_path, generate_library(40, seed=3, words_per_entity=8))
+    context = build_main_window(data_dir=tmp_path, sync_on_start=False)
+    qtbot.addWidget(context.window)
+    qtbot.waitUntil(lambda: context.window.results_model.rowCount() == 40)  # not painted yet
+    context.window.show()
+    with caplog.at_level(logging.WARNING):
+        context.shutdown()
+        # What a paint still due in the event loop asks of the list for each row it draws.
+        for row in range(5):
+            context.window.results_model.display(row)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
