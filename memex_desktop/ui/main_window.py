@@ -290,15 +290,11 @@ class MainWindow(QMainWindow):
 
     def _set_tab_order(self) -> None:
         """Tab goes as the eye does down the middle column and on to the reader: the search
-        field, the filter menus, the sort menu, the list, the item (widgets are made in
-        another order: the list before the sort menu above it)."""
-        bar = self.search_bar
+        field, the filter menus, the filter chips, the sort menu, the list, the item (widgets
+        are made in another order: the list before the sort menu above it). The search bar
+        keeps its chips in place as they come and go."""
         chain = (
-            bar.field,
-            bar.cloud,
-            bar.types,
-            bar.tags,
-            bar.dates,
+            *self.search_bar.focus_order(),
             self.sort_control.combo,
             self.results_view,
             self.reader_pane.browser,

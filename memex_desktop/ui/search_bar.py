@@ -4,11 +4,13 @@ The field and the cloud toggle share the first row, the filters the second, so t
 a narrow results column. Filters show their whole choice when there is room and end it with
 "…" when there is not, and the field's hint shortens to what fits: nothing is cut off.
 Under them, every active filter (the query, the sidebar entry, each filter menu) is a chip
-that removes it, with "Clear all" for every one at once.
+that removes it, with "Clear all" for every one at once. Tab reaches the chips where they are
+on screen, after the filter menus; Delete, Backspace, Enter or Space removes the chip in focus.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field, replace
 
@@ -55,6 +57,15 @@ FILTER_MAX_HINT = 220
 # A chip may narrow to this many characters (its words then end with "…").
 CHIP_MIN_CHARS = 4
 CHIP_REMOVE = "✕"  # the chip's "remove" cross
+# The keys that remove the chip in focus: a keyboard has no cross to click.
+CHIP_REMOVE_KEYS = (
+    Qt.Key.Key_Delete,
+    Qt.Key.Key_Backspace,
+    Qt.Key.Key_Return,
+    Qt.Key.Key_Enter,
+    Qt.Key.Key_Space,
+    Qt.Key.Key_Select,
+)
 
 
 @dataclass(frozen=True)
@@ -130,23 +141,56 @@ class FilterCombo(QComboBox):
         painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
 
 
-class FilterChip(QToolButton):
-    """One active filter; clicking it removes the filter. Narrow, its words end with "…"."""
+def chip_spoken_name(label: str, *, query: bool = False) -> str:
+    """What a chip is called for a screen reader: what removing it takes away ("Remove
+    filter tag: zul"; the query's chip removes the search words)."""
+    if query:
+        return f"Remove search {label}"
+    prefix, colon, rest = label.partition(": ")
+    return f"Remove filter {prefix.lower()}: {rest}" if colon else f"Remove filter {label}"
 
-    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+
+class FilterChip(QToolButton):
+    """One active filter; clicking it (or Delete, Backspace, Enter or Space while it has the
+    keyboard) removes the filter. Narrow, its words end with "…".
+
+    Signals:
+        removal_requested(): the person asked to remove this chip's filter.
+    """
+
+    removal_requested = Signal()
+
+    def __init__(self, text: str, parent: QWidget | None = None, *, query: bool = False) -> None:
         super().__init__(parent)
         self.setObjectName("filterchip")
+        # Tab reaches it (a click does not take the keyboard from the search field).
+        self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.label = ""
-        self.set_label(text)
+        self.query = False
+        self.set_label(text, query=query)
         self.setAutoRaise(False)
         self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        self.setAccessibleDescription("Delete, Backspace, Enter or Space removes this filter")
+        self.clicked.connect(self.removal_requested)
 
-    def set_label(self, text: str) -> None:
+    def set_label(self, text: str, *, query: bool = False) -> None:
         """Stand for another filter (the query chip as the person types)."""
         self.label = text
+        self.query = query
         self.setText(f"{text}  {CHIP_REMOVE}")
-        self.setToolTip(f"{text}: click to remove this filter")
-        self.setAccessibleName(f"Remove filter {text}")
+        self.setToolTip(f"{text}: click (or press Delete) to remove this filter")
+        self.setAccessibleName(chip_spoken_name(text, query=query))
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """The removing keys remove the filter at once; a key held down removes one chip,
+        not every chip that comes into focus after it."""
+        plain = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        if event.key() in CHIP_REMOVE_KEYS and plain == Qt.KeyboardModifier.NoModifier:
+            event.accept()
+            if not event.isAutoRepeat():
+                self.removal_requested.emit()
+            return
+        super().keyPressEvent(event)
 
     def minimumSizeHint(self) -> QSize:
         """A few characters and the cross: many chips never widen the window."""
@@ -261,7 +305,8 @@ class SearchBar(QWidget):
         self.clear_all_button.setText("Clear all")
         self.clear_all_button.setAutoRaise(True)
         self.clear_all_button.setAccessibleName("Clear every filter and the search")
-        self.clear_all_button.clicked.connect(self.clear_all)
+        self.clear_all_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.clear_all_button.clicked.connect(self._on_clear_all_button_clicked)
         self._chip_row.addWidget(self.clear_all_button)
         # Many chips never widen the results column: they take more rows (and a chip wider
         # than the column ends its words with "…").
@@ -323,6 +368,29 @@ class SearchBar(QWidget):
         combo.name_choice_in_tooltip()
         if current is not None and position < 0:
             self._on_filter_changed()
+
+    def focus_order(self) -> list[QWidget]:
+        """The bar's controls in the order Tab visits them, as they stand on screen: the
+        field and the cloud toggle, the filter menus, then each chip and Clear all."""
+        return [
+            self.field,
+            self.cloud,
+            self.types,
+            self.tags,
+            self.dates,
+            *self.chip_buttons(),
+            self.clear_all_button,
+        ]
+
+    def _order_chips(self) -> None:
+        """Put the chips in the Tab order after the filter menus, before Clear all.
+
+        A new chip joins the window's Tab order at its end (after the reader); each is
+        moved behind the one before it, so whatever follows the bar still follows Clear all.
+        """
+        order = [self.dates, *self.chip_buttons(), self.clear_all_button]
+        for first, second in itertools.pairwise(order):
+            QWidget.setTabOrder(first, second)
 
     def focus_field(self) -> None:
         """Move the keyboard to the query field with its text selected."""
@@ -415,25 +483,46 @@ class SearchBar(QWidget):
         """
         wanted = self.chip_labels()
         shown = self.chip_buttons()
-        for chip, label in zip(shown, wanted, strict=False):
-            if chip.label != label:
-                chip.set_label(label)
+        for position, (chip, label) in enumerate(zip(shown, wanted, strict=False)):
+            query = self._is_query_chip(position)
+            if (chip.label, chip.query) != (label, query):
+                chip.set_label(label, query=query)
         for chip in shown[len(wanted) :]:
             self._chip_row.removeWidget(chip)
             chip.hide()  # gone at once, though deleted only when the event loop is back
             chip.deleteLater()
         for position in range(len(shown), len(wanted)):
-            chip = FilterChip(wanted[position], self.chips)
-            chip.clicked.connect(self._on_chip_clicked)
+            chip = FilterChip(wanted[position], self.chips, query=self._is_query_chip(position))
+            chip.removal_requested.connect(self._on_chip_removal_requested)
             self._chip_row.insert_widget(position, chip)
+        if len(wanted) > len(shown):
+            self._order_chips()
         self.chips.setVisible(bool(wanted))
 
+    def _is_query_chip(self, position: int) -> bool:
+        """Whether the chip at ``position`` stands for the query (it comes first)."""
+        return position == 0 and bool(self._shown_query)
+
     @Slot()
-    def _on_chip_clicked(self) -> None:
-        """Remove the filter of the clicked chip; the search runs again at once."""
+    def _on_chip_removal_requested(self) -> None:
+        """Remove the filter of the chip clicked (or keyed); the search runs again at once.
+
+        The chip with the keyboard hands it on: to the chip that takes its place, else
+        (it was the last) back to the field, never to wherever Qt sends it when a chip hides.
+        """
         chip = self.sender()
-        if isinstance(chip, FilterChip):
-            self.remove_filter(chip.label)
+        chips = self.chip_buttons()
+        if not isinstance(chip, FilterChip) or chip not in chips:
+            return
+        position = chips.index(chip)
+        had_focus = chip.hasFocus()
+        if had_focus and position == len(chips) - 1:
+            self.field.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.remove_filter(chip.label)
+        if had_focus:
+            remaining = self.chip_buttons()
+            follower = remaining[position] if position < len(remaining) else self.field
+            follower.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def remove_filter(self, label: str) -> None:
         """Remove the filter a chip with this text stands for (its search runs again)."""
@@ -465,6 +554,13 @@ class SearchBar(QWidget):
     def clear_query(self) -> None:
         """Clear search: empty the query field, search again at once."""
         self._clear_query()
+
+    @Slot()
+    def _on_clear_all_button_clicked(self) -> None:
+        """Clear all; pressed from the keyboard, the field has it next (the button hides)."""
+        if self.clear_all_button.hasFocus():
+            self.field.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.clear_all()
 
     @Slot()
     def clear_all(self) -> None:
