@@ -409,6 +409,7 @@ class MainWindow(QMainWindow):
         sync.sync_finished.connect(self.thread_pane.on_outbox_changed)
         sync.sync_finished.connect(self.highlights.on_outbox_changed)
         sync.state_changed.connect(self.status.set_state)
+        sync.state_changed.connect(self.thread_pane.on_connection_changed)
         sync.outbox_changed.connect(self.status.on_outbox_changed)
         sync.outbox_changed.connect(self._on_controller_outbox_changed)
         sync.meta_changed.connect(self.status.on_meta_changed)
@@ -420,6 +421,7 @@ class MainWindow(QMainWindow):
             self.status.show_connecting()
         else:
             self.status.set_state(sync.state, None)
+            self.thread_pane.on_connection_changed(sync.state, None)
 
     # -- persistence -----------------------------------------------------------------------
 

@@ -2,12 +2,12 @@
 
 Notes come from the cache (``CacheReader.thread_for``); notes written here and not yet on the
 server come from the outbox and say where they are: "Queued" (with why they wait: Memex cannot
-be reached, say), "Sending…" only while the request is in flight, and "Processing on the
-server…" once the server has them: either way the card shows what was typed. A note
-is matched to its pending copy by its client ``external_id``, so once a sync brings it back it
-shows once, not twice. Note text is rendered by ``render/`` on a worker (with the reads) and
-shown in QTextBrowsers that open nothing by themselves: only ``memex://entity/ID`` links are
-followed, inside the app.
+be reached, say, as soon as the window knows it, before any try), "Sending…" only while the
+request is in flight, and "Processing on the server…" once the server has them: either way
+the card shows what was typed. A note is matched to its pending copy by its client
+``external_id``, so once a sync brings it back it shows once, not twice. Note text is
+rendered by ``render/`` on a worker (with the reads) and shown in QTextBrowsers that open
+nothing by themselves: only ``memex://entity/ID`` links are followed, inside the app.
 
 A card is as tall as its text at its width (measured on the laid-out document, again on every
 resize), so the pane scrolls and a card never does; a long note shows its first lines, faded
@@ -69,7 +69,13 @@ from memex_desktop.api.content import (
 )
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
 from memex_desktop.drafts import Draft, DraftPassage, DraftStore, draft_key, drafts_path
-from memex_desktop.errors import UserMessage, user_message
+from memex_desktop.errors import (
+    ConnectionState,
+    StateWords,
+    UserMessage,
+    state_message,
+    user_message,
+)
 from memex_desktop.store import (
     CacheReader,
     ChangeSet,
@@ -105,6 +111,9 @@ ATTENTION = "Needs attention"
 HIGHLIGHT_STATES = {"needs_attention": ATTENTION, "sending": SENDING, "accepted": PROCESSING}
 # Failures (errors.ErrorKind) that leave a save waiting for the server to be reachable.
 UNREACHABLE_KINDS = ("network", "not_answering")
+# The connection state those failures put the window in: known, a save waits for it as well
+# before any try. (A server that answers with errors is reached: its saves say why they fail.)
+UNREACHABLE_STATE = ConnectionState.OFFLINE
 INDENT_PX = 22
 # A note card is a few lines in a narrow dock: body-sized text, tight paragraphs.
 NOTE_CSS = """
@@ -233,25 +242,42 @@ def _keep_typed_words(
         cached.processing = True
 
 
-def status_marker(entry: ThreadEntry) -> tuple[str, str]:
-    """The small marker of a note not settled on the server yet, and its tooltip ("" if none)."""
+def status_marker(entry: ThreadEntry, unreachable: UserMessage | None = None) -> tuple[str, str]:
+    """The small marker of a note not settled on the server yet, and its tooltip ("" if none);
+    ``unreachable``: why Memex cannot be reached, while the window knows it cannot."""
     if entry.pending and entry.state == "needs_attention":
         return ATTENTION, "The server did not take this note; see the outbox pane for why"
     if entry.pending and entry.state == "sending":
         return SENDING, "Being sent to the Memex server now"
     if entry.pending and entry.state != "accepted":
-        return queued_marker(entry.error_kind, entry.failure)
+        return queued_marker(entry.error_kind, entry.failure, unreachable)
     if entry.pending or entry.processing:
         return PROCESSING, "The server has the note and is still processing it"
     return "", ""
 
 
-def queued_marker(error_kind: str | None, failure: UserMessage | None) -> tuple[str, str]:
+def queued_marker(
+    error_kind: str | None, failure: UserMessage | None, unreachable: UserMessage | None = None
+) -> tuple[str, str]:
     """The marker of a save waiting in the outbox, and its tooltip: why it waits, if a try
-    failed (the server could not be reached, say)."""
-    why = failure.one_line() if failure is not None else "It is sent at the next sync."
-    marker = WAITING if error_kind in UNREACHABLE_KINDS else QUEUED
-    return marker, f"Not on the server yet. {why}"
+    failed (the server could not be reached, say) or the window knows Memex cannot be
+    reached now (``unreachable``, its words), though nothing was tried yet."""
+    if failure is not None:
+        why = failure.one_line()
+    elif unreachable is not None:
+        why = unreachable.text
+    else:
+        why = "It is sent at the next sync."
+    waits = error_kind in UNREACHABLE_KINDS or unreachable is not None
+    return WAITING if waits else QUEUED, f"Not on the server yet. {why}"
+
+
+def unreachable_message(state: ConnectionState, words: StateWords | None) -> UserMessage | None:
+    """Why Memex cannot be reached in connection state ``state`` (as the status bar words it),
+    or None when it can be."""
+    if state is not UNREACHABLE_STATE:
+        return None
+    return words.message if words is not None else state_message(state)
 
 
 def _sort(entries: list[ThreadEntry]) -> None:
@@ -651,6 +677,7 @@ class NoteCard(QFrame):
         parent: QWidget | None = None,
         *,
         highlight: Highlight | None = None,
+        unreachable: UserMessage | None = None,
     ):
         super().__init__(parent)
         self.entry = entry
@@ -662,13 +689,9 @@ class NoteCard(QFrame):
             meta_parts.append("tags: " + ", ".join(entry.tags))
         self.meta = QLabel(" · ".join(p for p in meta_parts if p))
         self.meta.setWordWrap(True)  # a narrow pane wraps the line rather than cut off Reply
-        marker, why = status_marker(entry)
-        self.badge = QLabel(marker)
+        self.badge = QLabel()
         self.badge.setObjectName("pendingBadge")
-        self.badge.setVisible(bool(marker))
-        self.badge.setToolTip(why)
-        self.badge.setAccessibleName(marker)
-        self.badge.setAccessibleDescription(why)
+        self.show_status(unreachable)
         self.body = NoteText()
         self.body.setHtml(html)
         self.body.anchorClicked.connect(self._on_body_anchor_clicked)
@@ -713,6 +736,15 @@ class NoteCard(QFrame):
         layout.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
         self.body.fit()
         self.toggle.setVisible(self.body.foldable)
+
+    def show_status(self, unreachable: UserMessage | None) -> None:
+        """Say where the note stands (see status_marker), Memex being ``unreachable``."""
+        marker, why = status_marker(self.entry, unreachable)
+        self.badge.setText(marker)
+        self.badge.setVisible(bool(marker))
+        self.badge.setToolTip(why)
+        self.badge.setAccessibleName(marker)
+        self.badge.setAccessibleDescription(why)
 
     @Slot(bool)
     def _on_body_foldable_changed(self, foldable: bool) -> None:
@@ -843,6 +875,8 @@ class ThreadPane(QWidget):
         self._wanted_highlight: str | None = None
         self.current_highlight: str | None = None
         self.shown_for_highlight: QWidget | None = None
+        # Why Memex cannot be reached, while the window knows it cannot (None: it can).
+        self._unreachable: UserMessage | None = None
 
         self.heading = QLabel("Select an item to see its notes.")
         self.heading.setWordWrap(True)
@@ -944,6 +978,14 @@ class ThreadPane(QWidget):
         """Saves moved on (sent, accepted, failed): redraw when a pending note is shown."""
         if self._entity_id is not None and any(entry.pending for _d, entry in self.shown()):
             self.refresh()
+
+    @Slot(object, object)
+    def on_connection_changed(self, state: ConnectionState, words: StateWords | None) -> None:
+        """The window's connection state changed: a queued note says at once that it waits
+        for Memex while it cannot be reached, and only that while it can."""
+        self._unreachable = unreachable_message(state, words)
+        for card in self.cards:
+            card.show_status(self._unreachable)
 
     @Slot()
     def refresh(self) -> None:
@@ -1226,7 +1268,13 @@ class ThreadPane(QWidget):
         self.cards = []
         for depth, entry in self.shown():
             highlight = linked_highlight(entry, self.highlights)
-            card = NoteCard(entry, html.get(entry.id, ""), depth, highlight=highlight)
+            card = NoteCard(
+                entry,
+                html.get(entry.id, ""),
+                depth,
+                highlight=highlight,
+                unreachable=self._unreachable,
+            )
             card.reply_requested.connect(self._on_card_reply_requested)
             card.link_activated.connect(self._on_card_link_activated)
             self._list_layout.insertWidget(self._list_layout.count() - 1, card)
