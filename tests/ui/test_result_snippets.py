@@ -33,6 +33,8 @@ def _marked(snippet: str) -> list[str]:
 class _Reader:
     """A stand-in for CacheReader whose store snippets are left to the model (none match)."""
 
+    closed = False
+
     def get_many(self, ids: Sequence[str]) -> dict[str, EntityRow]:
         return {
             entity_id: made_up_row(entity_id, type_="note", snippet_source=SOURCE)

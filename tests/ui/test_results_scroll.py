@@ -116,6 +116,8 @@ def test_a_search_after_the_end_of_a_list_starts_at_its_top(
 class _Rows:
     """A stand-in for CacheReader: a display row made up for any id."""
 
+    closed = False
+
     def get_many(self, ids: Sequence[str]) -> dict[str, EntityRow]:
         return {entity_id: made_up_row(entity_id) for entity_id in ids}
 

@@ -290,6 +290,8 @@ def test_the_delegate_paints_marked_selected_and_missing_rows(qtbot: Any) -> Non
 class _RowsReader:
     """A stand-in for CacheReader: rows and snippets made up from the ids, reads counted."""
 
+    closed = False
+
     def __init__(self) -> None:
         self.row_reads = 0
         self.snippet_reads = 0
