@@ -107,7 +107,7 @@ WAITING = "Queued: sent when Memex can be reached"
 SENDING = "Sending…"
 PROCESSING = "Processing on the server…"
 ATTENTION = "Needs attention"
-# What a pending highlight's outbox state says in its row (queued ones: "Queued").
+# What a pending highlight's outbox state says in its row (queued ones: as a queued note).
 HIGHLIGHT_STATES = {"needs_attention": ATTENTION, "sending": SENDING, "accepted": PROCESSING}
 # Failures (errors.ErrorKind) that leave a save waiting for the server to be reachable.
 UNREACHABLE_KINDS = ("network", "not_answering")
@@ -780,7 +780,13 @@ class HighlightRow(QFrame):
 
     picked = Signal(str)
 
-    def __init__(self, highlight: Highlight, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        highlight: Highlight,
+        parent: QWidget | None = None,
+        *,
+        unreachable: UserMessage | None = None,
+    ) -> None:
         super().__init__(parent)
         self.highlight = highlight
         self.setObjectName("highlightRow")
@@ -790,15 +796,9 @@ class HighlightRow(QFrame):
         self.quote = QLabel(highlight_text(highlight))
         self.quote.setWordWrap(True)
         self.quote.setTextFormat(Qt.TextFormat.PlainText)
-        notes = len(highlight.note_ids)
-        facts = []
-        if highlight.pending:
-            facts.append(HIGHLIGHT_STATES.get(highlight.state, QUEUED))
-        if notes:
-            facts.append(f"{notes} note{'s' if notes != 1 else ''}")
-        self.facts = QLabel(" · ".join(facts))
+        self.facts = QLabel()
         self.facts.setObjectName("highlightFacts")
-        self.facts.setVisible(bool(facts))
+        self.show_status(unreachable)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 3, 6, 3)
         layout.addWidget(self.quote)
@@ -806,6 +806,25 @@ class HighlightRow(QFrame):
         self.setAccessibleName("Pending highlight" if highlight.pending else "Highlight")
         self.setAccessibleDescription(self.quote.text()[:200])
         self.setToolTip("Show this passage in the reader")
+
+    def show_status(self, unreachable: UserMessage | None) -> None:
+        """Say whether the highlight is on the server yet and how many notes it has; a queued
+        one says it waits for Memex while the window knows Memex cannot be reached
+        (``unreachable``), as a queued note does."""
+        highlight = self.highlight
+        facts = []
+        why = ""
+        if highlight.pending and highlight.state in HIGHLIGHT_STATES:
+            facts.append(HIGHLIGHT_STATES[highlight.state])
+        elif highlight.pending:
+            marker, why = queued_marker(None, None, unreachable)
+            facts.append(marker)
+        notes = len(highlight.note_ids)
+        if notes:
+            facts.append(f"{notes} note{'s' if notes != 1 else ''}")
+        self.facts.setText(" · ".join(facts))
+        self.facts.setToolTip(why)
+        self.facts.setVisible(bool(facts))
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         """A click picks the highlight."""
@@ -986,6 +1005,8 @@ class ThreadPane(QWidget):
         self._unreachable = unreachable_message(state, words)
         for card in self.cards:
             card.show_status(self._unreachable)
+        for row in self.highlight_rows:
+            row.show_status(self._unreachable)
 
     @Slot()
     def refresh(self) -> None:
@@ -1247,7 +1268,7 @@ class ThreadPane(QWidget):
         self.highlight_heading.setText(f"{count} highlight{'s' if count != 1 else ''}")
         self.highlight_heading.setVisible(bool(count))
         for position, highlight in enumerate(self.highlights, start=1):
-            row = HighlightRow(highlight)
+            row = HighlightRow(highlight, unreachable=self._unreachable)
             row.picked.connect(self._on_row_picked)
             self._list_layout.insertWidget(position, row)
             self.highlight_rows.append(row)

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel
 
 from memex_desktop.api.content import display_title, time_text
 from memex_desktop.api.models import SearchRawResponse
-from memex_desktop.errors import user_message
+from memex_desktop.errors import ConnectionState, user_message
 from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.render.document import format_timestamp
 from memex_desktop.store import (
@@ -26,6 +26,7 @@ from memex_desktop.store import (
 )
 from memex_desktop.store.outbox import OutboxFailure
 from memex_desktop.sync.export import export_markdown
+from memex_desktop.sync.highlights import Passage, queue_highlight
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.note_editor import NoteEditor
 from memex_desktop.ui.outbox_pane import OutboxModel
@@ -596,3 +597,20 @@ def test_no_empty_box_stands_under_the_words_before_an_item_is_picked(
         if image.pixelColor(x, y) != background
     )
     assert differing == 0
+
+
+def test_a_queued_highlight_says_it_waits_for_memex_while_it_cannot_be_reached(
+    qtbot, pane: ThreadPane, cache
+) -> None:
+    path, _writer = cache
+    assert pane.outbox is not None
+    with CacheReader(path) as reader:
+        queue_highlight(pane.outbox, reader, Passage("lavender"), target_id="page")
+    pane.on_connection_changed(ConnectionState.OFFLINE, None)
+    _show(qtbot, pane, "page")
+    [row] = pane.highlight_rows
+    assert row.facts.text() == WAITING
+    assert row.facts.toolTip().startswith("Not on the server yet.")
+    # Memex answers again: the row on screen says Queued, as a queued note does.
+    pane.on_connection_changed(ConnectionState.ONLINE, None)
+    assert row.facts.text() == QUEUED
