@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
+from support.focus import give_focus
 from support.window import WindowFactory
 
 from memex_desktop.app import AppContext
@@ -23,12 +24,6 @@ WAIT_MS = 5_000
 @pytest.fixture
 def context(window_factory: WindowFactory, demo_library: dict[str, Any]) -> AppContext:
     return window_factory(library=demo_library)
-
-
-def _focus(qtbot: Any, widget: QWidget) -> None:
-    widget.window().activateWindow()
-    widget.setFocus(Qt.FocusReason.OtherFocusReason)
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is widget, timeout=WAIT_MS)
 
 
 def _press(qtbot: Any, key: Qt.Key) -> QWidget | None:
@@ -66,7 +61,7 @@ def test_tab_from_the_field_reaches_the_chip_and_enter_removes_it(
     _pick(bar.tags, "local-first")
     [chip] = _chips(qtbot, bar, 1)
     assert chip.accessibleName() == "Remove filter tag: local-first"
-    _focus(qtbot, bar.field)
+    give_focus(qtbot, bar.field)
     visited = [_press(qtbot, Qt.Key.Key_Tab) for _ in range(7)]
     assert visited == [
         bar.cloud,
@@ -77,12 +72,12 @@ def test_tab_from_the_field_reaches_the_chip_and_enter_removes_it(
         bar.clear_all_button,
         window.sort_control.combo,
     ]
-    _focus(qtbot, chip)
+    give_focus(qtbot, chip)
     assert _press(qtbot, Qt.Key.Key_Return) is bar.field  # the only chip: back to the field
     assert bar.tags.currentIndex() == 0
     assert not bar.chip_buttons()
     # Shift+Tab from the sort menu goes back past the chips that went to the filter menus.
-    _focus(qtbot, window.sort_control.combo)
+    give_focus(qtbot, window.sort_control.combo)
     qtbot.keyClick(window.sort_control.combo, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
     assert QApplication.focusWidget() is bar.dates
 
@@ -104,14 +99,14 @@ def test_each_removing_key_hands_the_keyboard_to_the_next_chip_then_the_field(
         "Remove filter tag: local-first",
         "Remove filter saved: past year",
     ]
-    _focus(qtbot, bar.dates)
+    give_focus(qtbot, bar.dates)
     assert [_press(qtbot, Qt.Key.Key_Tab) for _ in range(5)] == [
         *chips,
         bar.clear_all_button,
     ]
 
     # Delete on the type chip: the tag's chip is in focus next.
-    _focus(qtbot, chips[1])
+    give_focus(qtbot, chips[1])
     now = _press(qtbot, Qt.Key.Key_Delete)
     assert bar.types.currentIndex() == 0
     assert isinstance(now, QWidget)
@@ -127,7 +122,7 @@ def test_each_removing_key_hands_the_keyboard_to_the_next_chip_then_the_field(
     # Chips that come later still stand after the filter menus and before the sort menu.
     _pick(bar.tags, "sqlite")
     chips = _chips(qtbot, bar, 2)
-    _focus(qtbot, bar.dates)
+    give_focus(qtbot, bar.dates)
     assert [_press(qtbot, Qt.Key.Key_Tab) for _ in range(4)] == [
         *chips,
         bar.clear_all_button,
@@ -135,11 +130,11 @@ def test_each_removing_key_hands_the_keyboard_to_the_next_chip_then_the_field(
     ]
 
     # The query's chip empties the field; Clear all from the keyboard leaves it in the field.
-    _focus(qtbot, chips[0])
+    give_focus(qtbot, chips[0])
     now = _press(qtbot, Qt.Key.Key_Enter)
     assert bar.field.text() == ""
     assert getattr(now, "label", None) == "Tag: sqlite"
-    _focus(qtbot, bar.clear_all_button)
+    give_focus(qtbot, bar.clear_all_button)
     assert _press(qtbot, Qt.Key.Key_Space) is bar.field
     assert not bar.chip_buttons()
     assert bar.tags.currentIndex() == 0
@@ -154,7 +149,7 @@ def test_the_sidebar_entrys_chip_goes_back_to_all_items_from_the_keyboard(
     _pick(bar.dates, "Past year")
     chips = _chips(qtbot, bar, 2)
     assert chips[0].accessibleName() == "Remove filter tag: memory"
-    _focus(qtbot, bar.dates)
+    give_focus(qtbot, bar.dates)
     assert _press(qtbot, Qt.Key.Key_Tab) is chips[0]
     now = _press(qtbot, Qt.Key.Key_Delete)
     assert window.sidebar.current_scope() == ALL_ITEMS
@@ -168,7 +163,7 @@ def test_a_click_on_a_chip_leaves_the_keyboard_where_it_was(
     _pick(bar.tags, "local-first")
     _pick(bar.dates, "Past year")
     chips = _chips(qtbot, bar, 2)
-    _focus(qtbot, bar.field)
+    give_focus(qtbot, bar.field)
     qtbot.mouseClick(chips[0], Qt.MouseButton.LeftButton)
     assert bar.tags.currentIndex() == 0
     assert QApplication.focusWidget() is bar.field

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
+from support.focus import give_focus
 from support.window import WindowFactory
 
 from memex_desktop.app import AppContext
@@ -20,12 +21,6 @@ WAIT_MS = 5_000
 @pytest.fixture
 def context(window_factory: WindowFactory, demo_library: dict[str, Any]) -> AppContext:
     return window_factory(library=demo_library)
-
-
-def _focus(qtbot: Any, widget: QWidget) -> None:
-    widget.window().activateWindow()
-    widget.setFocus(Qt.FocusReason.OtherFocusReason)
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is widget, timeout=WAIT_MS)
 
 
 def _tab(qtbot: Any, backwards: bool = False, control: bool = False) -> QWidget | None:
@@ -46,7 +41,7 @@ def test_tab_from_the_search_field_follows_the_column_down_to_the_reader(
 ) -> None:
     window = context.window
     bar = window.search_bar
-    _focus(qtbot, bar.field)
+    give_focus(qtbot, bar.field)
     visited = [_tab(qtbot) for _ in range(7)]
     assert visited == [
         bar.cloud,
@@ -70,7 +65,7 @@ def test_tab_leaves_the_reader_and_ctrl_tab_goes_from_link_to_link(
     with qtbot.waitSignal(reader.entity_shown, timeout=WAIT_MS):
         window.open_entity(linked)
     assert "href" in reader.browser.toHtml()
-    _focus(qtbot, reader.browser)
+    give_focus(qtbot, reader.browser)
 
     # Ctrl+Tab picks the first link and stays in the reader; Enter would open it.
     assert _tab(qtbot, control=True) is reader.browser
@@ -84,5 +79,5 @@ def test_tab_leaves_the_reader_and_ctrl_tab_goes_from_link_to_link(
 
     # Tab leaves for the next pane at once, Shift+Tab goes back to the list.
     assert _tab(qtbot) is not reader.browser
-    _focus(qtbot, reader.browser)
+    give_focus(qtbot, reader.browser)
     assert _tab(qtbot, backwards=True) is window.results_view
