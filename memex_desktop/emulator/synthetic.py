@@ -732,7 +732,7 @@ class _Generator:
                 "name": "Videos this year",
                 "definition": {
                     "contentTypes": ["youtube"],
-                    "timeRange": {"from": LIBRARY_END_MS - _YEAR_MS, "to": LIBRARY_END_MS},
+                    "timeRange": {"start": LIBRARY_END_MS - _YEAR_MS, "end": LIBRARY_END_MS},
                     "sortBy": "date-desc",
                 },
             },

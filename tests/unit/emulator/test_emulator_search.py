@@ -9,6 +9,7 @@ import pytest
 from support.emulator import EmulatorFactory, http_client, small_library_ids
 
 from memex_desktop.emulator import RunningEmulator
+from memex_desktop.emulator.synthetic import generate_library
 
 BASE_MS = 1767225600000  # created_at of the first entity of the small library
 HOUR_MS = 3_600_000
@@ -239,3 +240,17 @@ def test_deleted_entities_disappear(emulator: RunningEmulator) -> None:
     assert "web-2" not in ids
     assert len(ids) == len(small_library_ids()) - 1
     assert emulator.state.entity("web-2") is None
+
+
+def test_every_view_of_a_generated_library_runs_on_the_emulator(
+    emulator_factory: EmulatorFactory,
+) -> None:
+    library = generate_library(300, seed=4, words_per_entity=8)
+    running = emulator_factory(library=library)
+    with http_client(running) as client:
+        for view in library["views"]:
+            response = client.post("/execute-view-search", json={"viewId": view["id"]})
+            assert response.status_code == 200, (view["name"], response.text)
+    videos = next(v for v in library["views"] if v["name"] == "Videos this year")
+    # The documented bounds of a time range (research/memex-api.md: ``{start?, end?}``).
+    assert set(videos["definition"]["timeRange"]) == {"start", "end"}
