@@ -20,15 +20,21 @@ and pydantic validation of the pages, done by the sync engine before the store s
 (:func:`benchmark_queries`: common and rare words, pairs, prefixes, exact titles and URLs)
 and 50 queries of the search language (:func:`operator_queries`: phrases, ``-word``,
 ``OR``, ``tag:``/``#``, ``type:``, ``site:``), ``search_operators_p95_ms`` over those 50
-alone, ``search_plain_p95_ms`` over the 200 others alone, and ``cache_size_mb`` (database
-and WAL on disk), ``cache_bytes_per_item`` and ``cache_to_json_ratio`` (the cache on disk
-over the raw JSON of the items it holds, as the library file has them).
+alone, ``search_plain_p95_ms`` over the 200 others alone, ``search_phrase_first_page_ms``
+and ``search_phrase_full_list_ms`` (the two reads the window makes for a search, its first
+page of 301 ids and then its whole list of up to 100,001 on a worker, each the median over
+:data:`PHRASES` quoted phrases of two words standing next to each other in an item,
+:func:`phrase_queries`), and ``cache_size_mb`` (database and WAL on disk),
+``cache_bytes_per_item`` and ``cache_to_json_ratio`` (the cache on disk over the raw JSON of
+the items it holds, as the library file has them).
 
 Floors, measured on the same cache in the same run: ``search_p50_ms_floor`` and
 ``search_p95_ms_floor`` time the same 250 queries as one bare FTS5 ``MATCH … LIMIT 50`` of
 their words on the cache's full-text index, no ranking, no snippets, no search language (the
-least work any search can do). ``library_s`` is the time to generate the library, or to read
-it when an earlier run generated it.
+least work any search can do). ``search_phrase_first_page_ms_floor`` and
+``search_phrase_full_list_ms_floor`` make the same reads for the phrases' words unquoted: the
+same items from the index, none of their texts read. ``library_s`` is the time to generate
+the library, or to read it when an earlier run generated it.
 """
 
 from __future__ import annotations
@@ -57,6 +63,11 @@ from memex_desktop.sync.engine import without_listed_notes
 PAGE_SIZE = 100
 QUERIES = 200
 OPERATOR_QUERIES = 50
+PHRASES = 7
+# The ids the window reads for a search (ui/search_controller.py): its first page, one more
+# than FIRST_PAGE to tell whether more match, then the whole list up to SEARCH_LIMIT.
+WINDOW_FIRST_PAGE = 301
+WINDOW_FULL_LIST = 100_001
 _ALPHA_WORD = re.compile(r"[a-z]{3,}")
 _WORD = re.compile(r"[^\W_]+")  # what the unicode61 tokenizer keeps
 # The cache's full-text index of item texts: its name now, and in caches of the first schema.
@@ -182,6 +193,26 @@ def floor_timings(path: pathlib.Path, queries: list[str]) -> list[float]:
     return timings
 
 
+def _first_items(library: dict[str, Any]) -> list[dict[str, Any]]:
+    """The library's first 400 items, which queries are drawn from."""
+    return [entity for entity in library.get("results", []) if isinstance(entity, dict)][:400]
+
+
+def _long_texts(items: list[dict[str, Any]]) -> list[list[str]]:
+    """The words (three letters or more) of each long text of ``items`` holding more than
+    three of them."""
+    texts = [
+        words
+        for entity in items
+        for key in ("full_text", "text", "description")
+        if isinstance(entity.get(key), str)
+        and len(words := _ALPHA_WORD.findall(entity[key].lower())) > 3
+    ]
+    if not texts:
+        raise ValueError("the library holds no text to draw queries from")
+    return texts
+
+
 def operator_queries(library: dict[str, Any], count: int = OPERATOR_QUERIES) -> list[str]:
     """``count`` queries of the search language drawn from ``library``, deterministic.
 
@@ -189,17 +220,9 @@ def operator_queries(library: dict[str, Any], count: int = OPERATOR_QUERIES) -> 
     OR, a tag (``tag:`` and ``#``) with a word, a type by its people's name with a word, and
     a host alone and with a word.
     """
-    results = [entity for entity in library.get("results", []) if isinstance(entity, dict)][:400]
+    results = _first_items(library)
     rng = random.Random(f"operators:{len(results)}")
-    texts = [
-        words
-        for entity in results
-        for key in ("full_text", "text", "description")
-        if isinstance(entity.get(key), str)
-        and len(words := _ALPHA_WORD.findall(entity[key].lower())) > 3
-    ]
-    if not texts:
-        raise ValueError("the library holds no text to draw queries from")
+    texts = _long_texts(results)
     tags = [str(tag["name"]) for tag in library.get("referencedTags", []) if tag.get("name")]
     # As often as items come from them: common hosts (x.com, youtube.com) are the costly ones.
     hosts = [host for entity in results if (host := host_of(entity.get("url")))]
@@ -229,6 +252,39 @@ def operator_queries(library: dict[str, Any], count: int = OPERATOR_QUERIES) -> 
     return [makers[index % len(makers)]() for index in range(count)]
 
 
+def phrase_queries(library: dict[str, Any], count: int = PHRASES) -> list[str]:
+    """``count`` quoted phrases of two words standing next to each other in an item of
+    ``library`` (its first 400), deterministic: mostly common words, which many items hold
+    apart, so each phrase is checked on the text of thousands of items."""
+    results = _first_items(library)
+    rng = random.Random(f"phrases:{len(results)}")
+    texts = _long_texts(results)
+    phrases: list[str] = []
+    while len(phrases) < count:
+        words = rng.choice(texts)
+        at = rng.randrange(len(words) - 1)
+        phrases.append(f'"{words[at]} {words[at + 1]}"')
+    return phrases
+
+
+def window_timings(path: pathlib.Path, queries: list[str]) -> tuple[list[float], list[float]]:
+    """Milliseconds of the window's two reads of each query: its first page, then its whole
+    list (``search_ids`` with the window's limits), in query order."""
+    reader = CacheReader(path)
+    first_pages, full_lists = [], []
+    try:
+        for query in queries:
+            begun = time.perf_counter()
+            reader.search_ids(query, limit=WINDOW_FIRST_PAGE)
+            first_pages.append((time.perf_counter() - begun) * 1000)
+            begun = time.perf_counter()
+            reader.search_ids(query, limit=WINDOW_FULL_LIST)
+            full_lists.append((time.perf_counter() - begun) * 1000)
+    finally:
+        reader.close()
+    return first_pages, full_lists
+
+
 def measure(
     workdir: pathlib.Path,
     library: dict[str, Any] | pathlib.Path,
@@ -247,6 +303,10 @@ def measure(
     plain = sorted(search_timings(path, mixed))
     timings = sorted(plain + operators)
     floors = sorted(floor_timings(path, mixed + asked))
+    phrases = phrase_queries(sample)
+    phrase_first, phrase_full = window_timings(path, phrases)
+    # The phrases' words as whole words (a trailing space: none is being typed).
+    words_first, words_full = window_timings(path, [phrase.strip('"') + " " for phrase in phrases])
     reader = CacheReader(path)
     try:
         size = reader.stats().size_bytes
@@ -262,6 +322,10 @@ def measure(
             "search_plain_p95_ms": _percentile(plain, 0.95),
             "search_p50_ms_floor": statistics.median(floors),
             "search_p95_ms_floor": _percentile(floors, 0.95),
+            "search_phrase_first_page_ms": statistics.median(phrase_first),
+            "search_phrase_first_page_ms_floor": statistics.median(words_first),
+            "search_phrase_full_list_ms": statistics.median(phrase_full),
+            "search_phrase_full_list_ms_floor": statistics.median(words_full),
             "cache_size_mb": size / 1e6,
             "cache_bytes_per_item": size / max(1, items),
             "cache_to_json_ratio": size / max(1, json_bytes),
