@@ -168,13 +168,31 @@ def _local_search(
         stopped = limit if limit >= SEARCH_LIMIT and more else None
         return LocalSearchResult(sequence, request, ids, complete, stopped_at=stopped)
     stopped = SCOPE_LIMIT if len(listed) > SCOPE_LIMIT else None
-    listed = listed[:SCOPE_LIMIT]
+    listed = narrowed(reader, listed[:SCOPE_LIMIT], request, arguments)
+    return LocalSearchResult(sequence, request, by_date(reader, listed, sort), stopped_at=stopped)
+
+
+def narrowed(
+    reader: CacheReader, listed: list[str], request: SearchRequest, arguments: dict[str, Any]
+) -> list[str]:
+    """Those of a list of its own (a view, a feed, the server's results of a view) that the
+    search's words and the filter menus keep (``arguments``: :func:`scoped_search`'s)."""
     if request.query:
         matching = set(reader.search_ids(request.query, limit=SEARCH_LIMIT, include_deleted=True))
         listed = [i for i in listed if i in matching]
-    # The filter menus narrow the scope's own list as they narrow a search.
-    listed = reader.filtered_ids(listed, **{**arguments, "include_deleted": True})
-    return LocalSearchResult(sequence, request, by_date(reader, listed, sort), stopped_at=stopped)
+    return reader.filtered_ids(listed, **{**arguments, "include_deleted": True})
+
+
+def view_search_narrowed(
+    client: Any, writer: Any, cache_path: Path, view_id: str, request: SearchRequest, scope: Scope
+) -> tuple[ViewResults, list[str]]:
+    """Worker: a saved view run on the server (its results cached), and those of its results
+    the search and the filter menus on show keep: the server runs the view alone."""
+    result = run_view_search(client, writer, view_id)
+    arguments = scoped_search(request, scope)
+    if arguments is None:
+        return result, []
+    return result, narrowed(thread_reader(cache_path), result.ids, request, arguments)
 
 
 def by_date(reader: CacheReader, ids: list[str], sort: Sort) -> list[str]:
@@ -247,7 +265,9 @@ class SearchController(QObject):
         self._remote_request = 0
         # The saved views asked of the server, by task, and the messages shown about the
         # sidebar entry on show: an answer or a message about an entry left is dropped.
-        self._view_tasks: dict[Task[ViewResults], str] = {}
+        self._view_tasks: dict[Task[tuple[ViewResults, list[str]]], str] = {}
+        # The search on show when each view was asked of the server: its results are kept to it.
+        self._view_requests: dict[Task[tuple[ViewResults, list[str]]], SearchRequest] = {}
         self._scope_shown: Scope | None = None
         self._scope_messages: list[UserMessage] = []
         self._snapshot_task: Task[SidebarSnapshot] | None = None
@@ -608,32 +628,49 @@ class SearchController(QObject):
         for message in messages:
             self.message_outdated.emit(message)
 
-    def run_view_remote(self, view_id: str) -> Task[ViewResults] | None:
-        """Also run a saved view on the server (cache-on-view); None without an account."""
+    def run_view_remote(self, view_id: str) -> Task[tuple[ViewResults, list[str]]] | None:
+        """Also run a saved view on the server (cache-on-view), its results narrowed as the
+        list on show is; None without an account."""
         services = self._sync.services
         if services.client is None:
             return None
+        request = replace(self._search_bar.request(), remote=False)
         task = (
-            self._runner.run(run_view_search, services.client, services.writer, view_id)
+            self._runner.run(
+                view_search_narrowed,
+                services.client,
+                services.writer,
+                self._cache_path,
+                view_id,
+                request,
+                self._sidebar.current_scope(),
+            )
             .on_success(self._on_view_search_finished)
             .on_failure(self._on_view_search_failed)
             .on_done(self._on_view_search_done)
         )
         self._view_tasks[task] = view_id
+        self._view_requests[task] = request
         return task
 
     @Slot(object)
-    def _on_view_search_finished(self, result: ViewResults) -> None:
-        """The server's view results are cached: refresh what changed, then merge them in."""
+    def _on_view_search_finished(self, found: tuple[ViewResults, list[str]]) -> None:
+        """The server's view results are cached: refresh what changed, then merge in those
+        the search and filters on show keep (unless they changed since it was asked)."""
+        result, kept = found
         if result.changes:
             self.store_changed.emit(result.changes)
-        if not self._shows("view", result.view_id):
+        asked = self._view_requests.get(self.sender())  # type: ignore[call-overload]
+        if not self._shows("view", result.view_id) or asked != replace(
+            self._search_bar.request(), remote=False
+        ):
             return
-        added = self._results.merge_remote(result.ids)
+        added = self._results.merge_remote(kept)
+        within = "" if len(kept) == len(result.ids) else f", {len(kept)} within the search"
         self._say_about_scope(
             UserMessage(
                 "info",
-                f"{len(result.ids)} results of this view from the server"
+                f"{len(result.ids)} results of this view from the server{within}"
                 f" ({added} more than the cached view)",
             )
         )
@@ -675,6 +712,7 @@ class SearchController(QObject):
     def _on_view_search_done(self) -> None:
         """Forget a view asked of the server once it is over."""
         self._view_tasks.pop(self.sender(), "")  # type: ignore[call-overload]
+        self._view_requests.pop(self.sender(), None)  # type: ignore[call-overload]
 
     # -- what searches can be narrowed by ------------------------------------------------------
 
