@@ -279,7 +279,9 @@ def _api_message(exc: ApiError, credential: Credential | None) -> UserMessage:
             "error",
             "The Memex server refused the request.",
             exc.message or None,
-            "Check the input; this request will not be retried automatically.",
+            # Also said of requests the person typed nothing for (a saved view, a sync page):
+            # no "check your input" here, only why it stops.
+            "It is not sent again as it is: the server would refuse it the same way.",
         )
     if isinstance(exc, ApiMoved):
         # Only a client raises this, so the client's module is loaded by then; importing it

@@ -76,7 +76,7 @@ PLANS = AvailablePlansOutput(
         ),
         (RateLimited("slow down", retry_after=12), "warning", "limiting", "12 s"),
         (ServerError("boom", status_code=503), "warning", "trouble", "later"),
-        (ValidationError("bad url", status_code=400), "error", "refused", "not be retried"),
+        (ValidationError("bad url", status_code=400), "error", "refused", "not sent again"),
         (ContractError("not json", raw_body=b"<html>"), "error", "does not understand", "Update"),
         (ApiError("odd"), "error", "failed", None),
         (OSError(errno.ENOSPC, "No space left", "/data/cache.db"), "error", "disk is full", "Free"),
