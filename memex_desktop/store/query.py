@@ -1,4 +1,5 @@
-"""Turning a parsed query into safe FTS5 expressions and SQL filters, and checking phrases."""
+"""Turning a parsed query into safe FTS5 expressions and SQL filters, and matching it in texts
+(items not indexed yet, snippets); phrases in stored JSON are checked in store/phrases.py."""
 
 from __future__ import annotations
 
@@ -340,7 +341,7 @@ def _earlier(first: int | None, second: int | None) -> int | None:
     return second if first is None else first if second is None else min(first, second)
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
     """Lowercased without diacritics, as the index compares words (remove_diacritics)."""
     lowered = text.lower()
     if lowered.isascii():
@@ -351,12 +352,12 @@ def _fold(text: str) -> str:
 
 def text_tokens(text: str) -> list[str]:
     """The words of a text as the index sees them (folded)."""
-    return _TOKEN.findall(_fold(text))
+    return _TOKEN.findall(fold(text))
 
 
 def _term_in(term: Term, columns: Sequence[Sequence[str]]) -> bool:
     """Whether a term matches texts given as word lists (a phrase within one of them)."""
-    words = [_fold(word) for word in term.words]
+    words = [fold(word) for word in term.words]
     if term.phrase:
         needle = " " + " ".join(words) + " "
         return any(needle in " " + " ".join(tokens) + " " for tokens in columns)
@@ -380,114 +381,6 @@ def matches_text(query: SearchQuery, texts: Sequence[str]) -> bool:
     if not all(any(_term_in(term, columns) for term in group) for group in query.groups):
         return False
     return not any(_term_in(term, columns) for term in query.excluded)
-
-
-# Between two words of a phrase in stored JSON: anything but letters and digits, JSON escapes
-# (a newline is stored as backslash-n) included.
-_JSON_GAP = r"(?:[^\w\\]|_|\\(?:[nrtbf\"/\\]|u[0-9a-f]{4}))+"
-
-
-@lru_cache(maxsize=256)
-def _phrase_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
-    """The words next to each other, whole, in stored JSON.
-
-    The pattern starts with the first word itself (the engine then skips ahead to where it
-    occurs); whether a word begins there is checked behind it: no letter or digit before it,
-    nor a backslash, unless that is an escape such as the newline's.
-    """
-    folded = [re.escape(_fold(word)) for word in words]
-    first = folded[0]
-    start = f"(?:(?<![^\\W_]{first})(?<!\\\\{first})|(?<=\\\\[nrtbf]{first}))"
-    return re.compile(
-        first + start + "".join(_JSON_GAP + word for word in folded[1:]) + "(?![^\\W_])"
-    )
-
-
-# How far apart two words of a phrase may stand in stored JSON (spaces, punctuation,
-# escapes such as ``\u00a0``): a phrase is looked for this close around its rarest word.
-_GAP_REACH = 256
-# A phrase is looked for around the places of a word of it that stands at most this often.
-_ANCHORS_AT_MOST = 8
-
-
-def phrase_in_json(term: Term, raw: str) -> bool:
-    """Whether the phrase stands in an item's stored JSON, lowercased (not in an object key:
-    ``"full_text":`` is not the phrase "full text").
-
-    Searching the JSON as stored costs a regular expression, not a decoding and a re-reading
-    of every text of the item: a phrase of common words checks hundreds of candidates.
-    """
-    if _found_in_values(term.words, raw):
-        return True
-    return not raw.isascii() and _found_in_values(term.words, _fold(raw))
-
-
-def _found_in_values(words: tuple[str, ...], raw: str) -> bool:
-    """Whether the phrase of ``words`` stands in ``raw`` somewhere that is not (or crosses)
-    an object key: in JSON ``":`` only ever ends a key (quotes within strings are escaped).
-
-    The phrase is looked for around the few places of one of its words (the longest that
-    stands in few places), not wherever its first word does: in 300 items of about 1,000
-    words, "shy" stood 38,446 times and "shyrk" 412, and the check of "shy shyrk" took
-    17.2 ms against 3.1 ms. Only when every word stands in many places is the text searched
-    in one pass.
-    """
-    pattern, anchors = _phrase_search(words)
-    for anchor, before, after in anchors:
-        places: list[int] = []
-        at = raw.find(anchor)
-        while at >= 0 and len(places) <= _ANCHORS_AT_MOST:
-            places.append(at)
-            at = raw.find(anchor, at + 1)
-        if not places:
-            return False
-        if len(places) <= _ANCHORS_AT_MOST:
-            return any(_found_around(pattern, raw, at, before, after) for at in places)
-    return _found_from(pattern, raw, 0)
-
-
-def _found_around(pattern: re.Pattern[str], raw: str, at: int, before: int, after: int) -> bool:
-    """Whether a match holding the word at ``at`` (the phrase reaching ``before`` and
-    ``after`` it) stands there without crossing an object key."""
-    end = min(len(raw), at + after + 1)  # one more: what follows the last word counts
-    for found in pattern.finditer(raw, max(0, at - before), end):
-        if found.start() > at:
-            break
-        # Where the window cut the last word short, the match is made again unbounded.
-        hit = pattern.match(raw, found.start()) if found.end() == end < len(raw) else found
-        if hit is not None and '":' not in raw[hit.start() : hit.end() + 2]:
-            return True
-    return False
-
-
-def _found_from(pattern: re.Pattern[str], raw: str, start: int) -> bool:
-    """Whether ``pattern`` matches from some place at or after ``start`` without crossing
-    an object key (a match that does is tried again one character further on)."""
-    hit = pattern.search(raw, start)
-    while hit is not None:
-        if '":' not in raw[hit.start() : hit.end() + 2]:
-            return True
-        hit = pattern.search(raw, hit.start() + 1)
-    return False
-
-
-@lru_cache(maxsize=256)
-def _phrase_search(
-    words: tuple[str, ...],
-) -> tuple[re.Pattern[str], tuple[tuple[str, int, int], ...]]:
-    """The phrase's pattern, and its words (folded), longest first, each with how far the
-    phrase may reach before and after it."""
-    folded = [_fold(word) for word in words]
-    anchors = [
-        (
-            folded[at],
-            sum(len(word) + _GAP_REACH for word in folded[:at]),
-            len(folded[at]) + sum(_GAP_REACH + len(word) for word in folded[at + 1 :]),
-        )
-        for at in range(len(folded))
-    ]
-    anchors.sort(key=lambda anchor: -len(anchor[0]))  # a stable sort
-    return _phrase_pattern(words), tuple(anchors)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from support.search_table import CASES, LIBRARY, Case
 
 from memex_desktop.errors import user_message
 from memex_desktop.store import CacheReader, ingest, open_cache
-from memex_desktop.store.query import phrase_in_json
+from memex_desktop.store.phrases import phrase_in_json
 from memex_desktop.store.search_language import (
     SearchLanguageError,
     Term,
