@@ -145,7 +145,7 @@ def chip_spoken_name(label: str, *, query: bool = False) -> str:
     """What a chip is called for a screen reader: what removing it takes away ("Remove
     filter tag: zul"; the query's chip removes the search words)."""
     if query:
-        return f"Remove search {label}"
+        return f"Remove search {label.partition(': ')[2]}"
     prefix, colon, rest = label.partition(": ")
     return f"Remove filter {prefix.lower()}: {rest}" if colon else f"Remove filter {label}"
 
@@ -454,10 +454,9 @@ class SearchBar(QWidget):
         return labels + self.filter_labels()
 
     def _query_chip(self) -> str:
-        """The query's chip: its words in quotes, or as typed when it has quotes of its own
-        (a phrase: wrapped again it read “"shy wu"”)."""
-        query = self._shown_query
-        return query if '"' in query else f"“{query}”"
+        """The query's chip: its words as typed, named as the other chips are ("Search: fox
+        grir"). Quotes around plain words made them look like the phrase "fox grir"."""
+        return f"Search: {self._shown_query}"
 
     def chip_buttons(self) -> list[FilterChip]:
         """The chips on screen, in order."""
