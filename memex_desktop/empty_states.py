@@ -45,6 +45,9 @@ class ListContext:
     query_problem: str = ""
     # The names of tag: filters in the query that no cached tag has.
     unknown_tags: tuple[str, ...] = ()
+    # Whether the query narrows beyond its words: filters (tag:, type:, site:, dates),
+    # exclusions (-word), phrases or OR.
+    query_narrows: bool = False
     # Whether the server ever listed the feed shown (a feed's items are only known once it
     # has: nothing of a feed never listed is in the cache for words or filters to narrow).
     feed_listed: bool = True
@@ -111,9 +114,17 @@ def empty_state(context: ListContext) -> EmptyState:
         where = (
             f" in {context.scope_label}" if context.scope != "all" and context.scope_label else ""
         )
+        if context.query_narrows:
+            # Fewer words would not help where a filter or an exclusion left nothing.
+            why = (
+                f"No item{where} fits every part of this search: its words, filters and"
+                " exclusions. Remove a part of it, or clear it."
+            )
+        else:
+            why = f"Nothing{where} holds these words. Check the spelling or try fewer words."
         return EmptyState(
             f"No items match {quoted(context.query)}",
-            f"Nothing{where} holds these words. Check the spelling or try fewer words.{offline}",
+            f"{why}{offline}",
             CLEAR_SEARCH,
             "Clear search",
         )

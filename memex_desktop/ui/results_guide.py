@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QObject, Slot
@@ -18,7 +19,7 @@ from PySide6.QtCore import QObject, Slot
 from memex_desktop.empty_states import CLEAR_ALL, CLEAR_SEARCH, ListContext, empty_state
 from memex_desktop.errors import ConnectionState, fresh_cache_offer, user_message
 from memex_desktop.store import StoreError
-from memex_desktop.store.search_language import SearchLanguageError, parse_query
+from memex_desktop.store.search_language import SearchLanguageError, SearchQuery, parse_query
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.results_model import ResultsModel
 from memex_desktop.ui.results_view import ResultsView
@@ -98,10 +99,11 @@ class ResultsGuide(QObject):
             message = user_message(problem)
             # With the fresh start on offer, its words replace the fix done by hand.
             unreadable = f"{message.text} {offer.words}" if offer else message_line(message)
-        problem_words, unknown_tags = self._query_problems(self._results.query)
+        problem_words, unknown_tags, narrows = self._query_problems(self._results.query)
         return ListContext(
             query_problem=problem_words,
             unknown_tags=unknown_tags,
+            query_narrows=narrows,
             unreadable=unreadable,
             fresh_start=offer is not None,
             query=self._results.query,
@@ -115,21 +117,25 @@ class ResultsGuide(QObject):
             feed_listed=self._feed_listed(scope),
         )
 
-    def _query_problems(self, query: str) -> tuple[str, tuple[str, ...]]:
-        """Why ``query`` means nothing (in words), and its tag names no cached tag has."""
+    def _query_problems(self, query: str) -> tuple[str, tuple[str, ...], bool]:
+        """Why ``query`` means nothing (in words), its tag names no cached tag has, and
+        whether it narrows beyond its words (see ListContext.query_narrows)."""
         if not query:
-            return "", ()
+            return "", (), False
         try:
             parsed = parse_query(query)
         except SearchLanguageError as exc:
-            return user_message(exc).text, ()
+            return user_message(exc).text, (), False
+        narrows = replace(parsed, text="", groups=(), free_text="") != SearchQuery() or any(
+            len(group) > 1 or any(term.phrase for term in group) for group in parsed.groups
+        )
         names = dict.fromkeys(name for group in parsed.tags for name in group)
         try:
             unknown = tuple(name for name in names if not self._reader.tag_ids_named(name))
         except (StoreError, sqlite3.Error):  # the search that meets the problem reports it
             log.exception("reading the tags of a query failed")
             unknown = ()
-        return "", unknown
+        return "", unknown, narrows
 
     def _feed_listed(self, scope: Scope) -> bool:
         """Whether the server ever listed the feed on show (True for other entries)."""

@@ -161,6 +161,19 @@ def empty_words(context: AppContext) -> tuple[str, str]:
     return state.title, button.text() if button.isVisible() else ""
 
 
+def test_an_exclusion_that_leaves_nothing_is_named_as_such(
+    qtbot: Any, context: AppContext
+) -> None:
+    search(qtbot, context, "garden -garden")
+    view = context.window.results_view
+    assert view.empty_state is not None
+    assert "fewer words" not in view.empty_state.explanation
+    assert "exclusions" in view.empty_state.explanation
+    search(qtbot, context, "xyzzy")
+    assert view.empty_state is not None
+    assert "fewer words" in view.empty_state.explanation
+
+
 def test_a_nonsense_query_says_so_and_clear_search_fixes_it(
     qtbot: Any, context: AppContext
 ) -> None:

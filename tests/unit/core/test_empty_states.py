@@ -145,3 +145,11 @@ def test_tags_no_item_has_are_named() -> None:
     two = empty_state(ListContext(query="tag:a tag:b", unknown_tags=("a", "b")))
     assert two.title == "No tags called \u201ca\u201d, \u201cb\u201d"
     assert "those names" in two.explanation
+
+
+def test_a_search_with_filters_or_exclusions_does_not_ask_for_fewer_words() -> None:
+    narrowed = empty_state(ListContext(query="tag:zul type:tweet -fox", query_narrows=True))
+    assert "fewer words" not in narrowed.explanation
+    assert "filters and exclusions" in narrowed.explanation
+    plain = empty_state(ListContext(query="fox grir"))
+    assert "fewer words" in plain.explanation
