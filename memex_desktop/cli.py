@@ -1555,9 +1555,13 @@ def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
     except ListenError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     where = f"http://{args.host}:{args.port}" if args.port else f"a free port of {args.host}"
-    print(f"Memex emulator on {where}", file=sys.stderr)
+    print(f"Memex emulator: loading its library for {where}…", file=sys.stderr)
+
+    def ready(url: str) -> None:
+        print(f"Memex emulator on {url}, ready", file=sys.stderr, flush=True)
+
     try:
-        serve(config, host=args.host, port=args.port)
+        serve(config, host=args.host, port=args.port, ready=ready)
     except (LibraryFileError, ListenError) as exc:  # a line of a JSON Lines library, a port
         raise CliError(str(exc), EXIT_USAGE) from None
     return EXIT_OK

@@ -15,6 +15,7 @@ import signal
 import socket
 import threading
 import time
+from collections.abc import Callable
 from types import FrameType, TracebackType
 from typing import Any
 
@@ -235,8 +236,30 @@ def check_can_listen(host: str, port: int) -> None:
         raise ListenError(f"the emulator cannot listen on {host}:{port}: {reason}") from exc
 
 
-def serve(config: EmulatorConfig, host: str = "127.0.0.1", port: int = 8787) -> None:
-    """Serve in the calling thread until interrupted (Ctrl-C); what the CLI runs.
+class _SayingWhenReady(uvicorn.Server):
+    """A uvicorn server that calls ``ready`` with its address once it accepts connections."""
+
+    def __init__(self, config: uvicorn.Config, ready: Callable[[str], None]) -> None:
+        super().__init__(config)
+        self._ready = ready
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            bound = [sock.getsockname() for server in self.servers for sock in server.sockets]
+            host, port = bound[0][:2] if bound else (self.config.host, self.config.port)
+            self._ready(f"http://{host}:{port}")
+
+
+def serve(
+    config: EmulatorConfig,
+    host: str = "127.0.0.1",
+    port: int = 8787,
+    ready: Callable[[str], None] = lambda _url: None,
+) -> None:
+    """Serve in the calling thread until interrupted (Ctrl-C); what the CLI runs. ``ready``
+    is called with the address once connections are accepted: loading a big library first
+    takes a while, and a client started before that is refused.
 
     Raises:
         ListenError: nothing can listen at ``host``:``port`` (said before anything is served).
@@ -249,7 +272,8 @@ def serve(config: EmulatorConfig, host: str = "127.0.0.1", port: int = 8787) -> 
     # ``finally`` below, leaving the emulator's database (gigabytes for a big library) behind.
     previous = signal.signal(signal.SIGTERM, _exit_on_signal)
     try:
-        uvicorn.Server(_uvicorn_config(app, host=host, port=port, embedded=False)).run()
+        uvicorn_config = _uvicorn_config(app, host=host, port=port, embedded=False)
+        _SayingWhenReady(uvicorn_config, ready).run()
     finally:
         state.close()
         signal.signal(signal.SIGTERM, previous)

@@ -52,3 +52,29 @@ def test_a_terminated_emulator_leaves_no_database_behind(tmp_path: Path) -> None
             proc.kill()
             proc.wait()
     assert not list(tmp_path.glob("memex-emulator-*"))
+
+
+def test_the_emulator_says_it_is_ready_only_once_it_answers(tmp_path: Path) -> None:
+    # A big library takes a while to load: a client started on the first line was refused.
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memex_desktop", "emulator", "--port", str(port)],
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()
+        assert "loading" in first
+        while "ready" not in (line := proc.stderr.readline()):
+            assert line, "the emulator ended without saying it was ready"
+        assert f":{port}" in line
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass  # it answers as soon as it says so
+    finally:
+        proc.kill()
+        proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()

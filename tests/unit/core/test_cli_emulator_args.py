@@ -18,8 +18,8 @@ def served(monkeypatch: pytest.MonkeyPatch) -> list[EmulatorConfig]:
     """The configurations `emulator` would serve (nothing listens)."""
     configs: list[EmulatorConfig] = []
 
-    def serve(config: EmulatorConfig, host: str = "", port: int = 0) -> None:
-        del host, port
+    def serve(config: EmulatorConfig, host: str = "", port: int = 0, ready: Any = None) -> None:
+        del host, port, ready
         configs.append(config)
 
     monkeypatch.setattr(emulator, "serve", serve)
