@@ -887,10 +887,13 @@ def cmd_show(args: argparse.Namespace, session: Session) -> int:
             f"{PROG}: note: this item was deleted on the server; the local copy is kept",
             file=sys.stderr,
         )
-    from memex_desktop.sync.export import render_for_cli
+    from memex_desktop.sync.export import highlights_and_notes, render_for_cli
 
     language = session.settings.transcript_language
     sys.stdout.write(render_for_cli(entity, reader, args.format, transcript_language=language))
+    if args.format == "text" and (after := highlights_and_notes(reader, entity, markdown=False)):
+        # What the notes pane shows beside the reader: its highlights and note threads.
+        sys.stdout.write("\n" + "\n".join(after).rstrip() + "\n")
     if not sys.stdout.isatty():
         sys.stdout.flush()
     return EXIT_OK

@@ -343,24 +343,34 @@ def _iso(ms: int | None) -> str:
     return moment.isoformat(timespec="minutes") if moment is not None else ""
 
 
-def _thread_lines(nodes: list[ThreadNode], depth: int = 0) -> list[str]:
-    """A note thread as nested Markdown list items."""
+def _as_text(text: str) -> str:
+    """Plain text as plain text (what :func:`plain_text_to_markdown` is for Markdown)."""
+    return text
+
+
+def _thread_lines(nodes: list[ThreadNode], depth: int = 0, *, markdown: bool = True) -> list[str]:
+    """A note thread as nested list items: in Markdown, or as plain text."""
+    escaped = plain_text_to_markdown if markdown else _as_text
     lines: list[str] = []
     for node in nodes:
-        text = plain_text_to_markdown(" ".join(node.text.split())) or "(empty note)"
-        lines.append(f"{'  ' * depth}- **{time_text(node.entity.created_at) or ''}** {text}")
-        lines += _thread_lines(node.children, depth + 1)
+        text = escaped(" ".join(node.text.split())) or "(empty note)"
+        when = time_text(node.entity.created_at) or ""
+        when = f"**{when}**" if markdown else when
+        lines.append(f"{'  ' * depth}- {when} {text}")
+        lines += _thread_lines(node.children, depth + 1, markdown=markdown)
     return lines
 
 
-def _highlight_lines(reader: CacheReader, entity_id: str) -> list[str]:
-    """An item's highlights as Markdown: each quote (or moment), then the notes on it."""
+def _highlight_lines(reader: CacheReader, entity_id: str, *, markdown: bool = True) -> list[str]:
+    """An item's highlights: each quote (or moment), then the notes on it; in Markdown, or
+    as plain text."""
+    escaped = plain_text_to_markdown if markdown else _as_text
     lines: list[str] = []
     for highlight in cached_highlights(reader, entity_id):
         passage = highlight.passage
         quote = " ".join(passage.quote.split())
         if quote:
-            lines.append(f"> {plain_text_to_markdown(quote)}")
+            lines.append(f"> {escaped(quote)}")
         if passage.start_s is not None:
             span = _clock(passage.start_s)
             if passage.end_s is not None:
@@ -369,7 +379,25 @@ def _highlight_lines(reader: CacheReader, entity_id: str) -> list[str]:
         if not quote and passage.start_s is None:
             lines.append("> (a highlight with no saved text)")
         notes = _notes_on_highlight(reader, highlight)
-        lines += ["", *_thread_lines(notes), ""] if notes else [""]
+        lines += ["", *_thread_lines(notes, markdown=markdown), ""] if notes else [""]
+    return lines
+
+
+def highlights_and_notes(
+    reader: CacheReader, entity: ContentEntityBase, *, markdown: bool = True
+) -> list[str]:
+    """The lines of an item's highlights (each quote, then the notes on it) and of its note
+    threads, each part under its heading; in Markdown, or as plain text; none when it has
+    neither. A highlight is itself an item: its notes are its thread."""
+    heading = "## " if markdown else ""
+    lines: list[str] = []
+    if entity.type != "selector":
+        marked = _highlight_lines(reader, entity.id, markdown=markdown)
+        if marked:
+            lines += [f"{heading}Highlights", "", *marked]
+    thread = reader.thread_for(entity.id)
+    if thread:
+        lines += [f"{heading}Notes", "", *_thread_lines(thread, markdown=markdown), ""]
     return lines
 
 
@@ -475,12 +503,7 @@ def export_markdown(
         lines = [_front_matter_line(line) for line in lines]
         body = plain_text_to_markdown(render_for_cli(entity, reader, "text").rstrip())
         lines += ["---", "", body, ""]
-        marked = _highlight_lines(reader, entity_id) if entity.type != "selector" else []
-        if marked:
-            lines += ["## Highlights", "", *marked]
-        thread = reader.thread_for(entity_id)
-        if thread:
-            lines += ["## Notes", "", *_thread_lines(thread), ""]
+        lines += highlights_and_notes(reader, entity)
         edges = _entity_edges(reader, entity_id)
         targets = [_edge_key(item) for item in (edges or {}).get("contentEntityIds", [])]
         if targets:

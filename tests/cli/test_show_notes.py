@@ -1,0 +1,52 @@
+"""``show`` prints an item as the reader shows it, then what the notes pane shows beside it:
+its highlights (each quote, then the notes on it) and its note threads, replies indented."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.cli import Cli
+
+from memex_desktop import paths
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    """The demo library imported into a fresh data folder (no server)."""
+    run = Cli(capsys, tmp_path / "data", "http://127.0.0.1:9", api_key=None)
+    status, _, err = run("import", str(paths.resource_path("demo", "library.json")))
+    assert status == 0, err
+    return run
+
+
+def test_show_prints_the_items_highlights_and_note_threads(run: Cli) -> None:
+    status, out, _ = run("show", "web-spaced-repetition-field-guide")
+    assert status == 0
+    item, _, after = out.partition("\nHighlights\n")
+    assert "Spaced" in item  # the item itself comes first
+    highlights, _, notes = after.partition("\nNotes\n")
+    assert "> The effort of recalling is not a side effect of learning." in highlights
+    assert "- " in highlights
+    assert "study-group poster" in highlights
+    lines = notes.strip().splitlines()
+    assert lines[0].startswith("- ")
+    assert "'why, not what' rule" in lines[0]
+    assert lines[1].startswith("  - ")  # a reply, one level in
+    assert "**" not in notes
+    assert "\\" not in notes
+
+
+def test_an_item_without_notes_prints_only_itself(run: Cli) -> None:
+    status, out, _ = run("show", "web-sync-is-a-feature")
+    assert status == 0
+    assert "\nNotes\n" not in out
+    assert "\nHighlights\n" not in out
+
+
+def test_the_html_format_is_the_readers_html_alone(run: Cli) -> None:
+    status, out, _ = run("show", "web-spaced-repetition-field-guide", "--format", "html")
+    assert status == 0
+    assert "\nNotes\n" not in out
