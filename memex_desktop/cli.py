@@ -202,7 +202,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cmd.add_argument("--json", action="store_true", help="print a JSON array")
 
-    cmd = command("show", cmd_show, "print one cached item as the reader shows it, then its highlights and notes")
+    cmd = command(
+        "show",
+        cmd_show,
+        "print a cached item as the reader shows it, then its highlights and notes",
+    )
     cmd.add_argument("id", metavar="ID")
     cmd.add_argument("--format", choices=("text", "html"), default="text")
 
