@@ -22,6 +22,7 @@ from urllib.parse import quote
 from memex_desktop.api.content import display_title as display_title_of
 from memex_desktop.api.content import time_text, type_label
 from memex_desktop.api.models import ContentEntityBase
+from memex_desktop.api.plain_text import plain_excerpt
 from memex_desktop.api.urls import UrlProblem, hidden_characters, parse_web_url
 from memex_desktop.render.apart import run_big_apart
 from memex_desktop.render.sanitize import (
@@ -160,12 +161,66 @@ def display_title(entity: ContentEntityBase) -> str:
 
 
 def excerpt_of(entity: ContentEntityBase, limit: int = 280) -> str | None:
-    """A short excerpt of an entity's main text, for block reference cards."""
+    """A short excerpt of an entity's main text, for block reference cards, that does not
+    say the card's title again (see :func:`excerpt_under_title`)."""
     data = entity_data(entity)
     text = _first_text(data.get("text"), data.get("description"), data.get("full_text"))
     if text is None and isinstance(data.get("summary"), str):
         text = _first_text(data["summary"])
-    return shorten(text, limit) if text else None
+    if not text:
+        return None
+    title = display_title(entity)
+    # Its start is enough to compare with the title and to show: a page's text may be
+    # megabytes long, and its markup is taken out of the window alone.
+    window = text[: limit * _EXCERPT_WINDOW]
+    plain = plain_excerpt(window + "…" if len(window) < len(text) else window)
+    if after_title(title, plain) is None:
+        return shorten(text, limit)  # a title of its own: the text is another thing to say
+    return excerpt_under_title(title, plain, limit)
+
+
+# An excerpt is made from this many times its length of the text.
+_EXCERPT_WINDOW = 8
+_WORD = re.compile(r"\w+")
+# What may stand between the last word of a title and the rest of the text it was cut from.
+_TITLE_END = re.compile(r"^[\s.,;:!?)\]}>»”’…\-–—]+")
+
+
+def after_title(title: str, text: str) -> str | None:
+    """What ``text`` says after ``title``, when it begins with the title's words: "" when it
+    says nothing more, None when it does not begin with them.
+
+    An item without a title of its own is called by the start of its text, so a card showing
+    its title and an excerpt of its text would say the same words twice. Words are compared
+    without case, punctuation and markup, which titles leave out (``saved.[Sleep`` reads as
+    ``saved.Sleep``); the title's last word may be cut short (``Consolid…``).
+    """
+    said = _WORD.findall(title.casefold())
+    if not said:
+        return None
+    words = _WORD.finditer(text)
+    end = 0
+    for position, expected in enumerate(said):
+        found = next(words, None)
+        if found is None:
+            return ""  # the whole text is in the title
+        word = found.group().casefold()
+        cut_short = position == len(said) - 1 and word.startswith(expected)
+        if word != expected and not cut_short:
+            return None
+        end = found.end()
+    rest = _TITLE_END.sub("", text[end:])
+    return rest if _WORD.search(rest) else ""
+
+
+def excerpt_under_title(title: str, text: str, limit: int) -> str | None:
+    """An excerpt of ``text`` (plain words) to show under ``title``, at most ``limit``
+    characters: the text itself; what follows the title, after "…", when the text begins
+    with it; None when the text says nothing but the title."""
+    rest = after_title(title, text)
+    if rest is None:
+        return shorten(text, limit) if text.strip() else None
+    return f"…{shorten(rest, limit - 1)}" if rest else None
 
 
 def lookup_entity(context: RenderContext, entity_id: str) -> ContentEntityBase | None:
@@ -195,7 +250,7 @@ def reference_block(entity_id: str, context: RenderContext, caption: str) -> str
     parts = [f'<blockquote class="ref-card"><p>{lead}{reference_card(entity_id, context)}']
     if target is not None:
         excerpt = excerpt_of(target)
-        if excerpt and excerpt != display_title(target):
+        if excerpt:
             parts.append(f'<br><span class="excerpt">{esc(excerpt)}</span>')
     parts.append("</p></blockquote>")
     return "".join(parts)
@@ -314,6 +369,8 @@ class DocumentBuilder:
 
 # A heading's words are looked for this far into the document's text (its body comes first).
 SAYS_WITHIN_CHARS = 50_000
+# An excerpt is made from this many times its length of the text.
+_EXCERPT_WINDOW = 8
 _WORD = re.compile(r"\w+")
 
 

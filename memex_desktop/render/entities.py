@@ -941,7 +941,7 @@ def _highlight_source(
             parts.append(f' <a class="moment" href="{escape_attr(moment)}">▶</a>')
     item = lookup_entity(context, target)
     excerpt = excerpt_of(item) if item is not None else None
-    if item is not None and excerpt and excerpt != display_title(item):
+    if excerpt:
         parts.append(f'<br><span class="excerpt">{esc(excerpt)}</span>')
     parts.append("</p></blockquote>")
     return "".join(parts)

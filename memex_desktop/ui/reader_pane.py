@@ -63,6 +63,7 @@ from PySide6.QtWidgets import (
 from memex_desktop import paths
 from memex_desktop.errors import UserMessage, user_message
 from memex_desktop.render import apart
+from memex_desktop.render.document import excerpt_under_title
 from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.render.pieces import split_html
 from memex_desktop.settings import DEFAULT_IMAGE_CACHE_MB, DEFAULT_READER_ITEM_TEXT_MB
@@ -189,12 +190,10 @@ def _backlink_item(link: Backlink, target_id: str | None = None) -> str:
         else:
             moment = f'<span class="backlink-time">{moment}</span>'
         parts.append(moment)
-    snippet = (row.snippet_source or "").strip()
-    if snippet and snippet[:BACKLINK_SNIPPET_CHARS] != label:
-        short = snippet[:BACKLINK_SNIPPET_CHARS] + (
-            "…" if len(snippet) > BACKLINK_SNIPPET_CHARS else ""
-        )
-        parts.append(f'<span class="backlink-snippet">{html.escape(short)}</span>')
+    # A note without a title is called by the start of its text: its snippet would repeat it.
+    snippet = excerpt_under_title(label, row.snippet_source or "", BACKLINK_SNIPPET_CHARS)
+    if snippet:
+        parts.append(f'<span class="backlink-snippet">{html.escape(snippet)}</span>')
     return "<li>" + " · ".join(parts) + "</li>"
 
 

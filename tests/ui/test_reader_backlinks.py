@@ -137,6 +137,31 @@ def test_a_moment_links_to_that_line_of_the_transcript() -> None:
     assert ">[01:23]</a>" in html
 
 
+def test_an_untitled_note_says_its_text_once() -> None:
+    """A note without a title is called by the start of its text (the store's title, cut at
+    120 characters): the line shows it once, then only what the title leaves out."""
+    text = (
+        "Morning watering at the base fixed blight for me too, same as in this thread: "
+        "[Brown spots on balcony tomato leaves: blight or just sunburn?] Worth a try."
+    )
+    title = (
+        "Morning watering at the base fixed blight for me too, same as in this thread: "
+        "Brown spots on balcony tomato leaves:…"
+    )
+    html = backlinks_html([Backlink(_row("n1", title, text), "references", None)])
+    assert html.count("Morning watering") == 1
+    assert html.count("blight or just sunburn?") == 1
+    assert '<span class="backlink-snippet">…blight or just sunburn?] Worth a try.</span>' in html
+    short = "Print this for the study group; it explains spacing better than any paragraph."
+    html = backlinks_html([Backlink(_row("n2", short, short + "  "), "annotates", None)])
+    assert html.count("Print this") == 1
+    assert "backlink-snippet" not in html
+    # A title of its own: the snippet says something else, and is shown.
+    own = _row("n3", "Study routine", "Builds a routine.")
+    html = backlinks_html([Backlink(own, "references", None)])
+    assert '<span class="backlink-snippet">Builds a routine.</span>' in html
+
+
 def test_long_lists_are_cut_with_a_count() -> None:
     links = [Backlink(_row(f"n{i}", f"Note {i}"), "references", None) for i in range(205)]
     html = backlinks_html(links)
