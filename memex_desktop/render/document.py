@@ -182,13 +182,14 @@ def excerpt_of(entity: ContentEntityBase, limit: int = 280) -> str | None:
 # An excerpt is made from this many times its length of the text.
 _EXCERPT_WINDOW = 8
 _WORD = re.compile(r"\w+")
+_LETTER = re.compile(r"[^\W\d_]")
 # What may stand between the last word of a title and the rest of the text it was cut from.
 _TITLE_END = re.compile(r"^[\s.,;:!?)\]}>»”’…\-–—]+")
 
 
 def after_title(title: str, text: str) -> str | None:
     """What ``text`` says after ``title``, when it begins with the title's words: "" when it
-    says nothing more, None when it does not begin with them.
+    says nothing more (or numbers only), None when it does not begin with them.
 
     An item without a title of its own is called by the start of its text, so a card showing
     its title and an excerpt of its text would say the same words twice. Words are compared
@@ -210,7 +211,8 @@ def after_title(title: str, text: str) -> str | None:
             return None
         end = found.end()
     rest = _TITLE_END.sub("", text[end:])
-    return rest if _WORD.search(rest) else ""
+    # Numbers alone after the title are the item's bookkeeping (a highlight's times), no words.
+    return rest if _LETTER.search(rest) else ""
 
 
 def excerpt_under_title(title: str, text: str, limit: int) -> str | None:
@@ -372,6 +374,7 @@ SAYS_WITHIN_CHARS = 50_000
 # An excerpt is made from this many times its length of the text.
 _EXCERPT_WINDOW = 8
 _WORD = re.compile(r"\w+")
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 def says(text: str, title: str) -> bool:

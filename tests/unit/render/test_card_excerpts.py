@@ -32,6 +32,9 @@ LONG_NOTE = (
         # Cut in the middle of a word.
         ("The network is an optim", "The network is an optimisation, not a requirement.",
          "not a requirement."),
+        # A highlight's snippet ends in its start and end times: no more words.
+        ("That's the whole experience we want.",
+         "That's the whole experience we want. 217.6 223.2", ""),
         ("Words that differ", "Words that do differ", None),
         ("", "Any text", None),
     ],
