@@ -22,7 +22,6 @@ from urllib.parse import quote
 from memex_desktop.api.content import display_title as display_title_of
 from memex_desktop.api.content import time_text, type_label
 from memex_desktop.api.models import ContentEntityBase
-from memex_desktop.api.plain_text import plain_excerpt
 from memex_desktop.api.urls import UrlProblem, hidden_characters, parse_web_url
 from memex_desktop.render.apart import run_big_apart
 from memex_desktop.render.sanitize import (
@@ -171,9 +170,9 @@ def excerpt_of(entity: ContentEntityBase, limit: int = 280) -> str | None:
         return None
     title = display_title(entity)
     # Its start is enough to compare with the title and to show: a page's text may be
-    # megabytes long, and its markup is taken out of the window alone.
+    # megabytes long.
     window = text[: limit * _EXCERPT_WINDOW]
-    plain = plain_excerpt(window + "…" if len(window) < len(text) else window)
+    plain = " ".join(_NO_WORDS.sub(_no_words, window).split())
     if after_title(title, plain) is None:
         return shorten(text, limit)  # a title of its own: the text is another thing to say
     return excerpt_under_title(title, plain, limit)
@@ -183,8 +182,16 @@ def excerpt_of(entity: ContentEntityBase, limit: int = 280) -> str | None:
 _EXCERPT_WINDOW = 8
 _WORD = re.compile(r"\w+")
 _LETTER = re.compile(r"[^\W\d_]")
+# What a title leaves out of the words it takes from a text: tags, link targets and citations
+# (as api.plain_text does for titles; here only to compare words, the rest is kept).
+_NO_WORDS = re.compile(r"<[^>]*>|\]\([^)\s]*\)|\{\{[^}]*\}\}")
 # What may stand between the last word of a title and the rest of the text it was cut from.
 _TITLE_END = re.compile(r"^[\s.,;:!?)\]}>»”’…\-–—]+")
+
+
+def _no_words(found: re.Match[str]) -> str:
+    """What stands in for markup that says no words: a link's bracket, else a space."""
+    return "]" if found.group().startswith("]") else " "
 
 
 def after_title(title: str, text: str) -> str | None:
@@ -371,10 +378,6 @@ class DocumentBuilder:
 
 # A heading's words are looked for this far into the document's text (its body comes first).
 SAYS_WITHIN_CHARS = 50_000
-# An excerpt is made from this many times its length of the text.
-_EXCERPT_WINDOW = 8
-_WORD = re.compile(r"\w+")
-_LETTER = re.compile(r"[^\W\d_]")
 
 
 def says(text: str, title: str) -> bool:

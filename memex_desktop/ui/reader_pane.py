@@ -63,7 +63,6 @@ from PySide6.QtWidgets import (
 from memex_desktop import paths
 from memex_desktop.errors import UserMessage, user_message
 from memex_desktop.render import apart
-from memex_desktop.render.document import excerpt_under_title
 from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.render.pieces import split_html
 from memex_desktop.settings import DEFAULT_IMAGE_CACHE_MB, DEFAULT_READER_ITEM_TEXT_MB
@@ -190,6 +189,10 @@ def _backlink_item(link: Backlink, target_id: str | None = None) -> str:
         else:
             moment = f'<span class="backlink-time">{moment}</span>'
         parts.append(moment)
+    # The renderer's module (with the sanitiser) is imported by the first render, after the
+    # window's first frame.
+    from memex_desktop.render.document import excerpt_under_title
+
     # A note without a title is called by the start of its text: its snippet would repeat it.
     snippet = excerpt_under_title(label, row.snippet_source or "", BACKLINK_SNIPPET_CHARS)
     if snippet:

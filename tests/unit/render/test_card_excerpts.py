@@ -90,6 +90,20 @@ def test_a_note_card_says_the_note_once() -> None:
     assert "…" in text
 
 
+def test_a_note_card_with_markup_says_the_note_once() -> None:
+    """Link targets, tags and citations are no words of the note's title."""
+    text = (
+        "Compare [the keepers' page](https://tides.example.org/keepers?x=1) with the <b>old</b> "
+        "tables {{content:page}} before the spring tides, and write down every difference you "
+        "find, harbour by harbour. The winter ones matter most."
+    )
+    highlight = {"id": "hl", "type": "selector", "text": "High water at noon.", "target_id": "p"}
+    text_shown = _render(highlight, [_note("n", text, "hl")])
+    assert text_shown.count("Compare") == 1
+    assert text_shown.count("spring tides") == 1
+    assert text_shown.count("The winter ones matter most.") == 1
+
+
 def test_a_quoted_tweet_without_a_title_is_quoted_once() -> None:
     quoted = {
         "id": "tw-quoted",
