@@ -5,7 +5,9 @@ Saved content is hostile input, so links are allow-listed: ``memex://entity/ID``
 scrolls the current document, ``http``/``https`` may open in the browser after the person has
 seen where the link goes, and everything else (``file:``, ``javascript:``, ``data:``, ``smb:``,
 custom schemes, and any address :func:`~memex_desktop.api.urls.parse_url` refuses, such as one
-with direction-reversing characters) is refused.
+with direction-reversing characters) is refused. A moment of the item already shown (a
+transcript's ``[mm:ss]``) marks its transcript line and offers the video at that moment, a web
+address that goes through the same dialog (:func:`moment_hint` says so before the click).
 
 :func:`link_confirmation` is what the "open in your browser?" dialog shows: the registrable
 domain first, in its ASCII (``xn--``) spelling, since an international name can be written to
@@ -16,16 +18,18 @@ the middle when it is long, and exactly the address that will be opened.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import parse_qs, unquote
 
-from memex_desktop.api.urls import WEB_SCHEMES, ParsedUrl, UrlProblem, parse_url
+from memex_desktop.api.urls import WEB_SCHEMES, ParsedUrl, UrlProblem, moment_url, parse_url
 
 LinkKind = Literal["entity", "anchor", "external", "refused"]
 
 _ID_RE = re.compile(r"^[A-Za-z0-9_.:\-]{1,200}$")
+# The anchor of a moment of a transcript (``transcript_anchor``).
+_MOMENT_ANCHOR = re.compile(r"t-(\d+)")
 # About one line of the dialog; the whole address is shown apart, selectable.
 MAX_SHOWN_URL_CHARS = 96
 MAX_SHOWN_USERINFO_CHARS = 60
@@ -67,6 +71,12 @@ class LinkConfirmation:
 def transcript_anchor(seconds: float) -> str:
     """The anchor name the renderer gives a transcript line starting at ``seconds``."""
     return f"t-{int(seconds)}"
+
+
+def anchor_seconds(anchor: str | None) -> int | None:
+    """The moment a ``t-SECONDS`` anchor stands for (None: not a moment)."""
+    found = _MOMENT_ANCHOR.fullmatch(anchor or "")
+    return int(found.group(1)) if found else None
 
 
 def entity_link(entity_id: str, *, seconds: float | None = None) -> str:
@@ -140,13 +150,24 @@ def link_confirmation(address: ParsedUrl) -> LinkConfirmation:
 
 # A title in a link's hint is cut after this many characters.
 MAX_HINT_TITLE_CHARS = 80
-_MOMENT_ANCHOR = re.compile(r"t-(\d+)")
 
 
-def link_hint(url: str, titles: Mapping[str, str], current_id: str | None = None) -> str:
+def link_hint(
+    url: str,
+    titles: Mapping[str, str],
+    current_id: str | None = None,
+    *,
+    current_url: str | None = None,
+    has_line: Callable[[int], bool] | None = None,
+) -> str:
     """Where a link of the reader goes, said while the person points at it (before a click):
     a web link's real address (as the browser gets it) and what may be wrong with it, the
-    title of the item a ``memex://`` link opens (``titles`` by id), or why it is refused."""
+    title of the item a ``memex://`` link opens (``titles`` by id), or why it is refused.
+
+    A moment of the item shown (``current_id``) marks its transcript line, when it has one
+    there (``has_line``), and offers the video at that moment when the item has a web
+    address (``current_url``): see :func:`moment_hint`.
+    """
     target = classify_link(url)
     if target.kind == "external" and target.address is not None:
         confirmation = link_confirmation(target.address)
@@ -157,11 +178,15 @@ def link_hint(url: str, titles: Mapping[str, str], current_id: str | None = None
         from memex_desktop.render.document import shorten
         from memex_desktop.render.entities import format_offset
 
-        moment = _MOMENT_ANCHOR.fullmatch(target.anchor or "")
-        clock = format_offset(int(moment.group(1))) if moment else ""
+        seconds = anchor_seconds(target.anchor)
+        clock = format_offset(seconds) if seconds is not None else ""
         at = f" at {clock}" if clock else ""
+        if target.entity_id == current_id and seconds is not None:
+            line = has_line(seconds) if has_line is not None else True
+            video = moment_url(current_url, seconds) if current_url else None
+            return moment_hint(clock, has_line=line, video=video)
         if target.entity_id == current_id:
-            return f"Goes to {clock or 'another place'} in this item"
+            return "Is the item shown here already"
         title = titles.get(target.entity_id, "").strip()
         if not title:
             return f"Opens an item that is not in the local library yet{at} in the reader"
@@ -169,6 +194,22 @@ def link_hint(url: str, titles: Mapping[str, str], current_id: str | None = None
     if target.kind == "anchor":
         return "Goes to another place in this item"
     return target.reason
+
+
+def moment_hint(clock: str, *, has_line: bool, video: str | None) -> str:
+    """What a click on a moment (``clock``) of the item shown does, said before it: its
+    transcript line is scrolled to and marked (when there is one), and the video is offered
+    at that moment, in the browser after the link dialog (when ``video`` is a web address)."""
+    address = parse_url(video) if video else None
+    if not isinstance(address, ParsedUrl) or address.scheme not in WEB_SCHEMES:
+        if has_line:
+            return f"Goes to the transcript line at {clock} and marks it"
+        return f"This item has no transcript line at {clock}"
+    confirmation = link_confirmation(address)
+    offer = f"offers to open the video at {clock} in your browser, after asking"
+    first = f"Marks the transcript line at {clock}, then {offer}" if has_line else offer
+    lines = [first[:1].upper() + first[1:], confirmation.shown_url]
+    return "\n".join([*lines, *confirmation.warnings])
 
 
 def _warnings(address: ParsedUrl) -> tuple[str, ...]:

@@ -5,9 +5,11 @@ its big steps in the render process (:mod:`memex_desktop.render.apart`); the GUI
 the document of each piece of HTML as it shows it. Links never navigate by themselves
 (``setOpenLinks(False)``): ``memex://entity/ID`` opens inside the app, ``http(s)`` opens in the
 browser only after the person saw where it really goes (ui/link_dialog.py), everything else is
-refused. Resources are never read from disk, and remote images are fetched (by the app, off the
-GUI thread, through :mod:`memex_desktop.ui.reader_images`) only after the person asked for
-them for this item; they are kept to read offline, and so is that choice.
+refused. A moment of the item shown (a transcript's ``[mm:ss]``) brings its transcript line to
+the top, marked, and offers the video at that moment through the same dialog. Resources are
+never read from disk, and remote images are fetched (by the app, off the GUI thread, through
+:mod:`memex_desktop.ui.reader_images`) only after the person asked for them for this item; they
+are kept to read offline, and so is that choice.
 
 A big item is read within a text budget (the ``reader_item_text_mb`` setting): past it, the view
 is cut there and says so, with an action that shows the whole item. An item of more than a
@@ -40,6 +42,7 @@ from PySide6.QtCore import (
     Slot,
 )
 from PySide6.QtGui import (
+    QColor,
     QDesktopServices,
     QFont,
     QGuiApplication,
@@ -48,6 +51,7 @@ from PySide6.QtGui import (
     QKeySequence,
     QShortcut,
     QStatusTipEvent,
+    QTextBlockFormat,
     QTextCursor,
     QTextDocument,
 )
@@ -61,6 +65,7 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop import paths
+from memex_desktop.api.urls import moment_url
 from memex_desktop.errors import UserMessage, user_message
 from memex_desktop.render import apart
 from memex_desktop.render.image_cache import ImageSource
@@ -69,18 +74,25 @@ from memex_desktop.settings import DEFAULT_IMAGE_CACHE_MB, DEFAULT_READER_ITEM_T
 from memex_desktop.store import Backlink, CacheReader, ChangeSet
 from memex_desktop.store.bounded import BoundedEntity
 from memex_desktop.store.highlights import Highlight
-from memex_desktop.sync.highlights import Passage, passage_in
+from memex_desktop.sync.highlights import Passage, TimedLine, passage_in
 from memex_desktop.ui import theme
 from memex_desktop.ui.find_bar import ArticleFinder, FindBar
-from memex_desktop.ui.highlight_painter import HighlightClicks, HighlightPainter, highlight_colour
+from memex_desktop.ui.highlight_painter import (
+    HighlightClicks,
+    HighlightPainter,
+    highlight_colour,
+    transcript_lines,
+)
 from memex_desktop.ui.image_fit import fit_images
 from memex_desktop.ui.link_dialog import confirm_link
 from memex_desktop.ui.links import (
     LinkTarget,
+    anchor_seconds,
     classify_link,
     entity_link,
     link_confirmation,
     link_hint,
+    transcript_anchor,
 )
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.palette import Palette, fill_colours
@@ -92,7 +104,6 @@ from memex_desktop.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
 
-_TIME_HREF = re.compile(r"[?&]t=(\d+)")
 MAX_BACKLINKS_SHOWN = 200
 # Items stored bigger than this show a first screen of PREVIEW_CHARS first, the rest after.
 PREVIEW_ABOVE_BYTES = 1_000_000
@@ -567,6 +578,11 @@ class ReaderPane(QWidget):
         self._feeder: DocumentFeeder | None = None
         self._feed_then: tuple[str | None, int | None] = (None, None)
         self._preview_shown = False
+        # The moment of the item shown whose transcript line is marked (the item, seconds),
+        # kept to mark it again in a new document of the item (a new text size, a sync).
+        self._moment: tuple[str, int] | None = None
+        # The line marked: its document, where it starts and how it looked before.
+        self._line_mark: tuple[QTextDocument, int, QTextBlockFormat] | None = None
         self._build()
 
     def _build(self) -> None:
@@ -801,18 +817,21 @@ class ReaderPane(QWidget):
         return confirm_link(link_confirmation(target.address), self)
 
     def scroll_to(self, anchor: str) -> None:
-        """Scroll to a named anchor, or for ``t-SECONDS`` to the transcript line at that time."""
+        """Scroll to a named anchor, or for ``t-SECONDS`` to the transcript line at that time,
+        which is marked (the line marked before loses its mark)."""
         self._whole_text_appended()  # the anchor may be in a piece not appended yet
-        match = re.fullmatch(r"t-(\d+)", anchor)
-        if match is None:
+        seconds = anchor_seconds(anchor)
+        if seconds is None:
             self.browser.scrollToAnchor(anchor)
             return
-        position = self._transcript_position(int(match.group(1)))
-        if position is None:
+        line = self._transcript_line(seconds)
+        self._moment = (self._current.entity_id, seconds) if self._current else None
+        self._mark_line(line)
+        if line is None:
             self.browser.scrollToAnchor(anchor)
             return
         cursor = QTextCursor(self.browser.document())
-        cursor.setPosition(position)
+        cursor.setPosition(line.start)
         self.browser.setTextCursor(cursor)
         self.browser.ensureCursorVisible()
         bar = self.browser.verticalScrollBar()
@@ -1016,22 +1035,52 @@ class ReaderPane(QWidget):
         if self._feeder is not None and not self._feeder.done:
             self._feeder.finish_now()
 
-    def _transcript_position(self, seconds: int) -> int | None:
-        """Where the latest transcript timestamp link at or before ``seconds`` starts."""
-        best: tuple[int, int] | None = None
-        block = self.browser.document().begin()
-        while block.isValid():
-            iterator = block.begin()
-            while not iterator.atEnd():
-                fragment = iterator.fragment()
-                found = _TIME_HREF.search(fragment.charFormat().anchorHref())
-                if found is not None:
-                    at = int(found.group(1))
-                    if at <= seconds and (best is None or at >= best[0]):
-                        best = (at, fragment.position())
-                iterator += 1
-            block = block.next()
-        return best[1] if best else None
+    def _transcript_line(self, seconds: int) -> TimedLine | None:
+        """The transcript line spoken at ``seconds``: the first of the latest to start at or
+        before it. Only the transcript's own lines count, not the moments that notes under
+        "Referenced by" point at, nor the ``▶`` beside each line."""
+        best: TimedLine | None = None
+        for line in transcript_lines(self.browser.document()):
+            if line.seconds <= seconds and (best is None or line.seconds > best.seconds):
+                best = line
+        return best
+
+    def _mark_line(self, line: TimedLine | None) -> None:
+        """Give ``line`` the background of a selection, so that the eye finds the moment
+        gone to; the line marked before is given back its own look."""
+        document = self.browser.document()
+        if self._line_mark is not None:
+            marked, position, before = self._line_mark
+            self._line_mark = None
+            if marked is document:
+                QTextCursor(document.findBlock(position)).setBlockFormat(before)
+        if line is None:
+            return
+        block = document.findBlock(line.start)
+        before = block.blockFormat()
+        mark = QTextBlockFormat(before)
+        mark.setBackground(QColor(self._palette.selection))
+        QTextCursor(block).setBlockFormat(mark)
+        self._line_mark = (document, block.position(), before)
+
+    def _mark_moment_again(self) -> None:
+        """Mark the moment gone to in a new document of the same item (no scrolling)."""
+        current = self._current
+        if self._moment is not None and current is not None:
+            entity_id, seconds = self._moment
+            if entity_id == current.entity_id:
+                self._mark_line(self._transcript_line(seconds))
+
+    def go_to_moment(self, seconds: int) -> None:
+        """A moment of the item shown was clicked (a transcript's ``[mm:ss]``, or a moment
+        a note points at): its transcript line goes to the top, marked, and when the item has
+        a web address the video is offered at that moment, in the browser after the link
+        dialog showed where it goes."""
+        self.scroll_to(transcript_anchor(seconds))
+        current = self._current
+        video = moment_url(current.url, seconds) if current is not None and current.url else None
+        if video is not None:
+            self.open_external(video)
 
     # -- rendering -------------------------------------------------------------------------
 
@@ -1129,6 +1178,9 @@ class ReaderPane(QWidget):
         self._current = result
         self.browser.setDocument(result.document)
         result.document.setParent(self)
+        self._line_mark = None  # it went with the document it was in
+        if not same_item:
+            self._moment = None
         if result.images:
             self._fit_pictures()
             result.document.contentsChanged.connect(self._on_document_contents_changed)
@@ -1166,6 +1218,8 @@ class ReaderPane(QWidget):
                 self.scroll_to(anchor)
         elif anchor:
             self.scroll_to(anchor)
+        else:
+            self._mark_moment_again()
         if kept:
             # Where the person was reading it (also after a restart, or a new text size).
             self._restore_position(kept)
@@ -1231,7 +1285,9 @@ class ReaderPane(QWidget):
         self._repaint_highlights()  # passages in the pieces appended last
         if anchor:
             self.scroll_to(anchor)
-        elif scrolled is not None:
+            return
+        self._mark_moment_again()  # its line may have been in a piece appended since
+        if scrolled is not None:
             self.browser.verticalScrollBar().setValue(scrolled)
 
     @property
@@ -1319,8 +1375,19 @@ class ReaderPane(QWidget):
         if url == WHOLE_PAGE_HREF:
             return "Shows the whole saved page, with its navigation, sidebars and footers"
         current = self._current
-        titles = current.link_titles if current is not None else {}
-        return link_hint(url, titles, current.entity_id if current is not None else None)
+        if current is None:
+            return link_hint(url, {})
+        return link_hint(
+            url,
+            current.link_titles,
+            current.entity_id,
+            current_url=current.url,
+            has_line=self._has_transcript_line,
+        )
+
+    def _has_transcript_line(self, seconds: int) -> bool:
+        """Whether the item shown has a transcript line at ``seconds`` (for a link's hint)."""
+        return self._transcript_line(seconds) is not None
 
     @Slot(QUrl)
     def _on_browser_anchor_clicked(self, url: QUrl) -> None:
@@ -1337,7 +1404,11 @@ class ReaderPane(QWidget):
             self.show_whole_page()
             return LinkTarget("anchor", url)
         target = classify_link(url)
-        if target.kind == "entity" and target.entity_id:
+        seconds = anchor_seconds(target.anchor)
+        shown = self._current.entity_id if self._current and self._pending is None else None
+        if target.kind == "entity" and seconds is not None and target.entity_id == shown:
+            self.go_to_moment(seconds)
+        elif target.kind == "entity" and target.entity_id:
             self.show_entity(target.entity_id, target.anchor)
             self.went_to.emit(target.entity_id)
         elif target.kind == "anchor" and target.anchor:

@@ -120,7 +120,27 @@ def test_hints_for_every_kind_of_link() -> None:
     assert long_title.startswith("Opens “Rebuilding a lock gate Rebuilding")
     assert long_title.endswith("…” at 12:34 in the reader")
     assert len(long_title) < 130
-    assert link_hint("memex://entity/v1?t=3725", titles, "v1") == "Goes to 1:02:05 in this item"
+    # A moment of the item shown: its transcript line is marked, the video offered there.
+    video = "https://www.youtube.com/watch?v=lock&t=4s"
+    moment = link_hint("memex://entity/v1?t=3725", titles, "v1", current_url=video)
+    assert moment.splitlines() == [
+        "Marks the transcript line at 1:02:05, then offers to open the video at 1:02:05 in "
+        "your browser, after asking",
+        "https://www.youtube.com/watch?v=lock&t=3725s",
+    ]
+    no_address = link_hint("memex://entity/v1?t=3725", titles, "v1")
+    assert no_address == "Goes to the transcript line at 1:02:05 and marks it"
+    no_line = link_hint("memex://entity/v1?t=9", titles, "v1", has_line=lambda _s: False)
+    assert no_line == "This item has no transcript line at 00:09"
+    offer = link_hint(
+        "memex://entity/v1?t=9", titles, "v1", current_url=video, has_line=lambda _s: False
+    )
+    assert (
+        offer.splitlines()[0] == "Offers to open the video at 00:09 in your browser, after asking"
+    )
+    # An address that is not the web's is never offered.
+    local = link_hint("memex://entity/v1?t=9", titles, "v1", current_url="file:///v.mp4")
+    assert local == "Goes to the transcript line at 00:09 and marks it"
     assert link_hint("#notes", titles) == "Goes to another place in this item"
     assert link_hint("javascript:alert(1)", titles).startswith("javascript: links are not opened")
     assert link_hint("https://xn--80ak6aa92e.com/", titles).splitlines()[0] == (
