@@ -1,9 +1,10 @@
 """Quoted phrases: a search finds exactly the items whose text holds the phrase.
 
-The indexes hold no word positions, so a phrase is looked for in each candidate's stored
-JSON (store/phrases.py), from its first word or, where that stands far more often, from its
-last. These tests hold the search to a plain check of every item: its JSON's texts, each cut
-into words as the index cuts them, one holding the phrase's words one after the other.
+The indexes hold no word positions, so a phrase is looked for in the stored JSON of each
+item whose index row holds its words (store/phrases.py), from its first word or, where that
+stands far more often, from its last. These tests hold the search to a plain check of every
+item: the index holds the phrase's words, and one text of its JSON, cut into words as the
+index cuts them, holds them one after the other.
 """
 
 from __future__ import annotations
