@@ -6,12 +6,17 @@ kept before the rest, and the id breaks the remaining ties so the same centre al
 the same nodes. :func:`bounded_neighbourhood`
 explores through a :class:`GraphSource`: the cache answers with bounded SQL reads, an in-memory
 graph in tests answers from lists, and both get this one policy.
+
+A filter (:class:`GraphFilter`) hides kinds of link and content types, and what only they
+joined to the centre (:func:`shown_within`). Where the budget cut a neighbourhood and the
+filter hides part of it, :func:`filtered_neighbourhood` explores it again through what the
+filter shows, with the same policy and budget (:func:`read_shown` decides which).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -150,3 +155,214 @@ def bounded_neighbourhood(
         edges=[GraphEdge(*edge) for edge in edges],
         omitted=nearest.omitted + cut,
     )
+
+
+@dataclass(frozen=True)
+class GraphFilter:
+    """What the person hides of a graph: kinds of link and content types.
+
+    A link of a hidden kind connects nothing; a node of a hidden type is not shown, so it
+    connects nothing beyond it either. The centre is what the person looks at: it is always
+    shown, whatever its type.
+    """
+
+    kinds: frozenset[str] = frozenset()
+    types: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        """Whether it hides anything."""
+        return bool(self.kinds or self.types)
+
+    def covers(self, other: GraphFilter) -> bool:
+        """Whether it hides at least everything ``other`` hides."""
+        return self.kinds >= other.kinds and self.types >= other.types
+
+
+EVERY_LINK = GraphFilter()
+"""The filter that hides nothing."""
+
+
+def shown_within(
+    center: str,
+    types: Mapping[str, str],
+    edges: Iterable[Edge],
+    hops: int,
+    hidden: GraphFilter = EVERY_LINK,
+) -> dict[str, int]:
+    """Hop distance of each node that links the filter shows join to ``center`` within ``hops``.
+
+    ``types`` gives the content type of each node (a node absent from it is of no hidden
+    type). Only the shortest path through shown links and shown nodes counts: what was
+    reached only through a hidden link or a hidden node is not within reach.
+    """
+    adjacent: dict[str, list[str]] = {}
+    for source, target, kind in edges:
+        if kind not in hidden.kinds:
+            adjacent.setdefault(source, []).append(target)
+            adjacent.setdefault(target, []).append(source)
+    reached = {center: 0}
+    frontier = [center]
+    for hop in range(1, max(0, hops) + 1):
+        following: list[str] = []
+        for node in frontier:
+            for other in adjacent.get(node, ()):
+                if other not in reached and types.get(other, "") not in hidden.types:
+                    reached[other] = hop
+                    following.append(other)
+        frontier = following
+    return reached
+
+
+def read_whole(hood: Neighbourhood, max_nodes: int) -> bool:
+    """Whether a read holds every node within its hops: nothing left out, and room to spare.
+
+    A read that filled its budget may have stopped before its last hop without counting
+    what lay there (:func:`bounded_neighbourhood`), so only a read below the budget is whole.
+    """
+    return hood.omitted == 0 and len(hood.nodes) < max(1, max_nodes)
+
+
+class NeighbourhoodReader(Protocol):
+    """What answers neighbourhoods (the cache's reader, the tests' in-memory graph)."""
+
+    def neighbourhood(self, entity_id: str, hops: int = ..., max_nodes: int = ...) -> Neighbourhood:
+        """The graph within ``hops`` of an entity, cut to ``max_nodes`` nodes."""
+        ...
+
+
+class _ShownLinks:
+    """A ``GraphSource`` of the links a filter shows, read one node's neighbourhood at a time.
+
+    A reader answers whole neighbourhoods only, read through every kind of link; the
+    neighbourhood one hop around a node gives its links, bounded as the reader bounds them,
+    and the types of the nodes at their other ends. Links of hidden kinds, and links to nodes
+    of hidden types, are dropped before the policy sees them, so what lies beyond them is
+    never reached and the budget goes to what the filter shows.
+    """
+
+    def __init__(
+        self,
+        reader: NeighbourhoodReader,
+        center: str,
+        hidden: GraphFilter,
+        stop: Callable[[], bool] | None,
+    ) -> None:
+        self._reader = reader
+        self._center = center
+        self._hidden = hidden
+        self._stop = stop
+        self._nodes: dict[str, GraphNode] = {}
+        self._links: set[Edge] = set()
+
+    def _shows(self, link: Edge) -> bool:
+        """Whether the filter shows a link and the nodes at both its ends."""
+        if link[2] in self._hidden.kinds:
+            return False
+        return all(
+            end == self._center
+            or (node := self._nodes.get(end)) is None
+            or node.type not in self._hidden.types
+            for end in link[:2]
+        )
+
+    def adjacent(self, ids: Sequence[str], cap: int) -> tuple[list[Edge], int]:
+        """Shown links touching ``ids`` (at most ``cap`` neighbours of each) and how many not
+        read: a node with more neighbours than that keeps those its reader keeps."""
+        found: list[Edge] = []
+        cut = 0
+        for node_id in ids:
+            if self._stop is not None and self._stop():
+                break
+            hood = self._reader.neighbourhood(node_id, hops=1, max_nodes=cap)
+            cut += hood.omitted
+            for node in hood.nodes:
+                self._nodes.setdefault(node.id, node)
+            for edge in hood.edges:
+                link = (edge.source, edge.target, edge.kind)
+                if self._shows(link):
+                    # Links among the node's neighbours are kept for edges_among.
+                    self._links.add(link)
+                    if node_id in link[:2]:
+                        found.append(link)
+        return found, cut
+
+    def edges_among(self, ids: Sequence[str]) -> set[Edge]:
+        """Shown links read so far whose two ends are both in ``ids``."""
+        wanted = set(ids)
+        return {link for link in self._links if link[0] in wanted and link[1] in wanted}
+
+    def link_counts(self, ids: Sequence[str]) -> Mapping[str, int]:
+        """Shown links of each of ``ids`` among those read: the best linked by what shows."""
+        wanted = set(ids)
+        return Counter(end for link in self._links for end in link[:2] if end in wanted)
+
+    def graph_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
+        """The nodes of ``ids`` as their neighbourhoods gave them (read alone if never seen)."""
+        nodes = []
+        for node_id in ids:
+            node = self._nodes.get(node_id)
+            if node is None:
+                node = self._reader.neighbourhood(node_id, hops=0, max_nodes=1).nodes[0]
+            nodes.append(node)
+        return nodes
+
+
+def filtered_neighbourhood(
+    reader: NeighbourhoodReader,
+    center: str,
+    hops: int = 1,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    hidden: GraphFilter = EVERY_LINK,
+    stop: Callable[[], bool] | None = None,
+) -> Neighbourhood:
+    """The neighbourhood the filter leaves: explored through shown links and nodes only.
+
+    The same policy and budget as :func:`bounded_neighbourhood`: the ``max_nodes`` nearest
+    items through what the filter shows, so hiding tags fills the drawing with what the
+    other links reach instead of leaving it with the few the tags did not crowd out.
+    ``stop`` is asked between two reads; once it answers True the reading ends early.
+    """
+    if not hidden:
+        return reader.neighbourhood(center, hops=hops, max_nodes=max_nodes)
+    return bounded_neighbourhood(_ShownLinks(reader, center, hidden, stop), center, hops, max_nodes)
+
+
+@dataclass(frozen=True)
+class ShownNeighbourhood:
+    """A neighbourhood read for a filter, and what it says of the one through every link.
+
+    ``hood`` was explored skipping what ``read_for`` hides (nothing: every link); ``reached``
+    counts the items within the hops through every kind of link (read, plus left out), so
+    the filter hides ``reached`` less what shows less what is left out.
+    """
+
+    hood: Neighbourhood
+    read_for: GraphFilter
+    reached: int
+    whole: bool
+
+
+def read_shown(
+    reader: NeighbourhoodReader,
+    center: str,
+    hops: int = 1,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    hidden: GraphFilter = EVERY_LINK,
+    stop: Callable[[], bool] | None = None,
+) -> ShownNeighbourhood:
+    """The neighbourhood through every link and, when the filter needs one, a filtered read.
+
+    The read through every link is kept when it holds every node within the hops (the filter
+    then only hides some of it), or when the filter hides none of what it holds. Otherwise
+    the filter hid part of a cut read: the budget is filled again through what it shows.
+    """
+    full = reader.neighbourhood(center, hops=hops, max_nodes=max_nodes)
+    reached = len(full.nodes) + full.omitted
+    whole = read_whole(full, max_nodes)
+    if hidden and not whole:
+        types = {node.id: node.type for node in full.nodes}
+        links = [(edge.source, edge.target, edge.kind) for edge in full.edges]
+        if len(shown_within(center, types, links, hops, hidden)) < len(full.nodes):
+            filtered = filtered_neighbourhood(reader, center, hops, max_nodes, hidden, stop)
+            return ShownNeighbourhood(filtered, hidden, reached, read_whole(filtered, max_nodes))
+    return ShownNeighbourhood(full, EVERY_LINK, reached, whole)

@@ -14,8 +14,17 @@ of the nodes in view, the labels that overlap no other label and no other node's
 important first, again after every zoom and pan, so zooming in shows more of them (the focused
 item's and the hubs' labels show even where they cover dots); a node's label also shows while
 the pointer is on it. Until the person zooms or pans, the drawing
-keeps fitting the pane as it is resized or filtered. The filter hides content types and kinds
-of link; the legend lists the kinds drawn.
+keeps fitting the pane as it is resized or filtered.
+
+The filter hides content types and kinds of link, and with them what only they joined to the
+item: a node shows while links of shown kinds, through nodes of shown types, join it to the
+item within the hops chosen. Where the drawing holds all that the filter leaves (its read was
+not cut by the node budget, or was read for a filter hiding no more), nodes hide and come back
+at once; where the budget cut the read, what the shown links reach is read again, so hiding
+the tags that filled the budget fills it with what the other links reach. What was read for
+each filter of the item is kept, so going back to a filter draws it again at once. The count
+says how many items show, how many more the budget leaves out and how many the filter hides.
+The legend lists the kinds drawn and the kinds hidden.
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ import threading
 import zlib
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import overload
 
@@ -98,7 +107,14 @@ from memex_desktop.graph import (
     place_labels,
 )
 from memex_desktop.store import ChangeSet, GraphReader
-from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, hop_distances
+from memex_desktop.store.neighbourhood import (
+    DEFAULT_MAX_NODES,
+    EVERY_LINK,
+    GraphFilter,
+    hop_distances,
+    read_shown,
+    shown_within,
+)
 from memex_desktop.ui.flow_layout import FlowLayout
 from memex_desktop.ui.graph_legend import (
     EDGE_STYLES,
@@ -186,7 +202,13 @@ def _label(node: _Node) -> str:
 
 @dataclass(frozen=True)
 class PreparedGraph:
-    """A neighbourhood prepared for the pane off the GUI thread: nodes, edges, Links order."""
+    """A neighbourhood prepared for the pane off the GUI thread: nodes, edges, Links order.
+
+    ``read_for`` is the filter its reading skipped (nothing: it went through every link);
+    ``whole`` says it holds every node within the hops that this filter shows, so any filter
+    hiding at least as much is applied to it without reading again. ``reached`` counts the
+    items within the hops through every kind of link, read or left out.
+    """
 
     center: str
     nodes: dict[str, _Node]
@@ -194,31 +216,84 @@ class PreparedGraph:
     omitted: int
     order: list[str]
     links: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    reached: int = 0
+    read_for: GraphFilter = EVERY_LINK
+    whole: bool = True
+
+    def answers(self, hidden: GraphFilter) -> bool:
+        """Whether what the filter ``hidden`` shows is all in here."""
+        return hidden == self.read_for or (self.whole and hidden.covers(self.read_for))
+
+    def shown(self, hidden: GraphFilter, hops: int) -> dict[str, int]:
+        """Hop distance of each node the filter ``hidden`` leaves joined to the centre."""
+        types = {node_id: node.type for node_id, node in self.nodes.items()}
+        return shown_within(self.center, types, self.edges, hops, hidden)
+
+    def restricted(self, shown: set[str] | dict[str, int], hidden: GraphFilter) -> PreparedGraph:
+        """The part of it the filter shows: its nodes in the same order, the links between."""
+        edges = [
+            edge
+            for edge in self.edges
+            if edge[2] not in hidden.kinds and edge[0] in shown and edge[1] in shown
+        ]
+        order = [node_id for node_id in self.order if node_id in shown]
+        return replace(self, edges=edges, order=order, links=_links_of(edges))
 
 
-def prepare_neighbourhood(
-    reader: GraphReader, center: str, hops: int, max_nodes: int
-) -> PreparedGraph:
-    """Read the neighbourhood of ``center`` and order it for the Links list (plain values)."""
-    hood = reader.neighbourhood(center, hops=hops, max_nodes=max_nodes)
-    nodes = {n.id: _Node(n.id, n.type, n.title or "") for n in hood.nodes}
-    edges = [
-        (e.source, e.target, e.kind) for e in hood.edges if e.source in nodes and e.target in nodes
-    ]
+def _links_of(edges: list[tuple[str, str, str]]) -> dict[str, list[tuple[str, str]]]:
+    """(words, other end) of each node's links, as the Links list reads them."""
     links: dict[str, list[tuple[str, str]]] = {}
     for source, target, kind in edges:
         links.setdefault(source, []).append((kind, target))
         links.setdefault(target, []).append((INCOMING_WORDS.get(kind, f"{kind} of"), source))
+    return links
+
+
+def prepare_neighbourhood(
+    reader: GraphReader,
+    center: str,
+    hops: int,
+    max_nodes: int,
+    hidden: GraphFilter = EVERY_LINK,
+    stop: Callable[[], bool] | None = None,
+) -> PreparedGraph:
+    """Read the neighbourhood of ``center`` for a filter and order it for the Links list.
+
+    Plain values only. Where the filter hides part of a neighbourhood cut by the budget, the
+    reading goes through what it shows instead (``store.neighbourhood.read_shown``).
+    """
+    read = read_shown(reader, center, hops, max_nodes, hidden, stop)
+    hood = read.hood
+    nodes = {n.id: _Node(n.id, n.type, n.title or "") for n in hood.nodes}
+    edges = [
+        (e.source, e.target, e.kind) for e in hood.edges if e.source in nodes and e.target in nodes
+    ]
     others = sorted((n for n in nodes if n != center), key=lambda n: (nodes[n].title.casefold(), n))
-    return PreparedGraph(center, nodes, edges, hood.omitted, [center, *others], links)
+    return PreparedGraph(
+        center,
+        nodes,
+        edges,
+        hood.omitted,
+        [center, *others],
+        _links_of(edges),
+        reached=read.reached,
+        read_for=read.read_for,
+        whole=read.whole,
+    )
 
 
 @dataclass(frozen=True)
 class GraphResult:
-    """What the worker hands the pane: the prepared neighbourhood and its layout."""
+    """What the worker hands the pane: the prepared neighbourhood, its layout, and the filter
+    it was read for."""
 
     hood: PreparedGraph
     layout: Layout | None
+    asked: GraphFilter = EVERY_LINK
+
+    def answers(self, hidden: GraphFilter) -> bool:
+        """Whether it shows all that the filter ``hidden`` shows (then no reading is needed)."""
+        return hidden == self.asked or self.hood.answers(hidden)
 
 
 def read_and_lay_out(
@@ -227,25 +302,26 @@ def read_and_lay_out(
     hops: int,
     max_nodes: int,
     seed: int,
+    hidden: GraphFilter = EVERY_LINK,
     *,
     cancel: threading.Event,
     progress: Callable[[PreparedGraph], None],
 ) -> GraphResult:
-    """Worker body: read and prepare the neighbourhood, report it, then lay it out.
+    """Worker body: read and prepare the neighbourhood for a filter, report it, lay it out.
 
     ``source`` is the cache file (read through this thread's own connection) or a reader
     object that may be called from any thread.
     """
     reader = thread_reader(source) if isinstance(source, Path) else source
-    hood = prepare_neighbourhood(reader, center, hops, max_nodes)
+    hood = prepare_neighbourhood(reader, center, hops, max_nodes, hidden, cancel.is_set)
     if cancel.is_set():
         raise LayoutCancelled
     progress(hood)  # the Links list and the status fill in while the layout runs
-    if len(hood.nodes) <= 1:
-        return GraphResult(hood, None)
+    if hood.reached <= 1:
+        return GraphResult(hood, None, hidden)  # no links at all: nothing to draw
     pairs = [(s, t) for s, t, _ in hood.edges]
     return GraphResult(
-        hood, layout(list(hood.nodes), pairs, center=center, seed=seed, cancel=cancel)
+        hood, layout(list(hood.nodes), pairs, center=center, seed=seed, cancel=cancel), hidden
     )
 
 
@@ -594,6 +670,14 @@ class GraphPane(QWidget):
         self._positions: dict[str, tuple[float, float]] = {}
         self._omitted = 0
         self.max_nodes = DEFAULT_MAX_NODES
+        # What was read and drawn last, the nodes of it the filter shows (with their hop
+        # distance), and what was read for each filter of this centre and depth: a filter
+        # the person goes back to is drawn again without reading.
+        self._hood: PreparedGraph | None = None
+        self._result: GraphResult | None = None
+        self._shown: dict[str, int] = {}
+        self._results: dict[GraphFilter, GraphResult] = {}
+        self._listed: tuple[PreparedGraph, frozenset[str], GraphFilter] | None = None
         # What the drawing holds: items by node id and edge kind, labels made when first needed.
         self._node_items: dict[str, NodeItem] = {}
         self._edge_items: dict[str, QGraphicsPathItem] = {}
@@ -801,26 +885,32 @@ class GraphPane(QWidget):
         """Show the legend, or give its rows to the drawing."""
         self.legend.setVisible(shown)
 
+    def graph_filter(self) -> GraphFilter:
+        """What the filter hides now."""
+        return GraphFilter(frozenset(self._hidden_edge_kinds), frozenset(self._hidden_types))
+
     def show_everything(self) -> None:
         """Clear the filter."""
         if self._hidden_types or self._hidden_edge_kinds:
             self._hidden_types.clear()
             self._hidden_edge_kinds.clear()
-            self._apply_filter()
+            self._on_filter_changed()
 
     @Slot(str)
     def show_entity(self, entity_id: str) -> None:
         """Centre the graph on an entity: read its neighbourhood, list it, lay it out."""
         self._center = entity_id
-        self._reload()
+        self._reload(same_graph=False)
 
     @Slot(object)
     def on_store_changed(self, changes: ChangeSet) -> None:
         """Redraw when the cache changed something this graph shows."""
         if self._center is None or not changes:
             return
-        if changes.edges_changed or changes.touches(self._nodes.keys() | {self._center}):
-            self._reload()
+        # What was read for other filters is shown again without reading: it must be fresh too.
+        kept = {node for result in self._results.values() for node in result.hood.nodes}
+        if changes.edges_changed or changes.touches(self._nodes.keys() | kept | {self._center}):
+            self._reload(same_graph=False)
 
     @Slot()
     def zoom_in(self) -> None:
@@ -881,9 +971,16 @@ class GraphPane(QWidget):
         """The drawing and the list in their place again."""
         self._tabs_or_words.setCurrentWidget(self.tabs)
 
-    def _reload(self) -> None:
-        """Start reading, listing and laying out the centre's neighbourhood on a worker."""
+    def _reload(self, *, same_graph: bool) -> None:
+        """Start reading, listing and laying out the centre's neighbourhood on a worker.
+
+        ``same_graph``: only the filter changed, so what was read for other filters still
+        holds; otherwise (another centre, depth or cache contents) it is forgotten.
+        """
         self.cancel_layout()
+        if not same_graph:
+            self._results = {}
+            self._result = None
         center = self._center
         if center is None:
             return
@@ -899,6 +996,7 @@ class GraphPane(QWidget):
                 self.hops,
                 self.max_nodes,
                 zlib.crc32(center.encode("utf-8")),
+                self.graph_filter(),
                 cancel=True,
                 progress=True,
             )
@@ -926,24 +1024,46 @@ class GraphPane(QWidget):
 
     def _apply_neighbourhood(self, hood: PreparedGraph) -> None:
         """Take a prepared neighbourhood: the Links list now, the drawing when laid out."""
+        self._hood = hood
         self._nodes = hood.nodes
         self._edges = hood.edges
         self._omitted = hood.omitted
-        self.links_model.set_neighbourhood(hood)
+        self._shown = hood.shown(self.graph_filter(), self.hops)
+        self._update_links()
+        self._clear_drawing()
+        self._update_legend()
+        if hood.reached <= 1:
+            self._show_words(NO_LINKS)
+            return
+        self._show_tabs()
+        self._show_status(f"Laying out {len(self._shown):,} items…")
+
+    def _update_links(self) -> None:
+        """The Links list holds what the filter shows of the neighbourhood.
+
+        Filled again only when that changed: the drawing arriving after the list must not
+        move the keyboard's place in it.
+        """
+        if self._hood is None:
+            return
+        listed = (self._hood, frozenset(self._shown), self.graph_filter())
+        last = self._listed
+        if last is not None and last[0] is listed[0] and last[1:] == listed[1:]:
+            return
+        self._listed = listed
+        self.links_model.set_neighbourhood(self._hood.restricted(self._shown, self.graph_filter()))
         first = self.links_model.index(0, 0)
         if first.isValid():
             self.links.setExpanded(first, True)
             self.links.setCurrentIndex(first)
-        self._clear_drawing()
-        self._update_legend()
-        if len(self._nodes) <= 1 and not self._omitted:
-            self._show_words(NO_LINKS)
-            return
-        self._show_tabs()
-        if len(self._nodes) <= 1:
-            self._show_status("No links shown." + self._more_text())
-        else:
-            self._show_status(f"Laying out {len(self._nodes):,} items…")
+
+    def _show_result(self, result: GraphResult) -> None:
+        """List and draw a neighbourhood read and laid out earlier."""
+        self._result = result
+        if result.hood.nodes is not self._nodes:
+            self._apply_neighbourhood(result.hood)
+        if result.layout is not None:
+            self._draw(result.layout)
 
     def _draw(self, result: Layout) -> None:
         """Put the laid-out nodes and edges on the canvas and fit them in the view."""
@@ -1010,14 +1130,40 @@ class GraphPane(QWidget):
             hidden.discard(kind)
         else:
             hidden.add(kind)
-        self._apply_filter()
+        self._on_filter_changed()
+
+    def _on_filter_changed(self) -> None:
+        """Show what the filter now shows: at once where the drawing holds all of it, else by
+        reading what the links it shows reach (the nodes the drawing holds hide at once)."""
+        hidden = self.graph_filter()
+        result = self._result
+        if self._center is None or (result is None and self._task is None):
+            self._update_legend()
+            return
+        if self._task is None and result is not None and result.answers(hidden):
+            self._apply_filter()
+            return
+        kept = self._results.get(hidden)
+        if kept is not None:
+            self.cancel_layout()
+            self._show_result(kept)
+            return
+        if self._task is None:
+            self._apply_filter()
+        self._reload(same_graph=True)
 
     def _apply_filter(self) -> None:
-        """Show the nodes and edges the filter lets through, then fit or re-place labels."""
+        """Show the nodes and edges the filter lets through, then fit or re-place labels.
+
+        A node shows while links the filter shows join it to the focused item within the
+        hops chosen, through nodes it shows: what a hidden link or node alone reached hides.
+        """
+        if self._hood is not None:
+            self._shown = self._hood.shown(self.graph_filter(), self.hops)
         for node_id, item in self._node_items.items():
-            shown = node_id == self._center or item.node.type not in self._hidden_types
-            item.setVisible(shown)
+            item.setVisible(node_id in self._shown)
         self._rebuild_edges()
+        self._update_links()
         self._update_legend()
         self._update_status()
         if self._keeps_fitting:
@@ -1053,25 +1199,30 @@ class GraphPane(QWidget):
             item.setPath(path)
 
     def _update_status(self) -> None:
-        """How many items the drawing holds, how many more exist, how many the filter hides."""
-        if not self._node_items:
+        """How many items show, how many more the budget leaves out, how many the filter hides.
+
+        The hidden ones are counted against the neighbourhood through every kind of link: of
+        the items within the hops, those neither shown nor left out by the budget.
+        """
+        if not self._node_items or self._hood is None:
             return
-        count = len(self._node_items)
-        hidden = sum(1 for item in self._node_items.values() if not item.isVisible())
+        count = sum(1 for item in self._node_items.values() if item.isVisible())
+        hidden = max(0, self._hood.reached - count - self._omitted)
         text = f"{count:,} item{'s' if count != 1 else ''}{self._more_text()}"
         if hidden:
-            text += f", {hidden} hidden by the filter"
+            text += f", {hidden:,} hidden by the filter"
         self._show_status(text)
 
     def _update_legend(self) -> None:
-        """List the kinds the neighbourhood holds; the filtered ones marked hidden."""
+        """List the kinds the neighbourhood holds and the hidden ones (a click shows them)."""
+        types = kind_order(set(self.types_present()) | self._hidden_types, TYPE_COLOURS)
+        kinds = kind_order(set(self.edge_kinds_present()) | self._hidden_edge_kinds, EDGE_STYLES)
         entries = [
-            LegendEntry(NODES, kind, type_label(kind), kind in self._hidden_types)
-            for kind in self.types_present()
+            LegendEntry(NODES, kind, type_label(kind), kind in self._hidden_types) for kind in types
         ]
         entries += [
             LegendEntry(EDGES, kind, edge_name(kind), kind in self._hidden_edge_kinds)
-            for kind in self.edge_kinds_present()
+            for kind in kinds
         ]
         self.legend.set_entries(entries)
 
@@ -1292,10 +1443,8 @@ class GraphPane(QWidget):
             return
         self._task = None
         self._stop.setVisible(False)
-        if result.hood.nodes is not self._nodes:
-            self._apply_neighbourhood(result.hood)
-        if result.layout is not None:
-            self._draw(result.layout)
+        self._results[result.asked] = self._results[result.hood.read_for] = result
+        self._show_result(result)
         self.layout_finished.emit()
 
     @Slot(object)
@@ -1323,7 +1472,7 @@ class GraphPane(QWidget):
     def _on_hops_changed(self, _index: int) -> None:
         """Depth changed: reload the current centre, and say so to be remembered."""
         if self._center is not None:
-            self._reload()
+            self._reload(same_graph=False)
         self.hops_chosen.emit(self.hops)
 
     @Slot(str)
