@@ -2,7 +2,8 @@
 
 A node's colour is its content type; an edge's colour, width and dash are its kind. The legend
 lists the kinds the drawing holds, in the palette's own text colour (light or dark), dims the
-kinds the filter hides, and toggles a kind when clicked.
+kinds the filter hides, and toggles a kind when clicked. In a narrow dock it keeps to a row of
+samples, named by their tooltips, until the person asks for the names.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QPointF, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QSize, Qt, Signal, Slot
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -24,7 +25,7 @@ from PySide6.QtGui import (
     QPixmap,
     QResizeEvent,
 )
-from PySide6.QtWidgets import QToolTip, QWidget
+from PySide6.QtWidgets import QToolButton, QToolTip, QWidget
 
 from memex_desktop.ui import theme
 from memex_desktop.ui.palette import (
@@ -62,6 +63,17 @@ DOT_SAMPLE = 12
 LINE_SAMPLE = 22
 SAMPLE_GAP = 4
 ENTRY_GAP = 10
+# Without names the samples sit closer and the lines are shorter (still showing their dashes):
+# a row holds a dozen kinds in a narrow dock. Lines keep a wider gap than dots, or two of them
+# read as one line changing its dash; the dots and the lines are set apart as two groups.
+BARE_LINE_SAMPLE = 15
+BARE_DOT_GAP = 2
+BARE_LINE_GAP = 4
+GROUP_GAP = 7
+# The fold button's words, and the room around them (its padding and border, in pixels).
+FOLDED_TEXT = "▸ Legend"
+UNFOLDED_TEXT = "▾ Legend"
+TOGGLE_MARGIN = 8
 # The legend is read at a glance: a size smaller than the pane's text saves rows.
 FONT_SCALE = 0.9
 
@@ -120,9 +132,20 @@ def edge_icon(kind: str, size: int) -> QIcon:
     return QIcon(pixmap)
 
 
-def _sample_width(entry: LegendEntry) -> int:
-    """Room for the entry's dot or line sample."""
-    return DOT_SAMPLE if entry.group == NODES else LINE_SAMPLE
+def _sample_width(entry: LegendEntry, names: bool = True) -> int:
+    """Room for the entry's dot or line sample, beside its name or without one."""
+    if entry.group == NODES:
+        return DOT_SAMPLE
+    return LINE_SAMPLE if names else BARE_LINE_SAMPLE
+
+
+def _gap(before: str, group: str, names: bool) -> int:
+    """Room between an entry of group ``before`` and the next one, of ``group``."""
+    if names:
+        return ENTRY_GAP
+    if before != group:
+        return GROUP_GAP
+    return BARE_DOT_GAP if group == NODES else BARE_LINE_GAP
 
 
 @dataclass(frozen=True)
@@ -135,23 +158,48 @@ class LegendEntry:
     hidden: bool = False
 
 
+@dataclass(frozen=True)
+class _Flow:
+    """Where the legend's parts go at one width: the fold button, each entry, the rows."""
+
+    toggle: QRect | None
+    boxes: list[QRect]
+    names: bool
+    rows: int
+
+
 class GraphLegend(QWidget):
     """The kinds in the drawing: a dot per content type, a line sample per edge kind.
 
-    Entries flow onto more rows when the pane is narrow, so the legend never widens it.
+    It keeps to one row where it can, since the graph usually sits in a narrow dock beside the
+    reader: when the names do not fit on one row, only the samples show (each named by its
+    tooltip and by the legend's accessible description) after a "Legend" button that shows
+    the names too, on as many rows as they need, until pressed again. The samples stay
+    clickable either way, and entries flow onto more rows rather than widen the pane.
 
     Signals:
         entry_clicked(str, str): the group (``NODES`` or ``EDGES``) and kind of a clicked entry.
+        fold_toggled(bool): the person hid the names (True) or showed them (False).
     """
 
     entry_clicked = Signal(str, str)
+    fold_toggled = Signal(bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setAccessibleName("Legend")
         self._entries: list[LegendEntry] = []
-        self._boxes: list[QRect] = []
+        self._folded = True
+        self._flow = _Flow(None, [], True, 1)
         self._laid_for = -1
+        self.toggle = QToolButton(self)
+        self.toggle.setObjectName("legendToggle")
+        self.toggle.setAccessibleName("Legend names")
+        self.toggle.setAutoRaise(True)
+        # As tall as a row of the legend's text: the button must not make its row taller.
+        self.toggle.setStyleSheet("QToolButton { padding: 0px 2px; }")
+        self.toggle.clicked.connect(self._on_toggle_clicked)
+        self._update_toggle()
         font = self.font()
         font.setPointSizeF(font.pointSizeF() * FONT_SCALE)
         self.setFont(font)
@@ -166,16 +214,42 @@ class GraphLegend(QWidget):
     def set_entries(self, entries: list[LegendEntry]) -> None:
         """List these entries (types first, then edge kinds)."""
         self._entries = list(entries)
-        self._laid_for = -1
+        self._relayout()
         self._update_description()
-        self.setFixedHeight(self.heightForWidth(max(1, self.width())))
-        self.updateGeometry()
-        self.update()
+
+    def is_folded(self) -> bool:
+        """Whether the person keeps the names hidden where they take more than one row."""
+        return self._folded
+
+    def set_folded(self, folded: bool) -> None:
+        """Hide the names where they take more than one row, or show them all."""
+        if folded != self._folded:
+            self._folded = folded
+            self._update_toggle()
+            self._relayout()
+
+    def names_shown(self) -> bool:
+        """Whether the entries' names are drawn at the current width."""
+        return self._lay_out(self.width()).names
 
     def entry_rects(self) -> list[QRect]:
         """Where each entry is drawn at the current width."""
-        self._lay_out(self.width())
-        return list(self._boxes)
+        return list(self._lay_out(self.width()).boxes)
+
+    def _relayout(self) -> None:
+        """Flow the entries again and take the height they need."""
+        self._laid_for = -1
+        self.setFixedHeight(self.heightForWidth(max(1, self.width())))
+        self._place_toggle()
+        self.updateGeometry()
+        self.update()
+
+    def _update_toggle(self) -> None:
+        """The fold button's arrow and words say what a press does."""
+        self.toggle.setText(FOLDED_TEXT if self._folded else UNFOLDED_TEXT)
+        tip = "Show the names of the colours and lines" if self._folded else "Hide the names"
+        self.toggle.setToolTip(tip)
+        self.toggle.setAccessibleDescription(tip)
 
     def _update_description(self) -> None:
         """The legend as a sentence, for screen readers."""
@@ -187,30 +261,72 @@ class GraphLegend(QWidget):
             words.append(f"{entry.text}: {look}{' (hidden)' if entry.hidden else ''}")
         self.setAccessibleDescription("; ".join(words) or "Nothing drawn")
 
-    def _row_height(self) -> int:
+    def _text_height(self) -> int:
         """One line of text with a little room around it."""
         return QFontMetrics(self.font()).height() + 2
 
-    def _entry_width(self, entry: LegendEntry) -> int:
-        """Sample, gap and text of one entry."""
+    def _row_height(self) -> int:
+        """A row holds a line of text, or the fold button where it shows."""
+        return max(self._text_height(), self.toggle.sizeHint().height())
+
+    def _toggle_size(self) -> QSize:
+        """The fold button's words and a little room: the style's own margins would push the
+        samples onto a second row in a narrow dock."""
+        metrics = QFontMetrics(self.toggle.font())
+        words = max(metrics.horizontalAdvance(text) for text in (FOLDED_TEXT, UNFOLDED_TEXT))
+        return QSize(words + TOGGLE_MARGIN, self._row_height())
+
+    def _entry_width(self, entry: LegendEntry, names: bool) -> int:
+        """Sample, and gap and text when named, of one entry."""
+        if not names:
+            return _sample_width(entry, names)
         text = QFontMetrics(self.font()).horizontalAdvance(entry.text)
         return _sample_width(entry) + SAMPLE_GAP + text
 
-    def _lay_out(self, width: int) -> int:
-        """Flow the entries into rows of ``width``; the number of rows."""
-        if width == self._laid_for:
-            return max(1, len({box.y() for box in self._boxes}))
-        self._laid_for = width
-        self._boxes = []
-        row_height = self._row_height()
-        x = y = 0
+    def _named_width(self) -> int:
+        """Every entry with its name on one row."""
+        widths = [self._entry_width(e, True) for e in self._entries]
+        return sum(widths) + ENTRY_GAP * max(0, len(widths) - 1)
+
+    def _flow_at(self, width: int) -> _Flow:
+        """Where everything goes at ``width``: named on one row if that fits, else after the
+        fold button, named only when unfolded."""
+        names = self._named_width() <= width
+        toggle = None
+        if not names:
+            # Names that need more than one row show only when the person asks for them.
+            names = not self._folded
+            toggle = QRect(QPoint(0, 0), self._toggle_size())
+        row_height = self._text_height() if toggle is None else self._row_height()
+        x = 0 if toggle is None else toggle.width() + SAMPLE_GAP
+        y = 0
+        boxes = []
+        previous: str | None = None
         for entry in self._entries:
-            needed = self._entry_width(entry)
+            needed = self._entry_width(entry, names)
+            if previous is not None:
+                x += _gap(previous, entry.group, names)
+            previous = entry.group
             if x > 0 and x + needed > width:
                 x, y = 0, y + row_height
-            self._boxes.append(QRect(x, y, needed, row_height))
-            x += needed + ENTRY_GAP
-        return max(1, len({box.y() for box in self._boxes}))
+            boxes.append(QRect(x, y, needed, row_height))
+            x += needed
+        rows = max(box.y() for box in boxes) // row_height + 1 if boxes else 1
+        return _Flow(toggle, boxes, names, rows)
+
+    def _lay_out(self, width: int) -> _Flow:
+        """The flow at ``width``, kept for the width it was last asked for."""
+        if width != self._laid_for:
+            self._laid_for = width
+            self._flow = self._flow_at(width)
+        return self._flow
+
+    def _place_toggle(self) -> None:
+        """The fold button where the flow at the current width puts it, or hidden."""
+        flow = self._lay_out(self.width())
+        self.toggle.setVisible(flow.toggle is not None and bool(self._entries))
+        if flow.toggle is not None:
+            self.toggle.setGeometry(flow.toggle)
 
     def hasHeightForWidth(self) -> bool:
         """Its height follows its width."""
@@ -218,31 +334,31 @@ class GraphLegend(QWidget):
 
     def heightForWidth(self, width: int) -> int:
         """As many rows as the entries need at ``width``."""
-        return self._lay_out(width) * self._row_height()
+        flow = self._lay_out(width)
+        row_height = self._text_height() if flow.toggle is None else self._row_height()
+        return flow.rows * row_height
 
     def changeEvent(self, event: QEvent) -> None:
         """Another font: the entries flow again."""
         if event.type() == QEvent.Type.FontChange:
-            self._laid_for = -1
-            self.setFixedHeight(self.heightForWidth(max(1, self.width())))
-            self.updateGeometry()
+            self.toggle.setFont(self.font())
+            self._relayout()
         super().changeEvent(event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """As tall as the rows the new width needs (a tab page does not ask for it)."""
         super().resizeEvent(event)
         self.setFixedHeight(self.heightForWidth(event.size().width()))
+        self._place_toggle()
 
     def sizeHint(self) -> QSize:
-        """Every entry on one row."""
-        widths = [self._entry_width(e) for e in self._entries]
-        total = sum(widths) + ENTRY_GAP * max(0, len(widths) - 1)
-        return QSize(max(total, LINE_SAMPLE), self._row_height())
+        """Every entry on one row, named."""
+        return QSize(max(self._named_width(), LINE_SAMPLE), self._text_height())
 
     def minimumSizeHint(self) -> QSize:
-        """The widest entry on a row of its own."""
-        widest = max((self._entry_width(e) for e in self._entries), default=LINE_SAMPLE)
-        return QSize(widest, self._row_height())
+        """The fold button, or the widest entry, on a row of its own."""
+        widest = max((_sample_width(e) for e in self._entries), default=LINE_SAMPLE)
+        return QSize(max(widest, self._toggle_size().width()), self._text_height())
 
     def _entry_at(self, x: int, y: int) -> LegendEntry | None:
         """The entry drawn at a point, if any."""
@@ -252,14 +368,14 @@ class GraphLegend(QWidget):
         return None
 
     def event(self, event: QEvent) -> bool:
-        """A tooltip per entry: what a click on it does."""
+        """A tooltip per entry: its name, and what a click on it does."""
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
             entry = self._entry_at(event.pos().x(), event.pos().y())
             if entry is None:
                 QToolTip.hideText()
             else:
                 verb = "show" if entry.hidden else "hide"
-                QToolTip.showText(event.globalPos(), f"Click to {verb} {entry.text}", self)
+                QToolTip.showText(event.globalPos(), f"{entry.text}: click to {verb}", self)
             return True
         return super().event(event)
 
@@ -274,15 +390,16 @@ class GraphLegend(QWidget):
         super().mouseReleaseEvent(event)
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        """A sample and a name per entry; hidden kinds faded."""
+        """A sample per entry, and its name where names show; hidden kinds faded."""
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         text_colour = self.palette().windowText().color()
-        ascent = QFontMetrics(self.font()).ascent()
-        for entry, box in zip(self._entries, self.entry_rects(), strict=True):
+        metrics = QFontMetrics(self.font())
+        flow = self._lay_out(self.width())
+        for entry, box in zip(self._entries, flow.boxes, strict=True):
             painter.setOpacity(0.35 if entry.hidden else 1.0)
             middle = box.y() + box.height() / 2
-            sample = _sample_width(entry)
+            sample = _sample_width(entry, flow.names)
             if entry.group == NODES:
                 radius = min(DOT_SAMPLE / 2 - 1, box.height() / 2 - 1)
                 painter.setPen(QPen(node_outline(), 0.8))
@@ -293,7 +410,14 @@ class GraphLegend(QWidget):
                 pen.setWidthF(max(pen.widthF(), 1.5))
                 painter.setPen(pen)
                 painter.drawLine(QPointF(box.x(), middle), QPointF(box.x() + sample, middle))
-            painter.setPen(text_colour)
-            baseline = box.y() + (box.height() - QFontMetrics(self.font()).height()) / 2 + ascent
-            painter.drawText(QPointF(box.x() + sample + SAMPLE_GAP, baseline), entry.text)
+            if flow.names:
+                painter.setPen(text_colour)
+                baseline = box.y() + (box.height() - metrics.height()) / 2 + metrics.ascent()
+                painter.drawText(QPointF(box.x() + sample + SAMPLE_GAP, baseline), entry.text)
         painter.end()
+
+    @Slot()
+    def _on_toggle_clicked(self) -> None:
+        """The fold button: show or hide the names, and say so to be remembered."""
+        self.set_folded(not self._folded)
+        self.fold_toggled.emit(self._folded)

@@ -24,7 +24,7 @@ at once; where the budget cut the read, what the shown links reach is read again
 the tags that filled the budget fills it with what the other links reach. What was read for
 each filter of the item is kept, so going back to a filter draws it again at once. The count
 says how many items show, how many more the budget leaves out and how many the filter hides.
-The legend lists the kinds drawn and the kinds hidden.
+The legend lists the kinds drawn and the kinds hidden, in one row where its names do not fit.
 """
 
 from __future__ import annotations
@@ -649,11 +649,14 @@ class GraphPane(QWidget):
         entity_activated(str): the person asked to open this entity (click, or Enter in Links).
         layout_finished(): a layout was drawn (tests and status bars wait on it).
         hops_chosen(int): the depth shown changed (1 or 2), to be remembered.
+        legend_fold_chosen(bool): the person hid the legend's names (True) or showed them
+            (False), to be remembered as the depth is.
     """
 
     entity_activated = Signal(str)
     layout_finished = Signal()
     hops_chosen = Signal(int)
+    legend_fold_chosen = Signal(bool)
 
     def __init__(
         self, reader: GraphReader, runner: TaskRunner, parent: QWidget | None = None
@@ -757,6 +760,7 @@ class GraphPane(QWidget):
         self.view.scrolled.connect(self._on_view_scrolled)
         self.legend = GraphLegend()
         self.legend.entry_clicked.connect(self._on_legend_entry_clicked)
+        self.legend.fold_toggled.connect(self.legend_fold_chosen)
         drawing = QWidget()
         drawing_layout = QVBoxLayout(drawing)
         drawing_layout.setContentsMargins(0, 0, 0, 0)
@@ -884,6 +888,14 @@ class GraphPane(QWidget):
     def set_legend_shown(self, shown: bool) -> None:
         """Show the legend, or give its rows to the drawing."""
         self.legend.setVisible(shown)
+
+    def legend_folded(self) -> bool:
+        """Whether the legend shows only its samples where its names need more than a row."""
+        return self.legend.is_folded()
+
+    def set_legend_folded(self, folded: bool) -> None:
+        """Show the legend's samples only where its names need more than a row, or its names."""
+        self.legend.set_folded(folded)
 
     def graph_filter(self) -> GraphFilter:
         """What the filter hides now."""

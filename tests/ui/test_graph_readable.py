@@ -432,6 +432,8 @@ def test_labels_take_the_palettes_colours(pane: GraphPane) -> None:
     for label in pane.shown_labels().values():
         assert label.text.brush().color() == QColor("#f0f0f0")
     # The legend's names are drawn in the palette's text colour, readable on its background.
+    pane.set_legend_folded(False)
+    assert pane.legend.names_shown()
     image = pane.legend.grab().toImage()
     light = sum(
         1
