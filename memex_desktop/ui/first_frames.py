@@ -8,11 +8,14 @@ before the first frame would keep the window from appearing.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Slot
 from PySide6.QtWidgets import QWidget
 
-from memex_desktop.ui.main_window import MainWindow
+if TYPE_CHECKING:
+    # The window asks for its own first results (to bring back where the person was).
+    from memex_desktop.ui.main_window import MainWindow
 
 
 class _AfterNextPaint(QObject):

@@ -11,6 +11,7 @@ and paints highlights. Every message for the person arrives through the runner's
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import logging
 import sys
@@ -18,7 +19,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QEvent, QProcess, QSettings, QSize, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import (
+    QByteArray,
+    QEvent,
+    QProcess,
+    QSettings,
+    QSize,
+    Qt,
+    QTimer,
+    QUrl,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
@@ -47,10 +59,12 @@ from memex_desktop.ui.about_dialog import AboutDialog
 from memex_desktop.ui.deletions_banner import DeletionsBanner
 from memex_desktop.ui.deletions_controller import NO_ACCOUNT, DeletionsController
 from memex_desktop.ui.docked_panes import DockedPanes
+from memex_desktop.ui.first_frames import after_first_results
 from memex_desktop.ui.highlight_controller import HighlightController
 from memex_desktop.ui.menus import build_menus
 from memex_desktop.ui.messages import SHOWN_FOR_MS, message_line
 from memex_desktop.ui.reader_pane import ReaderPane
+from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.results_delegate import ResultDelegate
 from memex_desktop.ui.results_guide import ResultsGuide
 from memex_desktop.ui.results_model import ResultsModel
@@ -58,7 +72,7 @@ from memex_desktop.ui.results_view import ResultsView
 from memex_desktop.ui.save_controller import SaveController, carries_links
 from memex_desktop.ui.search_bar import SearchBar, SearchRequest
 from memex_desktop.ui.search_controller import SearchController
-from memex_desktop.ui.sidebar import Scope, Sidebar
+from memex_desktop.ui.sidebar import ALL_ITEMS, Scope, Sidebar
 from memex_desktop.ui.sort_control import SortControl
 from memex_desktop.ui.status_bar import StatusBar
 from memex_desktop.ui.sync_controller import OutboxCounts, SyncController
@@ -81,6 +95,10 @@ FRAME_ALLOWANCE = (16, 48)
 # First-run shares of the central area's width (the reader takes the rest), with bounds.
 SIDEBAR_SHARE, SIDEBAR_BOUNDS = 0.18, (150, 230)
 RESULTS_SHARE, RESULTS_BOUNDS = 0.32, (250, 440)
+# Where the person was (the sidebar entry picked, the item read) is kept in QSettings for
+# each of the last few data folders: the demo's is another library, made anew at each start.
+PLACES_GROUP = "places"
+MAX_PLACES_KEPT = 8
 
 
 def first_run_sizes(
@@ -155,6 +173,13 @@ class MainWindow(QMainWindow):
         self._reader_text_size = reader_text_size_percent
         self._remember_reading_position = remember_reading_position
         self._reader_images = reader_images
+        # Where the person was at the last quit comes back after the first results are
+        # painted; until it has, closing keeps it as it was.
+        self._place_restored = False
+        self._item_due: str | None = None  # the item to bring back, being looked for
+        self._row_due: str | None = None  # the item read, its row not marked yet
+        self._list_moves = False  # the sidebar entry brought back lists other items
+        self._closing = False
         self._build(transcript_language, allow_remote_images, reader_item_text_mb)
         self.search = SearchController(
             reader=reader,
@@ -217,6 +242,8 @@ class MainWindow(QMainWindow):
         self.search.refresh_sidebar_later()
         self.saves.refresh_outbox()
         self.search.run_search(self.search_bar.request())
+        if qsettings is not None:
+            after_first_results(self, self._on_first_results_painted)
 
     # -- construction ----------------------------------------------------------------------
 
@@ -458,7 +485,126 @@ class MainWindow(QMainWindow):
         self._qsettings.setValue("window/splitter", self.splitter.saveState())
         self._qsettings.setValue("window/tabbed_for_width", self.docks.tabbed_for_width)
         self._qsettings.setValue("window/folded_for_width", sorted(self.docks.folded_for_width))
+        self._save_place()
         self._qsettings.sync()
+
+    # -- where the person was --------------------------------------------------------------
+
+    def _place_group(self) -> str:
+        """The QSettings group of where the person was in this data folder's library."""
+        folder = str(self.cache_path.parent.resolve())
+        return f"{PLACES_GROUP}/{hashlib.sha256(folder.encode()).hexdigest()[:16]}"
+
+    def _save_place(self) -> None:
+        """Remember the sidebar entry picked and the item read, for the next start."""
+        if self._qsettings is None:
+            return
+        scope = self.sidebar.current_scope()
+        # The Outbox entry opens a pane, not a list: the list goes on showing All items.
+        key = self.sidebar.wanted_key or (scope.key if scope.kind != "outbox" else ALL_ITEMS.key)
+        item = self.reader_pane.current_entity_id or self._item_due
+        if not self._place_restored and key == ALL_ITEMS.key and not item:
+            return  # closed before the place came back, and nothing picked: it stays kept
+        group = self._place_group()
+        self._qsettings.setValue(f"{group}/sidebar", key)
+        if item:
+            self._qsettings.setValue(f"{group}/item", item)
+        else:
+            self._qsettings.remove(f"{group}/item")
+        kept = self._qsettings.value(f"{PLACES_GROUP}/recent", [])
+        # QSettings gives one name as a string, several as a list.
+        names = [kept] if isinstance(kept, str) else kept if isinstance(kept, list) else []
+        recent = [group, *(str(name) for name in names if name and name != group)]
+        for gone in recent[MAX_PLACES_KEPT:]:
+            self._qsettings.remove(gone)
+        self._qsettings.setValue(f"{PLACES_GROUP}/recent", recent[:MAX_PLACES_KEPT])
+
+    @Slot()
+    def _on_first_results_painted(self) -> None:
+        """The library is on screen: where the person was comes back next, after what a
+        start does at this point (connecting, among others)."""
+        QTimer.singleShot(0, self, self._restore_place)
+
+    @Slot()
+    def _restore_place(self) -> None:
+        """Pick the sidebar entry and open the item of the last quit, where they still exist
+        (else All items and no item, quietly). What was opened meanwhile (the link a start was
+        given, an entry the person picked) stays."""
+        if self._closing or self._qsettings is None or self._place_restored:
+            return
+        self._place_restored = True
+        group = self._place_group()
+        key = self._qsettings.value(f"{group}/sidebar", "")
+        if isinstance(key, str) and key and self.sidebar.current_scope().key == ALL_ITEMS.key:
+            self.sidebar.pick_when_listed(key)
+            picked = self.sidebar.current_scope().key == key
+            self._list_moves = key != ALL_ITEMS.key and (picked or self.sidebar.wanted_key == key)
+        opened = self.reader_pane.current_entity_id  # the link the start was given, if any
+        item = self._qsettings.value(f"{group}/item", "")
+        if opened is not None:
+            if self._list_moves:
+                self._mark_row_when_listed(opened)
+        elif isinstance(item, str) and item:
+            self._item_due = item
+            self.runner.run(cached_item, self.cache_path, item).on_success(
+                self._on_place_item_read
+            ).on_failure(self._on_place_item_failed)
+
+    @Slot(object)
+    def _on_place_item_read(self, found: str | None) -> None:
+        """Open the item read at the last quit, when the cache still has it and nothing else
+        was opened meanwhile; its row is marked once a list shows it."""
+        due, self._item_due = self._item_due, None
+        if found is None or found != due or self._closing:
+            return
+        if self.reader_pane.current_entity_id is not None:
+            return
+        self.reader_pane.show_entity(found)
+        listed = self.results_view.select_entity(found)
+        entry_coming = self.sidebar.wanted_key is not None or self.search.awaiting_results
+        if not listed or (self._list_moves and entry_coming):
+            self._mark_row_when_listed(found)
+
+    def _mark_row_when_listed(self, entity_id: str) -> None:
+        """Mark the row of the item read in the next list that shows it: the list of the
+        entry brought back, or the whole list that follows a first page."""
+        if self._row_due is None:
+            self.search.search_applied.connect(self._on_search_search_applied)
+            self.search_bar.search_changed.connect(self._on_search_bar_search_changed)
+        self._row_due = entity_id
+
+    @Slot(object)
+    def _on_place_item_failed(self, exc: Exception) -> None:
+        """The cache could not say: nothing is opened (the list says what is wrong with it)."""
+        self._item_due = None
+        log.info("the item read at the last quit could not be looked up: %r", exc)
+
+    @Slot(int)
+    def _on_search_search_applied(self, _rows: int) -> None:
+        """A list is on screen: the row of the item brought back is marked in it, when it is
+        listed and still read."""
+        due = self._row_due
+        if self.sidebar.wanted_key is not None:
+            return  # the entry brought back is not listed yet: this list is not its own
+        if (
+            due is not None
+            and self.reader_pane.current_entity_id == due
+            and not self.results_view.select_entity(due)
+        ):
+            return  # not in this list: perhaps in the next (the entry's, its full list)
+        self._forget_row_due()
+
+    @Slot(object)
+    def _on_search_bar_search_changed(self, _request: object) -> None:
+        """The person searches: the list is theirs, no row is marked for them."""
+        self._forget_row_due()
+
+    def _forget_row_due(self) -> None:
+        """No row waits to be marked any longer."""
+        if self._row_due is not None:
+            self._row_due = None
+            self.search.search_applied.disconnect(self._on_search_search_applied)
+            self.search_bar.search_changed.disconnect(self._on_search_bar_search_changed)
 
     def event(self, event: QEvent) -> bool:
         """A status tip (a link or menu entry pointed at, or left) is a hint over the status
@@ -482,6 +628,7 @@ class MainWindow(QMainWindow):
         if not self.thread_pane.keep_drafts():
             event.ignore()
             return
+        self._closing = True
         self.reader_pane.remember_position()
         self.save_state()
         self.docks.close()
@@ -747,6 +894,11 @@ class MainWindow(QMainWindow):
     def open_url_in_browser(self, url: str) -> None:
         """Open an http(s) address after confirmation (the reader's policy)."""
         self.reader_pane.open_external(QUrl(url).toString())
+
+
+def cached_item(cache_path: Path, entity_id: str) -> str | None:
+    """Worker: ``entity_id`` when the cache still has that item, else None."""
+    return entity_id if thread_reader(cache_path).get(entity_id) is not None else None
 
 
 def demo_command() -> tuple[str, list[str]]:

@@ -373,6 +373,9 @@ class Sidebar(QTreeView):
         self._replacing = False
         # Whether the mouse went down on the entry already picked (its click reads it again).
         self._pressed_on_picked = False
+        # The key of an entry to pick once the entries are read (where the person was at the
+        # last quit): until then the sidebar lists All items alone.
+        self._wanted: str | None = None
         self.sidebar_model = SidebarModel(self)
         self.setModel(self.sidebar_model)
         self.setHeaderHidden(True)
@@ -416,9 +419,28 @@ class Sidebar(QTreeView):
 
     def select_scope(self, scope: Scope) -> None:
         """Select an entry by scope (no-op when it is not listed)."""
-        index = self.sidebar_model.index_of(scope.key)
+        self._select_key(scope.key)
+
+    def _select_key(self, key: str) -> None:
+        """Select the entry of this scope key (no-op when it is not listed)."""
+        index = self.sidebar_model.index_of(key)
         if index.isValid():
             self.setCurrentIndex(index)
+
+    def pick_when_listed(self, key: str) -> None:
+        """Pick the entry of this scope key (:attr:`Scope.key`): now when it is listed, else
+        once the entries are read, if they list it and no other entry was picked meanwhile;
+        an entry gone since is quietly not picked."""
+        self._wanted = None
+        if self.sidebar_model.index_of(key).isValid():
+            self._select_key(key)
+        elif self.snapshot is None:
+            self._wanted = key
+
+    @property
+    def wanted_key(self) -> str | None:
+        """The key of the entry to pick once the entries are read (None: none waits)."""
+        return self._wanted
 
     @Slot(QItemSelection, QItemSelection)
     def _on_selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
@@ -429,6 +451,7 @@ class Sidebar(QTreeView):
         scope = self._scope_of(indexes[0])
         if scope is not None:
             self._scope = scope
+            self._wanted = None  # a pick of the person's own comes first
             self.scope_selected.emit(scope)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
@@ -466,7 +489,9 @@ class Sidebar(QTreeView):
 
     def apply_snapshot(self, snapshot: SidebarSnapshot) -> None:
         """Show the entries and counts of a snapshot read (possibly) on a worker; the entry
-        picked stays picked, or All items is when it is gone."""
+        picked stays picked, or All items is when it is gone; an entry waiting to be picked
+        (:meth:`pick_when_listed`) is picked when listed."""
+        wanted, self._wanted = self._wanted, None
         self._replacing = True
         try:
             self._apply(snapshot)
@@ -481,6 +506,8 @@ class Sidebar(QTreeView):
             self._replacing = False
         if not picked.isValid():
             self.select_scope(ALL_ITEMS)  # the entry picked is gone (a tag no item has now)
+        if wanted is not None:
+            self._select_key(wanted)
 
     def _apply(self, snapshot: SidebarSnapshot) -> None:
         """The entries and counts of a snapshot, the selection left as the rows leave it."""
