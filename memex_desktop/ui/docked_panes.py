@@ -41,6 +41,8 @@ DOCK_SHARE = 0.22
 DOCK_WIDTH_BOUNDS = (220, 380)
 # QSettings key of the graph's depth (1 or 2 hops).
 GRAPH_HOPS_KEY = "graph/hops"
+# Whether the graph's legend shows only its samples (its names hidden behind "Legend").
+GRAPH_LEGEND_FOLDED_KEY = "graph/legend_folded"
 # The outbox opens at least this share of the window's height (a few saves and its buttons).
 OUTBOX_SHARE = 0.25
 
@@ -91,6 +93,8 @@ class DockedPanes(QObject):
         self.graph_pane = GraphPane(reader, runner, window)
         self._restore_graph_hops()
         self.graph_pane.hops_chosen.connect(self._on_graph_pane_hops_chosen)
+        self._restore_graph_legend()
+        self.graph_pane.legend_fold_chosen.connect(self._on_graph_pane_legend_fold_chosen)
         # Notes are queued in the outbox (the pane commits them on a worker), so they work
         # offline and show at once as pending.
         self._notes_outbox: Outbox | None = Outbox(outbox_path, cache_path=cache_path)
@@ -124,6 +128,21 @@ class DockedPanes(QObject):
         """Remember the graph's depth for the next start."""
         if self._qsettings is not None:
             self._qsettings.setValue(GRAPH_HOPS_KEY, hops)
+            self._qsettings.sync()
+
+    def _restore_graph_legend(self) -> None:
+        """Show the legend's names, or only its samples, as the person left it."""
+        if self._qsettings is None:
+            return
+        kept = self._qsettings.value(GRAPH_LEGEND_FOLDED_KEY)
+        if kept in (True, False, "true", "false"):  # an ini file gives text back
+            self.graph_pane.set_legend_folded(kept in (True, "true"))
+
+    @Slot(bool)
+    def _on_graph_pane_legend_fold_chosen(self, folded: bool) -> None:
+        """Remember whether the legend shows its names, for the next start."""
+        if self._qsettings is not None:
+            self._qsettings.setValue(GRAPH_LEGEND_FOLDED_KEY, folded)
             self._qsettings.sync()
 
     def apply_default_sizes(self, window_width: int, window_height: int) -> int:

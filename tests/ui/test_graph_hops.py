@@ -2,7 +2,8 @@
 
 Two hops around an item with a popular tag reach most of the library ("300 items +27,514
 more"): a hairball in which the focused item is lost. One hop is the default; a person who
-asks for two keeps them after a restart (QSettings, as the window keeps its layout).
+asks for two keeps them after a restart (QSettings, as the window keeps its layout), and so
+does the legend, its names shown or folded away.
 """
 
 from __future__ import annotations
@@ -116,6 +117,23 @@ def test_the_depth_the_person_chose_comes_back_after_a_restart(
 
     docks = windows(QSettings(str(ini), QSettings.Format.IniFormat))
     assert docks.graph_pane.hops == 1
+
+
+def test_the_legend_comes_back_folded_or_named_as_the_person_left_it(
+    windows: Windows, tmp_path: Path
+) -> None:
+    ini = tmp_path / "window.ini"
+    docks = windows(QSettings(str(ini), QSettings.Format.IniFormat))
+    assert docks.graph_pane.legend_folded()  # a row of samples at first
+    docks.graph_pane.legend.toggle.click()  # the person asks for the names
+    assert not docks.graph_pane.legend_folded()
+
+    docks = windows(QSettings(str(ini), QSettings.Format.IniFormat))
+    assert not docks.graph_pane.legend_folded()
+    docks.graph_pane.legend.toggle.click()
+
+    docks = windows(QSettings(str(ini), QSettings.Format.IniFormat))
+    assert docks.graph_pane.legend_folded()
 
 
 def test_a_depth_kept_by_nothing_readable_starts_at_one_hop(
