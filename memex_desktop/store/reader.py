@@ -74,8 +74,10 @@ _ROW_COLUMNS = (
     "e.id, e.type, e.title, e.url, e.author, e.site, e.created_at, e.updated_at, e.status, "
     "e.deleted_upstream_at, e.snippet_source"
 )
-# A query matching more documents than this is ranked by recency: bm25 over a term found
-# in most of a 100k library costs far more than a keystroke may.
+# Up to this many of an index's newest matches of one word (or of titles) are read at once:
+# a query matching no more is known whole (titles holding several words are then ranked
+# shortest first); the matches of one matching more are read newest first only as far as
+# the hits asked for.
 RANK_PROBE_LIMIT = 300
 # The not-yet-indexed backlog (during a sync) is scanned directly, its newest rows only.
 BACKLOG_SCAN_ROWS = 2000
@@ -918,16 +920,18 @@ class CacheReader:
         candidates: Sequence[int] | None = None,
         newest: Probe | None = None,
     ) -> list[str]:
-        """Hits of one index: by bm25 when few documents match, else newest first (among
-        ``candidates`` when given: every row that passes the filters). ``newest`` is what
-        :meth:`_newest_rowids` gives for ``expression`` and :func:`probe_size`, when it
-        was read already.
+        """Hits of one index, newest first (among ``candidates`` when given: every row that
+        passes the filters); when few documents match, titles holding several words the
+        shortest first. ``newest`` is what :meth:`_newest_rowids` gives for ``expression``
+        and :func:`probe_size`, when it was read already.
 
         The newest matching rowids are read first (the doclist is in recency order, so
-        this stops early for common words). When they are all there are, the matching set
-        is small and bm25 over it is cheap (several words: shortest title first in the
-        title index, newest first in the body); otherwise ranking would cost a pass over
-        long doclists, and newest first is what a person typing wants.
+        this stops early for common words). When they are all there are, they are the hits;
+        otherwise the doclist is read on, newest first, as far as the hits asked for.
+
+        Not by bm25: on these indexes (contentless, detail=column) FTS5 counts no word's
+        hits in a row, so every match scores 0, and ordering by that score leaves the
+        matches in the order the index is read (oldest first, for a rare word).
         """
         join = f"FROM {table} JOIN entities e ON e.rowid = {table}.rowid WHERE {table} MATCH ?"
         try:
@@ -935,17 +939,12 @@ class CacheReader:
                 newest = self._newest_rowids(
                     table, expression, probe_size(table, expression, needed)
                 )
-            # bm25 weighs each word by how many documents hold it: a pass over the whole
-            # doclist of every word, which for a common word of a several-word query costs
-            # more than a keystroke may. Those are ranked from what is at hand instead.
-            several = " " in expression
             few = newest.complete
-            if few and not several:
-                sql = f"SELECT e.id {join}{where} ORDER BY {table}.rank LIMIT ?"
-                return [row[0] for row in self._query(sql, [expression, *params, needed])]
             rowids = newest.rowids
-            # Titles holding every word: the shortest first, the closest to what was typed.
-            order = "length(e.title), " if few and table == "title_fts" else ""
+            # Titles holding every one of several words: the shortest first, the closest to
+            # what was typed.
+            several = " " in expression
+            order = "length(e.title), " if few and several and table == "title_fts" else ""
             found = [
                 row[0]
                 for row in self._query(
@@ -1786,9 +1785,10 @@ class Matching:
 
 def probe_size(table: str, expression: str, needed: int) -> int:
     """How many of an index's newest matches a search reads first (see
-    :meth:`CacheReader._fts_ids`): all of a small set where they are ranked (a single word's
-    bm25, titles shortest first), else the hits asked for. Reading 300 instead of 50 of a
-    pasted nine-word title's newest hits cost 41 instead of 5 ms on a million items."""
+    :meth:`CacheReader._fts_ids`): all of a small set of a single word's or of titles
+    (titles holding several words are ranked shortest first), else the hits asked for.
+    Reading 300 instead of 50 of a pasted nine-word title's newest hits cost 41 instead of
+    5 ms on a million items."""
     if table == "title_fts" or " " not in expression:
         return RANK_PROBE_LIMIT
     return needed

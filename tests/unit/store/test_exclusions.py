@@ -60,5 +60,5 @@ def test_a_common_excluded_word_is_checked_in_every_title(
     writer.ingest_json(_sparse_titles(count, titled_every, kept_every)).result()
     writer.flush_index().result()
     expected = [f"item-{n:04d}" for n in reversed(range(count)) if n % kept_every == 0]
-    # Few titles are ranked (by bm25, which ties here), many newest first.
-    assert sorted(reader.search_ids("alpha -betamax ", limit=40)) == sorted(expected[:40])
+    # Few titles or many, newest first.
+    assert reader.search_ids("alpha -betamax ", limit=40) == expected[:40]
