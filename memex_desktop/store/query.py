@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
@@ -355,12 +356,12 @@ def text_tokens(text: str) -> list[str]:
     return _TOKEN.findall(fold(text))
 
 
-def _term_in(term: Term, columns: Sequence[Sequence[str]]) -> bool:
-    """Whether a term matches texts given as word lists (a phrase within one of them)."""
+def words_in(term: Term, columns: Sequence[Sequence[str]]) -> bool:
+    """Whether an item's texts, given as word lists (:func:`text_tokens`), hold the words of
+    a term as its index row would: each anywhere, a last word being typed as the start of
+    one. For items the index does not hold yet; a phrase's order is looked for in the stored
+    JSON (store/phrases.py), as for the items it holds."""
     words = [fold(word) for word in term.words]
-    if term.phrase:
-        needle = " " + " ".join(words) + " "
-        return any(needle in " " + " ".join(tokens) + " " for tokens in columns)
     present = {token for tokens in columns for token in tokens}
     *whole, last = words
     if not all(word in present for word in whole):
@@ -370,17 +371,45 @@ def _term_in(term: Term, columns: Sequence[Sequence[str]]) -> bool:
     return last in present
 
 
-def matches_text(query: SearchQuery, texts: Sequence[str]) -> bool:
-    """Whether the searchable texts of an item hold the query's words and phrases.
+def excluded_as_indexed(query: SearchQuery) -> SearchQuery:
+    """``query`` with its excluded words as the index leaves them out (see :func:`with_query`):
+    a word still being typed stands for its completions from MIN_BODY_PREFIX_CHARS letters,
+    and shorter for itself ("-fox" typed keeps "foxes")."""
+    excluded = tuple(
+        replace(term, prefix=False)
+        if term.prefix and not term.phrase and len(term.words[-1]) < MIN_BODY_PREFIX_CHARS
+        else term
+        for term in query.excluded
+    )
+    return replace(query, excluded=excluded)
 
-    Every group needs one of its terms, no excluded term may match; a phrase must stand
-    within one text (a title, an author, a summary, a body), as in a positional index. For
-    items the index does not hold yet.
+
+def folded_json(text: str | bytes) -> bytes:
+    """An item's stored JSON as the words of its texts are looked for in it: lowercased,
+    without diacritics, with what its HTML entities stand for (an ``html`` field's text has
+    them as letters), and only its ASCII characters.
+
+    Dropping the other characters rather than folding them in Python takes microseconds
+    for a long text, and an ASCII word standing in the item's texts still stands here.
     """
-    columns = [text_tokens(text) for text in texts]
-    if not all(any(_term_in(term, columns) for term in group) for group in query.groups):
-        return False
-    return not any(_term_in(term, columns) for term in query.excluded)
+    if isinstance(text, bytes):
+        if text.isascii() and b"&" not in text:
+            return text.lower()
+        text = text.decode()
+    if "&" in text:
+        text = f"{text}\n{html.unescape(text)}"
+    return unicodedata.normalize("NFKD", text.lower()).encode("ascii", "ignore")
+
+
+def may_hold(term: Term, folded: bytes) -> bool:
+    """Whether an item whose :func:`folded_json` is ``folded`` may hold ``term``: every
+    word of it stands there, as a word or a part of one (a word with letters outside ASCII
+    is not looked for, and may stand anywhere)."""
+    for word in term.words:
+        needle = fold(word)
+        if needle.isascii() and needle.encode() not in folded:
+            return False
+    return True
 
 
 @dataclass(frozen=True)

@@ -130,7 +130,7 @@ def test_no_query_reaches_sqlite_as_bad_syntax(library: CacheReader, text: str) 
 @pytest.fixture(scope="module")
 def not_indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CacheReader]:
     """The table's library written as a sync page is, before the index has taken it in
-    (its words are then looked for in the stored JSON, as parts of words too)."""
+    (its words are then looked for in the texts the index will take in)."""
     path = tmp_path_factory.mktemp("backlog") / "cache.db"
     library = json.loads(LIBRARY.read_text(encoding="utf-8"))
     db = open_cache(path)
