@@ -503,7 +503,9 @@ class SyncEngine:
             self._set_state(STATE_FULL_PASS, state.dump())
         seen = _PassSeen()
         changes = ChangeSet.empty()
-        estimate = self._estimate_total()
+        # A resumed pass counts only what it reads from where it resumed: the cache's count
+        # is no total for it ("18,300 of about 25,541" with 45,000 items cached).
+        estimate = self._estimate_total() if whole else None
         # Pages are fetched ahead on a helper thread and queued at the writer without waiting
         # for the previous commit; the position after a page is persisted only once that page
         # has committed, so a crash or a failed write never resumes past a missing page.
@@ -697,7 +699,11 @@ class SyncEngine:
                 )
 
     def _estimate_total(self) -> int | None:
-        """How many items the library probably holds: what the cache holds, if anything."""
+        """How many items the library probably holds: what the cache holds, once a complete
+        pass has filled it (None before: a cache a stopped first sync or a search filled in
+        part says nothing of the library's size)."""
+        if epoch_ms(self.reader.sync_state(STATE_LAST_FULL_MS)) is None:
+            return None
         entities = self.reader.stats().entities
         return entities or None
 

@@ -18,24 +18,30 @@ def progress_sentence(progress: SyncProgress) -> str:
     Beside it the list and the sidebar count the items on this computer: the engine's bare
     "1,200 items" read as a second count of the same list, fewer than it shows during a
     later pass and more than it shows during a first sync (the list follows the cache once a
-    second, behind the pages still being written). Only a pass over the whole library
-    reports a total (what the cache held, at least what it read); the pull of the newest
-    pages reports none, and its words ("Checking for changes: 200 recent items read") say what they
-    count, as do those of the later steps.
+    second, behind the pages still being written). Only a pass read whole from its start
+    after a complete one reports a total (what the cache held, at least what it read): a
+    first sync, and a pass resumed where one stopped, count what they fetched "so far" (the
+    cache of a stopped first sync is no library's size, and a resumed pass counts from where
+    it resumed). The pull of the newest pages reports none, and its words ("Checking for
+    changes: 200 recent items read") say what they count, as do those of the later steps.
     """
     waiting = progress.waiting_s is not None
     if progress.phase != "pull" or (progress.total_estimate is None and not waiting):
         return progress.message
-    total = progress.total_estimate
-    if total and total > progress.done:
-        fetched = f"Syncing: {progress.done:,} of about {counted(total, 'item')} fetched"
-    elif progress.done:
-        fetched = f"Syncing: {counted(progress.done, 'item')} fetched so far"
-    else:
-        fetched = "Syncing: nothing fetched yet"
+    fetched = fetched_sentence(progress.done, progress.total_estimate)
     if progress.waiting_s is None:
         return fetched
     return f"{fetched}; the server asked to slow down, asking again in {progress.waiting_s:.0f} s"
+
+
+def fetched_sentence(done: int, total: int | None) -> str:
+    """What a pass over the whole library fetched: of a total only while one lies ahead (a
+    total reached says nothing of what is left)."""
+    if total and total > done:
+        return f"Syncing: {done:,} of about {counted(total, 'item')} fetched"
+    if done:
+        return f"Syncing: {counted(done, 'item')} fetched so far"
+    return "Syncing: nothing fetched yet"
 
 
 def sync_sentence(report: SyncReport, seconds: float) -> str:
