@@ -882,7 +882,16 @@ class SyncEngine:
         waited = 0.0
         last_failure: BaseException | None = None
         total = self.outbox.pending_count()
+        tried: set[int] = set()  # the saves this drain claimed, sent or not
+        claimed = False  # a save was claimed since the last report
         while True:
+            if claimed:
+                # Each save is reported once it is dealt with, whatever became of it (sent,
+                # refused, waiting for a retry): the outbox pane and the count of waiting
+                # saves follow the sync save by save, not its end. A drain that stops for
+                # want of the server or of a sign-in ends the sync, which says why itself.
+                _emit_sending(progress, sent, len(tried) - sent, total)
+                claimed = False
             if cancel.is_set():
                 return self._drain_report(
                     SyncOutcome.CANCELLED, sent, attention, changes, SyncCancelled()
@@ -903,6 +912,8 @@ class SyncEngine:
                 waited += wait
                 cancel.wait(wait)  # returns early when cancelled; checked at the loop's top
                 continue
+            tried.add(op.id)
+            claimed = True
             try:
                 entity = self._send(op)
             except NetworkUnavailable as exc:
@@ -931,6 +942,7 @@ class SyncEngine:
                 self.outbox.mark_not_sent(op.id, _reason(exc), self._clock())
                 self.outbox.pause(_reason(exc))
                 self._attach_plans(exc)
+                _emit_sending(progress, sent, len(tried) - sent, total)  # the pull goes on
                 return self._drain_report(
                     SyncOutcome.INSUFFICIENT_CREDITS, sent, attention, changes, exc
                 )
@@ -972,7 +984,6 @@ class SyncEngine:
             self.outbox.mark_accepted(op.id, entity.id if entity is not None else None)
             if entity is not None:
                 changes |= self.writer.ingest_entities([entity]).result()
-            _emit(progress, "outbox", sent, max(total, sent), f"{counted(sent, 'save')} sent")
 
     def _accept_unconfirmed(self, op: OutboxOp, exc: ApiError) -> None:
         """The server answered 2xx but the rest of its answer cannot be read: the save is
@@ -1415,6 +1426,17 @@ def _emit(
     """Report progress when someone listens."""
     if progress is not None:
         progress(SyncProgress(phase, done, total, message))
+
+
+def _emit_sending(progress: ProgressCallback | None, sent: int, unsent: int, total: int) -> None:
+    """Report what a drain has done so far: ``2 saves sent``, ``1 save sent, 1 not sent``."""
+    if not unsent:
+        words = f"{counted(sent, 'save')} sent"
+    elif not sent:
+        words = f"{counted(unsent, 'save')} not sent"
+    else:
+        words = f"{counted(sent, 'save')} sent, {unsent:,} not sent"
+    _emit(progress, "outbox", sent, max(total, sent), words)
 
 
 def _waiting_progress(

@@ -325,6 +325,7 @@ class SaveController(QObject):
         toast.open_requested.connect(self._on_toast_open_requested)
         outbox_pane.retry_requested.connect(self.retry)
         outbox_pane.drop_requested.connect(self.drop)
+        sync.outbox_progressed.connect(self.refresh_outbox)
 
     # -- queueing ------------------------------------------------------------------------------
 

@@ -51,6 +51,10 @@ RECONNECT_DELAYS_MS = (15_000, 30_000, 60_000, 120_000, 240_000)
 # server) need the person, and trying again would only repeat the refusal.
 RECONNECTING_STATES = frozenset({ConnectionState.OFFLINE, ConnectionState.SERVER_DOWN})
 
+# While a sync sends saves, the outbox is worth listing again at most this often: a queue of
+# hundreds sent in seconds is a listing or two a second, not hundreds.
+OUTBOX_RELIST_MS = 500
+
 # What the status bar says while another memex-desktop syncs the same data folder.
 WAITING_FOR_OTHER_SYNC = "waiting for another memex-desktop syncing this data folder"
 
@@ -206,6 +210,8 @@ class SyncController(QObject):
         store_changed(object): a ChangeSet (sync, remote search).
         state_changed(object, object): the ConnectionState and its StateWords.
         outbox_changed(object): OutboxCounts after anything touched the outbox.
+        outbox_progressed(): the running sync sent a save or tried to: the outbox (its
+            pane, its counts) is worth listing again before the sync ends.
         remote_results(int, object): a remote search's request number and ids.
         remote_failed(int, object): a remote search's request number and UserMessage.
         feed_listed(object): the FeedItems the server listed for a feed (cached).
@@ -220,6 +226,7 @@ class SyncController(QObject):
     store_changed = Signal(object)
     state_changed = Signal(object, object)
     outbox_changed = Signal(object)
+    outbox_progressed = Signal()
     remote_results = Signal(int, object)
     remote_failed = Signal(int, object)
     feed_listed = Signal(object)
@@ -266,6 +273,12 @@ class SyncController(QObject):
         self._follow_up = QTimer(self)
         self._follow_up.setSingleShot(True)
         self._follow_up.timeout.connect(self._on_timer_timeout)
+        # Paces outbox_progressed; set when saves moved on since it was last emitted.
+        self._outbox_pace = QTimer(self)
+        self._outbox_pace.setSingleShot(True)
+        self._outbox_pace.setInterval(OUTBOX_RELIST_MS)
+        self._outbox_pace.timeout.connect(self._on_outbox_pace_timeout)
+        self._outbox_moved = False
         self.set_interval(interval_minutes)
 
     # -- configuration ------------------------------------------------------------------------
@@ -294,6 +307,7 @@ class SyncController(QObject):
         self._again = None
         self._timer.stop()
         self._follow_up.stop()
+        self._outbox_pace.stop()
         if self._task is not None:
             self._task.cancel()
         for task in self._remote_tasks:
@@ -370,7 +384,8 @@ class SyncController(QObject):
         """Forward the engine's progress; progress means the server answered.
 
         A sync resumed after an outage may run for minutes: the window says it is back
-        online with the first page, not when the whole pass is done.
+        online with the first page, not when the whole pass is done; and the outbox says
+        what became of each save as it is sent, not when the pull that follows has ended.
         """
         if not isinstance(value, SyncProgress):
             return
@@ -378,6 +393,26 @@ class SyncController(QObject):
             self._failed_reconnects = 0
             self._set_state(ConnectionState.ONLINE)
         self.sync_progress.emit(value)
+        if value.phase == "outbox":
+            self._announce_outbox_progress()
+
+    def _announce_outbox_progress(self) -> None:
+        """Emit outbox_progressed now, or once OUTBOX_RELIST_MS have passed since the last
+        (after shutdown(), never: a closed window lists nothing)."""
+        if self._closed:
+            return
+        if self._outbox_pace.isActive():
+            self._outbox_moved = True
+            return
+        self._outbox_moved = False
+        self.outbox_progressed.emit()
+        self._outbox_pace.start()
+
+    @Slot()
+    def _on_outbox_pace_timeout(self) -> None:
+        """Saves moved on while outbox_progressed waited: say so now."""
+        if self._outbox_moved:
+            self._announce_outbox_progress()
 
     @Slot(object)
     def _on_sync_finished(self, result: SyncResult) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,13 +18,15 @@ from memex_desktop.errors import ConnectionState, Credential, StateWords
 from memex_desktop.paths import cache_db_path, outbox_db_path
 from memex_desktop.services import sync_services
 from memex_desktop.settings import Settings
-from memex_desktop.store import StoreWriter
+from memex_desktop.store import Outbox, StoreWriter
 from memex_desktop.sync import SyncOutcome
 from memex_desktop.ui.status_bar import StatusBar
-from memex_desktop.ui.sync_controller import SyncController
+from memex_desktop.ui.sync_controller import OUTBOX_RELIST_MS, SyncController
 from memex_desktop.ui.tasks import TaskRunner
 
 pytestmark = pytest.mark.gui
+
+SAVES = 40
 
 
 @pytest.fixture
@@ -117,3 +121,31 @@ def test_a_sync_cancelled_before_it_started_still_ends_as_cancelled(
     assert [call[0].outcome for call in finished.calls] == [SyncOutcome.CANCELLED]
     assert not controller.syncing
     qtbot.waitUntil(lambda: not controller._remote_tasks, timeout=10_000)
+
+
+def test_saves_sent_in_a_burst_are_announced_at_a_pace(
+    qtbot: Any, emulator_factory: Any, make_controller: Any, tmp_path: Path
+) -> None:
+    """Each save the sync sends is heard, but the outbox is not listed again for every one
+    of a long queue: at once, then at most every OUTBOX_RELIST_MS, and once after the last."""
+    server = emulator_factory()
+    client = MemexClient(server.base_url, api_key=server.api_key, max_retries=0)
+    controller = make_controller(client, Credential("api_key"))
+    with Outbox(outbox_db_path(tmp_path)) as outbox:
+        for index in range(SAVES):
+            outbox.enqueue_url(f"https://burst.example/{index}")
+    sends: list[float] = []
+    controller.sync_progress.connect(
+        lambda progress: sends.append(time.monotonic()) if progress.phase == "outbox" else None
+    )
+    announced: list[float] = []
+    controller.outbox_progressed.connect(lambda: announced.append(time.monotonic()))
+    finished = Emitted(controller.sync_finished)
+    assert controller.sync_now()
+    assert finished.wait(qtbot, 60_000)[0].sent == SAVES
+    assert len(sends) == SAVES
+    qtbot.waitUntil(lambda: announced[-1] >= sends[-1], timeout=5_000)  # the last is heard
+    assert announced[0] <= sends[0] + 0.5  # the first at once
+    assert len(announced) < len(sends)
+    spans = [later - earlier for earlier, later in itertools.pairwise(announced)]
+    assert all(span >= OUTBOX_RELIST_MS / 1000 * 0.9 for span in spans), spans
