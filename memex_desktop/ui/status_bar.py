@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import time
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
@@ -12,7 +13,7 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWi
 from memex_desktop.api.models import SearchMeta
 from memex_desktop.errors import ConnectionState, StateWords, state_words
 from memex_desktop.sync import SyncProgress, SyncReport
-from memex_desktop.sync.summary import progress_sentence, sync_sentence
+from memex_desktop.sync.summary import fetched_sentence, progress_sentence, sync_sentence
 from memex_desktop.ui.sync_controller import OutboxCounts
 
 # The action each state's button asks for (announced by action_requested); the words for the
@@ -133,9 +134,19 @@ class StatusBar(QStatusBar):
         self.addPermanentWidget(self.balance_label)
         self._action = ""
         # The last message said (its words and when it goes), to come back to once a hint
-        # (where the link under the pointer goes, what a menu entry does) goes away.
+        # (where the link under the pointer goes, what a menu entry does) goes away; and
+        # whether the sync said it (a wait, a silence, how the last sync ended: its next
+        # progress makes them out of date).
         self._said: tuple[str, float] | None = None
+        self._said_by_sync = False
+        self._said_timer = QTimer(self)
+        self._said_timer.setSingleShot(True)
+        self._said_timer.timeout.connect(self._on_said_timer_timeout)
         self._hinting = False
+        # What the running sync is doing, shown whenever no other message is: a message that
+        # ends must not uncover the connection state ("Online") beside the sync's bar and
+        # Cancel, as if the sync had stopped.
+        self._sync_line = ""
         self.messageChanged.connect(self._on_message_changed)
         self._last_sync: str = ""
         self._sync_started_at = time.monotonic()
@@ -159,17 +170,49 @@ class StatusBar(QStatusBar):
             return
         if quiet_s * 1000 < QUIET_SYNC_MS * 0.9:
             return
-        self.say(
+        self._say(
             f"Still syncing: no page came for {quiet_s:.0f} s. The Memex server may be slow "
             "or not answering; Cancel stops the sync, and the next one goes on from here.",
             QUIET_SYNC_MS + 1000,
+            by_sync=True,
         )
 
     def say(self, line: str, shown_for_ms: int) -> None:
-        """Show ``line`` for ``shown_for_ms``; while a hint shows, once the hint goes."""
-        self._said = (line, time.monotonic() + shown_for_ms / 1000)
-        if not self._hinting:
-            self.showMessage(line, shown_for_ms)
+        """Show ``line`` for ``shown_for_ms`` (0: until another comes; an empty line takes
+        the last one away); while a hint shows, once the hint goes. Once it goes, the
+        running sync's words come back, else the connection state."""
+        self._say(line, shown_for_ms, by_sync=False)
+
+    def _say(self, line: str, shown_for_ms: int, *, by_sync: bool) -> None:
+        """Say ``line`` for ``shown_for_ms``; ``by_sync``: the sync's own words, out of date
+        at its next progress."""
+        until = time.monotonic() + shown_for_ms / 1000 if shown_for_ms > 0 else math.inf
+        self._said = (line, until) if line else None
+        self._said_by_sync = by_sync
+        self._show_words()
+
+    def _show_words(self) -> None:
+        """Show what is due now: a hint; else the last message while it has time left; else
+        the running sync's words; else nothing, which uncovers the connection state."""
+        if self._hinting:
+            return
+        self._said_timer.stop()
+        left_s = self._said[1] - time.monotonic() if self._said else 0.0
+        if self._said is not None and left_s > 0:
+            if left_s != math.inf:
+                self._said_timer.start(max(1, math.ceil(left_s * 1000)))
+            self.showMessage(self._said[0])
+            return
+        self._said = None
+        if self._sync_line:
+            self.showMessage(self._sync_line)
+        else:
+            self.clearMessage()
+
+    @Slot()
+    def _on_said_timer_timeout(self) -> None:
+        """The last message's time ran out."""
+        self._show_words()
 
     def show_hint(self, hint: str) -> None:
         """Show a hint for as long as what it is about is pointed at; an empty hint (the
@@ -179,12 +222,7 @@ class StatusBar(QStatusBar):
             self.showMessage(hint)
             return
         self._hinting = False
-        said, self._said = self._said, None
-        left_ms = int((said[1] - time.monotonic()) * 1000) if said else 0
-        if said and left_ms > 0:
-            self.say(said[0], left_ms)
-        else:
-            self.clearMessage()
+        self._show_words()
 
     @Slot(object, object)
     def set_state(self, state: ConnectionState, words: StateWords | None) -> None:
@@ -237,6 +275,7 @@ class StatusBar(QStatusBar):
         self._sync_started_at = self._heard_at = time.monotonic()
         self._heard_phase = ""
         self._waiting_until = 0.0
+        self._sync_line = ""
         self._quiet.start()
         self.progress.setRange(0, 0)
         self.progress.show()
@@ -244,7 +283,8 @@ class StatusBar(QStatusBar):
 
     @Slot(object)
     def on_sync_progress(self, progress: SyncProgress) -> None:
-        """Advance the progress bar: determinate while a known total lies ahead, busy otherwise.
+        """Advance the progress bar: determinate while a known total lies ahead, busy otherwise;
+        the words say what the sync does until it ends, whenever no other message shows.
 
         A first sync knows no total (its estimate only follows what was read), and a total
         that was reached says nothing of what is left: a full bar would claim the work is done.
@@ -260,9 +300,16 @@ class StatusBar(QStatusBar):
             self.progress.setRange(0, 0)
         line = progress_sentence(progress)
         self.progress.setToolTip(line)
-        # A wait for a server that asked to slow down is said for as long as it lasts.
-        shown_ms = 3000 if progress.waiting_s is None else int(progress.waiting_s * 1000) + 500
-        self.say(line, max(shown_ms, 3000))
+        if self._said_by_sync:
+            self._said = None  # what the sync said last (a wait, a silence) is over
+        if progress.waiting_s is None:
+            self._sync_line = line
+            self._show_words()
+            return
+        # A wait for a server that asked to slow down is said for as long as it lasts; then
+        # what was fetched, without the wait.
+        self._sync_line = fetched_sentence(progress.done, progress.total_estimate)
+        self._say(line, max(int(progress.waiting_s * 1000) + 500, 3000), by_sync=True)
 
     @Slot(object)
     def on_sync_finished(self, report: SyncReport) -> None:
@@ -270,14 +317,22 @@ class StatusBar(QStatusBar):
         self._quiet.stop()
         self.progress.hide()
         self.cancel_button.hide()
+        self._sync_line = ""
+        if self._said_by_sync:
+            self._said = None
         if report.ok:
             self._last_sync = dt.datetime.now().strftime("%H:%M")
             if self.state is ConnectionState.ONLINE:
                 self.set_state(ConnectionState.ONLINE, self.words)
-        sentence = sync_sentence(report, time.monotonic() - self._sync_started_at)
         # A closed window hears late results too: it says (and starts timers for) nothing.
-        if sentence and self.window().isVisible():
-            self.say(sentence, 5000)
+        if not self.window().isVisible():
+            return
+        sentence = sync_sentence(report, time.monotonic() - self._sync_started_at)
+        if sentence:
+            # The sync's own words: the next sync's first progress takes them away.
+            self._say(sentence, 5000, by_sync=True)
+        else:
+            self._show_words()  # the state says why it stopped
 
     @Slot(object)
     def on_outbox_changed(self, counts: OutboxCounts) -> None:

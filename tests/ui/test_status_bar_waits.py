@@ -1,6 +1,6 @@
-"""A sync waiting for a server that asked it to slow down says so for as long as it waits;
-other progress lines pass after three seconds; a sync that brings no page for a while says
-so instead of spinning on in silence."""
+"""A sync waiting for a server that asked it to slow down says so for as long as it waits,
+then what it fetched; other progress lines stay until the next one or the sync's end; a sync
+that brings no page for a while says so instead of spinning on in silence."""
 
 from __future__ import annotations
 
@@ -17,20 +17,26 @@ pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 # The engine's words for a wait; the status bar names what its number counts.
 WAITING = "1,200 items so far; the server asked to slow down, asking again in 5 s"
-SAID = "Syncing: 1,200 items fetched so far; the server asked to slow down, asking again in 5 s"
+FETCHED = "Syncing: 1,200 items fetched so far"
+SAID = f"{FETCHED}; the server asked to slow down, asking again in 5 s"
 
 
 def test_a_wait_is_said_for_as_long_as_it_lasts(qtbot: Any) -> None:
-    waiting, passing = StatusBar(), StatusBar()
-    for status in (waiting, passing):
+    waiting, fetching = StatusBar(), StatusBar()
+    for status in (waiting, fetching):
         qtbot.addWidget(status)
         status.show()
         status.on_sync_started()
     waiting.on_sync_progress(SyncProgress("pull", 1200, None, WAITING, waiting_s=5.0))
-    passing.on_sync_progress(SyncProgress("pull", 1200, None, "1,200 items"))
+    fetching.on_sync_progress(SyncProgress("pull", 1200, 1200, "1,200 items"))
     QTest.qWait(3_400)
     assert waiting.currentMessage() == SAID
-    assert passing.currentMessage() == ""
+    assert fetching.currentMessage() == FETCHED  # the sync still runs: its words stay
+    # The wait is over: what was fetched, not the wait (long past) nor the connection state.
+    qtbot.waitUntil(lambda: waiting.currentMessage() == FETCHED, timeout=3_000)
+    for status in (waiting, fetching):
+        status.on_sync_finished(SyncReport(SyncOutcome.OFFLINE))
+        assert status.currentMessage() == ""  # the state says why it stopped
 
 
 def test_a_sync_that_brings_nothing_for_a_while_says_so(
