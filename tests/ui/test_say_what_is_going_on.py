@@ -161,9 +161,7 @@ def empty_words(context: AppContext) -> tuple[str, str]:
     return state.title, button.text() if button.isVisible() else ""
 
 
-def test_an_exclusion_that_leaves_nothing_is_named_as_such(
-    qtbot: Any, context: AppContext
-) -> None:
+def test_an_exclusion_that_leaves_nothing_is_named_as_such(qtbot: Any, context: AppContext) -> None:
     search(qtbot, context, "garden -garden")
     view = context.window.results_view
     assert view.empty_state is not None
