@@ -882,10 +882,11 @@ def _remote_rows(args: argparse.Namespace, session: Session) -> list[dict[str, A
 def cmd_show(args: argparse.Namespace, session: Session) -> int:
     """Print one cached entity as the reader renders it (text or safe HTML)."""
     reader = session.reader()
-    entity = reader.entity(args.id)
+    entity_id = _whole_id(reader, args.id)
+    entity = reader.entity(entity_id)
     if entity is None:
         raise CliError(f"no cached item with id {args.id!r}", EXIT_NOT_FOUND)
-    row = reader.get(args.id)
+    row = reader.get(entity_id)
     if row is not None and row.deleted_upstream_at is not None:
         print(
             f"{PROG}: note: this item was deleted on the server; the local copy is kept",
@@ -901,6 +902,24 @@ def cmd_show(args: argparse.Namespace, session: Session) -> int:
     if not sys.stdout.isatty():
         sys.stdout.flush()
     return EXIT_OK
+
+
+# The shortest start of an id taken for the whole of it (shorter ones match too many).
+MIN_ID_PREFIX = 4
+
+
+def _whole_id(reader: CacheReader, given: str) -> str:
+    """The cached id ``given`` stands for: itself, or the one cached id it is the start of."""
+    if len(given) < MIN_ID_PREFIX or reader.get(given) is not None:
+        return given
+    starting = reader.ids_starting_with(given, limit=4)
+    if len(starting) > 1:
+        shown = ", ".join(starting[:3])
+        raise CliError(
+            f"{given!r} is the start of more than one cached item's id ({shown}…): give more of it",
+            EXIT_USAGE,
+        )
+    return starting[0] if starting else given
 
 
 # --------------------------------------------------------------------------- save / outbox

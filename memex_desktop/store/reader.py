@@ -6,6 +6,7 @@ import heapq
 import itertools
 import json
 import math
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -1432,6 +1433,19 @@ class CacheReader:
             row[0]
             for row in self._query(
                 "SELECT id FROM entities ORDER BY created_at DESC LIMIT ?", [limit]
+            )
+        ]
+
+    def ids_starting_with(self, prefix: str, limit: int = 10) -> list[str]:
+        """Cached ids that begin with ``prefix`` (at most ``limit``, in id order): the start
+        of an id a person types, as git takes the start of a commit's name."""
+        # GLOB, not LIKE: case-sensitive as ids are, so SQLite reads the id index from the
+        # prefix on; its wildcards in the prefix are matched as themselves.
+        pattern = re.sub(r"([*?\[])", r"[\1]", prefix) + "*"
+        return [
+            row[0]
+            for row in self._query(
+                "SELECT id FROM entities WHERE id GLOB ? ORDER BY id LIMIT ?", [pattern, limit]
             )
         ]
 

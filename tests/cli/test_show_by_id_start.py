@@ -1,0 +1,43 @@
+"""``show`` takes the start of an id, as git takes the start of a commit's name: the one cached
+item whose id begins so, or a usage error naming some of those that do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.cli import Cli
+
+from memex_desktop import cli, paths
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    """The demo library imported into a fresh data folder (no server)."""
+    run = Cli(capsys, tmp_path / "data", "http://127.0.0.1:9", api_key=None)
+    status, _, err = run("import", str(paths.resource_path("demo", "library.json")))
+    assert status == 0, err
+    return run
+
+
+def test_the_start_of_one_items_id_shows_that_item(run: Cli) -> None:
+    whole = run("show", "web-sync-is-a-feature")
+    start = run("show", "web-sync-is")
+    assert start == whole
+    assert start[0] == 0
+
+
+def test_the_start_of_several_ids_names_some_and_asks_for_more(run: Cli) -> None:
+    status, out, err = run("show", "web-s")
+    assert status == cli.EXIT_USAGE
+    assert out == ""
+    assert "web-sync-is-a-feature" in err or "web-spaced-repetition-field-guide" in err
+    assert "give more of it" in err
+
+
+def test_a_start_shorter_than_four_characters_is_taken_as_a_whole_id(run: Cli) -> None:
+    status, _, err = run("show", "web")
+    assert status == cli.EXIT_NOT_FOUND
+    assert "no cached item with id 'web'" in err
