@@ -435,6 +435,9 @@ class MainWindow(QMainWindow):
         sync.sync_finished.connect(self._on_controller_sync_finished)
         sync.sync_finished.connect(self.thread_pane.on_outbox_changed)
         sync.sync_finished.connect(self.highlights.on_outbox_changed)
+        # A note or a highlight sent says so while the sync that sent it reads on for minutes.
+        sync.outbox_progressed.connect(self.thread_pane.on_outbox_changed)
+        sync.outbox_progressed.connect(self.highlights.on_outbox_changed)
         sync.state_changed.connect(self.status.set_state)
         sync.state_changed.connect(self.thread_pane.on_connection_changed)
         sync.outbox_changed.connect(self.status.on_outbox_changed)

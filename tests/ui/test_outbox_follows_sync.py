@@ -22,6 +22,7 @@ from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.errors import ConnectionState
 from memex_desktop.settings import Settings
 from memex_desktop.sync import SyncReport
+from memex_desktop.ui.thread_pane import PROCESSING
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -51,7 +52,9 @@ def server(emulator_factory: EmulatorFactory) -> RunningEmulator:
             "metadata": {"status": "indexing-done"},
         }
     )
-    return emulator_factory(library=library)
+    # Saves stay "processing" on the server for the whole test: the notes pane can only
+    # learn that the note was sent from the outbox, not from the note turning up in a page.
+    return emulator_factory(library=library, processing_delay_s=600)
 
 
 @pytest.fixture
@@ -113,6 +116,12 @@ def _all_moved_on(context: AppContext) -> bool:
     return all(not state.startswith(("Queued", "Sending")) for state in _states(context))
 
 
+def _note_sent(context: AppContext) -> bool:
+    """The notes pane's card of the note says the server has it."""
+    cards = context.window.thread_pane.cards
+    return [card.badge.text() for card in cards] == [PROCESSING]
+
+
 def test_the_outbox_and_the_count_follow_each_save_while_the_sync_goes_on(
     qtbot: Any, context: AppContext, server: RunningEmulator
 ) -> None:
@@ -138,6 +147,9 @@ def test_the_outbox_and_the_count_follow_each_save_while_the_sync_goes_on(
     assert all(state.startswith("Sent") for state in _states(context)), _states(context)
     qtbot.waitUntil(lambda: status.saves_button.text() == "3 processing", timeout=WAIT_MS)
     assert controller.syncing, "the count of waiting saves followed only the sync's end"
+    # The notes pane beside the item says the note was sent, not that it waits.
+    qtbot.waitUntil(lambda: _note_sent(context), timeout=WAIT_MS)
+    assert controller.syncing, "the notes pane followed the note only once the sync ended"
     assert not finished.calls
 
     server.faults.latency(0)
