@@ -1049,6 +1049,7 @@ class ReaderPane(QWidget):
         """Give ``line`` the background of a selection, so that the eye finds the moment
         gone to; the line marked before is given back its own look."""
         document = self.browser.document()
+        document.setUndoRedoEnabled(False)  # a mark is no edit to undo
         if self._line_mark is not None:
             marked, position, before = self._line_mark
             self._line_mark = None

@@ -134,6 +134,7 @@ def test_a_timestamp_marks_its_line_and_offers_the_video_there(
     qtbot.waitUntil(lambda: len(asked) == 2)
     assert _is_marked(pane, "Line 45 of the talk")
     assert not _is_marked(pane, "Line 36 of the talk")
+    assert not pane.browser.document().isUndoAvailable()  # a mark is no edit to undo
     # A new text size renders the item again: the moment stays marked.
     shown = Emitted(pane.entity_shown)
     pane.bigger_text()
