@@ -131,11 +131,6 @@ class JsonCodec:
         """The JSON value of a stored value."""
         return decoded(self.text(stored))
 
-    def lowered(self, stored: str | bytes) -> str:
-        """The JSON text of a stored value in lower case (what phrase checks read)."""
-        text = self.text(stored)
-        return (text.decode() if isinstance(text, bytes) else text).lower()
-
     def _decompressor(self, dict_id: int) -> zstandard.ZstdDecompressor:
         found = self._decompressors.get(dict_id)
         if found is not None:
@@ -210,12 +205,6 @@ def codec_of(db: Database) -> JsonCodec:
         if found is None:
             found = _codecs[db] = JsonCodec(db)
         return found
-
-
-def register_sql_functions(db: Database) -> None:
-    """``json_lower(raw)``: a stored value's JSON in lower case, for scans in SQL."""
-    codec = codec_of(db)
-    db.conn.create_function("json_lower", 1, codec.lowered, deterministic=True)
 
 
 def _samples(db: Database) -> list[bytes | bytearray | memoryview[int]]:

@@ -21,7 +21,6 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from memex_desktop.store.errors import DatabaseReadOnlyError, SchemaTooNewError, translate
-from memex_desktop.store.packing import register_sql_functions
 from memex_desktop.store.reader import CacheReader
 from memex_desktop.store.schema import BUSY_TIMEOUT_S, SCHEMA_VERSION, wrapped
 
@@ -141,9 +140,7 @@ class FrozenCacheReader(CacheReader):
         except sqlite3.Error as exc:
             raise translate(exc, f"reading {self.path}", file=self.path) from exc
         self.wal_unread = immutable and wal_has_pages(self.path)
-        db = wrapped(conn)
-        register_sql_functions(db)
-        return db
+        return wrapped(conn)
 
 
 def _primary(exc: sqlite3.Error) -> int | None:

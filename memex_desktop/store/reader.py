@@ -26,7 +26,7 @@ from memex_desktop.store.bounded import BoundedEntity, bounded_entity
 from memex_desktop.store.errors import StoreBugError, StoreError, translate
 from memex_desktop.store.extract import body_parts, body_text, columns, summary_text
 from memex_desktop.store.neighbourhood import DEFAULT_MAX_NODES, Edge, bounded_neighbourhood
-from memex_desktop.store.packing import JsonCodec, codec_of, decoded, register_sql_functions
+from memex_desktop.store.packing import JsonCodec, codec_of, decoded
 from memex_desktop.store.phrases import PhraseFinder, lowered_json
 from memex_desktop.store.query import (
     MIN_BODY_PREFIX_CHARS,
@@ -194,9 +194,7 @@ class CacheReader:
         in all against 159 MB unmapped), and up to the map's 2 GB at a million. The map saved
         about a tenth of a search's CPU (p50 3.3-3.6 against 3.7-4.1 ms on that cache).
         """
-        db = wrapped(connect(self.path, read_only=True))
-        register_sql_functions(db)
-        return db
+        return wrapped(connect(self.path, read_only=True))
 
     @property
     def _codec(self) -> JsonCodec:
