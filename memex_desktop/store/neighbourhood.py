@@ -10,7 +10,9 @@ graph in tests answers from lists, and both get this one policy.
 A filter (:class:`GraphFilter`) hides kinds of link and content types, and what only they
 joined to the centre (:func:`shown_within`). Where the budget cut a neighbourhood and the
 filter hides part of it, :func:`filtered_neighbourhood` explores it again through what the
-filter shows, with the same policy and budget (:func:`read_shown` decides which).
+filter shows, with the same policy and budget (:func:`read_shown` decides which). That read
+asks the reader for the links of the kinds shown only: links of a hidden kind take no part of
+the bounded reads, of the nodes kept, or of the "+N more" count.
 """
 
 from __future__ import annotations
@@ -225,19 +227,27 @@ def read_whole(hood: Neighbourhood, max_nodes: int) -> bool:
 class NeighbourhoodReader(Protocol):
     """What answers neighbourhoods (the cache's reader, the tests' in-memory graph)."""
 
-    def neighbourhood(self, entity_id: str, hops: int = ..., max_nodes: int = ...) -> Neighbourhood:
-        """The graph within ``hops`` of an entity, cut to ``max_nodes`` nodes."""
+    def neighbourhood(
+        self,
+        entity_id: str,
+        hops: int = ...,
+        max_nodes: int = ...,
+        *,
+        hidden_kinds: frozenset[str] = ...,
+    ) -> Neighbourhood:
+        """The graph within ``hops`` of an entity through links not of ``hidden_kinds``, cut
+        to ``max_nodes`` nodes."""
         ...
 
 
 class _ShownLinks:
     """A ``GraphSource`` of the links a filter shows, read one node's neighbourhood at a time.
 
-    A reader answers whole neighbourhoods only, read through every kind of link; the
-    neighbourhood one hop around a node gives its links, bounded as the reader bounds them,
-    and the types of the nodes at their other ends. Links of hidden kinds, and links to nodes
-    of hidden types, are dropped before the policy sees them, so what lies beyond them is
-    never reached and the budget goes to what the filter shows.
+    A reader answers whole neighbourhoods only; the neighbourhood one hop around a node, read
+    through the kinds of link the filter shows, gives its links, bounded as the reader bounds
+    them, and the types of the nodes at their other ends. Links of hidden kinds are never
+    read, and links to nodes of hidden types are dropped before the policy sees them, so what
+    lies beyond them is never reached and the budget goes to what the filter shows.
     """
 
     def __init__(
@@ -256,7 +266,7 @@ class _ShownLinks:
 
     def _shows(self, link: Edge) -> bool:
         """Whether the filter shows a link and the nodes at both its ends."""
-        if link[2] in self._hidden.kinds:
+        if link[2] in self._hidden.kinds:  # not asked for; kept out all the same
             return False
         return all(
             end == self._center
@@ -273,7 +283,9 @@ class _ShownLinks:
         for node_id in ids:
             if self._stop is not None and self._stop():
                 break
-            hood = self._reader.neighbourhood(node_id, hops=1, max_nodes=cap)
+            hood = self._reader.neighbourhood(
+                node_id, hops=1, max_nodes=cap, hidden_kinds=self._hidden.kinds
+            )
             cut += hood.omitted
             for node in hood.nodes:
                 self._nodes.setdefault(node.id, node)
@@ -319,11 +331,17 @@ def filtered_neighbourhood(
 
     The same policy and budget as :func:`bounded_neighbourhood`: the ``max_nodes`` nearest
     items through what the filter shows, so hiding tags fills the drawing with what the
-    other links reach instead of leaving it with the few the tags did not crowd out.
-    ``stop`` is asked between two reads; once it answers True the reading ends early.
+    other links reach instead of leaving it with the few the tags did not crowd out. The
+    reader is asked for the links of shown kinds only, so a hub of a hidden kind (a tag on
+    10,000 items) fills no bounded read and counts in no "+N more".
+    ``stop`` is asked between two reads (a filter hiding kinds of link only takes one); once
+    it answers True the reading ends early.
     """
-    if not hidden:
-        return reader.neighbourhood(center, hops=hops, max_nodes=max_nodes)
+    if not hidden.types:
+        # One bounded read of the reader's own, through the kinds of link shown.
+        return reader.neighbourhood(
+            center, hops=hops, max_nodes=max_nodes, hidden_kinds=hidden.kinds
+        )
     return bounded_neighbourhood(_ShownLinks(reader, center, hidden, stop), center, hops, max_nodes)
 
 
@@ -353,8 +371,10 @@ def read_shown(
     """The neighbourhood through every link and, when the filter needs one, a filtered read.
 
     The read through every link is kept when it holds every node within the hops (the filter
-    then only hides some of it), or when the filter hides none of what it holds. Otherwise
-    the filter hid part of a cut read: the budget is filled again through what it shows.
+    then only hides some of it), or when the filter hides content types only and none of
+    what it holds. Otherwise the budget is filled again through what the filter shows: a cut
+    read hiding kinds of link is always read again, since links of those kinds may have
+    filled its bounded reads, crowding out links shown, and its "+N more" counts them.
     """
     full = reader.neighbourhood(center, hops=hops, max_nodes=max_nodes)
     reached = len(full.nodes) + full.omitted
@@ -362,7 +382,7 @@ def read_shown(
     if hidden and not whole:
         types = {node.id: node.type for node in full.nodes}
         links = [(edge.source, edge.target, edge.kind) for edge in full.edges]
-        if len(shown_within(center, types, links, hops, hidden)) < len(full.nodes):
+        if hidden.kinds or len(shown_within(center, types, links, hops, hidden)) < len(full.nodes):
             filtered = filtered_neighbourhood(reader, center, hops, max_nodes, hidden, stop)
             return ShownNeighbourhood(filtered, hidden, reached, read_whole(filtered, max_nodes))
     return ShownNeighbourhood(full, EVERY_LINK, reached, whole)

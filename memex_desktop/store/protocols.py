@@ -61,8 +61,16 @@ class ThreadReader(EntityReader, TitleSearch, Protocol):
 class GraphReader(CacheFile, Protocol):
     """What the graph pane reads: the bounded neighbourhood of an item."""
 
-    def neighbourhood(self, entity_id: str, hops: int = ..., max_nodes: int = ...) -> Neighbourhood:
-        """The graph within ``hops`` of an entity, cut to ``max_nodes`` nodes, centre included."""
+    def neighbourhood(
+        self,
+        entity_id: str,
+        hops: int = ...,
+        max_nodes: int = ...,
+        *,
+        hidden_kinds: frozenset[str] = ...,
+    ) -> Neighbourhood:
+        """The graph within ``hops`` of an entity, cut to ``max_nodes`` nodes, centre included;
+        links of ``hidden_kinds`` are not read (a filter hides them)."""
         ...
 
 

@@ -1666,37 +1666,51 @@ class CacheReader:
         return found
 
     def neighbourhood(
-        self, entity_id: str, hops: int = 1, max_nodes: int = DEFAULT_MAX_NODES
+        self,
+        entity_id: str,
+        hops: int = 1,
+        max_nodes: int = DEFAULT_MAX_NODES,
+        *,
+        hidden_kinds: frozenset[str] = frozenset(),
     ) -> Neighbourhood:
         """The graph within ``hops`` of an entity, at most ``max_nodes`` nodes, nearest first.
 
         See :func:`~memex_desktop.store.neighbourhood.bounded_neighbourhood` for the policy;
-        ``omitted`` counts the neighbours left out.
+        ``omitted`` counts the neighbours left out. Links of ``hidden_kinds`` are not read: a
+        filter hiding them wants the bounded reads and the count spent on what it shows.
         """
-        return bounded_neighbourhood(_CacheGraph(self), entity_id, hops, max_nodes)
+        return bounded_neighbourhood(_CacheGraph(self, hidden_kinds), entity_id, hops, max_nodes)
 
-    def _adjacent(self, ids: Sequence[str], cap: int) -> tuple[list[Edge], int]:
+    def _adjacent(
+        self, ids: Sequence[str], cap: int, hidden_kinds: frozenset[str]
+    ) -> tuple[list[Edge], int]:
         """Edges and tag links touching ``ids`` (at most ``cap`` per kind) and how many were cut."""
         found: list[Edge] = []
         cut = 0
         for chunk in chunks(ids):
-            chunk_found, chunk_cut = self._adjacent_chunk(chunk, cap)
+            chunk_found, chunk_cut = self._adjacent_chunk(chunk, cap, hidden_kinds)
             found += chunk_found
             cut += chunk_cut
         return found, cut
 
-    def _adjacent_chunk(self, ids: Sequence[str], cap: int) -> tuple[list[Edge], int]:
+    def _adjacent_chunk(
+        self, ids: Sequence[str], cap: int, hidden_kinds: frozenset[str]
+    ) -> tuple[list[Edge], int]:
         """:meth:`_adjacent` of at most ``CHUNK`` ids (at most ``cap`` per kind)."""
-        params = [in_ids(ids)]
+        shown, kinds = _kinds_shown(hidden_kinds)
+        tagged = "SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE"
         queries = [
-            f"SELECT source, target, kind FROM edges WHERE source IN {IN_LIST}",
-            f"SELECT source, target, kind FROM edges WHERE target IN {IN_LIST}",
-            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE entity_id IN {IN_LIST}",
-            f"SELECT entity_id, tag_id, 'tag' FROM entity_tags WHERE tag_id IN {IN_LIST}",
+            (f"SELECT source, target, kind FROM edges WHERE source IN {IN_LIST}{shown}", kinds),
+            (f"SELECT source, target, kind FROM edges WHERE target IN {IN_LIST}{shown}", kinds),
+            (f"{tagged} entity_id IN {IN_LIST}", []),
+            (f"{tagged} tag_id IN {IN_LIST}", []),
         ]
+        if "tag" in hidden_kinds:
+            queries = queries[:2]
         found: list[Edge] = []
         cut = 0
-        for sql in queries:
+        for sql, more in queries:
+            params = [in_ids(ids), *more]
             rows = self._query(f"{sql} LIMIT ?", [*params, cap + 1])
             if len(rows) > cap:
                 total = self._query(f"SELECT count(*) FROM ({sql})", params)[0][0]
@@ -1705,17 +1719,20 @@ class CacheReader:
             found += [(row[0], row[1], row[2]) for row in rows]
         return found, cut
 
-    def _edges_among(self, ids: Sequence[str]) -> set[Edge]:
-        """Edges and tag links with both ends in ``ids``."""
+    def _edges_among(self, ids: Sequence[str], hidden_kinds: frozenset[str]) -> set[Edge]:
+        """Edges and tag links with both ends in ``ids`` (none of ``hidden_kinds``)."""
         params = [in_ids(ids)]
+        shown, kinds = _kinds_shown(hidden_kinds)
         found = {
             (row[0], row[1], row[2])
             for row in self._query(
                 f"SELECT source, target, kind FROM edges WHERE source IN {IN_LIST} "
-                f"AND target IN {IN_LIST}",
-                [*params, *params],
+                f"AND target IN {IN_LIST}{shown}",
+                [*params, *params, *kinds],
             )
         }
+        if "tag" in hidden_kinds:
+            return found
         found |= {
             (row[0], row[1], "tag")
             for row in self._query(
@@ -1726,20 +1743,20 @@ class CacheReader:
         }
         return found
 
-    def _link_counts(self, ids: Sequence[str]) -> dict[str, int]:
-        """Edges and tag links of each of ``ids``, counted over the whole cache."""
+    def _link_counts(self, ids: Sequence[str], hidden_kinds: frozenset[str]) -> dict[str, int]:
+        """Edges and tag links of each of ``ids`` (none of ``hidden_kinds``), counted over the
+        whole cache."""
+        shown, kinds = _kinds_shown(hidden_kinds)
+        counted = [("source", "edges", shown, kinds), ("target", "edges", shown, kinds)]
+        if "tag" not in hidden_kinds:
+            counted += [("entity_id", "entity_tags", "", []), ("tag_id", "entity_tags", "", [])]
         counts: dict[str, int] = {}
         for chunk in chunks(ids):
-            for column, table in (
-                ("source", "edges"),
-                ("target", "edges"),
-                ("entity_id", "entity_tags"),
-                ("tag_id", "entity_tags"),
-            ):
+            for column, table, condition, more in counted:
                 for node_id, count in self._query(
-                    f"SELECT {column}, count(*) FROM {table} WHERE {column} IN {IN_LIST} "
-                    f"GROUP BY {column}",
-                    [in_ids(chunk)],
+                    f"SELECT {column}, count(*) FROM {table} WHERE {column} IN {IN_LIST}"
+                    f"{condition} GROUP BY {column}",
+                    [in_ids(chunk), *more],
                 ):
                     counts[node_id] = counts.get(node_id, 0) + int(count)
         return counts
@@ -1800,14 +1817,34 @@ class CacheReader:
         self.close()
 
 
-class _CacheGraph:
-    """A reader's bounded reads of links and nodes, as a ``GraphSource``."""
+def _kinds_shown(hidden_kinds: frozenset[str]) -> tuple[str, list[str]]:
+    """The condition on ``edges.kind`` that leaves ``hidden_kinds`` unread, and its parameters
+    (none where nothing is hidden: the statement is the one read without a filter)."""
+    if not hidden_kinds:
+        return "", []
+    return f" AND kind NOT IN {IN_LIST}", [in_ids(sorted(hidden_kinds))]
 
-    def __init__(self, reader: CacheReader) -> None:
-        self.adjacent = reader._adjacent
-        self.edges_among = reader._edges_among
-        self.link_counts = reader._link_counts
+
+class _CacheGraph:
+    """A reader's bounded reads of links and nodes, as a ``GraphSource``: links of
+    ``hidden_kinds`` are never read."""
+
+    def __init__(self, reader: CacheReader, hidden_kinds: frozenset[str]) -> None:
+        self._reader = reader
+        self._hidden_kinds = hidden_kinds
         self.graph_nodes = reader._graph_nodes
+
+    def adjacent(self, ids: Sequence[str], cap: int) -> tuple[list[Edge], int]:
+        """Links touching ``ids`` (about ``cap`` of each kind at most) and how many were cut."""
+        return self._reader._adjacent(ids, cap, self._hidden_kinds)
+
+    def edges_among(self, ids: Sequence[str]) -> set[Edge]:
+        """Every link whose two ends are both in ``ids``."""
+        return self._reader._edges_among(ids, self._hidden_kinds)
+
+    def link_counts(self, ids: Sequence[str]) -> dict[str, int]:
+        """How many links each of ``ids`` has in the whole graph (absent: none)."""
+        return self._reader._link_counts(ids, self._hidden_kinds)
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,10 @@ The filter hides content types and kinds of link, and with them what only they j
 item: a node shows while links of shown kinds, through nodes of shown types, join it to the
 item within the hops chosen. Where the drawing holds all that the filter leaves (its read was
 not cut by the node budget, or was read for a filter hiding no more), nodes hide and come back
-at once; where the budget cut the read, what the shown links reach is read again, so hiding
-the tags that filled the budget fills it with what the other links reach. What was read for
-each filter of the item is kept, so going back to a filter draws it again at once. The count
+at once; where the budget cut the read, what the shown links reach is read again, asking the
+cache for the kinds of link shown only, so hiding the tags that filled the budget fills it with
+what the other links reach, and "+N more" counts only items those links reach. What was read
+for each filter of the item is kept, so going back to a filter draws it again at once. The count
 says how many items show, how many more the budget leaves out and how many the filter hides.
 The legend lists the kinds drawn and the kinds hidden, in one row where its names do not fit.
 """
@@ -259,8 +260,9 @@ def prepare_neighbourhood(
 ) -> PreparedGraph:
     """Read the neighbourhood of ``center`` for a filter and order it for the Links list.
 
-    Plain values only. Where the filter hides part of a neighbourhood cut by the budget, the
-    reading goes through what it shows instead (``store.neighbourhood.read_shown``).
+    Plain values only. Where the filter hides part of a neighbourhood cut by the budget, or
+    hides kinds of link there, the reading goes through what it shows instead, links of the
+    hidden kinds left unread (``store.neighbourhood.read_shown``).
     """
     read = read_shown(reader, center, hops, max_nodes, hidden, stop)
     hood = read.hood

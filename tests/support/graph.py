@@ -30,11 +30,20 @@ class MemoryGraph:
         self._links: list[Edge] = [(e.source, e.target, e.kind) for e in self.edges]
 
     def neighbourhood(
-        self, entity_id: str, hops: int = 1, max_nodes: int = DEFAULT_MAX_NODES
+        self,
+        entity_id: str,
+        hops: int = 1,
+        max_nodes: int = DEFAULT_MAX_NODES,
+        *,
+        hidden_kinds: frozenset[str] = frozenset(),
     ) -> Neighbourhood:
-        """What ``CacheReader.neighbourhood`` answers for the same graph."""
+        """What ``CacheReader.neighbourhood`` answers for the same graph (links of
+        ``hidden_kinds`` left unread)."""
         self.calls.append((entity_id, hops, max_nodes))
-        return bounded_neighbourhood(self, entity_id, hops, max_nodes)
+        if not hidden_kinds:
+            return bounded_neighbourhood(self, entity_id, hops, max_nodes)
+        shown = [edge for edge in self.edges if edge.kind not in hidden_kinds]
+        return bounded_neighbourhood(MemoryGraph(self.nodes, shown), entity_id, hops, max_nodes)
 
     def adjacent(self, ids: Sequence[str], cap: int) -> tuple[list[Edge], int]:
         """Outgoing and incoming links of ``ids``, at most ``cap`` of each, and how many cut."""

@@ -156,6 +156,7 @@ def test_a_cut_read_the_filter_hides_nothing_of_is_kept() -> None:
 
 
 def test_a_filtered_read_stops_when_asked() -> None:
+    """A filter hiding content types reads one node's links at a time, asking between."""
     graph = _tagged_item(members=10)
     asked: list[str] = []
 
@@ -163,5 +164,6 @@ def test_a_filtered_read_stops_when_asked() -> None:
         asked.append("stop?")
         return len(asked) > 1  # the centre's links, then nothing more
 
-    filtered = filtered_neighbourhood(graph, "item", 2, 300, NO_TAGS, stop)
+    no_tags_nor_pdfs = GraphFilter(kinds=frozenset({"tag"}), types=frozenset({"pdf"}))
+    filtered = filtered_neighbourhood(graph, "item", 2, 300, no_tags_nor_pdfs, stop)
     assert {node.id for node in filtered.nodes} == {"item", "ref"}
