@@ -98,6 +98,12 @@ class AppContext:
     client: MemexClient | None
     provider: Any = None  # the live "Sign in with Memex" TokenProvider, if signed in
     api_url: str = ""  # the API the client talks to
+    # The key given for this session (--api-key, the demo's): still used once the settings
+    # are saved, before a key in the keyring.
+    api_key: str | None = None
+    # What the settings file holds where this session uses other settings (the demo syncs
+    # every minute); None when it uses the file's.
+    saved_settings: Settings | None = None
     cleanups: list[Callable[[], None]] = field(default_factory=list)
     _closed: bool = False
     # Built last: its Settings action is this context's open_settings.
@@ -116,10 +122,33 @@ class AppContext:
         """The reader's text size changed (Ctrl+=, Ctrl+-, Ctrl+0): kept in the settings."""
         settings = self.settings.model_copy(update={"reader_text_size_percent": percent})
         try:
-            settings.save()
+            self.save_settings(settings)
         except OSError as exc:
             self.window.messages.warn(user_message(exc).one_line())
-            return
+
+    def save_settings(self, settings: Settings) -> None:
+        """Write ``settings`` to the settings file and use them from now on.
+
+        A setting this session uses in place of the saved one (the demo's one-minute sync)
+        is written as it was saved, unless ``settings`` change it: only what the person
+        changes is kept for later starts.
+
+        Raises:
+            OSError: the file could not be written (nothing changes then).
+        """
+        written = settings
+        if self.saved_settings is not None:
+            saved = self.saved_settings
+            kept = {
+                name: getattr(saved, name)
+                for name in Settings.model_fields
+                if getattr(settings, name) == getattr(self.settings, name)
+                and getattr(self.settings, name) != getattr(saved, name)
+            }
+            written = settings.model_copy(update=kept)
+        written.save()
+        if self.saved_settings is not None:
+            self.saved_settings = written
         self.settings = settings
 
     def shutdown(self) -> None:
@@ -214,6 +243,7 @@ def build_main_window(
         connecting=connect_once_listed,
     )
     context = AppContext(runner, controller, writer, reader, settings, credentials, data_dir, None)
+    context.api_key = api_key
     context.window = MainWindow(
         reader=reader,
         runner=runner,
@@ -336,11 +366,10 @@ def show_settings_dialog(
         }
     )
     try:
-        settings.save()
+        context.save_settings(settings)
     except OSError as exc:
         QMessageBox.warning(parent, "Settings not saved", user_message(exc).one_line())
         return False
-    context.settings = settings
     context.api_url = session_url or settings.effective_api_url()
     if choice.api_key:
         context.credentials.set_api_key(choice.api_key)
@@ -375,6 +404,7 @@ def rebuild_client(context: AppContext) -> None:
         connection = services.connect(
             context.settings,
             api_url=context.api_url or None,
+            api_key=context.api_key,
             key_store=context.credentials,
             stored_sign_in=lambda: context.provider,
         )
@@ -660,13 +690,16 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
                 # Chosen once: later starts open the library without asking again.
                 first_choice = None
                 settings.save()
+    saved_settings: Settings | None = None
     if want_demo:
         demo = start_demo()
         data_dir = demo.data_dir
+        # The demo syncs every minute, so that what is saved in it shows soon; saving the
+        # settings in the demo keeps the person's own interval (AppContext.save_settings).
+        saved_settings = settings
         settings = settings.model_copy(update={"sync_interval_minutes": 1})
-        connection = services.connect(
-            settings, api_url=demo.emulator.base_url, api_key=demo.emulator.api_key
-        )
+        api_key = demo.emulator.api_key
+        connection = services.connect(settings, api_url=demo.emulator.base_url, api_key=api_key)
     else:
         data_dir = settings.effective_data_dir(data_dir_arg)
     cache_path = paths.cache_db_path(data_dir)
@@ -707,11 +740,12 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
             if demo is not None:
                 demo.close()
             return 1
+    context.saved_settings = saved_settings
     if started_afresh is not None:
         context.window.messages.warn(started_afresh)
     if demo is not None:
         context.cleanups.append(demo.close)
-        context.window.setWindowTitle("Memex (demo library)")
+        context.window.set_library_label("Demo library")
     if listening is not None:
         guard, handoff = listening
         # The demo chosen at first run is a library of its own: later starts no longer come

@@ -159,7 +159,10 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("mainwindow")
-        self.setWindowTitle("Memex")
+        # Names a library that is not the person's own in the title ("Demo library").
+        self._library_label = ""
+        self._item_title = ""
+        self._show_title()
         self.setAccessibleName("Memex library")
         self.reader = reader
         self.runner = runner
@@ -728,9 +731,20 @@ class MainWindow(QMainWindow):
     def _on_reader_entity_shown(self, entity_id: str) -> None:
         """Point the docked panes at what is being read; the title says what it is."""
         self.docks.follow(entity_id)
-        title = self.reader_pane.title_label.text()
-        self.setWindowTitle(f"{title} — Memex" if title else "Memex")
+        self._item_title = self.reader_pane.title_label.text()
+        self._show_title()
         self.entity_opened.emit(entity_id)
+
+    def set_library_label(self, label: str) -> None:
+        """Name the library in the title, when it is not the person's own ("Demo library")."""
+        self._library_label = label
+        self._show_title()
+
+    def _show_title(self) -> None:
+        """The title reads "Item — Library — Memex": the app's name last, as Qt would add
+        it, so that it is not added twice."""
+        parts = (self._item_title, self._library_label, "Memex")
+        self.setWindowTitle(" — ".join(part for part in parts if part))
 
     # -- store changes and sync ------------------------------------------------------------
 

@@ -164,7 +164,7 @@ def take(out_dir: Path) -> None:
             qsettings=qsettings,
         )
         window = context.window
-        window.setWindowTitle("Memex (demo library)")
+        window.set_library_label("Demo library")
         window.resize(*SIZES[0])
         window.show()
         reports: list[Any] = []
