@@ -250,8 +250,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("logout", cmd_logout, "sign out of Memex: forget the sign-in tokens")
 
-    cmd = command("emulator", cmd_emulator, "run a Memex-compatible API server on loopback")
-    cmd.add_argument("--host", default="127.0.0.1")
+    # The emulator is a server: it reads no data folder and talks to no API, and its key is
+    # the one it accepts, so it takes none of the other commands' options.
+    about = "run a Memex-compatible API server on loopback"
+    cmd = sub.add_parser("emulator", help=about, description=about)
+    cmd.set_defaults(handler=cmd_emulator)
+    cmd.add_argument(
+        "--api-key",
+        default=argparse.SUPPRESS,
+        help=f"the API key it accepts (env {API_KEY_ENV}; without one, the demo's, which it "
+        "prints once ready)",
+    )
+    cmd.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=argparse.SUPPRESS,
+        help="log more to stderr (repeat for debug)",
+    )
+    cmd.add_argument("--host", default="127.0.0.1", help="address to listen on")
     cmd.add_argument(
         "--port", type=_port, default=8787, help="TCP port to listen on (0: any free one)"
     )
@@ -273,10 +290,27 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="serve the pictures in DIR under /media (default: the demo's, with the demo library)",
     )
-    cmd.add_argument("--balance-micros", type=int, default=None, metavar="N")
-    cmd.add_argument("--max-page-size", type=_positive_int, default=None, metavar="N")
     cmd.add_argument(
-        "--processing-delay", type=_non_negative_float, default=None, metavar="SECONDS"
+        "--balance-micros",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the account's pay-as-you-go credit, in millionths of a dollar (what costs more "
+        "is refused as out of credit)",
+    )
+    cmd.add_argument(
+        "--max-page-size",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="the most items one page of search results holds",
+    )
+    cmd.add_argument(
+        "--processing-delay",
+        type=_non_negative_float,
+        default=None,
+        metavar="SECONDS",
+        help="how long a saved link takes to be processed into an item",
     )
     cmd.add_argument(
         "--latency-ms",
@@ -1551,7 +1585,7 @@ def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
         if library is not None:
             library_path = None
     options: dict[str, Any] = {}
-    if args.api_key:
+    if getattr(args, "api_key", None):
         options["api_key"] = args.api_key
     elif os.environ.get(API_KEY_ENV):
         options["api_key"] = os.environ[API_KEY_ENV]
@@ -1584,7 +1618,9 @@ def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
     print(f"Memex emulator: loading its library for {where}…", file=sys.stderr)
 
     def ready(url: str) -> None:
-        print(f"Memex emulator on {url}, ready", file=sys.stderr, flush=True)
+        # Its key is no secret (a server for trying the app), and nothing works without it.
+        accepted = f"API key {config.api_key}"
+        print(f"Memex emulator on {url}, ready ({accepted})", file=sys.stderr, flush=True)
 
     try:
         serve(config, host=args.host, port=args.port, ready=ready)

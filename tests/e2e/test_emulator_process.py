@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from memex_desktop.emulator import EmulatorConfig
+from memex_desktop.settings import API_KEY_ENV
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -57,9 +60,10 @@ def test_a_terminated_emulator_leaves_no_database_behind(tmp_path: Path) -> None
 def test_the_emulator_says_it_is_ready_only_once_it_answers(tmp_path: Path) -> None:
     # A big library takes a while to load: a client started on the first line was refused.
     port = _free_port()
+    without_key = {name: value for name, value in os.environ.items() if name != API_KEY_ENV}
     proc = subprocess.Popen(
         [sys.executable, "-m", "memex_desktop", "emulator", "--port", str(port)],
-        env={**os.environ, "TMPDIR": str(tmp_path)},
+        env={**without_key, "TMPDIR": str(tmp_path)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -71,6 +75,8 @@ def test_the_emulator_says_it_is_ready_only_once_it_answers(tmp_path: Path) -> N
         while "ready" not in (line := proc.stderr.readline()):
             assert line, "the emulator ended without saying it was ready"
         assert f":{port}" in line
+        # Someone pointing a window at it learns the key it accepts.
+        assert line.rstrip().endswith(f"(API key {EmulatorConfig().api_key})")
         with socket.create_connection(("127.0.0.1", port), timeout=5):
             pass  # it answers as soon as it says so
     finally:
