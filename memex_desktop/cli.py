@@ -700,9 +700,11 @@ class _StderrProgress:
         self.last_at = 0.0
         self.last_phase = ""
 
-    def __call__(self, progress: SyncProgress) -> None:
+    def __call__(self, progress: SyncProgress, *, last: bool = False) -> None:
+        """Print ``progress`` unless a line of its phase was printed less than 0.5 s ago;
+        the ``last`` of a phase is always printed (a phase ends on what it did)."""
         now = time.monotonic()
-        if progress.phase == self.last_phase and now - self.last_at < 0.5:
+        if progress.phase == self.last_phase and now - self.last_at < 0.5 and not last:
             return
         self.last_at, self.last_phase = now, progress.phase
         # An estimate no larger than what is done says nothing of what is left.
@@ -1415,7 +1417,8 @@ def cmd_export(args: argparse.Namespace, session: Session) -> int:
 
     def progress(done: int, total: int) -> None:
         if printer is not None:
-            printer(SyncProgress("export", done, None, f"{done:,} of {total:,} items"))
+            words = f"{done:,} of {total:,} items"
+            printer(SyncProgress("export", done, None, words), last=done >= total)
 
     directory: Path = args.directory
     if directory.exists() and not directory.is_dir():

@@ -183,8 +183,13 @@ def test_export_json_round_trip_and_markdown(
     run: Cli, library: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run("sync")[0] == 0
-    status, out, _ = run("export", str(tmp_path / "out"))
+    status, out, err = run("export", str(tmp_path / "out"))
     assert status == 0
+    # Its last progress line says what it did, not where it started.
+    last = re.fullmatch(r"export: (\d+) \(([\d,]+) of ([\d,]+) items\)", err.splitlines()[-1])
+    assert last is not None, err
+    done, written, total = (int(number.replace(",", "")) for number in last.groups())
+    assert done == written == total >= len(_listable(run, library))
     exported = json.loads((tmp_path / "out" / "memex-export.json").read_text(encoding="utf-8"))
     exported_ids = {e["id"] for e in exported["results"]}
     assert _listable(run, library) <= exported_ids <= {e["id"] for e in library["results"]}
