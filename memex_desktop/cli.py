@@ -221,9 +221,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     cmd = command("note", cmd_note, "write a note on a cached item (or a reply) through the outbox")
-    cmd.add_argument("id", metavar="ID", help="the item the note is on")
+    cmd.add_argument(
+        "id", metavar="ID", help="the item the note is on (its id, or the start of it)"
+    )
     cmd.add_argument("text", metavar="TEXT")
-    cmd.add_argument("--reply-to", metavar="NOTE_ID", help="answer this note in the item's thread")
+    cmd.add_argument(
+        "--reply-to",
+        metavar="NOTE_ID",
+        help="answer this note in the item's thread (its id, or the start of it)",
+    )
 
     cmd = command("outbox", cmd_outbox, "list, retry or drop queued saves")
     cmd.add_argument("action", nargs="?", choices=("list", "retry", "drop"), default="list")
@@ -1120,10 +1126,12 @@ def cmd_note(args: argparse.Namespace, session: Session) -> int:
 
     session.writer()
     outbox = session.outbox()
+    reader = session.reader()
+    # The starts of ids `show` takes name the same items here, for the note and its parent.
+    target_id = _whole_id(reader, args.id)
+    reply_to = _whole_id(reader, args.reply_to) if args.reply_to else None
     try:
-        result = queue_note(
-            outbox, session.reader(), args.text, target_id=args.id, reply_to=args.reply_to
-        )
+        result = queue_note(outbox, reader, args.text, target_id=target_id, reply_to=reply_to)
     except NoteTargetUnknown as exc:
         raise CliError(
             f"no cached item with id {exc.args[0]!r} (sync first, or check the id)",

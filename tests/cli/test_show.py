@@ -5,23 +5,12 @@ id begins so, or a usage error naming some of those that do."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from support.cli import Cli
 
-from memex_desktop import cli, paths
+from memex_desktop import cli
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
-    """The demo library imported into a fresh data folder (no server)."""
-    run = Cli(capsys, tmp_path / "data", "http://127.0.0.1:9", api_key=None)
-    status, _, err = run("import", str(paths.resource_path("demo", "library.json")))
-    assert status == 0, err
-    return run
 
 
 def test_show_prints_the_items_highlights_and_note_threads(run: Cli) -> None:
