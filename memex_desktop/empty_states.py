@@ -102,11 +102,18 @@ def empty_state(context: ListContext) -> EmptyState:
         " Memex cannot be reached: only what is already cached was searched." * context.offline
     )
     if context.filters:
-        searched = f" for {quoted(context.query)}" * bool(context.query)
+        # The search is one of the things that together leave nothing: named among them.
+        parts = [quoted(context.query)] * bool(context.query) + list(context.filters)
+        together = (
+            f"both {parts[0]} and {parts[1]}"
+            if len(parts) == 2
+            else f"all of {', '.join(parts[:-1])} and {parts[-1]}"
+            if len(parts) > 2
+            else parts[0]
+        )
         return EmptyState(
             "No items match these filters",
-            f"No item{searched} fits all of {', '.join(context.filters)}. Remove a filter "
-            f"above, or clear them all.{offline}",
+            f"No item fits {together}. Remove one above, or clear them all.{offline}",
             CLEAR_ALL,
             "Clear all",
         )

@@ -100,10 +100,18 @@ def test_each_empty_list_says_why_and_offers_the_fix(
     assert state.explanation.endswith(".")
 
 
-def test_the_filters_are_named_in_the_explanation() -> None:
+def test_the_search_and_the_filters_are_named_together_in_the_explanation() -> None:
+    # A type typed in the search and another picked in the sidebar leave nothing together.
+    state = empty_state(ListContext(query="type:reddit", filters=("Library: PDF",)))
+    assert state.explanation.startswith(
+        "No item fits both \u201ctype:reddit\u201d and Library: PDF. Remove one above"
+    )
     state = empty_state(ListContext(query="worm", filters=("Type: Tweet", "Tag: compost")))
-    assert "\u201cworm\u201d" in state.explanation
-    assert "Type: Tweet, Tag: compost" in state.explanation
+    assert state.explanation.startswith(
+        "No item fits all of \u201cworm\u201d, Type: Tweet and Tag: compost."
+    )
+    state = empty_state(ListContext(filters=("Type: Tweet",)))
+    assert state.explanation.startswith("No item fits Type: Tweet.")
 
 
 def test_offline_searches_say_only_the_cache_was_searched() -> None:
