@@ -11,11 +11,12 @@ on screen, after the filter menus; Delete, Backspace, Enter or Space removes the
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import dataclass, field, replace
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QKeyEvent, QPaintEvent, QResizeEvent
+from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QFontMetricsF, QKeyEvent, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -116,6 +117,25 @@ class FilterCombo(QComboBox):
         counted = FILTER_MIN_CHARS * metrics.horizontalAdvance("X")
         width = base.width() + max(0, widest - counted)
         return QSize(min(width, max(FILTER_MAX_HINT, base.width())), base.height())
+
+    def minimumSizeHint(self) -> QSize:
+        """Wide enough for the first choice, the one that filters nothing ("All types"):
+        a narrowed window takes its room from the reader before a menu hides what it is.
+        A longer choice made may still end with "…"."""
+        base = super().minimumSizeHint()
+        if self.count() == 0:
+            return base
+        # The frame and arrow around the text, as the style draws them at any width.
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        option.rect = QRect(0, 0, FILTER_MAX_HINT, base.height())
+        field = self.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, self
+        )
+        around = FILTER_MAX_HINT - field.width() + 2  # as text_room: 1 px inside each edge
+        # Whole pixels rounded down could leave the text a fraction short: elided after all.
+        first = math.ceil(QFontMetricsF(self.font()).horizontalAdvance(self.itemText(0)))
+        return QSize(max(base.width(), first + around + 1), base.height())
 
     def text_room(self) -> int:
         """The width the current choice's text may take (the style's edit field)."""

@@ -334,6 +334,23 @@ def test_narrowing_tabs_then_folds_the_side_panes_and_widening_undoes_it(
     assert not graph.isVisible()
 
 
+def test_a_narrowed_window_keeps_each_filter_menus_first_choice_whole(
+    window_factory: WindowFactory, demo_library: dict[str, Any], qtbot: Any
+) -> None:
+    # Narrowed from a laptop's width, the list gave up its room as the reader did, until
+    # "Any tag" read "Any t…": the reader gives the rest.
+    window = window_factory(library=demo_library).window
+    _sized(qtbot, window, LAPTOP)
+    bar = window.search_bar
+    for size in (BETWEEN, QSize(FOLDED_WIDTH, BETWEEN.height()), SMALLEST):
+        _sized(qtbot, window, size)
+        qtbot.waitUntil(lambda: window.splitter.sizes()[1] == window.splitter.widget(1).width())
+        for combo in (bar.types, bar.tags, bar.dates):
+            assert combo.currentIndex() == 0
+            assert combo.shown_text() == combo.currentText(), (size, combo.shown_text())
+        _assert_fits(window, size)
+
+
 def test_the_shortcuts_dialog_shows_every_row_whole(qtbot: Any) -> None:
     dialog = ShortcutsDialog()
     qtbot.addWidget(dialog)
