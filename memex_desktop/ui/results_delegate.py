@@ -64,6 +64,28 @@ def source_text(row: EntityRow) -> str:
     return " · ".join(dict.fromkeys(part for part in (row.site, row.author) if part))
 
 
+# Types drawn as another is (a short is a video, a channel or a profile is someone); every
+# other type is drawn by its own resources/icons/type-<type>.svg, or else by a letter badge.
+DRAWN_AS = {
+    "youtubeShorts": "youtube",
+    "tiktok": "youtube",
+    "youtubeChannel": "profile",
+    "twitterProfile": "profile",
+    "linkedinProfile": "profile",
+    "subreddit": "reddit",
+    "chatgpt": "chatThread",
+    "claude": "chatThread",
+    "transcribedMedia": "audioRecording",
+    "audiobook": "audioRecording",
+    "instagram": "image",
+    "pinterest": "image",
+    "snapchat": "image",
+    "substack": "web",
+    "facebook": "web",
+    "linkedin": "web",
+}
+
+
 class TypeIcons:
     """Icons per content type from resources/icons/type-*.svg, with a letter-badge fallback.
 
@@ -80,7 +102,8 @@ class TypeIcons:
         if entity_type not in self._icons:
             icon: QIcon | None = None
             try:
-                path = paths.resource_path("icons", f"type-{entity_type}.svg")
+                drawn_as = DRAWN_AS.get(entity_type, entity_type)
+                path = paths.resource_path("icons", f"type-{drawn_as}.svg")
             except FileNotFoundError:
                 path = None
             if path is not None and path.is_file():

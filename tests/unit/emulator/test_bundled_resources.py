@@ -21,6 +21,10 @@ TYPE_ICONS = (
     "chatThread",
     "pdf",
     "selector",
+    "audioRecording",
+    "book",
+    "profile",
+    "rssFeed",
     "other",
 )
 
