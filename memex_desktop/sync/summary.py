@@ -10,6 +10,11 @@ def counted(number: int, noun: str) -> str:
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
+# What a sync says from its start until its first step reports (an unlabelled bar and a
+# Cancel button next to "Online · synced 23:12" read as something stuck).
+STARTED_SENTENCE = "Syncing…"
+
+
 def progress_sentence(progress: SyncProgress) -> str:
     """The line for a sync's progress: while it reads the whole library, what it has fetched,
     named as such (``Syncing: 1,200 of about 30,000 items fetched``, ``Syncing: 1,200 items

@@ -13,7 +13,12 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWi
 from memex_desktop.api.models import SearchMeta
 from memex_desktop.errors import ConnectionState, StateWords, state_words
 from memex_desktop.sync import SyncProgress, SyncReport
-from memex_desktop.sync.summary import fetched_sentence, progress_sentence, sync_sentence
+from memex_desktop.sync.summary import (
+    STARTED_SENTENCE,
+    fetched_sentence,
+    progress_sentence,
+    sync_sentence,
+)
 from memex_desktop.ui.sync_controller import OutboxCounts
 
 # The action each state's button asks for (announced by action_requested); the words for the
@@ -271,12 +276,14 @@ class StatusBar(QStatusBar):
 
     @Slot()
     def on_sync_started(self) -> None:
-        """Show an indeterminate progress bar with a cancel button."""
+        """Show an indeterminate progress bar with a cancel button, and say a sync runs."""
         self._sync_started_at = self._heard_at = time.monotonic()
         self._heard_phase = ""
         self._waiting_until = 0.0
-        self._sync_line = ""
+        self._sync_line = STARTED_SENTENCE
+        self._show_words()
         self._quiet.start()
+        self.progress.setToolTip(STARTED_SENTENCE)
         self.progress.setRange(0, 0)
         self.progress.show()
         self.cancel_button.show()

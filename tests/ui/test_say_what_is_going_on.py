@@ -357,6 +357,15 @@ def test_a_multi_page_first_sync_moves_its_bar_and_ends_in_a_sentence(
     assert messages[-1] == "Up to date."
 
 
+def test_a_sync_says_it_runs_before_its_first_step_reports(qtbot: Any, context: AppContext) -> None:
+    status = context.window.status
+    status.on_sync_started()
+    assert status.currentMessage() == "Syncing…"  # not a bare bar beside "Online"
+    assert status.progress.toolTip() == "Syncing…"
+    status.on_sync_progress(SyncProgress("pull", 20, None, "Checking for changes: 20 items"))
+    assert status.currentMessage() == "Checking for changes: 20 items"
+
+
 def test_a_total_ahead_makes_the_bar_determinate(qtbot: Any, context: AppContext) -> None:
     status = context.window.status
     status.on_sync_started()
