@@ -379,7 +379,21 @@ class SettingsDialog(QDialog):
         self.api_url_problem.setWordWrap(True)
         self.api_url_problem.hide()
         self.api_url.textEdited.connect(self.api_url_problem.hide)
-        form.addRow("", self.api_url_problem)
+        # Under the field: why it cannot be saved, when it cannot; why it cannot be edited,
+        # when the session chose the server (a read-only field looks like any other).
+        under_url = QVBoxLayout()
+        under_url.setContentsMargins(0, 0, 0, 0)
+        under_url.addWidget(self.api_url_problem)
+        if self.api_url_fixed:
+            fixed_note = QLabel(
+                "This window talks to this server for this session (the demo, --api-url or "
+                f"MEMEX_API_URL). The saved setting stays {settings.api_url}.",
+                self,
+            )
+            fixed_note.setObjectName("apiurlnote")
+            fixed_note.setWordWrap(True)
+            under_url.addWidget(fixed_note)
+        form.addRow("", under_url)
         if runner is not None:
             self.sign_in = SignInPanel(self._entered_url, runner, provider, sign_in, self)
             form.addRow("Account", self.sign_in)

@@ -203,6 +203,23 @@ def test_the_settings_say_which_data_folder_this_window_reads(qtbot: Any, tmp_pa
     assert usual.findChild(QLabel, "datafoldernote").text().startswith("A new data folder")
 
 
+def test_a_server_chosen_for_the_session_is_said_under_its_field(qtbot: Any) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    dialog = SettingsDialog(
+        Settings(), has_key=False, key_in_memory_only=True, api_url_in_use="http://127.0.0.1:8787"
+    )
+    qtbot.addWidget(dialog)
+    assert dialog.api_url.isReadOnly()
+    note = dialog.findChild(QLabel, "apiurlnote")
+    assert note is not None
+    assert "for this session" in note.text()
+    assert Settings().api_url in note.text()
+    usual = SettingsDialog(Settings(), has_key=False, key_in_memory_only=True)
+    qtbot.addWidget(usual)
+    assert usual.findChild(QLabel, "apiurlnote") is None
+
+
 def test_the_settings_refuse_an_api_url_that_cannot_be_used(qtbot: Any) -> None:
     dialog = SettingsDialog(Settings(), has_key=False, key_in_memory_only=True)
     qtbot.addWidget(dialog)
