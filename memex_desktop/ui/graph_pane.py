@@ -9,12 +9,14 @@ the item unless the person asks for two: two hops around an item with a popular 
 of a library, a drawing in which the item itself is lost. Before an item is chosen, and for an
 item without links, words take the place of the drawing and the list instead of an empty box.
 
-Labels keep their size on screen whatever the zoom; a placement pass (``graph.labels``) shows,
-of the nodes in view, the labels that overlap no other label and no other node's dot, most
-important first, again after every zoom and pan, so zooming in shows more of them (the focused
-item's and the hubs' labels show even where they cover dots); a node's label also shows while
-the pointer is on it. Until the person zooms or pans, the drawing
-keeps fitting the pane as it is resized or filtered.
+Labels keep their size on screen whatever the zoom; a placement pass (``graph_labels``) shows,
+of the nodes in view, most important first, the labels that find a place touching their own
+dot and clear of every other label and dot (no label covers a dot, or sits as near another dot
+as its own), again after every zoom and pan, so zooming in shows more of them. The focused
+item's label, in bold, and the hubs' are placed first, and where the whole name has no room
+they may move along above or below the dot, or shorten; a node's whole label also shows while
+the pointer is on it. Until the person zooms or pans, the drawing keeps fitting the pane as it
+is resized or filtered.
 
 The filter hides content types and kinds of link, and with them what only they joined to the
 item: a node shows while links of shown kinds, through nodes of shown types, join it to the
@@ -101,11 +103,9 @@ from memex_desktop.graph import (
     LabelCandidate,
     Layout,
     LayoutCancelled,
-    around_dot,
     importance_order,
     layout,
     moved_inside,
-    place_labels,
 )
 from memex_desktop.store import ChangeSet, GraphReader
 from memex_desktop.store.neighbourhood import (
@@ -117,6 +117,7 @@ from memex_desktop.store.neighbourhood import (
     shown_within,
 )
 from memex_desktop.ui.flow_layout import FlowLayout
+from memex_desktop.ui.graph_labels import place_beside_dots, places_beside, shortened
 from memex_desktop.ui.graph_legend import (
     EDGE_STYLES,
     EDGES,
@@ -152,15 +153,21 @@ INCOMING_WORDS = {
 NODE_RADIUS = 7.0
 CENTER_GROWTH = 1.6
 LABEL_CHARS = 28
-# Label geometry in screen pixels: padding inside its backdrop, gap to its dot, space between.
+# Where the whole name of the focused item or a hub has no room, it is offered cut to these.
+SHORT_LABEL_CHARS = (18, 10)
+# Label geometry in screen pixels: padding inside its backdrop, gap between a label and the
+# edge of its dot, how much further it keeps from every other dot (so that it reads as its own
+# dot's), space between labels.
 LABEL_PADDING = 3.0
 LABEL_GAP = 2.0
+LABEL_CLEARANCE = 3.0
 LABEL_SPACING = 4.0
 LABEL_BACKDROP_ALPHA = 210
-# Above edges and dots (the placement keeps labels off other dots), below the hovered label.
+# Above edges and dots (the placement keeps labels off every dot), below the hovered label.
 LABEL_Z = 3.0
-# A node with this many links drawn is a hub (a tag many items share): its label shows even
-# where it must cover dots, since in a crowded drawing the hubs' names tell its parts apart.
+# A node with this many links drawn is a hub (a tag many items share): like the focused item's,
+# its label is placed before the others, shortened or moved along where it has no room, since
+# in a crowded drawing the hubs' names tell its parts apart.
 HUB_LINKS = 8
 HOVER_Z = 4.0
 ZOOM_STEP = 1.2
@@ -386,8 +393,14 @@ class LabelItem(QGraphicsRectItem):
         self.text.setBrush(QBrush(text))
         self.setBrush(QBrush(backdrop))
 
-    def place(self, box: Box, scale: float) -> None:
-        """Cover ``box`` (scene units) at a view scale of ``scale``."""
+    def place(self, box: Box, scale: float, text: str, width: float) -> None:
+        """Show ``text`` (``width`` pixels with its padding) over ``box`` (scene units) at a
+        view scale of ``scale``."""
+        if self.text.text() != text:
+            self.text.setText(text)
+            rect = self.rect()
+            rect.setWidth(width)
+            self.setRect(rect)
         self.setScale(1.0 / scale)
         self.setPos(box.left, box.top)
 
@@ -688,12 +701,18 @@ class GraphPane(QWidget):
         self._edge_items: dict[str, QGraphicsPathItem] = {}
         self._drawn_edges: list[tuple[str, str, str]] = []
         self._labels: dict[str, LabelItem] = {}
-        self._label_texts: dict[str, str] = {}
-        self._label_sizes: dict[str, tuple[float, float]] = {}
+        # Each node's label texts, the whole one first (then, for the focused item and the
+        # hubs, shortened ones), their widths and their height on screen.
+        self._label_texts: dict[str, tuple[str, ...]] = {}
+        self._label_widths: dict[str, tuple[float, ...]] = {}
+        self._label_heights: dict[str, float] = {}
+        # Each dot's radius with its outline (scene units): labels keep off it.
+        self._dot_radii: dict[str, float] = {}
         self._label_order: list[str] = []
         self._hubs: set[str] = set()
-        self._placed: dict[str, Box] = {}
-        self._boxes: dict[str, tuple[Box, ...]] = {}
+        # The box each label shown took, and which of its texts it shows there.
+        self._placed: dict[str, tuple[Box, int]] = {}
+        self._boxes: dict[str, tuple[tuple[Box, ...], ...]] = {}
         self._boxes_scale = 0.0
         self._hovered: str | None = None
         self._label_font = QFont(self.font())
@@ -1035,6 +1054,7 @@ class GraphPane(QWidget):
         self._boxes_scale = 0.0
         self._hovered = None
         self._positions = {}
+        self._dot_radii = {}
 
     def _apply_neighbourhood(self, hood: PreparedGraph) -> None:
         """Take a prepared neighbourhood: the Links list now, the drawing when laid out."""
@@ -1092,31 +1112,41 @@ class GraphPane(QWidget):
             dot.setPos(where[0], where[1])
             self._scene.addItem(dot)
             self._node_items[node_id] = dot
-        self._measure_labels()
+            self._dot_radii[node_id] = dot.radius + dot.pen().widthF() / 2
         pairs = [(source, target) for source, target, _ in self._edges]
         degree = Counter(end for pair in pairs for end in pair)
         hops = hop_distances(self._center or "", pairs)
         self._label_order = importance_order(self._node_items, self._center, hops, degree)
         self._hubs = {node_id for node_id, links in degree.items() if links >= HUB_LINKS}
+        self._measure_labels()
         self._scene.setSceneRect(self._drawing_rect())
         self._keeps_fitting = True
         self._apply_filter()
 
     def _measure_labels(self) -> None:
-        """Text and on-screen size of every node's label (items are made when first shown)."""
+        """Texts and on-screen sizes of every node's label (items are made when first shown):
+        the whole text, and for the focused item and the hubs shortened ones too."""
         self._label_font = QFont(self.view.font())
         self._center_font = QFont(self._label_font)
         self._center_font.setBold(True)
         plain, bold = QFontMetricsF(self._label_font), QFontMetricsF(self._center_font)
         self._label_texts = {}
-        self._label_sizes = {}
+        self._label_widths = {}
+        self._label_heights = {}
         for node_id, item in self._node_items.items():
-            text = _label(item.node)
+            texts = [_label(item.node)]
+            if item.is_center or node_id in self._hubs:
+                for chars in SHORT_LABEL_CHARS:
+                    short = shortened(texts[0], chars)
+                    if len(short) < len(texts[-1]):
+                        texts.append(short)
             metrics = bold if item.is_center else plain
-            self._label_texts[node_id] = text
+            self._label_texts[node_id] = tuple(texts)
             # Rounded up: the text item measures itself slightly differently from the metrics.
-            width = metrics.horizontalAdvance(text) + 2 * LABEL_PADDING + 1
-            self._label_sizes[node_id] = (width, metrics.height())
+            self._label_widths[node_id] = tuple(
+                metrics.horizontalAdvance(text) + 2 * LABEL_PADDING + 1 for text in texts
+            )
+            self._label_heights[node_id] = metrics.height()
 
     def _drawing_rect(self) -> QRectF:
         """Every node, shown or not, with room around it (scene units)."""
@@ -1251,17 +1281,18 @@ class GraphPane(QWidget):
         """The label of a node, made on first use."""
         label = self._labels.get(node_id)
         if label is None:
-            width, height = self._label_sizes[node_id]
+            width, height = self._label_widths[node_id][0], self._label_heights[node_id]
             font = self._center_font if node_id == self._center else self._label_font
-            label = LabelItem(node_id, self._label_texts[node_id], font, width, height)
+            label = LabelItem(node_id, self._label_texts[node_id][0], font, width, height)
             label.set_colours(*self._label_colours())
             label.setVisible(False)
             self._scene.addItem(label)
             self._labels[node_id] = label
         return label
 
-    def _label_boxes(self, node_id: str, scale: float) -> tuple[Box, ...]:
-        """Where a node's label may go at this scale (scene units), preferred place first.
+    def _label_boxes(self, node_id: str, scale: float) -> tuple[tuple[Box, ...], ...]:
+        """Where each of a node's label texts may go at this scale (scene units), the whole
+        text first, each with its preferred place first.
 
         Kept for the last scale asked: a pan re-places labels without measuring them again.
         """
@@ -1271,69 +1302,107 @@ class GraphPane(QWidget):
         boxes = self._boxes.get(node_id)
         if boxes is None:
             x, y = self._positions[node_id]
-            width, height = self._label_sizes[node_id]
-            radius = self._node_items[node_id].radius
-            boxes = around_dot(x, y, radius, width / scale, height / scale, LABEL_GAP / scale)
+            reach = self._dot_radii[node_id] + LABEL_GAP / scale
+            height = self._label_heights[node_id] / scale
+            running = node_id == self._center or node_id in self._hubs
+            boxes = tuple(
+                places_beside(x, y, reach, width / scale, height, running=running)
+                for width in self._label_widths[node_id]
+            )
             self._boxes[node_id] = boxes
         return boxes
 
     def _place_labels(self) -> None:
-        """Label the nodes in view whose labels overlap no more important one at this zoom."""
+        """Label the nodes in view whose labels, beside their dots, cover no dot and no more
+        important label at this zoom."""
         scale = self.view.zoom()
         if scale <= 0 or not self._node_items:
             return
-        seen = self.view.visible_scene_rect()
+        bounds = _box(self.view.visible_scene_rect())
+        left, top, right, bottom = bounds
+        positions = self._positions
+        shown = [node_id for node_id, item in self._node_items.items() if item.isVisible()]
         in_view = {
             node_id
-            for node_id, item in self._node_items.items()
-            if item.isVisible() and seen.contains(item.pos())
+            for node_id in shown
+            if left <= positions[node_id][0] <= right and top <= positions[node_id][1] <= bottom
         }
-        bounds = _box(seen)
         candidates = []
+        texts_of: dict[str, list[int]] = {}
         for node_id in self._label_order:
             if node_id not in in_view:
                 continue
-            places = self._label_boxes(node_id, scale)
-            # The focused item and the hubs keep their labels even where they must cover a
-            # dot, or move along from above or below it to stay in a narrow pane.
-            insist = node_id == self._center or node_id in self._hubs
-            if insist:
-                places += moved_inside(places[2:4], bounds)
-            candidates.append(LabelCandidate(node_id, places, insist))
-        dots = [
-            _box(dot)
-            for item in self._node_items.values()
-            if item.isVisible() and (dot := item.sceneBoundingRect()).intersects(seen)
-        ]
-        chosen = place_labels(candidates, spacing=LABEL_SPACING / scale, bounds=bounds, avoid=dots)
-        boxes = {c.key: c.boxes[chosen[c.key]] for c in candidates if c.key in chosen}
+            by_text = self._label_boxes(node_id, scale)
+            if node_id != self._center and node_id not in self._hubs:
+                candidates.append(LabelCandidate(node_id, by_text[0]))
+                continue
+            # The focused item and the hubs: where their whole name has no room beside the
+            # dot, it may sit above or below moved along to stay in a narrow pane, or shortened.
+            places: list[Box] = []
+            texts: list[int] = []
+            tops = {by_text[0][2].top, by_text[0][3].top}
+            for index, boxes in enumerate(by_text):
+                # Moved along only: moved up or down, it would cover its own dot.
+                along = (moved for moved in moved_inside(boxes[2:4], bounds) if moved.top in tops)
+                here = boxes + tuple(along)
+                places += here
+                texts += [index] * len(here)
+            candidates.append(LabelCandidate(node_id, tuple(places)))
+            texts_of[node_id] = texts
+        # How far from each dot's centre a label keeps: the edge of the dot with its outline,
+        # and the gap beyond.
+        gap = LABEL_GAP / scale
+        dots = {node_id: (*positions[node_id], self._dot_radii[node_id] + gap) for node_id in shown}
+        chosen = place_beside_dots(
+            candidates,
+            dots,
+            bounds=bounds,
+            spacing=LABEL_SPACING / scale,
+            clearance=LABEL_CLEARANCE / scale,
+            near_ok=(self._center,) if self._center is not None else (),
+        )
+        placed = {
+            c.key: (
+                c.boxes[chosen[c.key]],
+                texts_of[c.key][chosen[c.key]] if c.key in texts_of else 0,
+            )
+            for c in candidates
+            if c.key in chosen
+        }
         for node_id, label in self._labels.items():
-            if node_id not in boxes and node_id != self._hovered:
+            if node_id not in placed and node_id != self._hovered:
                 label.setVisible(False)
-        for node_id, box in boxes.items():
-            label = self._label_item(node_id)
-            label.place(box, scale)
-            label.setZValue(LABEL_Z)
-            label.setVisible(True)
-        self._placed = boxes
+        self._placed = placed
+        for node_id in placed:
+            self._show_placed_label(node_id, scale)
         if self._hovered is not None:
             self._show_hover_label(self._hovered)
 
+    def _show_placed_label(self, node_id: str, scale: float) -> None:
+        """A label where the placement put it, with the text it had room for."""
+        box, text = self._placed[node_id]
+        label = self._label_item(node_id)
+        label.place(box, scale, self._label_texts[node_id][text], self._label_widths[node_id][text])
+        label.setZValue(LABEL_Z)
+        label.setVisible(True)
+
     def _show_hover_label(self, node_id: str) -> None:
-        """A node's label above everything, at its reserved place or its preferred one."""
+        """A node's whole label above everything, at its reserved place or its preferred one."""
         item = self._node_items.get(node_id)
         if item is None or not item.isVisible():
             return
         scale = self.view.zoom()
         label = self._label_item(node_id)
-        box = self._placed.get(node_id)
-        if box is None:
+        placed = self._placed.get(node_id)
+        if placed is not None and placed[1] == 0:
+            box = placed[0]
+        else:
             # Where it reads whole: a place inside the view, else the first moved into it.
-            places = self._label_boxes(node_id, scale)
+            places = self._label_boxes(node_id, scale)[0]
             bounds = _box(self.view.visible_scene_rect())
             inside = [place for place in places if place.inside(bounds)]
             box = (inside or list(moved_inside(places[:1], bounds)) or [places[0]])[0]
-        label.place(box, scale)
+        label.place(box, scale, self._label_texts[node_id][0], self._label_widths[node_id][0])
         label.setZValue(HOVER_Z)
         label.setVisible(True)
 
@@ -1346,9 +1415,12 @@ class GraphPane(QWidget):
         if self._hovered == node_id:
             self._hovered = None
         label = self._labels.get(node_id)
-        if label is not None:
-            label.setZValue(LABEL_Z)
-            label.setVisible(node_id in self._placed)
+        if label is None:
+            return
+        if node_id in self._placed:
+            self._show_placed_label(node_id, self.view.zoom())
+        else:
+            label.setVisible(False)
 
     def _fill_filter_menu(self) -> None:
         """One checkable entry per content type and edge kind present, and "Show everything"."""
