@@ -1,7 +1,7 @@
 """Reference-graph layout and label placement (no Qt).
 
 The layout is a cancellable force layout of a neighbourhood; label placement picks the labels
-a drawing can show without overlaps.
+a drawing can show beside their own dots without covering a dot or another label.
 
 Which nodes a neighbourhood keeps is the store's policy (``memex_desktop.store.neighbourhood``):
 the cache reads it, and the pane only lays out what it was given.
@@ -10,10 +10,11 @@ the cache reads it, and the pane only lays out what it was given.
 from memex_desktop.graph.labels import (
     Box,
     LabelCandidate,
-    around_dot,
     importance_order,
     moved_inside,
-    place_labels,
+    place_beside_dots,
+    places_beside,
+    shortened,
 )
 from memex_desktop.graph.layout import (
     Layout,
@@ -29,12 +30,13 @@ __all__ = [
     "LabelCandidate",
     "Layout",
     "LayoutCancelled",
-    "around_dot",
     "auto_iterations",
     "edge_ends",
     "importance_order",
     "layout",
     "moved_inside",
     "node_id",
-    "place_labels",
+    "place_beside_dots",
+    "places_beside",
+    "shortened",
 ]

@@ -1,18 +1,34 @@
-"""Which node labels a drawing can show without covering each other or other nodes (no Qt).
+"""Where a drawing puts node labels: beside their own dots, clear of every other (no Qt).
 
-The pane hands over, most important node first, the boxes each label could occupy at the
-current zoom (right of its dot, left, above, below, then at its corners); a greedy pass keeps
-the first box of each label that touches no label already kept and covers no other node's dot.
-A uniform grid of buckets keeps each test to the few boxes nearby, so a pass over a few
+Every place offered for a label touches a ring just outside its dot (the dot's ``reach``), so
+a label reads as its dot's: right or left of it, above or below it, off one of its diagonals
+(where the label's corner meets the ring) or, for the labels that matter most, above or below
+running right or left from it. The placement keeps, most important label first, the first
+place of each that lies in the view, keeps ``spacing`` from the labels kept before it, and
+stays ``clearance`` further from every other dot than from its own: so no label covers a dot,
+and none sits as near another dot as its own, where a person could not tell which it names
+(the focused item's, whose bold face says whose it is, may come as near others as its own).
+The order is ``importance_order``'s; the labels that matter most may also be ``shortened``, and
+sit above or below their dot ``moved_inside`` a narrow view.
+
+Dots are tested as circles, through a grid of buckets as large as a label, so a pass over a few
 hundred labels takes a few milliseconds.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple
+
+# A diagonal place's corner meets the ring this share of its radius along each axis.
+DIAGONAL = math.sqrt(0.5)
+
+Cell = tuple[int, int]
+# A dot as the placement files it: key, centre, and the squared distances a label keeps from
+# it (with the clearance, and without).
+Dot = tuple[str, float, float, float, float]
 
 
 class Box(NamedTuple):
@@ -54,47 +70,179 @@ class Box(NamedTuple):
             and self.bottom <= outer.bottom
         )
 
-    def grown(self, margin: float) -> Box:
-        """The box with ``margin`` added on every side."""
-        return Box(self.left - margin, self.top - margin, self.right + margin, self.bottom + margin)
-
 
 @dataclass(frozen=True)
 class LabelCandidate:
-    """A label to place: its key and the boxes it may take, the preferred one first.
-
-    ``insist``: when every place would cover something to avoid, take the first place clear of
-    labels anyway (the focused item's label).
-    """
+    """A label to place: its key and the boxes it may take, the preferred one first."""
 
     key: str
     boxes: tuple[Box, ...]
-    insist: bool = False
 
 
-def around_dot(
-    x: float, y: float, radius: float, width: float, height: float, gap: float
+def places_beside(
+    x: float, y: float, reach: float, width: float, height: float, *, running: bool = False
 ) -> tuple[Box, ...]:
-    """The places of a ``width`` × ``height`` label beside a dot, the most readable first.
+    """The places of a ``width`` × ``height`` label touching the circle of radius ``reach``
+    around (``x``, ``y``), the most readable first.
 
-    Right, left, above and below the dot, then the four corners (a label that leans
-    diagonally off its dot still reads as its own).
+    Right, left, above and below, then the four diagonals; with ``running``, then above and
+    below again running right from the dot or left from it (for a long label near the
+    drawing's edge). None overlaps the circle.
     """
-    half_h = height / 2
-    half_w = width / 2
-    reach = radius + gap
-    # A corner place touches the dot's bounding square at one corner only.
-    corner = reach
-    return (
+    half_w, half_h = width / 2, height / 2
+    corner = reach * DIAGONAL
+    top, bottom = y - reach, y + reach
+    places = (
         Box(x + reach, y - half_h, x + reach + width, y + half_h),
         Box(x - reach - width, y - half_h, x - reach, y + half_h),
-        Box(x - half_w, y - reach - height, x + half_w, y - reach),
-        Box(x - half_w, y + reach, x + half_w, y + reach + height),
+        Box(x - half_w, top - height, x + half_w, top),
+        Box(x - half_w, bottom, x + half_w, bottom + height),
         Box(x + corner, y - corner - height, x + corner + width, y - corner),
         Box(x + corner, y + corner, x + corner + width, y + corner + height),
         Box(x - corner - width, y - corner - height, x - corner, y - corner),
         Box(x - corner - width, y + corner, x - corner, y + corner + height),
     )
+    if not running:
+        return places
+    # Running right or left from the dot, a label above or below it still spans its centre.
+    run = min(corner, half_w)
+    return (
+        *places,
+        Box(x - run, top - height, x - run + width, top),
+        Box(x + run - width, top - height, x + run, top),
+        Box(x - run, bottom, x - run + width, bottom + height),
+        Box(x + run - width, bottom, x + run, bottom + height),
+    )
+
+
+def place_beside_dots(
+    candidates: Sequence[LabelCandidate],
+    dots: Mapping[str, tuple[float, float, float]],
+    *,
+    bounds: Box,
+    spacing: float = 0.0,
+    clearance: float = 0.0,
+    near_ok: Collection[str] = (),
+) -> dict[str, int]:
+    """Greedy placement in the given order: key -> index of the place it got; others left out.
+
+    ``dots`` holds the (x, y, reach) of every dot drawn, by key; a candidate's places are its
+    own dot's (``places_beside``), which they only touch, and the first is its widest and
+    tallest. A place is kept where it lies inside ``bounds``, at least ``spacing`` from each
+    label kept before it, and at least ``reach`` + ``clearance`` from the centre of every other
+    dot; the labels of ``near_ok`` (the focused item's, whose bold face says whose it is) keep
+    ``reach`` only. The result depends only on the arguments' order and values.
+    """
+    firsts = [candidate.boxes[0] for candidate in candidates if candidate.boxes]
+    if not firsts:
+        return {}
+    # Buckets a label wide and tall: a label's box touches at most two by two of them.
+    cell_w = max(right - left for left, _, right, _ in firsts) + spacing
+    cell_h = max(bottom - top for _, top, _, bottom in firsts) + spacing
+    min_left, min_top, max_right, max_bottom = bounds
+    # Each dot in every bucket its kept circle's square touches: a place meets only the dots
+    # filed under the buckets it touches.
+    near: dict[Cell, list[Dot]] = {}
+    for key, (x, y, reach) in dots.items():
+        keep = reach + clearance
+        if x + keep <= min_left or x - keep >= max_right:
+            continue
+        if y + keep <= min_top or y - keep >= max_bottom:
+            continue
+        entry = (key, x, y, keep * keep, reach * reach)
+        for cell in _cells(x - keep, y - keep, x + keep, y + keep, cell_w, cell_h):
+            near.setdefault(cell, []).append(entry)
+    kept: dict[Cell, list[Box]] = {}
+    placed: dict[str, int] = {}
+    half = spacing / 2
+    for candidate in candidates:
+        own = candidate.key
+        if own in placed:
+            continue
+        # Which of a dot's squared distances this label keeps: with the clearance, or without.
+        keep_at: Literal[3, 4] = 4 if own in near_ok else 3
+        for index, (left, top, right, bottom) in enumerate(candidate.boxes):
+            if left < min_left or top < min_top or right > max_right or bottom > max_bottom:
+                continue
+            p_left, p_top, p_right, p_bottom = left - half, top - half, right + half, bottom + half
+            cells = _cells(p_left, p_top, p_right, p_bottom, cell_w, cell_h)
+            if _meets_a_dot(left, top, right, bottom, own, keep_at, cells, near):
+                continue
+            if _meets_a_label(p_left, p_top, p_right, p_bottom, cells, kept):
+                continue
+            padded = Box(p_left, p_top, p_right, p_bottom)
+            for cell in cells:
+                kept.setdefault(cell, []).append(padded)
+            placed[own] = index
+            break
+    return placed
+
+
+def _cells(
+    left: float, top: float, right: float, bottom: float, width: float, height: float
+) -> tuple[Cell, ...]:
+    """The buckets of a ``width`` × ``height`` grid that a box touches."""
+    x0, x1 = int(left // width), int(right // width)
+    y0, y1 = int(top // height), int(bottom // height)
+    if x0 == x1 and y0 == y1:
+        return ((x0, y0),)
+    if x1 - x0 <= 1 and y1 - y0 <= 1:
+        if x0 == x1:
+            return ((x0, y0), (x0, y1))
+        if y0 == y1:
+            return ((x0, y0), (x1, y0))
+        return ((x0, y0), (x1, y0), (x0, y1), (x1, y1))
+    return tuple((gx, gy) for gx in range(x0, x1 + 1) for gy in range(y0, y1 + 1))
+
+
+def _meets_a_dot(
+    left: float,
+    top: float,
+    right: float,
+    bottom: float,
+    own: str,
+    keep_at: Literal[3, 4],
+    cells: tuple[Cell, ...],
+    near: dict[Cell, list[Dot]],
+) -> bool:
+    """Whether the box comes nearer than the distance kept (the squared one at ``keep_at``
+    of a dot's entry) to a dot other than ``own``."""
+    for cell in cells:
+        for dot in near.get(cell, ()):
+            x, y = dot[1], dot[2]
+            dx = left - x if x < left else (x - right if x > right else 0.0)
+            dy = top - y if y < top else (y - bottom if y > bottom else 0.0)
+            if dx * dx + dy * dy < dot[keep_at] and dot[0] != own:
+                return True
+    return False
+
+
+def _meets_a_label(
+    left: float,
+    top: float,
+    right: float,
+    bottom: float,
+    cells: tuple[Cell, ...],
+    kept: dict[Cell, list[Box]],
+) -> bool:
+    """Whether the (padded) box shares area with a kept label's padded box."""
+    for cell in cells:
+        for other_left, other_top, other_right, other_bottom in kept.get(cell, ()):
+            if (
+                left < other_right
+                and other_left < right
+                and top < other_bottom
+                and other_top < bottom
+            ):
+                return True
+    return False
+
+
+def shortened(text: str, chars: int) -> str:
+    """``text`` in at most ``chars`` characters, the last an ellipsis where it was cut."""
+    if len(text) <= chars:
+        return text
+    return text[: chars - 1].rstrip() + "…"
 
 
 def moved_inside(boxes: Iterable[Box], bounds: Box) -> tuple[Box, ...]:
@@ -110,90 +258,6 @@ def moved_inside(boxes: Iterable[Box], bounds: Box) -> tuple[Box, ...]:
         dy = max(0.0, bounds.top - top) - max(0.0, bottom - bounds.bottom)
         moved.append(Box(left + dx, top + dy, right + dx, bottom + dy))
     return tuple(moved)
-
-
-def place_labels(
-    candidates: Sequence[LabelCandidate],
-    *,
-    spacing: float = 0.0,
-    bounds: Box | None = None,
-    avoid: Sequence[Box] = (),
-) -> dict[str, int]:
-    """Greedy placement in the given order: key -> index of the box it got; others left out.
-
-    Two kept boxes are at least ``spacing`` apart; with ``bounds`` every kept box lies inside
-    it. No kept box covers any of ``avoid`` (the other nodes' dots), except an insisting
-    candidate's when it has no other place. The result depends only on the arguments' order
-    and values.
-    """
-    cell_w, cell_h = _cell_size(candidates, spacing)
-    grid: dict[tuple[int, int], list[Box]] = {}
-    obstacles: dict[tuple[int, int], list[Box]] = {}
-    for box in avoid:
-        for key in _cells(box, cell_w, cell_h):
-            obstacles.setdefault(key, []).append(box)
-    if bounds is None:
-        bounds = Box(-math.inf, -math.inf, math.inf, math.inf)
-    min_left, min_top, max_right, max_bottom = bounds
-    placed: dict[str, int] = {}
-    half = spacing / 2
-    for candidate in candidates:
-        if candidate.key in placed:
-            continue
-        chosen: tuple[int, Box, list[tuple[int, int]]] | None = None
-        for index, box in enumerate(candidate.boxes):
-            left, top, right, bottom = box
-            if left < min_left or top < min_top or right > max_right or bottom > max_bottom:
-                continue
-            padded = Box(left - half, top - half, right + half, bottom + half)
-            cells = _cells(padded, cell_w, cell_h)
-            if _hits(padded, cells, grid):
-                continue
-            if not _hits(box, cells, obstacles):
-                chosen = (index, padded, cells)
-                break
-            if candidate.insist:
-                chosen = chosen or (index, padded, cells)
-        if chosen is not None:
-            index, padded, cells = chosen
-            for key in cells:
-                grid.setdefault(key, []).append(padded)
-            placed[candidate.key] = index
-    return placed
-
-
-def _hits(box: Box, cells: list[tuple[int, int]], grid: dict[tuple[int, int], list[Box]]) -> bool:
-    """Whether ``box`` shares area with any box filed under ``cells``."""
-    left, top, right, bottom = box
-    for key in cells:
-        for other_left, other_top, other_right, other_bottom in grid.get(key, ()):
-            if (
-                left < other_right
-                and other_left < right
-                and top < other_bottom
-                and other_top < bottom
-            ):
-                return True
-    return False
-
-
-def _cell_size(candidates: Sequence[LabelCandidate], spacing: float) -> tuple[float, float]:
-    """Buckets as wide as the widest label and as tall as the tallest: a box spans at most
-    two by two of them, and a bucket holds about one kept label."""
-    boxes = [box for c in candidates for box in c.boxes]
-    widest = max((box.width for box in boxes), default=1.0)
-    tallest = max((box.height for box in boxes), default=1.0)
-    return (max(widest + spacing, 1e-9), max(tallest + spacing, 1e-9))
-
-
-def _cells(box: Box, width: float, height: float) -> list[tuple[int, int]]:
-    """The buckets of a ``width`` × ``height`` grid that a box touches."""
-    left, top, right, bottom = box
-    x0, x1 = int(left // width), int(right // width)
-    y0, y1 = int(top // height), int(bottom // height)
-    if x0 == x1 and y0 == y1:
-        return [(x0, y0)]
-    return [(gx, gy) for gx in range(x0, x1 + 1) for gy in range(y0, y1 + 1)]
 
 
 def importance_order(

@@ -9,7 +9,7 @@ the item unless the person asks for two: two hops around an item with a popular 
 of a library, a drawing in which the item itself is lost. Before an item is chosen, and for an
 item without links, words take the place of the drawing and the list instead of an empty box.
 
-Labels keep their size on screen whatever the zoom; a placement pass (``graph_labels``) shows,
+Labels keep their size on screen whatever the zoom; a placement pass (``graph.labels``) shows,
 of the nodes in view, most important first, the labels that find a place touching their own
 dot and clear of every other label and dot (no label covers a dot, or sits as near another dot
 as its own), again after every zoom and pan, so zooming in shows more of them. The focused
@@ -106,6 +106,9 @@ from memex_desktop.graph import (
     importance_order,
     layout,
     moved_inside,
+    place_beside_dots,
+    places_beside,
+    shortened,
 )
 from memex_desktop.store import ChangeSet, GraphReader
 from memex_desktop.store.neighbourhood import (
@@ -117,7 +120,6 @@ from memex_desktop.store.neighbourhood import (
     shown_within,
 )
 from memex_desktop.ui.flow_layout import FlowLayout
-from memex_desktop.ui.graph_labels import place_beside_dots, places_beside, shortened
 from memex_desktop.ui.graph_legend import (
     EDGE_STYLES,
     EDGES,
