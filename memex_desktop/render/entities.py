@@ -329,6 +329,12 @@ def _render_twitter(entity: TweetContentEntity, doc: DocumentBuilder) -> str:
     """Tweet: author, text with links, media, the quoted tweet and how it was saved."""
     title = display_title(entity)
     save_type = entity.save_type and SAVE_TYPES.get(entity.save_type, entity.save_type)
+    posted = format_timestamp(entity.published_at)
+    saved = _created(entity)
+    if save_type:
+        # One saving, said once: "saved as a bookmark 2025-09-03 18:36".
+        saved = f"saved as {save_type} {saved.removeprefix('saved ')}" if saved else None
+        saved = saved or f"saved as {save_type}"
     _header(
         doc,
         entity,
@@ -336,9 +342,8 @@ def _render_twitter(entity: TweetContentEntity, doc: DocumentBuilder) -> str:
         [
             type_label(entity.type),
             _tweet_byline(entity.author_name, entity.author_handle),
-            save_type and f"saved as {save_type}",
-            format_timestamp(entity.published_at),
-            _created(entity),
+            posted and f"posted {posted}",
+            saved,
         ],
         [(entity.url or "", "Link")],
     )
@@ -466,6 +471,24 @@ def _transcript(
 # --------------------------------------------------------------------------- reddit
 
 
+def _display_name_beside(name: str | None, handle: str | None) -> str | None:
+    """A Reddit author's display name after their handle, unless it is the handle again."""
+    if not name or not handle:
+        return None
+    same = (
+        name.strip().removeprefix("u/").casefold() == handle.strip().removeprefix("u/").casefold()
+    )
+    return None if same else name
+
+
+def _score_text(score: object) -> str | None:
+    """ "score 1,290" (a whole score without ".0")."""
+    if not isinstance(score, int | float) or isinstance(score, bool) or score != score:
+        return None
+    shown = int(score) if isinstance(score, int) or score.is_integer() else score
+    return f"score {shown:,}"
+
+
 def _render_reddit(entity: RedditContentEntity, doc: DocumentBuilder) -> str:
     """Reddit post: subreddit, author, score, text (markdown) and media."""
     title = display_title(entity)
@@ -484,10 +507,9 @@ def _render_reddit(entity: RedditContentEntity, doc: DocumentBuilder) -> str:
             type_label(entity.type),
             subreddit and ("r/" + subreddit.removeprefix("r/")),
             author and f"by u/{author.removeprefix('u/')}",
-            entity.author_name if entity.author_handle and entity.author_name else None,
-            (isinstance(score, int | float) and not isinstance(score, bool) and f"score {score}")
-            or None,
-            format_timestamp(extra.get("published_at")),
+            _display_name_beside(entity.author_name, entity.author_handle),
+            _score_text(score),
+            (posted := format_timestamp(extra.get("published_at"))) and f"posted {posted}",
             _created(entity),
         ],
         [(entity.url or "", "Link"), (permalink or "", "Permalink")],

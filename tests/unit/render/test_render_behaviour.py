@@ -223,3 +223,27 @@ def test_a_title_the_body_does_not_say_stays_as_the_heading() -> None:
     assert "<h1>Compare this with the lock survey.</h1>" in unsaid.html
     assert unsaid.text.startswith("Compare this with the lock survey.\n")
     assert _render({"id": "e", "type": "twitter", "text": "🌱🌱"}).text.count("🌱🌱") == 1
+
+
+def test_a_reddit_header_names_the_author_once_and_groups_the_score() -> None:
+    post = {"id": "r", "type": "reddit", "text": "x", "subreddit_name": "canals", "score": 12840.0}
+    same = _render({**post, "author_handle": "u/tess", "author_name": "Tess"})
+    assert "by u/tess · score 12,840\n" in same.text  # "Tess" is the handle again
+    named = _render({**post, "author_handle": "u/towpath_tess", "author_name": "Tess Boat"})
+    assert "by u/towpath_tess · Tess Boat · score 12,840" in named.text
+
+
+def test_a_tweet_header_says_when_it_was_posted_and_how_and_when_it_was_saved() -> None:
+    tweet = {
+        "id": "t",
+        "type": "twitter",
+        "text": "x",
+        "author_name": "Rosa",
+        "published_at": 1_756_917_398_824,
+        "created_at": 1_756_924_598_824,
+    }
+    bookmarked = _render({**tweet, "save_type": "bookmark"}).text
+    assert " · posted " in bookmarked
+    assert bookmarked.count("saved") == 1
+    assert " · saved as a bookmark 2025-09-0" in bookmarked
+    assert " · saved 2025-09-0" in _render(tweet).text
