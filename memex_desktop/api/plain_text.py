@@ -90,6 +90,33 @@ def plain_text(text: str, titles: Mapping[str, str] | None = None) -> str:
     return " ".join(text.split())
 
 
+# A line of a markdown quote: a note on a passage begins with the passage so (note editor).
+_QUOTE_LINE = re.compile(r"[ \t]{0,3}>")
+
+
+def leading_quote(text: str) -> tuple[str, str]:
+    """``(quote, rest)``: the markdown quote a note begins with (its first lines starting
+    with ``>``, markers removed) and what it says after it; ``("", text)`` without one."""
+    lines = text.split("\n")
+    start = 0
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    end = start
+    while end < len(lines) and _QUOTE_LINE.match(lines[end]):
+        end += 1
+    if end == start:
+        return "", text
+    quote = "\n".join(_QUOTE_LINE.sub("", line, count=1).strip() for line in lines[start:end])
+    return quote.strip(), "\n".join(lines[end:]).strip()
+
+
+def own_words(text: str) -> str:
+    """What a note says itself: its text without the passage it begins by quoting, or the
+    whole text when the quote is all it says (markdown kept: see :func:`plain_text`)."""
+    quote, rest = leading_quote(text)
+    return rest if quote and rest else text
+
+
 # One line of words between single spaces, holding no character any rule of plain_text or
 # plain_excerpt starts from: such a text is its own plain form.
 _PLAIN_LINE = re.compile(r"[^\s{<&\[`*_~…]+(?: [^\s{<&\[`*_~…]+)*")

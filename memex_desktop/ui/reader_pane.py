@@ -65,13 +65,20 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop import paths
+from memex_desktop.api.content import (
+    rich_text,
+    selector_passage,
+    text_of,
+    title_field,
+)
+from memex_desktop.api.plain_text import own_words, plain_excerpt, plain_text
 from memex_desktop.api.urls import moment_url
 from memex_desktop.errors import UserMessage, user_message
 from memex_desktop.render import apart
 from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.render.pieces import split_html
 from memex_desktop.settings import DEFAULT_IMAGE_CACHE_MB, DEFAULT_READER_ITEM_TEXT_MB
-from memex_desktop.store import Backlink, CacheReader, ChangeSet
+from memex_desktop.store import Backlink, CacheReader, ChangeSet, EntityRow
 from memex_desktop.store.bounded import BoundedEntity
 from memex_desktop.store.highlights import Highlight
 from memex_desktop.sync.highlights import Passage, TimedLine, passage_in
@@ -180,18 +187,109 @@ def clock_text(seconds: float) -> str:
     return f"[{hours}:{minutes:02d}:{secs:02d}]" if hours else f"[{minutes:02d}:{secs:02d}]"
 
 
-def _backlink_item(link: Backlink, target_id: str | None = None) -> str:
-    """One "Referenced by" line: the source as a memex:// link, its kind, moment and snippet.
+# A source's JSON is read this far for its line: a few lines of a note, a highlight's quote.
+BACKLINK_TEXT_CHARS = 4_000
+# A source without a title of its own (a note, a tweet) is called by this much of its words.
+BACKLINK_WORDS_CHARS = 2 * BACKLINK_SNIPPET_CHARS
+# Sources told by their own JSON whatever their title (a highlight's title is its quote).
+_TOLD_BY_JSON = ("selector", "annotation")
+
+
+@dataclass(frozen=True)
+class BacklinkWords:
+    """How a "Referenced by" line tells a source from its own JSON: what it is called, then
+    its quote (``kind``: whether the line names how it points at the item)."""
+
+    name: str
+    words: str = ""
+    kind: bool = True
+
+
+def backlink_words(data: dict[str, Any]) -> BacklinkWords | None:
+    """How a "Referenced by" line tells this source, from its JSON: a highlight by its
+    quote, an item without a title of its own (a note, a tweet) by its own words, in one
+    piece (a note's without the passage it begins by quoting); None for an item with a
+    title (told by its title and summary).
+
+    Their stored summaries will not do: a highlight's holds the words around its quote (the
+    context that finds the passage again), an untitled item's runs on into its other fields
+    (the id of a quoted tweet), and a note's title is the passage it quotes.
+    """
+    # The renderer's module (with the sanitiser) is imported by the first render, after the
+    # window's first frame.
+    from memex_desktop.render.document import shorten
+
+    kind = data.get("type")
+    if kind == "selector":
+        quote = " ".join(selector_passage(data).quote.split())
+        said = f"“{shorten(quote, BACKLINK_SNIPPET_CHARS - 2)}”" if quote else ""
+        return BacklinkWords("Highlight", said, kind=False)
+    if title_field(data) is not None:
+        return None
+    text = text_of(data.get("text")) or rich_text(data.get("content"))
+    words = plain_text(own_words(text) if kind == "annotation" else text)
+    if not words:
+        return None
+    # Cut between words; a link or a reference cut in two loses its opening bracket.
+    return BacklinkWords(plain_excerpt(shorten(words, BACKLINK_WORDS_CHARS)))
+
+
+def _told_by_json(row: EntityRow) -> bool:
+    """Whether a source's line is made from its JSON: a highlight, a note, an item called by
+    the start of its text (its summary says the same words, then whatever follows)."""
+    # The renderer's module (with the sanitiser) is imported by the first render, after the
+    # window's first frame.
+    from memex_desktop.render.document import after_title
+
+    if row.type in _TOLD_BY_JSON:
+        return True
+    return bool(row.title) and after_title(row.title, row.snippet_source or "") is not None
+
+
+def backlink_sources(reader: CacheReader, links: Sequence[Backlink]) -> dict[str, BacklinkWords]:
+    """Worker: how the "Referenced by" lines tell the highlights, notes and untitled items
+    among the sources shown (each read within BACKLINK_TEXT_CHARS of text), by id."""
+    rows: dict[str, EntityRow] = {}
+    for link in links:
+        rows.setdefault(link.source.id, link.source)
+    found: dict[str, BacklinkWords] = {}
+    for source_id, row in list(rows.items())[:MAX_BACKLINKS_SHOWN]:
+        if not _told_by_json(row):
+            continue
+        bounded = reader.entity_within(source_id, BACKLINK_TEXT_CHARS)
+        said = backlink_words(bounded.data) if bounded is not None else None
+        if said is not None:
+            found[source_id] = said
+    return found
+
+
+def _backlink_item(
+    link: Backlink, target_id: str | None = None, said: BacklinkWords | None = None
+) -> str:
+    """One "Referenced by" line: the source as a memex:// link, its kind, moment and snippet
+    (``said``: how a highlight or a note is told by its own words, see backlink_words).
 
     The moment (a video timestamp the note points at) links to that line of the transcript
     of ``target_id``, the item being read.
     """
+    # The renderer's module (with the sanitiser) is imported by the first render, after the
+    # window's first frame.
+    from memex_desktop.render.document import excerpt_under_title
+
     row = link.source
-    label = (row.title or row.snippet_source or row.id).strip()[:BACKLINK_SNIPPET_CHARS]
+    if said is not None:
+        label, snippet = said.name, said.words
+    else:
+        label = (row.title or row.snippet_source or row.id).strip()[:BACKLINK_SNIPPET_CHARS]
+        # A note without a title is called by the start of its text: its snippet would
+        # repeat it.
+        snippet = excerpt_under_title(label, row.snippet_source or "", BACKLINK_SNIPPET_CHARS) or ""
     name = html.escape(label or row.id)
     if _LINKABLE_ID.match(row.id):
         name = f'<a href="memex://entity/{html.escape(row.id, quote=True)}">{name}</a>'
-    parts = [name, html.escape(_BACKLINK_KINDS.get(link.kind, link.kind))]
+    parts = [name]
+    if said is None or said.kind:
+        parts.append(html.escape(_BACKLINK_KINDS.get(link.kind, link.kind)))
     if link.timestamp_s is not None:
         moment = clock_text(link.timestamp_s)
         if target_id is not None and _LINKABLE_ID.match(target_id):
@@ -200,20 +298,19 @@ def _backlink_item(link: Backlink, target_id: str | None = None) -> str:
         else:
             moment = f'<span class="backlink-time">{moment}</span>'
         parts.append(moment)
-    # The renderer's module (with the sanitiser) is imported by the first render, after the
-    # window's first frame.
-    from memex_desktop.render.document import excerpt_under_title
-
-    # A note without a title is called by the start of its text: its snippet would repeat it.
-    snippet = excerpt_under_title(label, row.snippet_source or "", BACKLINK_SNIPPET_CHARS)
     if snippet:
         parts.append(f'<span class="backlink-snippet">{html.escape(snippet)}</span>')
     return "<li>" + " · ".join(parts) + "</li>"
 
 
-def backlinks_html(links: Sequence[Backlink], target_id: str | None = None) -> str:
+def backlinks_html(
+    links: Sequence[Backlink],
+    target_id: str | None = None,
+    sources: dict[str, BacklinkWords] | None = None,
+) -> str:
     """The reader's "Referenced by" section of ``target_id`` (every text escaped; links only
-    memex://entity/ID, moments memex://entity/TARGET?t=SECONDS)."""
+    memex://entity/ID, moments memex://entity/TARGET?t=SECONDS); ``sources`` tells the
+    highlights and notes by their own words (:func:`backlink_sources`)."""
     if not links:
         return ""
     # A note both on and citing an item is one line, with the moment when any edge has one.
@@ -227,7 +324,8 @@ def backlinks_html(links: Sequence[Backlink], target_id: str | None = None) -> s
     links = list(merged.values())
     shown = links[:MAX_BACKLINKS_SHOWN]
     more = len(links) - len(shown)
-    items = "".join(_backlink_item(link, target_id) for link in shown)
+    told = sources or {}
+    items = "".join(_backlink_item(link, target_id, told.get(link.source.id)) for link in shown)
     if more > 0:
         items += f"<li>… and {more} more</li>"
     return f'<div class="backlinks"><hr/><h2>Referenced by</h2><ul>{items}</ul></div>'
@@ -457,7 +555,7 @@ def render_document(
     # interpreter lock from the GUI thread for a tenth of a second at a time.
     context = replace(context, whole_page=whole_page, big_steps_apart=True)
     links = reader.backlinks(entity_id)
-    backlinks = backlinks_html(links, entity_id)
+    backlinks = backlinks_html(links, entity_id, backlink_sources(reader, links))
     position = reader.reading_position(entity_id)
 
     def result_for(entity: Any, bounded: BoundedEntity, preview: bool = False) -> RenderResult:

@@ -218,3 +218,94 @@ def test_new_backlinks_refresh_the_reader_and_others_do_not(
     assert document is not None
     assert "Watch the queen cells" in document.toPlainText()
     assert "[1:02:05]" in document.toPlainText()
+
+
+def _section(pane: ReaderPane) -> list[str]:
+    """The lines of the "Referenced by" section on screen."""
+    document = pane.current_document
+    assert document is not None
+    text = document.toPlainText()
+    return [line for line in text[text.index("Referenced by") :].splitlines()[1:] if line]
+
+
+def test_highlights_and_notes_are_told_by_their_quote_and_own_words(
+    qtbot: Any, pane: ReaderPane, cache: tuple[Path, StoreWriter]
+) -> None:
+    """A highlight is told by its quote, never by the words around it (the context a
+    highlight keeps to find its passage again); a note on a passage by its own words, not
+    the quote it begins with; an item without a title (a note, a tweet) by its words in one
+    piece, nothing of its other fields."""
+    _path, writer = cache
+    quote = "Track items per second, time to first usable screen and the number of retries."
+    before, after = "restart everything from zero. Measure it ", " If you do not measure sync"
+    page = _entity(
+        "page-sync",
+        "web",
+        T0,
+        title="Sync is a feature",
+        full_text=f"When it fails, {before}{quote}{after}, you are not designing it.",
+    )
+    highlight = _entity(
+        "hl-1",
+        "selector",
+        T0 + 10,
+        target_id="page-sync",
+        selector_type="text_selector",
+        text=quote,
+        prefix=before,
+        suffix=after,
+        reference_content_ids=["page-sync"],
+    )
+    words = "Worth measuring before anything else."
+    on_passage = _entity(
+        "note-passage",
+        "annotation",
+        T0 + 12,
+        text=f"> {quote}\n\n{words}",
+        reference_content_ids=["page-sync", "hl-1"],
+    )
+    said = (
+        "This is the demo every app should be able to give. If pulling the cable breaks your "
+        "app, your users are the ones who find out, usually on a train."
+    )
+    tweet = _entity("tweet-1", "twitter", T0 + 11, text=said, quote_tweet="page-sync")
+    moment = _entity(
+        "hl-video",
+        "selector",
+        T0 + 13,
+        target_id="video",
+        selector_type="time_selector",
+        text="Open the hive slowly",
+        start_time=83.2,
+        end_time=88.0,
+        reference_content_ids=["video"],
+    )
+    # Longer than a title (120 characters), shorter than a line of the section.
+    mention = (
+        "The build video shows the drilling step much more clearly than the article: "
+        "[Build a Worm Bin in 15 Minutes (Flat-Friendly)]"
+    )
+    cites = _note("note-cites", "video", mention, T0 + 14, {})
+    written = [page, highlight, on_passage, tweet, moment, cites]
+    writer.ingest_search_page(_page(written)).result(timeout=30)
+
+    shown = Emitted(pane.entity_shown)
+    pane.show_entity("page-sync")
+    assert shown.wait(qtbot) == ["page-sync"]
+    lines = _section(pane)
+    assert lines == [
+        f"{words} · note",
+        f"{said} · mentions this",
+        f"Highlight · “{quote}”",
+    ]
+    for context in ("restart everything", "Measure it", "If you do not"):
+        assert context not in "\n".join(lines)
+
+    shown.calls.clear()
+    pane.show_entity("video")
+    assert shown.wait(qtbot) == ["video"]
+    lines = _section(pane)
+    assert lines[:2] == [
+        f"{mention} · mentions this",
+        "Highlight · [01:23] · “Open the hive slowly”",
+    ]

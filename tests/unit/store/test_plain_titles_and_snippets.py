@@ -11,6 +11,8 @@ from memex_desktop.api.content import display_title
 from memex_desktop.api.models import SearchRawResponse
 from memex_desktop.api.plain_text import (
     cited_ids,
+    leading_quote,
+    own_words,
     plain_excerpt,
     plain_text,
     trimmed,
@@ -39,6 +41,25 @@ from memex_desktop.store import CacheReader, StoreWriter
 )
 def test_plain_text_keeps_the_words_only(raw: str, plain: str) -> None:
     assert plain_text(raw) == plain
+
+
+@pytest.mark.parametrize(
+    ("text", "quote", "words"),
+    [
+        ("> Turn the heap.\n\nTwice a week.", "Turn the heap.", "Twice a week."),
+        ("\n> First line\n>\n> second line\nMine", "First line\n\nsecond line", "Mine"),
+        ("> Only the quote.\n\n", "Only the quote.", "> Only the quote.\n\n"),
+        ("Mine first\n> then a quote", "", "Mine first\n> then a quote"),
+        ("", "", ""),
+    ],
+)
+def test_a_note_says_its_own_words_after_the_passage_it_quotes(
+    text: str, quote: str, words: str
+) -> None:
+    """A note on a passage begins with it as a markdown quote (the note editor writes it so):
+    its own words are what follows, or the whole text when it says nothing else."""
+    assert leading_quote(text)[0] == quote
+    assert own_words(text) == words
 
 
 def test_a_citation_becomes_the_cited_title() -> None:
