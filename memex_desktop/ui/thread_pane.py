@@ -28,7 +28,7 @@ import logging
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +150,8 @@ class ThreadEntry:
     processing: bool = False
     external_id: str | None = None
     server_id: str | None = None
+    # The id a pending note is sent with (``data.id``), which the server keeps for it.
+    client_id: str | None = None
     # Why the last try to send a pending note failed (None: nothing failed yet).
     failure: UserMessage | None = None
     error_kind: str | None = None
@@ -180,9 +182,9 @@ def merge_pending(
     """Attach pending notes to the thread, skip those already cached, order every level.
 
     ``targets`` maps a pending entry id to the id it answers (the item, a cached note or
-    another pending note). Pending notes whose external_id or server id is already cached are
-    dropped; a reply naming a pending parent (``pending:<external_id>``) that is cached by now
-    goes under the cached copy.
+    another pending note). Pending notes whose cached copy is in the thread (see
+    :func:`cached_copies`) are dropped; a reply naming a pending parent
+    (``pending:<external_id>``) that is cached by now goes under the cached copy.
     """
     by_id: dict[str, ThreadEntry] = {}
     by_external: dict[str, ThreadEntry] = {}
@@ -192,9 +194,7 @@ def merge_pending(
             if entry.external_id:
                 by_external[entry.external_id] = entry
     fresh = [
-        p
-        for p in pending
-        if p.external_id not in by_external and p.id not in by_id and p.server_id not in by_id
+        p for p in pending if _cached_copy(p, by_id, by_external) is None and p.id not in by_id
     ]
     _keep_typed_words(pending, by_id, by_external)
     for external_id, entry in by_external.items():
@@ -215,6 +215,55 @@ def merge_pending(
     return merged
 
 
+def _cached_copy(
+    entry: ThreadEntry, by_id: dict[str, ThreadEntry], by_external: dict[str, ThreadEntry]
+) -> ThreadEntry | None:
+    """The cached copy of a pending note: the one with its client external_id, or under the
+    id the server gave it (its save's answer named it, or it kept the client id sent)."""
+    for found in (
+        by_external.get(entry.external_id or ""),
+        by_id.get(entry.server_id or ""),
+        by_id.get(entry.client_id or ""),
+    ):
+        if found is not None:
+            return found
+    return None
+
+
+def cached_copies(roots: list[ThreadEntry], pending: list[ThreadEntry]) -> dict[str, str]:
+    """pending entry id -> the id of its cached copy, for the pending notes the server has
+    sent back already (a pull, or the save's answer): they are one note, shown once."""
+    by_id: dict[str, ThreadEntry] = {}
+    by_external: dict[str, ThreadEntry] = {}
+    for root in roots:
+        for _depth, entry in root.walk():
+            by_id[entry.id] = entry
+            if entry.external_id:
+                by_external[entry.external_id] = entry
+    copies: dict[str, str] = {}
+    for entry in pending:
+        found = _cached_copy(entry, by_id, by_external)
+        if found is not None:
+            copies[entry.id] = found.id
+    return copies
+
+
+def notes_counted_once(
+    highlight: Highlight, pending: list[ThreadEntry], copies: dict[str, str]
+) -> Highlight:
+    """``highlight`` naming each of its notes once: a queued note the server has sent back
+    is named by its cached copy alone, not also by its pending id (``copies``: see
+    :func:`cached_copies`), so its row does not count "2 notes" until the save is confirmed."""
+    linked = set(highlight.note_ids)
+    renamed = dict(copies)
+    for entry in pending:
+        for known in (entry.server_id, entry.client_id):
+            if known and known in linked:
+                renamed.setdefault(entry.id, known)
+    note_ids = tuple(dict.fromkeys(renamed.get(note, note) for note in highlight.note_ids))
+    return highlight if note_ids == highlight.note_ids else replace(highlight, note_ids=note_ids)
+
+
 def note_words(entity: ContentEntityBase) -> str:
     """What a note says: its text, else the text of its rich-text content."""
     raw = entity.raw
@@ -232,7 +281,7 @@ def _keep_typed_words(
     text; the outbox still holds the words, so the card keeps them until a pull brings them.
     """
     for entry in pending:
-        cached = by_external.get(entry.external_id or "") or by_id.get(entry.server_id or "")
+        cached = _cached_copy(entry, by_id, by_external)
         if cached is None or note_words(cached.entity) or not note_words(entry.entity):
             continue
         typed = {**entry.entity.raw, **{k: v for k, v in cached.entity.raw.items() if v}}
@@ -380,6 +429,7 @@ def _pending_entries(outbox: PendingNotes | None) -> tuple[list[ThreadEntry], di
         if payload.get("type") != "annotation" or target is None:
             continue
         entry_id = pending_entry_id(external_id)
+        client_id = payload.get("id")
         data = {**payload, "id": entry_id, "created_at": op.created_at}
         entries.append(
             ThreadEntry(
@@ -392,6 +442,7 @@ def _pending_entries(outbox: PendingNotes | None) -> tuple[list[ThreadEntry], di
                 state=op.state,
                 external_id=external_id,
                 server_id=op.entity_id,
+                client_id=client_id if isinstance(client_id, str) and client_id else None,
                 failure=failure_of(op),
                 error_kind=op.error_kind,
             )
@@ -433,6 +484,8 @@ def load_thread(
     )
     roots += _notes_on_highlights(reader, highlights, roots)
     pending, targets = _pending_entries(outbox)
+    copies = cached_copies(roots, pending)
+    highlights = [notes_counted_once(highlight, pending, copies) for highlight in highlights]
     entries = merge_pending(entity_id, roots, pending, targets)
     html: dict[str, str] = {}
     for root in entries:

@@ -9,6 +9,7 @@ click on a painted highlight opens its note in the notes pane.
 from __future__ import annotations
 
 import copy
+from itertools import dropwhile
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from memex_desktop.app import AppContext
 from memex_desktop.store.highlights import PENDING_PREFIX
 from memex_desktop.sync import SyncOutcome
 from memex_desktop.ui.highlight_painter import HIGHLIGHT_ID_PROPERTY
+from memex_desktop.ui.thread_pane import ThreadPane
 
 pytestmark = [
     pytest.mark.e2e,
@@ -245,3 +247,67 @@ def test_a_note_on_a_selection_written_offline_arrives_linked_to_its_highlight_a
     assert getattr(shown, "entry", None) is not None
     assert shown.entry.id == note["id"]  # type: ignore[attr-defined]
     assert PHRASE in shown.quote.text()  # type: ignore[attr-defined]
+
+
+class NotesSeen:
+    """What the notes pane said each time it drew the thread: its heading and, for each
+    highlight, its line (state and how many notes)."""
+
+    def __init__(self, pane: ThreadPane) -> None:
+        self.pane = pane
+        self.seen: list[tuple[str, tuple[str, ...]]] = []
+        pane.thread_shown.connect(self.record)
+
+    def record(self) -> None:
+        rows = tuple(row.facts.text() for row in self.pane.highlight_rows)
+        self.seen.append((self.pane.heading.text(), rows))
+
+
+def test_a_note_on_a_selection_is_one_note_while_the_server_processes_it(
+    qtbot: Any,
+    window_factory: WindowFactory,
+    emulator_factory: Any,
+    emulator_profile: str,
+) -> None:
+    # The server takes its time: its copies come back with the saves' answers, and the
+    # saves wait, accepted, for a pull to list them processed.
+    server = emulator_factory(
+        library=copy.deepcopy(LIBRARY), profile=emulator_profile, processing_delay_s=600
+    )
+    context = window_factory(server=server)
+    assert _sync(qtbot, context).outcome is SyncOutcome.OK
+    window = context.window
+    opened = Emitted(window.entity_opened)
+    window.open_entity(PAGE)
+    assert opened.wait(qtbot) == [PAGE]
+    pane = window.thread_pane
+    _select_second_phrase(context)
+    qtbot.keyClick(window.reader_pane.browser, Qt.Key.Key_N, CTRL_SHIFT)
+    qtbot.waitUntil(lambda: pane.editor is not None and pane.editor.isVisible())
+    editor = pane.editor
+    assert editor is not None
+    qtbot.keyClicks(editor.editor, "Twice a month is enough.")
+    seen = NotesSeen(pane)
+    sent = Emitted(context.controller.sync_finished)
+    editor.save_button.click()
+    assert sent.wait(qtbot, 60_000)[0].outcome is SyncOutcome.OK
+
+    # The server's copy of the note is shown, on the server's highlight, as one note.
+    def server_copy_shown() -> bool:
+        cards = pane.cards
+        return len(cards) == 1 and not cards[0].entry.pending and bool(pane.highlight_rows)
+
+    qtbot.waitUntil(server_copy_shown, timeout=10_000)
+    with qtbot.waitSignal(pane.thread_shown, timeout=5000):
+        pane.refresh()
+    assert [row.highlight.pending for row in pane.highlight_rows] == [False]
+    outbox = pane.outbox
+    assert outbox is not None
+    # Both saves wait for a pull to list them: the queued note and its copy are still two.
+    assert len(outbox.list(states=["accepted"])) == 2
+    # (A draw read before the note was queued may land first.)
+    drawn = list(dropwhile(lambda said: said[0].startswith("No notes"), seen.seen))
+    assert drawn, seen.seen
+    for heading, rows in drawn:
+        assert heading == "1 note on Compost at home", seen.seen
+        assert [row.endswith("1 note") for row in rows] == [True], seen.seen

@@ -1,0 +1,168 @@
+"""A note on a passage in the notes pane: the queued note and the server's copy of it are
+counted as one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memex_desktop.store import CacheReader, ChangeSet, Outbox, OutboxOp, StoreWriter
+from memex_desktop.sync.highlights import Passage, queue_note_on_passage
+from memex_desktop.ui.note_editor import quoted_passage
+from memex_desktop.ui.tasks import TaskRunner
+from memex_desktop.ui.thread_pane import ThreadPane
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
+
+T0 = 1_700_000_000_000
+QUOTE = "Track items per second, time to first usable screen and the number of retries."
+PASSAGE = Passage(QUOTE, "restart everything from zero. Measure it. ", " If you do not measure")
+WORDS = "Twice a week is enough."
+
+
+def _entity(entity_id: str, kind: str, at: int, **fields: Any) -> dict[str, Any]:
+    return {
+        "id": entity_id,
+        "type": kind,
+        "created_at": at,
+        "updated_at": at,
+        "metadata": {"status": "indexing-done"},
+        **fields,
+    }
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[tuple[Path, StoreWriter]]:
+    """A page holding the passage."""
+    path = tmp_path / "cache.db"
+    writer = StoreWriter(path)
+    page = _entity(
+        "page",
+        "web",
+        T0,
+        title="Sync is a feature",
+        url="https://example.org/sync",
+        full_text=f"When a sync fails, restart everything from zero. Measure it. {QUOTE} If you "
+        "do not measure sync, you are not designing it.",
+    )
+    writer.ingest_json([page]).result(timeout=30)
+    yield path, writer
+    writer.close()
+
+
+@pytest.fixture
+def outbox(tmp_path: Path, cache: tuple[Path, StoreWriter]) -> Iterator[Outbox]:
+    box = Outbox(tmp_path / "outbox.db", cache_path=cache[0])
+    yield box
+    box.close()
+
+
+@pytest.fixture
+def pane(
+    qtbot: Any, cache: tuple[Path, StoreWriter], outbox: Outbox, runner: TaskRunner
+) -> Iterator[ThreadPane]:
+    reader = CacheReader(cache[0])
+    widget = ThreadPane(reader, runner, outbox=outbox)
+    qtbot.addWidget(widget)
+    widget.resize(500, 600)
+    yield widget
+    widget.close()
+    reader.close()
+
+
+def _show(qtbot: Any, pane: ThreadPane) -> None:
+    """Show the page's notes and wait until they are drawn (they are read on a worker)."""
+    with qtbot.waitSignal(pane.thread_shown, timeout=5000):
+        pane.show_entity("page")
+
+
+def _queue_note(cache: tuple[Path, StoreWriter], outbox: Outbox, text: str) -> list[OutboxOp]:
+    """Queue a note on the passage as the editor does (its highlight first); both saves."""
+    with CacheReader(cache[0]) as reader:
+        queue_note_on_passage(outbox, reader, text, PASSAGE, target_id="page")
+    return outbox.list()
+
+
+def _sent_back(
+    qtbot: Any,
+    pane: ThreadPane,
+    cache: tuple[Path, StoreWriter],
+    ops: list[OutboxOp],
+    *,
+    with_external_ids: bool = True,
+    note_answer_read: bool = True,
+) -> None:
+    """The saves reached the server, which sent its copies back (still processing): cached,
+    and the saves accepted but not confirmed yet."""
+    highlight_op, note_op = ops
+    highlight = _entity(
+        "hl-1",
+        "selector",
+        T0 + 1,
+        target_id="page",
+        selector_type="text_selector",
+        text=QUOTE,
+        prefix=PASSAGE.prefix,
+        suffix=PASSAGE.suffix,
+        reference_content_ids=["page"],
+        external_id=highlight_op.external_id,
+    )
+    payload = note_op.payload or {}
+    note = _entity(
+        payload["id"],  # the server keeps the client id the note was sent with
+        "annotation",
+        T0 + 2,
+        text=payload["text"],
+        content=payload["content"],
+        reference_content_ids=["page", "hl-1"],
+    )
+    note["metadata"] = {"status": "pending"}
+    if with_external_ids:
+        note["external_id"] = note_op.external_id
+    changes: ChangeSet = cache[1].ingest_json([highlight, note]).result(timeout=30)
+    outbox = pane.outbox
+    assert isinstance(outbox, Outbox)
+    outbox.mark_accepted(highlight_op.id, "hl-1")
+    outbox.mark_accepted(note_op.id, note["id"] if note_answer_read else None)
+    with qtbot.waitSignal(pane.thread_shown, timeout=5000):
+        pane.on_store_changed(changes)
+
+
+def test_a_note_sent_back_by_the_server_is_one_note_of_its_highlight(
+    qtbot: Any, pane: ThreadPane, cache: tuple[Path, StoreWriter], outbox: Outbox
+) -> None:
+    ops = _queue_note(cache, outbox, quoted_passage(QUOTE) + WORDS)
+    _show(qtbot, pane)
+    assert pane.heading.text() == "1 note on Sync is a feature"
+    [row] = pane.highlight_rows
+    assert row.facts.text().endswith("1 note")
+
+    # The server's copies are cached while the saves wait to be seen in a pull: still one.
+    _sent_back(qtbot, pane, cache, ops)
+    assert pane.heading.text() == "1 note on Sync is a feature"
+    [row] = pane.highlight_rows
+    assert row.highlight.id == "hl-1"
+    assert row.facts.text() == "1 note"
+    [card] = pane.cards
+    assert not card.entry.pending
+    assert card.highlight is not None
+    assert card.highlight.id == "hl-1"
+
+
+def test_a_note_the_server_keeps_by_its_client_id_alone_is_shown_once(
+    qtbot: Any, pane: ThreadPane, cache: tuple[Path, StoreWriter], outbox: Outbox
+) -> None:
+    """A server that keeps a note's client ``id`` but not its ``external_id``, its answer not
+    read (the save is accepted without an id): the cached copy is the queued note."""
+    ops = _queue_note(cache, outbox, quoted_passage(QUOTE) + WORDS)
+    _show(qtbot, pane)
+    _sent_back(qtbot, pane, cache, ops, with_external_ids=False, note_answer_read=False)
+    assert [(entry.id, entry.pending) for _d, entry in pane.shown()] == [
+        ((ops[1].payload or {})["id"], False)
+    ]
+    assert pane.heading.text() == "1 note on Sync is a feature"
+    [row] = pane.highlight_rows
+    assert row.facts.text() == "1 note"
