@@ -20,6 +20,7 @@ from memex_desktop.api.content import (
     text_of,
     type_label,
 )
+from memex_desktop.api.plain_text import own_words, plain_excerpt
 from memex_desktop.store.outbox import OutboxOp
 from memex_desktop.store.rows import EntityRow
 
@@ -123,7 +124,10 @@ def describe_save(op: OutboxOp, items: Mapping[str, SavedItem] | None = None) ->
         said = f": “{_words(quote)}”" if quote.strip() else ""
         where = f" in {_quoted(target.title)}" if target else ""
         return f"Highlight{where}{said}"
-    words = _words(text_of(data.get("text")) or display_title(data))
+    # A note is markdown, and one on a passage begins by quoting it: it is told by what it
+    # says itself, in plain words.
+    own = own_words(text_of(data.get("text")))
+    words = plain_excerpt(_words(own)) or _words(display_title(data))
     if kind == NOTE:
         if target is None:
             return f"Note: {words}"

@@ -64,10 +64,14 @@ from memex_desktop.api.content import (
     SelectorPassage,
     display_title,
     rich_text,
+    strings_in,
     text_of,
     time_text,
+    title_field,
+    title_line,
 )
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
+from memex_desktop.api.plain_text import leading_quote, own_words
 from memex_desktop.drafts import Draft, DraftPassage, DraftStore, draft_key, drafts_path
 from memex_desktop.errors import (
     ConnectionState,
@@ -270,6 +274,17 @@ def note_words(entity: ContentEntityBase) -> str:
     return (text_of(raw.get("text")) or rich_text(raw.get("content"))).strip()
 
 
+def note_label(entity: ContentEntityBase) -> str:
+    """What a note is called where it is named ("Reply to: …"): its title, else the first
+    line of its own words, not the passage it begins by quoting (that, when it says nothing
+    else)."""
+    raw = entity.raw
+    if entity.type != "annotation" or title_field(raw) is not None:
+        return display_title(raw)
+    words = own_words(note_words(entity))
+    return (title_line(words) if words else "") or display_title(raw)
+
+
 def _keep_typed_words(
     pending: list[ThreadEntry],
     by_id: dict[str, ThreadEntry],
@@ -458,15 +473,62 @@ def compact_note_html(html: str) -> str:
     return _LEAD_META.sub(r"\1", body, count=1)
 
 
-def render_note(reader: EntityReader, entry: ThreadEntry) -> str:
-    """The note's safe HTML for a card (reference cards link to memex://entity/ID)."""
+def _squeezed(text: str) -> str:
+    """Text with every run of white space as one space (to compare quotes)."""
+    return " ".join(text.split())
+
+
+def _quote_node(node: Any) -> bool:
+    """Whether a rich-text block is a line of a note's leading quote: a blockquote, or a
+    paragraph written as markdown (``> …``), as the note editor saves it."""
+    if not isinstance(node, dict):
+        return False
+    if node.get("type") == "blockquote":
+        return True
+    return node.get("type") == "paragraph" and rich_text(node).lstrip().startswith(">")
+
+
+def _empty_node(node: Any) -> bool:
+    """Whether a rich-text block says nothing (the blank line after a quote)."""
+    return isinstance(node, dict) and node.get("type") == "paragraph" and not rich_text(node)
+
+
+def under_its_quote(entity: ContentEntityBase, highlight: Highlight) -> ContentEntityBase:
+    """A note on a highlight as its card shows it, below the highlight's quote ("On “…”"):
+    without the copy of that quote it begins with (the note editor starts a note on a
+    passage with it) and without a card for the highlight."""
+    raw = dict(entity.raw)
+    names = highlight.names()
+    links = strings_in(raw.get("reference_content_ids"))
+    if links:
+        raw["reference_content_ids"] = links[:1] + [i for i in links[1:] if i not in names]
+    text = text_of(raw.get("text"))
+    content = raw.get("content")
+    quote, rest = leading_quote(text or rich_text(content))
+    if quote and _squeezed(quote) == _squeezed(highlight.quote):
+        if text:
+            raw["text"] = rest
+        if isinstance(content, dict) and isinstance(content.get("content"), list):
+            blocks = list(content["content"])
+            while blocks and _quote_node(blocks[0]):
+                blocks.pop(0)
+            while blocks and _empty_node(blocks[0]):
+                blocks.pop(0)
+            raw["content"] = {**content, "content": blocks}
+    return parse_content_entity(raw)
+
+
+def render_note(
+    reader: EntityReader, entry: ThreadEntry, highlight: Highlight | None = None
+) -> str:
+    """The note's safe HTML for a card (reference cards link to memex://entity/ID); a note on
+    ``highlight`` without the quote its card shows above it."""
     # The renderer is imported by the first thread shown, after the window's first frame.
     from memex_desktop.render import RenderContext, render_entity
 
+    entity = entry.entity if highlight is None else under_its_quote(entry.entity, highlight)
     try:
-        return compact_note_html(
-            render_entity(entry.entity, RenderContext(lookup=reader.entity)).html
-        )
+        return compact_note_html(render_entity(entity, RenderContext(lookup=reader.entity)).html)
     except (ValueError, TypeError, KeyError) as exc:  # a malformed note still shows its text
         log.warning("could not render note %s: %r", entry.id, exc)
         return ""
@@ -490,7 +552,7 @@ def load_thread(
     html: dict[str, str] = {}
     for root in entries:
         for _depth, entry in root.walk():
-            html[entry.id] = render_note(reader, entry)
+            html[entry.id] = render_note(reader, entry, linked_highlight(entry, highlights))
     in_thread = {entry.id for root in entries for _depth, entry in root.walk()}
     mentions = (
         sum(
@@ -759,7 +821,7 @@ class NoteCard(QFrame):
         self.reply.setAccessibleName("Reply to this note")
         self.reply.setToolTip(f"Reply to this note ({_keys_of('reply_note')} while it has focus)")
         self.reply.clicked.connect(self._on_reply_clicked)
-        summary = note_words(entry.entity)
+        summary = own_words(note_words(entry.entity))
         self.setAccessibleName(
             ("Pending note" if entry.pending else "Note")
             + (f" by {entry.author}" if entry.author else "")
@@ -1276,7 +1338,7 @@ class ThreadPane(QWidget):
         """A short description of what a note will be attached to."""
         for _depth, entry in self.shown():
             if entry.id == entity_id:
-                return display_title(entry.entity.raw)
+                return note_label(entry.entity)
         row = self._reader.get(entity_id)
         return (row.title if row is not None else "") or entity_id
 

@@ -258,7 +258,10 @@ def test_a_note_written_on_a_passage_keeps_its_words_while_the_server_processes_
     card = written()
     assert card is not None
     words = card.body.toPlainText()
-    assert passage in words
+    # The passage shows once, as the quote the note is on, above what the note says.
+    assert card.quote.isVisibleTo(card)
+    assert card.quote.text() == f"On “{passage}”"
+    assert passage not in words
     assert "Fragile how, exactly?" in words
     assert "Still processing" not in words
     assert card.badge.isVisibleTo(card)

@@ -1,5 +1,5 @@
-"""A note on a passage in the notes pane: the queued note and the server's copy of it are
-counted as one."""
+"""A note on a passage in the notes pane: the quote once, the note named by its own words,
+and the queued note and the server's copy of it counted as one."""
 
 from __future__ import annotations
 
@@ -8,10 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from memex_desktop.store import CacheReader, ChangeSet, Outbox, OutboxOp, StoreWriter
+from memex_desktop.store.save_description import saved_items
 from memex_desktop.sync.highlights import Passage, queue_note_on_passage
-from memex_desktop.ui.note_editor import quoted_passage
+from memex_desktop.ui.note_editor import NoteEditor, quoted_passage
+from memex_desktop.ui.outbox_pane import OutboxModel
 from memex_desktop.ui.tasks import TaskRunner
 from memex_desktop.ui.thread_pane import ThreadPane
 
@@ -131,6 +135,28 @@ def _sent_back(
         pane.on_store_changed(changes)
 
 
+def test_a_note_on_a_passage_shows_the_quote_once(
+    qtbot: Any, pane: ThreadPane, cache: tuple[Path, StoreWriter], outbox: Outbox
+) -> None:
+    ops = _queue_note(cache, outbox, quoted_passage(QUOTE) + WORDS)
+    _show(qtbot, pane)
+
+    def shown_once(pending: bool) -> None:
+        [card] = pane.cards
+        assert card.entry.pending is pending
+        assert card.quote.isVisibleTo(card)
+        assert card.quote.text() == f"On “{QUOTE}”"
+        body = card.body.toPlainText()
+        assert WORDS in body
+        assert QUOTE[:20] not in body  # neither as "> Track items…" nor as a card for it
+        assert "Also mentions" not in body
+        assert ">" not in body
+
+    shown_once(pending=True)
+    _sent_back(qtbot, pane, cache, ops)
+    shown_once(pending=False)
+
+
 def test_a_note_sent_back_by_the_server_is_one_note_of_its_highlight(
     qtbot: Any, pane: ThreadPane, cache: tuple[Path, StoreWriter], outbox: Outbox
 ) -> None:
@@ -166,3 +192,36 @@ def test_a_note_the_server_keeps_by_its_client_id_alone_is_shown_once(
     assert pane.heading.text() == "1 note on Sync is a feature"
     [row] = pane.highlight_rows
     assert row.facts.text() == "1 note"
+
+
+def _heading(editor: NoteEditor) -> str:
+    return editor.findChildren(QLabel)[0].text()
+
+
+def test_a_reply_names_the_note_by_its_own_words(
+    qtbot: Any, pane: ThreadPane, cache: tuple[Path, StoreWriter]
+) -> None:
+    text = quoted_passage(QUOTE) + WORDS + "\nMore on Monday."
+    notes = [
+        _entity("n1", "annotation", T0 + 1, text=text, reference_content_ids=["page"]),
+        # A note that says nothing but the quote is named by the quote.
+        _entity(
+            "n2", "annotation", T0 + 2, text=quoted_passage(QUOTE), reference_content_ids=["page"]
+        ),
+    ]
+    cache[1].ingest_json(notes).result(timeout=30)
+    _show(qtbot, pane)
+    assert _heading(pane.open_editor("n1")) == f"Reply to: {WORDS}"
+    assert _heading(pane.open_editor("n2")) == f"Reply to: {QUOTE}"
+
+
+def test_the_outbox_says_a_note_on_a_passage_in_its_own_plain_words(
+    qtbot: Any, cache: tuple[Path, StoreWriter], outbox: Outbox
+) -> None:
+    ops = _queue_note(cache, outbox, quoted_passage(QUOTE) + WORDS)
+    model = OutboxModel()
+    with CacheReader(cache[0]) as reader:
+        model.set_ops(ops, saved_items(reader, ops))
+    lines = [model.data(model.index(row, 0), Qt.ItemDataRole.DisplayRole) for row in (0, 1)]
+    assert f"Note on “Sync is a feature”: {WORDS}" in lines
+    assert not any(">" in line for line in lines)

@@ -14,7 +14,7 @@ from memex_desktop.store.save_description import (
     saved_items,
     target_ids,
 )
-from memex_desktop.sync.highlights import Passage, queue_highlight
+from memex_desktop.sync.highlights import Passage, queue_highlight, queue_note_on_passage
 from memex_desktop.sync.notes import queue_note
 
 LONG_TITLE = "Composting at home: a complete guide to worms, heat, air and patience in winter"
@@ -94,6 +94,25 @@ def test_a_highlight_names_its_item_and_quote(outbox: Outbox, library: CacheRead
     assert describe_save(ops[0], saved_items(library, ops)) == (
         "Highlight in “Compost at home”: “keep it damp”"
     )
+
+
+def test_a_note_on_a_passage_says_its_own_words_in_plain_words(
+    outbox: Outbox, library: CacheReader
+) -> None:
+    """A note on a passage begins with the passage as a markdown quote (as the note editor
+    starts it): its line says the note's own words, without the quote's ``>``."""
+    quote = "Keep the heap as damp as a wrung-out sponge."
+    text = f"> {quote}\n\n**Twice** a week in summer."
+    queue_note_on_passage(outbox, library, text, Passage(quote), target_id="page")
+    ops = outbox.list()
+    items = saved_items(library, ops)
+    assert [describe_save(op, items) for op in ops] == [
+        f"Highlight in “Compost at home”: “{quote}”",
+        "Note on “Compost at home”: Twice a week in summer.",
+    ]
+    # A note that says nothing but the quote is told by the quote, in plain words too.
+    queue_note(outbox, library, f"> {quote}\n\n", target_id="page")
+    assert describe_save(outbox.list()[-1], items) == f"Note on “Compost at home”: {quote}"
 
 
 def test_long_titles_and_notes_are_cut_at_a_word(outbox: Outbox, library: CacheReader) -> None:
