@@ -263,7 +263,12 @@ def _render_web(entity: WebContentEntity, doc: DocumentBuilder) -> str:
     elif entity.html and entity.html.strip():
         _page(doc, entity.html, base)
     elif not has_body and not (entity.description or "").strip():
-        doc.add('<p class="notice">This page has no saved text.</p>')
+        processing = entity.processing_status not in (None, DONE_STATUS)
+        doc.add(
+            '<p class="notice">No text yet: a sync brings it once Memex has read the page.</p>'
+            if processing
+            else '<p class="notice">This page has no saved text.</p>'
+        )
     _extra_fields(doc, entity, {"favicon_url", "normalized_url"})
     return title
 

@@ -247,3 +247,12 @@ def test_a_tweet_header_says_when_it_was_posted_and_how_and_when_it_was_saved() 
     assert bookmarked.count("saved") == 1
     assert " · saved as a bookmark 2025-09-0" in bookmarked
     assert " · saved 2025-09-0" in _render(tweet).text
+
+
+def test_a_page_still_processing_says_its_text_is_to_come_not_that_it_has_none() -> None:
+    page = {"id": "w", "type": "web", "url": "https://example.com/fresh"}
+    pending = _render({**page, "metadata": {"status": "pending"}}).text
+    assert "No text yet: a sync brings it once Memex has read the page." in pending
+    assert "has no saved text" not in pending
+    done = _render({**page, "metadata": {"status": "indexing-done"}}).text
+    assert "This page has no saved text." in done
