@@ -1629,8 +1629,10 @@ def cmd_emulator(args: argparse.Namespace, session: Session | None) -> int:
     print(f"Memex emulator: loading its library for {where}…", file=sys.stderr)
 
     def ready(url: str) -> None:
-        # Its key is no secret (a server for trying the app), and nothing works without it.
-        accepted = f"API key {config.api_key}"
+        # The demo's key is no secret, and nothing works without it; a key given is said
+        # by where it came from, never printed (MEMEX_API_KEY may hold a real key).
+        given = "api_key" in options
+        accepted = "the API key given" if given else f"API key {config.api_key}"
         print(f"Memex emulator on {url}, ready ({accepted})", file=sys.stderr, flush=True)
 
     try:

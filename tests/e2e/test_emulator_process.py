@@ -84,3 +84,30 @@ def test_the_emulator_says_it_is_ready_only_once_it_answers(tmp_path: Path) -> N
         proc.wait()
         if proc.stderr is not None:
             proc.stderr.close()
+
+
+def test_the_emulator_never_prints_a_key_it_was_given(tmp_path: Path) -> None:
+    # MEMEX_API_KEY is also where a person keeps their real key.
+    port = _free_port()
+    secret = "sk-not-for-printing-0123"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memex_desktop", "emulator", "--port", str(port)],
+        env={**os.environ, API_KEY_ENV: secret, "TMPDIR": str(tmp_path)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        said = []
+        while "ready" not in (line := proc.stderr.readline()):
+            assert line, "the emulator ended without saying it was ready"
+            said.append(line)
+        said.append(line)
+        assert line.rstrip().endswith("(the API key given)")
+        assert not any(secret in line for line in said)
+    finally:
+        proc.kill()
+        proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
