@@ -33,6 +33,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 from memex_desktop import paths
 from memex_desktop.api.content import type_label
 from memex_desktop.store import EntityRow
+from memex_desktop.store.search_language import TYPE_NAMES
 from memex_desktop.ui import theme
 from memex_desktop.ui.palette import CACHED_BADGE, OTHER_TYPE_COLOUR, REMOTE_BADGE, TYPE_COLOURS
 from memex_desktop.ui.results_model import MARK_END, MARK_START, ResultsModel, snippet_segments
@@ -64,26 +65,26 @@ def source_text(row: EntityRow) -> str:
     return " · ".join(dict.fromkeys(part for part in (row.site, row.author) if part))
 
 
-# Types drawn as another is (a short is a video, a channel or a profile is someone); every
-# other type is drawn by its own resources/icons/type-<type>.svg, or else by a letter badge.
-DRAWN_AS = {
-    "youtubeShorts": "youtube",
-    "tiktok": "youtube",
-    "youtubeChannel": "profile",
-    "twitterProfile": "profile",
-    "linkedinProfile": "profile",
-    "subreddit": "reddit",
-    "chatgpt": "chatThread",
-    "claude": "chatThread",
-    "transcribedMedia": "audioRecording",
-    "audiobook": "audioRecording",
-    "instagram": "image",
-    "pinterest": "image",
-    "snapchat": "image",
-    "substack": "web",
-    "facebook": "web",
-    "linkedin": "web",
+# How each kind of item people search by (search_language.TYPE_NAMES: "video" covers shorts,
+# TikToks and Facebook videos) is drawn, so that the list draws a type as its search names it;
+# later kinds win for a type in two ("audiobook" is drawn as a book).
+_KIND_DRAWINGS = {
+    "video": "youtube",
+    "article": "web",
+    "audio": "audioRecording",
+    "book": "book",
+    "chat": "chatThread",
+    "profile": "profile",
+    "channel": "profile",
+    "feed": "rssFeed",
 }
+# The drawing of each type without its own resources/icons/type-<type>.svg: its kind's, or,
+# for the types no kind groups, the nearest; any other type gets a letter badge.
+DRAWN_AS = {
+    entity_type: drawing
+    for kind, drawing in _KIND_DRAWINGS.items()
+    for entity_type in TYPE_NAMES[kind]
+} | {"subreddit": "reddit", "linkedin": "web", "pinterest": "image", "snapchat": "image"}
 
 
 class TypeIcons:
