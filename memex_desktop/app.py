@@ -99,8 +99,10 @@ class AppContext:
     provider: Any = None  # the live "Sign in with Memex" TokenProvider, if signed in
     api_url: str = ""  # the API the client talks to
     # The key given for this session (--api-key, the demo's): still used once the settings
-    # are saved, before a key in the keyring.
+    # are saved, before a key in the keyring, until the person gives a key or signs in there.
     api_key: str | None = None
+    # Whether the window shows the demo library: its server takes the demo's key only.
+    demo: bool = False
     # What the settings file holds where this session uses other settings (the demo syncs
     # every minute); None when it uses the file's.
     saved_settings: Settings | None = None
@@ -117,6 +119,13 @@ class AppContext:
     def open_settings(self, parent: QWidget) -> None:
         """The window's Settings action: the dialog, applied when saved."""
         show_settings_dialog(self, parent)
+
+    def use_credential_given(self) -> None:
+        """The person gave a key or signed in (or out) in Settings: that is used from now
+        on, not the --api-key given at start (the demo keeps its own: its server takes no
+        other)."""
+        if not self.demo:
+            self.api_key = None
 
     def keep_text_size(self, percent: int) -> None:
         """The reader's text size changed (Ctrl+=, Ctrl+-, Ctrl+0): kept in the settings."""
@@ -354,6 +363,7 @@ def show_settings_dialog(
     signed_changed = dialog.provider is not context.provider
     if not accepted:
         if signed_changed:
+            context.use_credential_given()
             apply_sign_in(context, dialog.provider)
         return False
     choice = dialog.choice()
@@ -373,6 +383,8 @@ def show_settings_dialog(
     context.api_url = session_url or settings.effective_api_url()
     if choice.api_key:
         context.credentials.set_api_key(choice.api_key)
+    if choice.api_key or signed_changed:
+        context.use_credential_given()
     context.provider = dialog.provider
     rebuild_client(context)
     context.controller.set_interval(settings.sync_interval_minutes)
@@ -741,6 +753,7 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
                 demo.close()
             return 1
     context.saved_settings = saved_settings
+    context.demo = demo is not None
     if started_afresh is not None:
         context.window.messages.warn(started_afresh)
     if demo is not None:
