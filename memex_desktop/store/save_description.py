@@ -20,7 +20,7 @@ from memex_desktop.api.content import (
     text_of,
     type_label,
 )
-from memex_desktop.api.plain_text import own_words, plain_excerpt
+from memex_desktop.api.plain_text import own_words, plain_text
 from memex_desktop.store.outbox import OutboxOp
 from memex_desktop.store.rows import EntityRow
 
@@ -126,8 +126,10 @@ def describe_save(op: OutboxOp, items: Mapping[str, SavedItem] | None = None) ->
         return f"Highlight{where}{said}"
     # A note is markdown, and one on a passage begins by quoting it: it is told by what it
     # says itself, in plain words.
+    # Its first line, made plain before it is cut: a link's address takes none of the room.
     own = own_words(text_of(data.get("text")))
-    words = plain_excerpt(_words(own)) or _words(display_title(data))
+    line = next((line for line in own.splitlines() if line.strip()), "")
+    words = _words(plain_text(line)) or _words(display_title(data))
     if kind == NOTE:
         if target is None:
             return f"Note: {words}"

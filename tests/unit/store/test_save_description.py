@@ -115,6 +115,15 @@ def test_a_note_on_a_passage_says_its_own_words_in_plain_words(
     assert describe_save(outbox.list()[-1], items) == f"Note on “Compost at home”: {quote}"
 
 
+def test_a_links_address_takes_none_of_a_notes_words(outbox: Outbox, library: CacheReader) -> None:
+    address = "https://example.com/" + "a-very-long-address/" * 4
+    queue_note(outbox, library, f"See [the article]({address}) about measuring", target_id="page")
+    ops = outbox.list()
+    assert describe_save(ops[0], saved_items(library, ops)) == (
+        "Note on “Compost at home”: See the article about measuring"
+    )
+
+
 def test_long_titles_and_notes_are_cut_at_a_word(outbox: Outbox, library: CacheReader) -> None:
     queue_note(outbox, library, "word " * 60, target_id="long")
     ops = outbox.list()
