@@ -113,11 +113,24 @@ def _header(
             doc.add(f'<p class="meta">{esc(label)}: {address_link(url)}</p>')
     doc.add("</div>")
     status = entity.processing_status
-    if status is not None and status != DONE_STATUS:
+    if _processing(status):
         doc.add(
             f'<p class="notice">Still processing on the server (status: {esc(status)}): '
             "some content may be missing or incomplete.</p>"
         )
+    elif status is not None and status != DONE_STATUS:
+        doc.add(
+            f'<p class="notice">Memex could not finish processing this item (status: '
+            f"{esc(status)}): some content may be missing.</p>"
+        )
+
+
+def _processing(status: str | None) -> bool:
+    """Whether a ``metadata.status`` says the server is still at work on the item (the
+    documented ``pending`` and the steps to ``indexing-done``), not done nor failed."""
+    if status is None or status == DONE_STATUS:
+        return False
+    return not any(word in status.casefold() for word in ("fail", "error"))
 
 
 def _titled_by_itself(entity: ContentEntityBase, title: str) -> bool:
@@ -263,10 +276,9 @@ def _render_web(entity: WebContentEntity, doc: DocumentBuilder) -> str:
     elif entity.html and entity.html.strip():
         _page(doc, entity.html, base)
     elif not has_body and not (entity.description or "").strip():
-        processing = entity.processing_status not in (None, DONE_STATUS)
         doc.add(
             '<p class="notice">No text yet: a sync brings it once Memex has read the page.</p>'
-            if processing
+            if _processing(entity.processing_status)
             else '<p class="notice">This page has no saved text.</p>'
         )
     _extra_fields(doc, entity, {"favicon_url", "normalized_url"})

@@ -256,3 +256,7 @@ def test_a_page_still_processing_says_its_text_is_to_come_not_that_it_has_none()
     assert "has no saved text" not in pending
     done = _render({**page, "metadata": {"status": "indexing-done"}}).text
     assert "This page has no saved text." in done
+    failed = _render({**page, "metadata": {"status": "processing-failed"}}).text
+    assert "This page has no saved text." in failed
+    assert "Memex could not finish processing this item (status: processing-failed)" in failed
+    assert "Still processing" not in failed
