@@ -391,6 +391,7 @@ class SettingsDialog(QDialog):
                 self,
             )
             fixed_note.setObjectName("apiurlnote")
+            fixed_note.setTextFormat(Qt.TextFormat.PlainText)  # a saved URL is no markup
             fixed_note.setWordWrap(True)
             under_url.addWidget(fixed_note)
         form.addRow("", under_url)
