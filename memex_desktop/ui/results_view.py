@@ -2,8 +2,10 @@
 
 The view announces the result the person moves to (the window reads it) and the one they open
 (Enter or a double-click). When a new list replaces the results, the result that was current
-stays current if the new list has it, without being opened again. An empty list draws why it
-is empty (:mod:`memex_desktop.empty_states`) with a button for the fix.
+stays current if the new list has it, without being opened again. When rows come, go or move
+under the person (the same search read again while a sync runs), the row they are on stays
+where it was on screen. An empty list draws why it is empty (:mod:`memex_desktop.empty_states`)
+with a button for the fix.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from PySide6.QtCore import (
     QAbstractItemModel,
     QItemSelectionModel,
     QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
     QRect,
     Qt,
     QTimer,
@@ -71,9 +75,14 @@ class ResultsView(QListView):
         # list follows it (a sync adding items above the one being read); a new list does not.
         self._current_on_screen = False
         # Whether that was noted in this turn of the event loop: placing the current row lays
-        # the whole list out first, 4 ms at 100,000 rows, and an update inserts hundreds of
-        # runs of rows in a turn (600 runs took 2.2 s of the window's time when each looked).
+        # the whole list out first, 4 ms at 100,000 rows, and the rows of a turn change in
+        # several steps (600 runs of rows took 2.2 s of the window's time when each looked).
         self._noted_this_turn = False
+        # The row the person is on while rows come, go or move (the current row when it is on
+        # screen, else the top row of a list scrolled down), and how far down the viewport its
+        # top was: at the end of the turn the list scrolls to have it there again.
+        self._anchor: QPersistentModelIndex | None = None
+        self._anchor_top = 0
         # The moves asked for while the list was about to be replaced, kept for the new list
         # (None: the list on screen is the one the keys are meant for).
         self._held_moves: list[Callable[[], None]] | None = None
@@ -86,16 +95,21 @@ class ResultsView(QListView):
 
     def setModel(self, model: QAbstractItemModel | None) -> None:
         """Show a ResultsModel (the view keeps its current result across list changes)."""
+        results = model if isinstance(model, ResultsModel) else None
+        if results is not None:
+            # Before the view's own slots: once they heard that rows are about to go, the
+            # view has forgotten where its rows are until the rows are gone.
+            results.rowsAboutToBeInserted.connect(self._note_current_on_screen)
+            results.rowsAboutToBeRemoved.connect(self._note_current_on_screen)
+            results.layoutAboutToBeChanged.connect(self._note_current_on_screen)
         super().setModel(model)
-        self._results = model if isinstance(model, ResultsModel) else None
-        if self._results is not None:
-            self._results.modelAboutToBeReset.connect(self._on_model_about_to_be_reset)
-            self._results.modelReset.connect(self._on_model_reset)
-            self._results.modelReset.connect(self._on_rows_changed)
-            self._results.rowsInserted.connect(self._on_rows_changed)
-            self._results.rowsRemoved.connect(self._on_rows_changed)
-            self._results.rowsAboutToBeInserted.connect(self._note_current_on_screen)
-            self._results.rowsAboutToBeRemoved.connect(self._note_current_on_screen)
+        self._results = results
+        if results is not None:
+            results.modelAboutToBeReset.connect(self._on_model_about_to_be_reset)
+            results.modelReset.connect(self._on_model_reset)
+            results.modelReset.connect(self._on_rows_changed)
+            results.rowsInserted.connect(self._on_rows_changed)
+            results.rowsRemoved.connect(self._on_rows_changed)
             self.selectionModel().currentChanged.connect(self._on_current_changed)
 
     # -- the empty state -----------------------------------------------------------------
@@ -224,27 +238,54 @@ class ResultsView(QListView):
 
     @Slot()
     def keep_current_visible(self) -> None:
-        """Scroll the current result back into view when rows came or went while it was on
+        """Put the row the person is on back where it was once rows came, went or moved (a
+        refreshed search applied), and the current result back into view when it was on
         screen (a new list starts at its top instead)."""
+        self._restore_place()
         if self._current_on_screen and self.currentIndex().isValid():
             self.scrollTo(self.currentIndex())
 
     @Slot()
     def _note_current_on_screen(self) -> None:
-        """Rows are about to come or go: note whether the current row is on screen now (once
-        a turn of the event loop: the rows of one turn change before it paints)."""
+        """Rows are about to come, go or move: note whether the current row is on screen now,
+        and which row to keep in place (once a turn of the event loop: the rows of one turn
+        change before it paints)."""
         if self._noted_this_turn:
             return
         self._noted_this_turn = True
         QTimer.singleShot(0, self, self._on_turn_over)
         current = self.currentIndex()
-        self._current_on_screen = current.isValid() and self.viewport().rect().intersects(
-            self.visualRect(current)
-        )
+        place = self.visualRect(current) if current.isValid() else QRect()
+        self._current_on_screen = current.isValid() and self.viewport().rect().intersects(place)
+        if self._current_on_screen:
+            self._anchor, self._anchor_top = QPersistentModelIndex(current), place.top()
+        elif self.verticalScrollBar().value() > 0:
+            # Scrolled down, away from the current row: the row at the top stays the top row.
+            # At the top of the list, new rows above show (a sync's newest items).
+            top = self.indexAt(QPoint(0, 0))
+            self._anchor = QPersistentModelIndex(top) if top.isValid() else None
+            self._anchor_top = self.rectForIndex(top).top() - self.verticalOffset()
+        else:
+            self._anchor = None
 
     @Slot()
     def _on_turn_over(self) -> None:
+        """The rows of this turn of the event loop changed: put the row noted back in place."""
+        self._restore_place()
+
+    def _restore_place(self) -> None:
+        """Scroll the row noted before rows changed back to where it was on screen; the next
+        change notes it again."""
         self._noted_this_turn = False
+        anchor, self._anchor = self._anchor, None
+        if anchor is None or not anchor.isValid():
+            return
+        self.executeDelayedItemsLayout()
+        index = self.model().index(anchor.row(), 0)
+        moved = self.rectForIndex(index).top() - self.verticalOffset() - self._anchor_top
+        if moved:
+            bar = self.verticalScrollBar()
+            bar.setValue(bar.value() + moved)
 
     def enter(self, *, list_coming: bool = False) -> None:
         """Take the focus, on the first result when none is current (Down in the search).
@@ -356,6 +397,7 @@ class ResultsView(QListView):
         before stays current when listed, wherever it is in the list."""
         kept, self._kept_current = self._kept_current, None
         self._current_on_screen = False
+        self._anchor = None
         self.scrollToTop()
         if kept is not None:
             self.select_entity(kept, scroll=False)

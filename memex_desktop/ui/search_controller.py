@@ -68,6 +68,7 @@ SYNC_REFRESH_MS = 1_000
 # to having it: the list's own reading shares the processor and the interpreter lock with the
 # sync it follows, and at 100,000 items it takes a few hundred milliseconds.
 SYNC_REFRESH_COST_TIMES = 10
+DAY_MS = 24 * 3600 * 1000
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,24 @@ def scope_ids(reader: CacheReader, scope: Scope) -> list[str] | None:
     if scope.kind == "view":
         return list(reader.ids_for_view(scope.value or "", limit=read))
     return reader.ids_for_feed(scope.value or "", limit=read)
+
+
+def same_filters(shown: SearchFilters | None, asked: SearchFilters) -> bool:
+    """Whether ``asked`` are the filters of the list on show (``shown``).
+
+    A date filter's bound is worked out from the clock at each request: bounds less than a
+    day apart are the same choice (the choices are days apart), and the list of the same
+    search read again (a sync's pages, its end) is updated in place, not replaced.
+    """
+    if shown is None:
+        return False
+    if (
+        shown.date_from_ms is not None
+        and asked.date_from_ms is not None
+        and abs(shown.date_from_ms - asked.date_from_ms) < DAY_MS
+    ):
+        shown = replace(shown, date_from_ms=asked.date_from_ms)
+    return shown == asked
 
 
 def scoped_search(request: SearchRequest, scope: Scope) -> dict[str, Any] | None:
@@ -489,18 +508,16 @@ class SearchController(QObject):
         scope = self._sidebar.current_scope()
         same = (
             result.request.query == self._results.query
-            and result.request.filters == self._applied_filters
+            and same_filters(self._applied_filters, result.request.filters)
             and self._applied_scope == scope
             and self._applied_sort == result.sort
         )
         if same and not result.complete:
             pass  # the same search again (the store changed): its full list follows as row moves
-        elif same and result.sequence == self._sync_refresh_sequence:
-            # A sync's items come in below or between those shown; should the order of the
-            # shown ones change (a query's ranking as items are indexed), a reset would take the
-            # person back to the top: that list waits for the sync's end.
-            self._results.update_ids(result.ids, result.positions, live=True)
         elif same:
+            # The same search read again (a sync's pages, its end, a store change): its items
+            # come in as row inserts and moves, the person's row and selection kept (a reset
+            # took them back to the top of the list).
             self._results.update_ids(result.ids, result.positions)
         else:
             self._results.set_results(
@@ -556,8 +573,8 @@ class SearchController(QObject):
             return
         self.refresh_sidebar_later()
         request = replace(self._search_bar.request(), remote=False)
-        typed_since = (
-            request.query != self._results.query or request.filters != self._applied_filters
+        typed_since = request.query != self._results.query or not same_filters(
+            self._applied_filters, request.filters
         )
         if typed_since or self.awaiting_results or not self._applied_complete:
             return
