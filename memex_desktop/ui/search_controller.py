@@ -215,31 +215,43 @@ class ViewAnswer:
     # when the view was asked meant nothing).
     request: SearchRequest | None
     kept: list[str]
+    sort: Sort = "relevance"  # the order of ``kept``
 
 
 def view_results_narrowed(
-    cache_path: Path, result: ViewResults, request: SearchRequest, scope: Scope
+    cache_path: Path,
+    result: ViewResults,
+    request: SearchRequest,
+    scope: Scope,
+    sort: Sort = "relevance",
 ) -> ViewAnswer:
     """Worker: those of a view's results from the server the search and the filter menus of
-    ``request`` keep (the server runs the view alone)."""
+    ``request`` keep (the server runs the view alone), in the order asked for (relevance
+    keeps the server's)."""
     arguments = scoped_search(request, scope)
     if arguments is None:
-        return ViewAnswer(result, request, [])
-    return ViewAnswer(
-        result, request, narrowed(thread_reader(cache_path), result.ids, request, arguments)
-    )
+        return ViewAnswer(result, request, [], sort)
+    reader = thread_reader(cache_path)
+    kept = narrowed(reader, result.ids, request, arguments)
+    return ViewAnswer(result, request, by_date(reader, kept, sort), sort)
 
 
 def view_search_narrowed(
-    client: Any, writer: Any, cache_path: Path, view_id: str, request: SearchRequest, scope: Scope
+    client: Any,
+    writer: Any,
+    cache_path: Path,
+    view_id: str,
+    request: SearchRequest,
+    scope: Scope,
+    sort: Sort = "relevance",
 ) -> ViewAnswer:
     """Worker: a saved view run on the server (its results cached), and those of its results
     the search and the filter menus on show keep."""
     result = run_view_search(client, writer, view_id)
     try:
-        return view_results_narrowed(cache_path, result, request, scope)
+        return view_results_narrowed(cache_path, result, request, scope, sort)
     except SearchLanguageError:  # said already; narrowed by the next search that means something
-        return ViewAnswer(result, None, [])
+        return ViewAnswer(result, None, [], sort)
 
 
 @dataclass(frozen=True)
@@ -332,10 +344,17 @@ class SearchController(QObject):
         # The saved views asked of the server, by task, and the messages shown about the
         # sidebar entry on show: an answer or a message about an entry left is dropped.
         self._view_tasks: dict[Task[ViewAnswer], str] = {}
-        # The server's answer for the view on show, until the list shows the search it is
-        # narrowed by; and the task narrowing it again for a search typed since it was asked.
+        # The server's answer for the view on show, kept while the view is: each new search,
+        # filter or order narrows its results again on a worker (the server is not asked
+        # again), and they are merged into each new list. The task narrowing them, and the
+        # list (``_lists_shown``) they were last merged into.
         self._view_answer: ViewAnswer | None = None
         self._view_narrowing: Task[ViewAnswer] | None = None
+        self._view_merged_into = 0
+        # Counts the lists the model was given (a new search, filter, order or entry): the
+        # server's results of a view are merged into each once; a list read again for the
+        # same search (a store change) keeps them.
+        self._lists_shown = 0
         self._scope_shown: Scope | None = None
         self._scope_messages: list[UserMessage] = []
         self._snapshot_task: Task[SidebarSnapshot] | None = None
@@ -417,6 +436,7 @@ class SearchController(QObject):
         self._applied_sequence = self._sequence
         self._applied_complete = True
         self._applied_more, self._applied_stopped_at = False, None
+        self._lists_shown += 1
         self._results.set_results([], query=request.query, filters=request.filters)
         self._applied_filters = request.filters
         self._applied_scope = self._sidebar.current_scope()
@@ -520,6 +540,7 @@ class SearchController(QObject):
             # took them back to the top of the list).
             self._results.update_ids(result.ids, result.positions)
         else:
+            self._lists_shown += 1
             self._results.set_results(
                 result.ids,
                 query=result.request.query,
@@ -730,6 +751,7 @@ class SearchController(QObject):
                 view_id,
                 replace(self._search_bar.request(), remote=False),
                 self._sidebar.current_scope(),
+                self.sort(),
             )
             .on_success(self._on_view_search_finished)
             .on_failure(self._on_view_search_failed)
@@ -746,44 +768,44 @@ class SearchController(QObject):
             self.store_changed.emit(answer.result.changes)
         if self._shows("view", answer.result.view_id):
             self._view_answer = answer
+            self._view_merged_into = 0  # a new answer: merged into the list on show too
             self._merge_view_answer()
 
     def _merge_view_answer(self) -> None:
         """Merge the server's answer for the view on show into the list, narrowed by the
-        search and filters in force now.
+        search, filters and order of the list on show; once into each list.
 
-        A search typed while the server answered narrows its results again on a worker (the
-        server is not asked again); they are merged once the list shows that search, since
-        the list of another search would replace them.
+        The list's own results come first (the list of another search would replace the
+        server's), then its search, filters or order, changed since the answer was narrowed,
+        narrow its results again on a worker (the server is not asked again). The list's
+        request is the one narrowed by, not the search bar's: a date filter's bound moves
+        with the clock, and narrowing by the bar's went on for ever.
         """
         answer = self._view_answer
         if answer is None or self._view_narrowing is not None:
-            return  # nothing waits, or a narrowing on its way comes back here
+            return  # nothing kept, or a narrowing on its way comes back here
         scope = self._sidebar.current_scope()
         if not self._shows("view", answer.result.view_id):
             self._view_answer = None
             return
-        request = replace(self._search_bar.request(), remote=False)
-        if answer.request != request:
+        filters = self._applied_filters
+        if filters is None or self.awaiting_results or self._applied_scope != scope:
+            return  # the search's own results come first; they call this again
+        request = SearchRequest(self._results.query, filters)
+        sort = self._applied_sort
+        if answer.request != request or answer.sort != sort:
             if not self._runner.closed:
                 self._view_narrowing = (
                     self._runner.run(
-                        view_results_narrowed, self._cache_path, answer.result, request, scope
+                        view_results_narrowed, self._cache_path, answer.result, request, scope, sort
                     )
                     .on_success(self._on_view_narrowing_finished)
                     .on_failure(self._on_view_narrowing_failed)
                 )
             return
-        shown = (
-            self._applied_sequence > 0
-            and self._results.query == request.query
-            and self._applied_filters == request.filters
-            and self._applied_scope == scope
-            and self._applied_sort == self.sort()
-        )
-        if not shown:
-            return  # the search's own results come first; they call this again
-        self._view_answer = None
+        if self._view_merged_into == self._lists_shown:
+            return  # merged into this list already (a list read again keeps them)
+        self._view_merged_into = self._lists_shown
         result, kept = answer.result, answer.kept
         added = self._results.merge_remote(kept)
         within = "" if len(kept) == len(result.ids) else f", {len(kept)} within the search"
@@ -800,8 +822,8 @@ class SearchController(QObject):
         """The server's results of the view are narrowed by a newer search: merge them (or
         narrow them again, should the search have changed once more)."""
         self._view_narrowing = None
-        waiting = self._view_answer
-        if waiting is not None and waiting.result is answer.result:
+        kept = self._view_answer
+        if kept is not None and kept.result is answer.result:
             self._view_answer = answer
         self._merge_view_answer()
 
@@ -809,7 +831,7 @@ class SearchController(QObject):
     def _on_view_narrowing_failed(self, exc: Exception) -> None:
         """The server's results of the view could not be narrowed by the search on show.
 
-        A query that means nothing says so already and leaves them waiting for the next
+        A query that means nothing says so already and leaves them kept for the next
         search; a store failure drops them (the cached results stay) and says why.
         """
         self._view_narrowing = None

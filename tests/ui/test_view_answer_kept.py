@@ -1,0 +1,218 @@
+"""A saved view's results from the server stay with the view while it is on show: each new
+search, filter or order narrows them again on a worker and merges them, without asking the
+server again. Leaving the view forgets them.
+
+They were merged once: typing again or changing the order dropped the items only the server
+had found, until the view was opened again.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+from typing import Any
+
+import pytest
+from PySide6.QtTest import QTest
+from support.emulator import EmulatorFactory
+from support.signals import Emitted
+from support.window import WindowFactory
+
+from memex_desktop.api.client import MemexClient
+from memex_desktop.app import AppContext
+from memex_desktop.errors import UserMessage
+from memex_desktop.store import CacheReader
+from memex_desktop.ui.messages import message_line
+from memex_desktop.ui.sidebar import ALL_ITEMS, Scope
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
+
+WAIT_MS = 10_000
+LOCAL_FIRST = Scope("view", "view-local-first-reading", "Local-first reading")
+VIEW_TAG = "tag-local-first"
+# An item of the view the cache does not hold until the server runs the view.
+NOT_CACHED = "web-outbox-pattern"
+WORD = "outbox"
+MERGED = "of this view from the server"
+FROM_CACHE = "Showing this view from the cache"
+DAY_MS = 24 * 3600 * 1000
+
+
+def _cached_library(library: dict[str, Any]) -> dict[str, Any]:
+    """The demo library as a cache last synced it: one item of the view missing, and the view
+    asking for its videos only (the server's view has changed since): the view's other items
+    come from the server alone."""
+    cached = copy.deepcopy(library)
+    cached["results"] = [item for item in cached["results"] if item["id"] != NOT_CACHED]
+    for view in cached["views"]:
+        if view["id"] == LOCAL_FIRST.value:
+            view["definition"] = {**view["definition"], "contentTypes": ["youtube"]}
+    return cached
+
+
+def _recent(library: dict[str, Any]) -> dict[str, Any]:
+    """The library with its items' dates moved so that the newest was saved yesterday (the
+    demo's items, saved over a year and a half, are then on both sides of "Past year")."""
+    recent = copy.deepcopy(library)
+    newest = max(item["created_at"] for item in recent["results"])
+    shift = int(time.time() * 1000) - DAY_MS - newest
+    for item in recent["results"]:
+        for key in ("created_at", "updated_at"):
+            if isinstance(item.get(key), int):
+                item[key] += shift
+    return recent
+
+
+def _said(said: Emitted, words: str) -> int:
+    """How many messages shown so far hold ``words``."""
+    lines = [message_line(call[0]) for call in said.calls if isinstance(call[0], UserMessage)]
+    return sum(words in line for line in lines)
+
+
+def _listed(context: AppContext) -> list[str]:
+    model = context.window.results_model
+    return [model.id_at(row) or "" for row in range(model.rowCount())]
+
+
+def _provenance(context: AppContext) -> dict[str, str]:
+    model = context.window.results_model
+    return {
+        model.id_at(row) or "": model.index(row, 0).data(model.ProvenanceRole)
+        for row in range(model.rowCount())
+    }
+
+
+def _settled(qtbot: Any, context: AppContext) -> None:
+    """Every search, narrowing and merge asked for so far is done."""
+    search = context.window.search
+    qtbot.waitUntil(lambda: not search.awaiting_results, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: context.runner.active_count() == 0, timeout=WAIT_MS)
+
+
+def _calls_counted(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[bool]:
+    """Record each call of a method, whichever thread makes it: whether the GUI thread did."""
+    calls: list[bool] = []
+    method = getattr(owner, name)
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        calls.append(threading.current_thread() is threading.main_thread())
+        return method(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recorded)
+    return calls
+
+
+def test_a_views_results_from_the_server_follow_each_search_filter_and_order(
+    qtbot: Any,
+    window_factory: WindowFactory,
+    emulator_factory: EmulatorFactory,
+    demo_library: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server = emulator_factory(library=demo_library)
+    context = window_factory(library=_cached_library(demo_library), server=server)
+    window = context.window
+    reader = context.reader
+    asked = _calls_counted(monkeypatch, MemexClient, "execute_view_search")
+    narrowings = _calls_counted(monkeypatch, CacheReader, "search_among")
+    said = Emitted(window.messages.shown)
+
+    window.sidebar.select_scope(LOCAL_FIRST)
+    qtbot.waitUntil(lambda: _said(said, MERGED) == 1, timeout=WAIT_MS)
+    _settled(qtbot, context)
+    in_view = set(reader.ids_with_tag(VIEW_TAG))
+    cached_view = set(reader.ids_for_view(LOCAL_FIRST.value or ""))
+    assert NOT_CACHED in in_view
+    assert NOT_CACHED not in cached_view
+    assert set(_listed(context)) == in_view
+    assert len(asked) == 1
+
+    # A search typed in the view: the server's results narrowed by it.
+    bar = window.search_bar
+    bar.field.setText(WORD)
+    bar.flush()
+    qtbot.waitUntil(lambda: window.results_model.query == WORD, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: _said(said, MERGED) == 2, timeout=WAIT_MS)
+    _settled(qtbot, context)
+    matching = set(reader.search_ids(WORD, include_deleted=True))
+    expected = in_view & matching
+    assert NOT_CACHED in expected
+    assert expected - cached_view, "the search keeps some of the server's items only"
+    assert set(_listed(context)) == expected
+    assert _provenance(context)[NOT_CACHED] == "cloud"
+
+    # Another order: the same items, those from the server in that order too.
+    window.sort_control.set_sort("newest")
+    qtbot.waitUntil(lambda: _said(said, MERGED) == 3, timeout=WAIT_MS)
+    _settled(qtbot, context)
+    listed = _listed(context)
+    assert set(listed) == expected
+    from_server = [i for i in listed if _provenance(context)[i] == "cloud"]
+    dates = [(reader.get(i) or pytest.fail(i)).created_at or 0 for i in from_server]
+    assert NOT_CACHED in from_server
+    assert dates == sorted(dates, reverse=True)
+
+    # A filter: the server's results keep to it as well.
+    bar.types.setCurrentIndex(bar.types.findData("web"))
+    qtbot.waitUntil(lambda: window.results_model.query == WORD, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: _said(said, MERGED) == 4, timeout=WAIT_MS)
+    _settled(qtbot, context)
+    web = {i for i in expected if (reader.get(i) or pytest.fail(i)).type == "web"}
+    assert NOT_CACHED in web
+    assert set(_listed(context)) == web
+
+    # Asked of the server once; narrowed each time on a worker.
+    assert len(asked) == 1
+    assert narrowings
+    assert not any(narrowings)
+
+    # Leaving the view forgets them: back on it, with the server out of reach, the list is
+    # the cached view's alone.
+    bar.types.setCurrentIndex(0)
+    bar.field.setText("")
+    bar.flush()
+    window.sidebar.select_scope(ALL_ITEMS)
+    _settled(qtbot, context)
+    server.faults.next_status(503, count=10, paths=["/execute-view-search"])
+    window.sidebar.select_scope(LOCAL_FIRST)
+    qtbot.waitUntil(lambda: _said(said, FROM_CACHE) == 1, timeout=WAIT_MS)
+    _settled(qtbot, context)
+    assert set(_listed(context)) == cached_view
+    assert "cloud" not in _provenance(context).values()
+
+
+def test_a_date_filter_narrows_a_views_results_from_the_server_once(
+    qtbot: Any,
+    window_factory: WindowFactory,
+    emulator_factory: EmulatorFactory,
+    demo_library: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A date filter's bound moves with the clock: the server's results are narrowed by the
+    list's own request, once, not again and again by the search bar's ever newer one."""
+    library = _recent(demo_library)
+    server = emulator_factory(library=library)
+    context = window_factory(library=_cached_library(library), server=server)
+    window = context.window
+    reader = context.reader
+    said = Emitted(window.messages.shown)
+    window.sidebar.select_scope(LOCAL_FIRST)
+    qtbot.waitUntil(lambda: _said(said, MERGED) == 1, timeout=WAIT_MS)
+    _settled(qtbot, context)
+    narrowings = _calls_counted(monkeypatch, CacheReader, "filtered_ids")
+
+    bar = window.search_bar
+    bar.dates.setCurrentIndex(bar.dates.findData(365))
+    qtbot.waitUntil(lambda: _said(said, MERGED) == 2, timeout=WAIT_MS)
+    _settled(qtbot, context)
+    since = int(time.time() * 1000) - 365 * DAY_MS
+    in_view = set(reader.ids_with_tag(VIEW_TAG))
+    expected = {i for i in in_view if ((reader.get(i) or pytest.fail(i)).created_at or 0) > since}
+    assert NOT_CACHED in expected
+    assert 0 < len(expected) < len(in_view)
+    assert set(_listed(context)) == expected
+    narrowed = len(narrowings)
+    QTest.qWait(300)
+    assert len(narrowings) == narrowed, "the view's results were narrowed over and over"
+    assert not any(narrowings)
