@@ -350,6 +350,8 @@ class SearchController(QObject):
         # list (``_lists_shown``) they were last merged into.
         self._view_answer: ViewAnswer | None = None
         self._view_narrowing: Task[ViewAnswer] | None = None
+        # The server's results that narrowing is of (a newer view's answer may wait meanwhile).
+        self._view_narrowing_of: ViewResults | None = None
         self._view_merged_into = 0
         # Counts the lists the model was given (a new search, filter, order or entry): the
         # server's results of a view are merged into each once; a list read again for the
@@ -795,6 +797,7 @@ class SearchController(QObject):
         sort = self._applied_sort
         if answer.request != request or answer.sort != sort:
             if not self._runner.closed:
+                self._view_narrowing_of = answer.result
                 self._view_narrowing = (
                     self._runner.run(
                         view_results_narrowed, self._cache_path, answer.result, request, scope, sort
@@ -822,6 +825,7 @@ class SearchController(QObject):
         """The server's results of the view are narrowed by a newer search: merge them (or
         narrow them again, should the search have changed once more)."""
         self._view_narrowing = None
+        self._view_narrowing_of = None
         kept = self._view_answer
         if kept is not None and kept.result is answer.result:
             self._view_answer = answer
@@ -835,6 +839,12 @@ class SearchController(QObject):
         search; a store failure drops them (the cached results stay) and says why.
         """
         self._view_narrowing = None
+        narrowed, self._view_narrowing_of = self._view_narrowing_of, None
+        kept = self._view_answer
+        if kept is None or kept.result is not narrowed:
+            # Another view's answer came meanwhile: this failure is not its own.
+            self._merge_view_answer()
+            return
         if isinstance(exc, SearchLanguageError):
             return
         self._view_answer = None

@@ -216,3 +216,50 @@ def test_a_date_filter_narrows_a_views_results_from_the_server_once(
     QTest.qWait(300)
     assert len(narrowings) == narrowed, "the view's results were narrowed over and over"
     assert not any(narrowings)
+
+
+TALKS = Scope("view", "view-talks-and-papers", "Talks and papers")
+
+
+def test_a_failed_narrowing_of_a_view_left_keeps_the_next_views_answer(
+    qtbot: Any,
+    window_factory: WindowFactory,
+    emulator_factory: EmulatorFactory,
+    demo_library: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A narrowing of view A's results fails after the person moved on to view B, whose
+    answer waited for it: B's answer is merged, and nothing is said of A's failure."""
+    from memex_desktop.store import DatabaseLockedError
+    from memex_desktop.ui import search_controller
+
+    server = emulator_factory(library=demo_library)
+    context = window_factory(library=_cached_library(demo_library), server=server)
+    window = context.window
+    said = Emitted(window.messages.shown)
+    failing, release = threading.Event(), threading.Event()
+    narrow = search_controller.view_results_narrowed
+
+    def narrowed(cache_path: Any, result: Any, *args: Any) -> Any:
+        if failing.is_set() and result.view_id == LOCAL_FIRST.value:
+            release.wait(WAIT_MS / 1000)
+            raise DatabaseLockedError("the cache is locked")
+        return narrow(cache_path, result, *args)
+
+    monkeypatch.setattr(search_controller, "view_results_narrowed", narrowed)
+    window.sidebar.select_scope(LOCAL_FIRST)
+    qtbot.waitUntil(lambda: _said(said, MERGED) == 1, timeout=WAIT_MS)
+    _settled(qtbot, context)
+    failing.set()
+    bar = window.search_bar
+    bar.field.setText(WORD)  # view A's results are narrowed by it: held, then failing
+    bar.flush()
+    qtbot.waitUntil(lambda: window.search._view_narrowing is not None, timeout=WAIT_MS)
+    window.sidebar.select_scope(TALKS)
+    qtbot.waitUntil(lambda: window.search._view_answer is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: window.search._view_answer.result.view_id == TALKS.value, timeout=WAIT_MS
+    )
+    release.set()
+    qtbot.waitUntil(lambda: _said(said, MERGED) == 2, timeout=WAIT_MS)
+    assert _said(said, "Keeping this view's results") == 0
