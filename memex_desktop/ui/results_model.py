@@ -351,8 +351,6 @@ class ResultsModel(QStandardItemModel):
         self,
         ids: Sequence[str],
         positions: dict[str, int] | None = None,
-        *,
-        live: bool = False,
     ) -> bool:
         """Move to a new id list of the same search, never by a reset: the selection stays,
         and the view keeps the row the person is on in place.
@@ -366,10 +364,8 @@ class ResultsModel(QStandardItemModel):
         search's list, and its ranking moves listed items as the sync indexes them (a reset
         took the person back to the top; inserts run by run took the window seconds). The
         server's results no longer listed locally stay, at the end. ``positions`` may hand
-        over :func:`row_positions` of ``ids``. ``live`` (an update while the person works)
-        is applied the same way; the answer is always True.
+        over :func:`row_positions` of ``ids``. The answer is always True.
         """
-        del live  # every update keeps the person's place
         new_ids, new_positions = _indexed(ids, positions)
         if self._extends(new_ids, new_positions):
             return True

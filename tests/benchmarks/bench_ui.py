@@ -356,10 +356,10 @@ def _follow_scattered(app: Any, model: Any) -> float:
     cache while a sync runs), until every row is in; milliseconds."""
     ids = model.ids()
     step = max(1, len(ids) // FOLLOWED_ITEMS)
-    model.update_ids([i for r, i in enumerate(ids) if r % step != step // 2], live=True)
+    model.update_ids([i for r, i in enumerate(ids) if r % step != step // 2])
     _wait(app, lambda: model.rowCount() < len(ids))
     started = time.perf_counter()
-    model.update_ids(ids, live=True)
+    model.update_ids(ids)
     _wait(app, lambda: model.rowCount() == len(ids))
     return (time.perf_counter() - started) * 1000
 

@@ -131,7 +131,7 @@ def test_items_landing_in_many_places_do_not_lay_the_list_out_for_each(
         return place(index)
 
     results_view.visualRect = counted_place  # type: ignore[method-assign]
-    assert model.update_ids(listed, live=True)
+    assert model.update_ids(listed)
     turns = 0
     while model.rowCount() < LISTED:
         QCoreApplication.processEvents()
