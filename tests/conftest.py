@@ -8,6 +8,8 @@ test anywhere asks for ``emulator``, ``oauth_emulator``, ``harness_factory``, ``
 
 from __future__ import annotations
 
+import gc
+import itertools
 import logging
 import os
 import sys
@@ -96,6 +98,26 @@ def _secrets_never_logged() -> Iterator[None]:
             logger.setLevel(level)
     leaked = [line for line in handler.lines if any(secret in line for secret in SECRETS)]
     assert not leaked, f"a credential reached the log: {leaked[0][:200]}"
+
+
+_TESTS_RUN = itertools.count()
+# Every this many tests the collector also goes through the oldest objects.
+_FULL_COLLECTION_EVERY = 50
+
+
+@pytest.fixture(autouse=True)
+def _garbage_collected_on_the_test_thread() -> Iterator[None]:
+    """The garbage collector runs on the test's own thread, between tests, never on a worker.
+
+    A collection a worker thread happens to start can destroy a Qt object caught in a
+    reference cycle on that thread: its destructor takes Qt's locks, then waits for the GIL,
+    while the GUI thread, holding the GIL, deletes widgets and waits for those locks. A whole
+    run once hung so, in a window test.
+    """
+    gc.disable()
+    yield
+    gc.disable()  # a test that turned it on again (tests/ui/test_tasks.py)
+    gc.collect(2 if next(_TESTS_RUN) % _FULL_COLLECTION_EVERY == 0 else 1)
 
 
 @pytest.fixture(autouse=True)
