@@ -171,7 +171,14 @@ class Task(QObject, Generic[T]):
 
 
 class _Worker(QRunnable):
-    """Runs one function on a pool thread and reports through its Task's signals."""
+    """Runs one function on a pool thread and reports through its Task's signals.
+
+    A Task lives on the GUI thread and must be destroyed there: a QObject a worker destroys
+    takes Qt's locks on that worker, then waits for the interpreter lock, which the GUI thread
+    may hold while it waits for those locks (a hang). So the worker lets go of the task, and of
+    everything it was given, before it tells the runner (``released``) that the runner's
+    reference may be the last.
+    """
 
     def __init__(
         self,
@@ -179,26 +186,40 @@ class _Worker(QRunnable):
         fn: Callable[..., Any],
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
+        released: SignalInstance,
     ) -> None:
         super().__init__()
         self.setAutoDelete(True)
-        self._task = task
-        self._fn = fn
+        self._task: Task[Any] | None = task
+        self._task_key = id(task)
+        self._fn: Callable[..., Any] | None = fn
         self._args = args
         self._kwargs = kwargs
+        self._released = released
 
     def run(self) -> None:
         """Call the function; at most one of finished/failed is emitted, then done."""
-        task = self._task
         # Pool threads do background work: the GUI thread comes first for the CPU.
         lower_current_thread_priority()
+        try:
+            self._run_task()
+        finally:
+            self._task = self._fn = None
+            self._args, self._kwargs = (), {}
+            self._released.emit(self._task_key)
+
+    def _run_task(self) -> None:
+        task, fn = self._task, self._fn
+        # run() runs once
+        assert task is not None
+        assert fn is not None
         try:
             if task.cancel_event.is_set():
                 return
             try:
-                result = self._fn(*self._args, **self._kwargs)
+                result = fn(*self._args, **self._kwargs)
             except Exception as exc:  # delivered to the GUI thread, which decides what to say
-                self._report_failure(exc)
+                self._report_failure(task, exc)
             else:
                 task._finished_relay.emit(result)
         finally:
@@ -207,9 +228,9 @@ class _Worker(QRunnable):
             task._completed.set()
             task._done_relay.emit()
 
-    def _report_failure(self, exc: Exception) -> None:
+    @staticmethod
+    def _report_failure(task: Task[Any], exc: Exception) -> None:
         """Hand the exception on, unless the task was cancelled (then it is no news)."""
-        task = self._task
         if task.cancel_event.is_set():
             log.debug("task %s stopped after cancel: %s", task.name, type(exc).__name__)
             return
@@ -228,6 +249,9 @@ class TaskRunner(QObject):
     """
 
     active_changed = Signal(int)
+    # A worker emits this with its task's key once it holds no reference to the task (see
+    # _Worker), queued to the GUI thread.
+    _worker_released = Signal(object)
 
     def __init__(
         self,
@@ -241,8 +265,10 @@ class TaskRunner(QObject):
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(max(1, max_threads))
         self._lock = threading.Lock()
-        self._active: set[Task[Any]] = set()
+        # Started tasks by key, kept until their worker let go of them.
+        self._active: dict[int, Task[Any]] = {}
         self._closed = False
+        self._worker_released.connect(self._on_worker_released, Qt.ConnectionType.QueuedConnection)
 
     def run(
         self,
@@ -275,15 +301,10 @@ class TaskRunner(QObject):
             kwargs["cancel"] = task.cancel_event
         if progress:
             kwargs["progress"] = task._report_progress
-        return self._start(task, _Worker(task, fn, args, kwargs))
-
-    def _start(self, task: Task[T], worker: _Worker) -> Task[T]:
-        """Queue the worker of a task and count it as active."""
-        task.done.connect(self._on_task_done)
         with self._lock:
-            self._active.add(task)
+            self._active[id(task)] = task
             count = len(self._active)
-        self._pool.start(worker)
+        self._pool.start(_Worker(task, fn, args, kwargs, self._worker_released))
         self.active_changed.emit(count)
         return task
 
@@ -301,7 +322,8 @@ class TaskRunner(QObject):
         return task
 
     def active_count(self) -> int:
-        """Tasks started whose completion has not been handled on the GUI thread yet."""
+        """Tasks started whose completion has not been handled on the GUI thread yet (their
+        results and ``done`` come first)."""
         with self._lock:
             return len(self._active)
 
@@ -309,12 +331,12 @@ class TaskRunner(QObject):
         """Block until no task runs (for tests and shutdown; never on the GUI thread otherwise)."""
         return bool(self._pool.waitForDone(timeout_ms))
 
-    @Slot()
-    def _on_task_done(self) -> None:
-        """Forget a finished task (runs on the GUI thread, after its result signal)."""
-        task = self.sender()
+    @Slot(object)
+    def _on_worker_released(self, task_key: int) -> None:
+        """Forget a finished task (on the GUI thread, after its result signal and ``done``,
+        which its worker emitted first): the last reference to it may go here."""
         with self._lock:
-            self._active.discard(task)
+            self._active.pop(task_key, None)
             count = len(self._active)
         self.active_changed.emit(count)
 
@@ -330,7 +352,7 @@ class TaskRunner(QObject):
         """
         self._closed = True
         with self._lock:
-            tasks = list(self._active)
+            tasks = list(self._active.values())
         for task in tasks:
             if not task.durable:
                 task.cancel()

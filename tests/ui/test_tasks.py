@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -313,3 +314,23 @@ def test_the_readers_a_task_opens_are_closed_when_it_ends(
         assert open_files_of(cache) == 0
     finally:
         gc.enable()
+
+
+def test_a_task_nobody_keeps_is_destroyed_on_the_gui_thread(qtbot, runner: TaskRunner) -> None:
+    """A Task lives on the GUI thread, so it must die there: a QObject destroyed by a worker
+    takes Qt's locks there, then waits for the interpreter lock, which the GUI thread may hold
+    while it waits for those locks (a hang). The runner forgets a task only after its worker
+    has let go of it, so the last reference always goes on the GUI thread."""
+    gui_thread = threading.get_ident()
+    destroyed_on: list[int] = []
+    started = 0
+    for _ in range(300):
+        task = runner.run(threading.get_ident)
+        weakref.finalize(task, lambda: destroyed_on.append(threading.get_ident()))
+        started += 1
+        del task
+        QCoreApplication.processEvents()
+    qtbot.waitUntil(lambda: runner.active_count() == 0, timeout=20_000)
+    assert runner.wait_for_idle(10_000)
+    qtbot.waitUntil(lambda: len(destroyed_on) == started, timeout=10_000)
+    assert set(destroyed_on) == {gui_thread}
