@@ -57,6 +57,7 @@ from memex_desktop.store.schema import cached_item_count, migrations_pending, op
 from memex_desktop.sync import OutboxPolicy, SyncReport
 from memex_desktop.ui import theme
 from memex_desktop.ui.first_frames import after_first_results
+from memex_desktop.ui.garbage_collector import collect_garbage_on_this_thread
 from memex_desktop.ui.main_window import MainWindow
 from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.readers import close_thread_readers
@@ -877,6 +878,8 @@ def run_gui(args: Any) -> int:
             return 2
     favour_the_gui_thread()
     app = create_application()
+    # Before any worker starts: a collection a worker starts can deadlock with the GUI thread.
+    collect_garbage_on_this_thread(app)
     _install_excepthook(app)
     opened = open_window(args, entity)
     if isinstance(opened, int):

@@ -22,6 +22,9 @@ GC_THRESHOLDS = (20_000, 20, 100)
 # thread within a millisecond of it asking (the default 5 ms, paid at every Python slot a
 # paint or layout calls, adds up to visible stalls while a sync runs).
 GUI_SWITCH_INTERVAL_S = 0.001
+# How often the GUI thread looks whether a generation is due for collection (see
+# collect_due_generation); a young collection then takes a few milliseconds at most.
+GC_CHECK_INTERVAL_MS = 100
 # How often freed memory is handed back to the system (see return_freed_memory_periodically).
 TRIM_INTERVAL_S = 1.0
 # Allocations from this size up get pages of their own, handed back the moment they are freed
@@ -48,6 +51,26 @@ def settle_garbage_collector() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+
+
+def collect_due_generation() -> int | None:
+    """Collect what the interpreter's automatic collection would collect now; the generation
+    collected, or None when none is due.
+
+    For a process that turned automatic collection off to collect on one thread of its
+    choosing (see ``ui.garbage_collector``). As CPython decides: nothing until the young
+    generation's count passes its threshold, then the oldest generation whose count passed
+    its own (a collection adds one to the count of the generation above it).
+    """
+    counts, thresholds = gc.get_count(), gc.get_threshold()
+    if thresholds[0] == 0 or counts[0] <= thresholds[0]:
+        return None
+    for generation in (2, 1):
+        if counts[generation] > thresholds[generation]:
+            gc.collect(generation)
+            return generation
+    gc.collect(0)
+    return 0
 
 
 def favour_the_gui_thread() -> None:

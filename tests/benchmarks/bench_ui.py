@@ -266,9 +266,11 @@ def window_measures(data_dir: pathlib.Path, workdir: pathlib.Path) -> dict[str, 
 
     from memex_desktop.app import build_main_window, create_application
     from memex_desktop.runtime import favour_the_gui_thread, settle_garbage_collector
+    from memex_desktop.ui.garbage_collector import collect_garbage_on_this_thread
 
     favour_the_gui_thread()  # the process tuning run_gui applies
     app = create_application()
+    collect_garbage_on_this_thread(app)
     settings = QSettings(str(workdir / "window.ini"), QSettings.Format.IniFormat)
     context = build_main_window(data_dir=data_dir, qsettings=settings, sync_on_start=False)
     settle_garbage_collector()

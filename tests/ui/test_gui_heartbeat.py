@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import gc
 import socket
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from memex_desktop.api.client import MemexClient
 from memex_desktop.app import AppContext
 from memex_desktop.emulator import RunningEmulator
 from memex_desktop.emulator.synthetic import generate_library, write_library
-from memex_desktop.runtime import favour_the_gui_thread, settle_garbage_collector
+from memex_desktop.runtime import settle_garbage_collector
 from memex_desktop.sync import SyncOutcome
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -97,17 +96,6 @@ class ServerProcess:
     def stop(self) -> None:
         self._process.terminate()
         self._process.wait(30)
-
-
-@pytest.fixture
-def tuned_as_run_gui() -> Iterator[None]:
-    """The interpreter tuned as run_gui tunes it for the window, and put back afterwards."""
-    interval, thresholds = sys.getswitchinterval(), gc.get_threshold()
-    favour_the_gui_thread()
-    yield
-    gc.unfreeze()
-    gc.set_threshold(*thresholds)
-    sys.setswitchinterval(interval)
 
 
 @pytest.fixture

@@ -3,12 +3,9 @@ article view can show the whole page, and a 2.5 MB page opens without stalling t
 
 from __future__ import annotations
 
-import gc
 import gzip
-import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +13,6 @@ import pytest
 from support.heartbeat import Heartbeat
 
 from memex_desktop.render.entities import WHOLE_PAGE_HREF
-from memex_desktop.runtime import favour_the_gui_thread
 from memex_desktop.store import StoreWriter
 from memex_desktop.ui.reader_pane import ReaderPane
 from memex_desktop.ui.tasks import TaskRunner
@@ -100,17 +96,6 @@ def test_the_article_view_offers_the_whole_page(
     pane.follow_link(WHOLE_PAGE_HREF)
     qtbot.waitUntil(lambda: "Previous topic" in pane.current_document.toPlainText(), timeout=60_000)
     assert "Show the whole page" not in pane.current_document.toPlainText()
-
-
-@pytest.fixture
-def tuned_as_run_gui() -> Iterator[None]:
-    """The interpreter tuned as run_gui tunes it for the window, and put back afterwards."""
-    interval, thresholds = sys.getswitchinterval(), gc.get_threshold()
-    favour_the_gui_thread()
-    yield
-    gc.unfreeze()
-    gc.set_threshold(*thresholds)
-    sys.setswitchinterval(interval)
 
 
 def _machine_noise_ms(qtbot: Any, seconds: float = 2.0) -> float:

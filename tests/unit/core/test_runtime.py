@@ -15,6 +15,7 @@ from memex_desktop import cli
 from memex_desktop.runtime import (
     GC_THRESHOLDS,
     GUI_SWITCH_INTERVAL_S,
+    collect_due_generation,
     favour_the_gui_thread,
     return_freed_memory_periodically,
     settle_garbage_collector,
@@ -37,6 +38,25 @@ def test_start_up_objects_are_frozen_and_collections_rarer() -> None:
     assert gc.get_threshold() == GC_THRESHOLDS
     assert GC_THRESHOLDS[0] > 700  # CPython's default
     assert kept
+
+
+@pytest.mark.usefixtures("restored_gc")
+def test_a_generation_is_collected_when_the_interpreter_would_collect_it() -> None:
+    """What automatic collection would do, for a process that collects on one thread."""
+    gc.disable()
+    gc.collect()
+    gc.set_threshold(1_000, 2, 100)
+    kept: list[list[int]] = [[] for _ in range(500)]
+    assert collect_due_generation() is None  # the young generation is under its threshold
+    collected = []
+    for _ in range(3):
+        kept.extend([] for _ in range(1_500))
+        collected.append(collect_due_generation())
+    # Each young collection counts one for the middle generation, collected when over 2.
+    assert collected == [0, 0, 0]
+    kept.extend([] for _ in range(1_500))
+    assert collect_due_generation() == 1
+    assert gc.get_count()[1] == 0
 
 
 @pytest.fixture
