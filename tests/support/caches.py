@@ -1,13 +1,17 @@
-"""Caches filled and indexed once, for tests that read one cache many times."""
+"""Caches for tests: saved items made up to fill them, written indexed or as a sync writes
+them before indexing, and caches filled and indexed once for tests that read one many times."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
-from memex_desktop.store import CacheReader, StoreWriter
+from memex_desktop.store import CacheReader, StoreWriter, ingest, open_cache
 from memex_desktop.store.schema import SCHEMA_VERSION
+
+SAVED_AT = 1_700_000_000_000  # epoch ms: when the first made-up item was saved
 
 
 def indexed_reader(path: Path, fill: Callable[[StoreWriter], object]) -> Iterator[CacheReader]:
@@ -59,9 +63,91 @@ def web_item(number: int, title: str, full_text: str, **more: object) -> dict[st
     return {
         "id": f"item-{number:04d}",
         "type": "web",
-        "created_at": 1_700_000_000_000 + number * 1000,
+        "created_at": SAVED_AT + number * 1000,
         "title": title,
         "url": f"https://example.com/{number}",
         "full_text": full_text,
         **more,
     }
+
+
+def tag(name: str) -> dict[str, Any]:
+    """The tag called ``name``, as the server lists it (its id is "tag-" and the name)."""
+    return {"id": f"tag-{name}", "name": name}
+
+
+def tweet(number: int, text: str, **more: Any) -> dict[str, Any]:
+    """A saved tweet numbered ``number`` (id "tweet-NN"), saved ``number`` minutes after
+    SAVED_AT."""
+    return {
+        "id": f"tweet-{number:02d}",
+        "type": "twitter",
+        "created_at": SAVED_AT + number * 60_000,
+        "url": f"https://x.com/someone/status/{1000 + number}",
+        "author_name": "Some One",
+        "text": text,
+        **more,
+    }
+
+
+def page(number: int, title: str, **more: Any) -> dict[str, Any]:
+    """A saved web page numbered ``number`` (id "page-NN"), saved half a minute after the
+    tweet of the same number."""
+    return {
+        "id": f"page-{number:02d}",
+        "type": "web",
+        "created_at": SAVED_AT + number * 60_000 + 30_000,
+        "url": f"https://pages.example/{number}",
+        "title": title,
+        **more,
+    }
+
+
+def write_indexed(
+    path: Path,
+    items: Sequence[dict[str, Any]],
+    *,
+    tags: Sequence[dict[str, Any]] = (),
+    deleted: Sequence[str] = (),
+) -> None:
+    """``items`` in the cache at ``path``, ``deleted`` of them deleted upstream, all indexed."""
+    writer = StoreWriter(path)
+    try:
+        writer.ingest_json(items, tags=tags).result()
+        if deleted:
+            writer.mark_deleted_upstream(deleted).result()
+        writer.flush_index().result()
+    finally:
+        writer.close()
+
+
+def write_unindexed(
+    path: Path,
+    items: Sequence[dict[str, Any]],
+    *,
+    tags: Sequence[dict[str, Any]] = (),
+    deleted: Sequence[str] = (),
+) -> None:
+    """``items`` in the cache at ``path`` as a sync page is written, before the index has
+    taken them in; ``deleted`` of them deleted upstream."""
+    db = open_cache(path)
+    with db.conn:
+        ingest.apply_page(db, ingest.prepare_page(items, tags=tags), now_ms=0)
+        if deleted:
+            ingest.mark_deleted_upstream(db, deleted, SAVED_AT)
+    db.close()
+
+
+def put_back_in_backlog(path: Path, where: str = "") -> None:
+    """Put the indexed rows of the cache at ``path`` (those ``where`` keeps, an SQL condition
+    on entities, when given) back in the index's backlog, as a crash or a new index leaves
+    them."""
+    conn = sqlite3.connect(path)
+    try:
+        with conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO fts_pending (rowid) SELECT rowid FROM entities"
+                + (f" WHERE {where}" if where else "")
+            )
+    finally:
+        conn.close()

@@ -5,75 +5,58 @@ title index alone completes, deleted items and rows not indexed yet."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from support.caches import (
+    SAVED_AT,
+    page,
+    put_back_in_backlog,
+    tag,
+    tweet,
+    write_indexed,
+    write_unindexed,
+)
 
-from memex_desktop.store import CacheReader, StoreWriter, ingest, open_cache
+from memex_desktop.store import CacheReader
 
-T = 1_700_000_000_000  # epoch ms
-TAGS = [{"id": "tag-zul", "name": "zul"}, {"id": "tag-mor", "name": "mor"}]
-
-
-def _tweet(number: int, text: str, **more: Any) -> dict[str, Any]:
-    return {
-        "id": f"tweet-{number:02d}",
-        "type": "twitter",
-        "created_at": T + number * 60_000,
-        "url": f"https://x.com/someone/status/{1000 + number}",
-        "author_name": "Some One",
-        "text": text,
-        **more,
-    }
-
-
-def _page(number: int, title: str, **more: Any) -> dict[str, Any]:
-    return {
-        "id": f"page-{number:02d}",
-        "type": "web",
-        "created_at": T + number * 60_000 + 30_000,
-        "url": f"https://pages.example/{number}",
-        "title": title,
-        **more,
-    }
+TAGS = [tag("zul"), tag("mor")]
 
 
 ITEMS = [
-    _tweet(1, "the quick fox " * 14, tag_ids=["tag-zul"]),
-    _tweet(2, "foxes run at dawn", tag_ids=["tag-zul", "tag-mor"]),
-    _tweet(3, "get firefox now"),
-    _tweet(4, "FOX news tonight", tag_ids=["tag-mor"]),
-    _tweet(5, "nothing to see here", tag_ids=["tag-zul"]),
-    _tweet(6, "Café society meets at dawn"),
+    tweet(1, "the quick fox " * 14, tag_ids=["tag-zul"]),
+    tweet(2, "foxes run at dawn", tag_ids=["tag-zul", "tag-mor"]),
+    tweet(3, "get firefox now"),
+    tweet(4, "FOX news tonight", tag_ids=["tag-mor"]),
+    tweet(5, "nothing to see here", tag_ids=["tag-zul"]),
+    tweet(6, "Café society meets at dawn"),
     # The phrase's words stand in two texts of the item, not next to each other in one.
-    _tweet(
+    tweet(
         7,
         "a photo of the quick",
         images=["https://pbs.twimg.example/media/7.jpg"],
         image_analysis={"https://pbs.twimg.example/media/7.jpg": {"description": "fox at rest"}},
     ),
-    _tweet(8, "Fox fox fox " * 6 + "at dawn", tag_ids=["tag-zul"]),
-    _tweet(9, "the fox quick to run, quick fox at dawn", tag_ids=["tag-mor"]),
-    _page(1, "Kitchen scraps", full_text="Open them in the firefox browser."),
-    _page(2, "Kitchen fox", full_text="A fox visits the compost.", tag_ids=["tag-zul"]),
-    _page(3, "Menu", html="<p>Un caf&eacute; au lait, s'il vous pla&icirc;t.</p>"),
-    _page(4, "Cafe notes", full_text="Plain words about cafe tables."),
+    tweet(8, "Fox fox fox " * 6 + "at dawn", tag_ids=["tag-zul"]),
+    tweet(9, "the fox quick to run, quick fox at dawn", tag_ids=["tag-mor"]),
+    page(1, "Kitchen scraps", full_text="Open them in the firefox browser."),
+    page(2, "Kitchen fox", full_text="A fox visits the compost.", tag_ids=["tag-zul"]),
+    page(3, "Menu", html="<p>Un caf&eacute; au lait, s'il vous pla&icirc;t.</p>"),
+    page(4, "Cafe notes", full_text="Plain words about cafe tables."),
     # Two and three letters complete a title's word, not a body's (which needs four).
-    _page(5, "Zyxt gallery", full_text="pictures of the quick fox at rest"),
-    _page(6, "Zyx", full_text="a short page about dawn"),
+    page(5, "Zyxt gallery", full_text="pictures of the quick fox at rest"),
+    page(6, "Zyx", full_text="a short page about dawn"),
     {
         "id": "video-01",
         "type": "youtube",
-        "created_at": T + 20 * 60_000,
+        "created_at": SAVED_AT + 20 * 60_000,
         "url": "https://www.youtube.com/watch?v=quickfox01",
         "title": "The quick fox, filmed at dawn",
         "description": "Kitchen garden visitors",
         "tag_ids": ["tag-mor"],
     },
-    _page(7, "Gone fox page", full_text="the quick fox left at dawn", tag_ids=["tag-zul"]),
+    page(7, "Gone fox page", full_text="the quick fox left at dawn", tag_ids=["tag-zul"]),
 ]
 DELETED = "page-07"
 # Others beside them: a list of a few items among many is read item by item, a list of
@@ -82,7 +65,7 @@ OTHERS = [
     {
         "id": f"other-{number:03d}",
         "type": "web",
-        "created_at": T + number * 1_000,
+        "created_at": SAVED_AT + number * 1_000,
         "url": f"https://others.example/{number}",
         "title": f"Other page {number}",
         "full_text": f"filler {'the quick fox at dawn' if number % 7 == 0 else 'words'} {number}",
@@ -144,25 +127,6 @@ def _searched(reader: CacheReader, query: str, ids: list[str]) -> list[str]:
     return [entity_id for entity_id in dict.fromkeys(ids) if entity_id in matching]
 
 
-def _write(path: Path, items: list[dict[str, Any]], *, indexed: bool) -> None:
-    """``items`` in a cache at ``path``, one of them deleted upstream; indexed, or as a
-    sync's page is written before the index has taken it in."""
-    if indexed:
-        writer = StoreWriter(path)
-        try:
-            writer.ingest_json(items, tags=TAGS).result()
-            writer.mark_deleted_upstream([DELETED]).result()
-            writer.flush_index().result()
-        finally:
-            writer.close()
-        return
-    db = open_cache(path)
-    with db.conn:
-        ingest.apply_page(db, ingest.prepare_page(items, tags=TAGS), now_ms=0)
-        ingest.mark_deleted_upstream(db, [DELETED], T)
-    db.close()
-
-
 @pytest.fixture(scope="module", params=["alone", "among 600 others"])
 def library(request: pytest.FixtureRequest) -> list[dict[str, Any]]:
     return ITEMS if request.param == "alone" else [*ITEMS, *OTHERS]
@@ -177,15 +141,12 @@ def reader(
     library: list[dict[str, Any]],
 ) -> Iterator[CacheReader]:
     path = tmp_path_factory.mktemp("among") / "cache.db"
-    _write(path, library, indexed=request.param != "not indexed yet")
+    if request.param == "not indexed yet":
+        write_unindexed(path, library, tags=TAGS, deleted=[DELETED])
+    else:
+        write_indexed(path, library, tags=TAGS, deleted=[DELETED])
     if request.param == "half put back in the backlog":
-        conn = sqlite3.connect(path)
-        with conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO fts_pending (rowid) SELECT rowid FROM entities "
-                "WHERE rowid % 2 = 0"
-            )
-        conn.close()
+        put_back_in_backlog(path, where="rowid % 2 = 0")
     with CacheReader(path) as cache_reader:
         yield cache_reader
 

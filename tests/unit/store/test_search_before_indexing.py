@@ -10,80 +10,47 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.caches import (
+    SAVED_AT,
+    page,
+    put_back_in_backlog,
+    tag,
+    tweet,
+    write_indexed,
+    write_unindexed,
+)
 
-from memex_desktop.store import CacheReader, StoreWriter, ingest, open_cache
+from memex_desktop.store import CacheReader
 
-T = 1_700_000_000_000  # epoch ms
-TAGS = [{"id": "tag-zul", "name": "zul"}]
-
-
-def _tweet(number: int, text: str, **more: Any) -> dict[str, Any]:
-    return {
-        "id": f"tweet-{number:02d}",
-        "type": "twitter",
-        "created_at": T + number * 60_000,
-        "url": f"https://x.com/someone/status/{1000 + number}",
-        "author_name": "Some One",
-        "text": text,
-        **more,
-    }
-
-
-def _page(number: int, title: str, **more: Any) -> dict[str, Any]:
-    return {
-        "id": f"page-{number:02d}",
-        "type": "web",
-        "created_at": T + number * 60_000 + 30_000,
-        "url": f"https://pages.example/{number}",
-        "title": title,
-        **more,
-    }
+TAGS = [tag("zul")]
 
 
 ITEMS = [
-    _tweet(1, "the quick fox " * 14, tag_ids=["tag-zul"]),
-    _tweet(2, "foxes run at dawn", tag_ids=["tag-zul"]),
-    _tweet(3, "get firefox now"),
-    _tweet(4, "FOX news tonight"),
-    _tweet(5, "nothing to see here", tag_ids=["tag-zul"]),
-    _tweet(6, "Café society meets at dawn"),
+    tweet(1, "the quick fox " * 14, tag_ids=["tag-zul"]),
+    tweet(2, "foxes run at dawn", tag_ids=["tag-zul"]),
+    tweet(3, "get firefox now"),
+    tweet(4, "FOX news tonight"),
+    tweet(5, "nothing to see here", tag_ids=["tag-zul"]),
+    tweet(6, "Café society meets at dawn"),
     # The phrase's words stand in two texts of the item, not next to each other in one.
-    _tweet(
+    tweet(
         7,
         "a photo of the quick",
         images=["https://pbs.twimg.example/media/7.jpg"],
         image_analysis={"https://pbs.twimg.example/media/7.jpg": {"description": "fox at rest"}},
     ),
-    _tweet(8, "Fox fox fox " * 6 + "at dawn", tag_ids=["tag-zul"]),
-    _page(1, "Kitchen scraps", full_text="Open them in the firefox browser."),
-    _page(2, "Kitchen fox", full_text="A fox visits the compost."),
-    _page(3, "Menu", html="<p>Un caf&eacute; au lait, s'il vous pla&icirc;t.</p>"),
-    _page(4, "Cafe notes", full_text="Plain words about cafe tables."),
+    tweet(8, "Fox fox fox " * 6 + "at dawn", tag_ids=["tag-zul"]),
+    page(1, "Kitchen scraps", full_text="Open them in the firefox browser."),
+    page(2, "Kitchen fox", full_text="A fox visits the compost."),
+    page(3, "Menu", html="<p>Un caf&eacute; au lait, s'il vous pla&icirc;t.</p>"),
+    page(4, "Cafe notes", full_text="Plain words about cafe tables."),
 ]
-
-
-def _ingested_indexed(path: Path) -> None:
-    """Write ITEMS and index them."""
-    writer = StoreWriter(path)
-    try:
-        writer.ingest_json(ITEMS, tags=TAGS).result()
-        writer.flush_index().result()
-    finally:
-        writer.close()
-
-
-def _ingested_unindexed(path: Path) -> None:
-    """Write ITEMS as a sync page is written, before the index has taken it in."""
-    db = open_cache(path)
-    with db.conn:
-        ingest.apply_page(db, ingest.prepare_page(ITEMS, tags=TAGS), now_ms=0)
-    db.close()
 
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CacheReader]:
     path = tmp_path_factory.mktemp("indexed") / "cache.db"
-    _ingested_indexed(path)
+    write_indexed(path, ITEMS, tags=TAGS)
     with CacheReader(path) as reader:
         yield reader
 
@@ -96,13 +63,10 @@ def unindexed(
     back in the index's backlog (as a crash or a new index leaves them)."""
     path = tmp_path_factory.mktemp("unindexed") / "cache.db"
     if request.param == "not indexed yet":
-        _ingested_unindexed(path)
+        write_unindexed(path, ITEMS, tags=TAGS)
     else:
-        _ingested_indexed(path)
-        conn = sqlite3.connect(path)
-        with conn:
-            conn.execute("INSERT OR IGNORE INTO fts_pending (rowid) SELECT rowid FROM entities")
-        conn.close()
+        write_indexed(path, ITEMS, tags=TAGS)
+        put_back_in_backlog(path)
     conn = sqlite3.connect(path)
     waiting = conn.execute("SELECT count(*) FROM fts_pending").fetchone()[0]
     conn.close()
@@ -160,16 +124,13 @@ def test_the_server_results_a_search_keeps_are_the_same_before_indexing(
 def test_a_word_is_found_however_many_rows_wait_to_be_indexed(tmp_path: Path) -> None:
     """The oldest of thousands of rows waiting to be indexed holds the word."""
     items = [
-        {"id": f"row-{n:05d}", "type": "web", "created_at": T + n * 1000, "title": f"Row {n}",
-         "url": f"https://rows.example/{n}",
+        {"id": f"row-{n:05d}", "type": "web", "created_at": SAVED_AT + n * 1000,
+         "title": f"Row {n}", "url": f"https://rows.example/{n}",
          "full_text": "quillwort grows here" if n == 0 else f"filler words {n}"}
         for n in range(3000)
     ]  # fmt: skip
     path = tmp_path / "cache.db"
-    db = open_cache(path)
-    with db.conn:
-        ingest.apply_page(db, ingest.prepare_page(items), now_ms=0)
-    db.close()
+    write_unindexed(path, items)
     with CacheReader(path) as reader:
         assert reader.search_ids("quillwort") == ["row-00000"]
         assert reader.search_ids('"quillwort grows"', sort="newest") == ["row-00000"]
