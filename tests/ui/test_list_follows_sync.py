@@ -12,43 +12,33 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from support.emulator import EmulatorFactory
+from support.following_sync import all_items_count, slow_server, window_following_sync
 from support.window import WindowFactory
 
 from memex_desktop.app import AppContext
 from memex_desktop.emulator import RunningEmulator
-from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.settings import Settings
-from memex_desktop.ui.sidebar import ALL_ITEMS, SidebarModel
+from memex_desktop.ui.sidebar import ALL_ITEMS
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 LIBRARY_SIZE = 1_000
 PAGE_SIZE = 50
 ANSWER_DELAY_S = 0.25  # per request: 20 pages, two in flight, take 2.5 s or more
-REFRESH_MS = 150  # the tests' throttle (a second in the app)
 
 
 @pytest.fixture
 def server(emulator_factory: EmulatorFactory) -> RunningEmulator:
     """An emulator holding 1,000 items, each answer held back a quarter of a second."""
-    running = emulator_factory(library=generate_library(LIBRARY_SIZE, seed=3, words_per_entity=20))
-    running.faults.latency(ANSWER_DELAY_S)
-    return running
+    return slow_server(
+        emulator_factory, LIBRARY_SIZE, seed=3, words_per_entity=20, answer_delay_s=ANSWER_DELAY_S
+    )
 
 
 @pytest.fixture
 def context(window_factory: WindowFactory, server: RunningEmulator) -> AppContext:
     """The window on a fresh data folder, served 50 items to a page, refreshing often."""
-    context = window_factory(server=server, settings=Settings(page_size=PAGE_SIZE))
-    context.window.search.sync_refresh_ms = REFRESH_MS
-    return context
-
-
-def all_items_count(context: AppContext) -> int:
-    """The number the sidebar shows beside All items (0 before any count)."""
-    model = context.window.sidebar.sidebar_model
-    count = model.data(model.index_of(ALL_ITEMS.key), SidebarModel.CountRole)
-    return count if isinstance(count, int) else 0
+    return window_following_sync(window_factory, server, Settings(page_size=PAGE_SIZE))
 
 
 def test_a_first_sync_fills_the_list_and_the_counts_while_it_runs(

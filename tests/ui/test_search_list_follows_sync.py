@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from support.emulator import EmulatorFactory
+from support.following_sync import all_items_count, slow_server, window_following_sync
 from support.window import WindowFactory
 
 from memex_desktop.app import AppContext
@@ -21,14 +22,12 @@ from memex_desktop.emulator import RunningEmulator
 from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.settings import Settings
 from memex_desktop.sync import SyncProgress
-from memex_desktop.ui.sidebar import ALL_ITEMS, SidebarModel
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 LIBRARY_SIZE = 1_200
 PAGE_SIZE = 50
 ANSWER_DELAY_S = 0.2  # per request, one at a time: 24 pages take 5 s or more
-REFRESH_MS = 150  # the tests' throttle (a second in the app)
 QUERY = "jar lel"  # two words of the generated library: most of its items hold both
 WAIT_MS = 60_000
 DAY_MS = 24 * 3600 * 1000
@@ -37,9 +36,9 @@ DAY_MS = 24 * 3600 * 1000
 @pytest.fixture
 def server(emulator_factory: EmulatorFactory) -> RunningEmulator:
     """An emulator holding 1,200 items, each answer held back a fifth of a second."""
-    running = emulator_factory(library=generate_library(LIBRARY_SIZE, seed=0, words_per_entity=40))
-    running.faults.latency(ANSWER_DELAY_S)
-    return running
+    return slow_server(
+        emulator_factory, LIBRARY_SIZE, seed=0, words_per_entity=40, answer_delay_s=ANSWER_DELAY_S
+    )
 
 
 @pytest.fixture
@@ -47,16 +46,7 @@ def context(window_factory: WindowFactory, server: RunningEmulator) -> AppContex
     """The window on a fresh data folder, served 50 items to a page asked one at a time,
     refreshing often."""
     settings = Settings(page_size=PAGE_SIZE, sync_max_in_flight=1)
-    context = window_factory(server=server, settings=settings)
-    context.window.search.sync_refresh_ms = REFRESH_MS
-    return context
-
-
-def all_items_count(context: AppContext) -> int:
-    """The number the sidebar shows beside All items (0 before any count)."""
-    model = context.window.sidebar.sidebar_model
-    count = model.data(model.index_of(ALL_ITEMS.key), SidebarModel.CountRole)
-    return count if isinstance(count, int) else 0
+    return window_following_sync(window_factory, server, settings)
 
 
 @pytest.mark.parametrize("sort", ["relevance", "newest", "oldest"])
