@@ -7,50 +7,19 @@ selected, and the row the person is on stays where it was on screen.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QPoint
-from PySide6.QtTest import QAbstractItemModelTester
-from support.rows import made_up_row
+from support.rows import shown_list
 from support.signals import Emitted
 
-from memex_desktop.store import EntityRow
-from memex_desktop.ui.results_delegate import ResultDelegate
 from memex_desktop.ui.results_model import ResultsModel
 from memex_desktop.ui.results_view import ResultsView
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
-FAIL = QAbstractItemModelTester.FailureReportingMode.Fatal
 LISTED = 400
-
-
-class _Rows:
-    """A reader that has a made-up row for every id."""
-
-    closed = False
-
-    def get_many(self, ids: Sequence[str]) -> dict[str, EntityRow]:
-        return {entity_id: made_up_row(entity_id) for entity_id in ids}
-
-    def snippets(self, _query: str, _ids: Sequence[str]) -> dict[str, str]:
-        return {}
-
-
-def _view(qtbot: Any, ids: list[str]) -> tuple[ResultsView, ResultsModel]:
-    model = ResultsModel(_Rows())
-    QAbstractItemModelTester(model, FAIL, model)
-    model.set_results(ids, query="word")
-    view = ResultsView()
-    qtbot.addWidget(view)
-    view.setModel(model)
-    view.setItemDelegate(ResultDelegate(view))
-    view.resize(400, 600)
-    view.show()
-    qtbot.waitExposed(view)
-    return view, model
 
 
 def _refreshed(ids: list[str]) -> list[str]:
@@ -78,7 +47,7 @@ def _top(view: ResultsView, entity_id: str, model: ResultsModel) -> int:
 
 def test_the_row_being_read_keeps_its_place_and_selection(qtbot: Any) -> None:
     ids = [f"old-{number}" for number in range(LISTED)]
-    view, model = _view(qtbot, ids)
+    view, model = shown_list(qtbot, ids, query="word")
     assert view.select_entity("old-120")  # a row of the first half: it moves far down
     _settle()
     top = _top(view, "old-120", model)
@@ -99,7 +68,7 @@ def test_the_row_being_read_keeps_its_place_and_selection(qtbot: Any) -> None:
 
 def test_scrolled_away_from_the_selection_the_top_row_stays_on_top(qtbot: Any) -> None:
     ids = [f"old-{number}" for number in range(LISTED)]
-    view, model = _view(qtbot, ids)
+    view, model = shown_list(qtbot, ids, query="word")
     assert view.select_entity("old-3")
     view.verticalScrollBar().setValue(view.verticalScrollBar().maximum() // 3)
     _settle()

@@ -7,22 +7,17 @@ looking at in view.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
-from support.rows import made_up_row
+from support.rows import shown_list
 from support.window import WindowFactory
 
 from memex_desktop.app import AppContext
 from memex_desktop.emulator.synthetic import generate_library
-from memex_desktop.store import EntityRow
 from memex_desktop.ui import search_controller
-from memex_desktop.ui.results_delegate import ResultDelegate
-from memex_desktop.ui.results_model import ResultsModel
-from memex_desktop.ui.results_view import ResultsView
 from memex_desktop.ui.search_bar import SearchRequest
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -113,37 +108,12 @@ def test_a_search_after_the_end_of_a_list_starts_at_its_top(
     assert _top_row(context) == 0
 
 
-class _Rows:
-    """A stand-in for CacheReader: a display row made up for any id."""
-
-    closed = False
-
-    def get_many(self, ids: Sequence[str]) -> dict[str, EntityRow]:
-        return {entity_id: made_up_row(entity_id) for entity_id in ids}
-
-    def snippets(self, _query: str, _ids: Sequence[str]) -> dict[str, str]:
-        return {}
-
-
-def _view(qtbot: Any, ids: list[str]) -> tuple[ResultsView, ResultsModel]:
-    model = ResultsModel(_Rows())
-    model.set_results(ids)
-    view = ResultsView()
-    qtbot.addWidget(view)
-    view.setModel(model)
-    view.setItemDelegate(ResultDelegate(view))
-    view.resize(400, 600)
-    view.show()
-    qtbot.waitExposed(view)
-    return view, model
-
-
 @pytest.mark.parametrize("on_screen", [True, False])
 def test_rows_added_above_the_current_row_keep_it_in_view_if_it_was(
     qtbot: Any, on_screen: bool
 ) -> None:
     ids = [f"old-{number}" for number in range(300)]
-    view, model = _view(qtbot, ids)
+    view, model = shown_list(qtbot, ids)
     assert view.select_entity("old-5")
     if not on_screen:
         view.scrollToBottom()
