@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from support.graph import MemoryGraph
+from support.graph_pane import shown_ids, shown_pane, status_text
 
 from memex_desktop.graph.synthetic import SyntheticEdge, SyntheticNode
 from memex_desktop.store.neighbourhood import hop_distances
@@ -52,26 +53,6 @@ def _tagged_item() -> MemoryGraph:
 BEYOND_THE_TAG = {"item", "ref", "ref2", "note0", "note1", "note2"}
 
 
-def _pane(qtbot: Any, runner: TaskRunner, graph: MemoryGraph, center: str) -> GraphPane:
-    pane = GraphPane(graph, runner)
-    qtbot.addWidget(pane)
-    pane.resize(500, 500)
-    pane.show()
-    qtbot.waitExposed(pane)
-    pane.set_hops(2)
-    with qtbot.waitSignal(pane.layout_finished, timeout=30_000):
-        pane.show_entity(center)
-    return pane
-
-
-def _shown(pane: GraphPane) -> set[str]:
-    return {item.node.id for item in pane.node_items() if item.isVisible()}
-
-
-def _status(pane: GraphPane) -> str:
-    return str(pane._status.text())
-
-
 def _listed(pane: GraphPane) -> set[str]:
     """The items of the Links list."""
     model = pane.links_model
@@ -85,16 +66,16 @@ def _listed(pane: GraphPane) -> set[str]:
 def _assert_each_shown_node_is_joined_to_the_item(pane: GraphPane) -> None:
     """Every dot on show is within the hops through the lines on show."""
     hops = hop_distances(pane.center or "", [(s, t) for s, t, _ in pane.drawn_edges()])
-    assert {node: hops.get(node) for node in _shown(pane) if hops.get(node, 9) > 2} == {}
+    assert {node: hops.get(node) for node in shown_ids(pane) if hops.get(node, 9) > 2} == {}
 
 
 def test_hiding_tags_shows_what_the_other_links_reach_and_says_what_it_hides(
     qtbot: Any, runner: TaskRunner
 ) -> None:
-    pane = _pane(qtbot, runner, _tagged_item(), "item")
-    everything = _shown(pane)
+    pane = shown_pane(qtbot, runner, _tagged_item(), "item", hops=2)
+    everything = shown_ids(pane)
     assert len(everything) == 300
-    before = _status(pane)
+    before = status_text(pane)
     assert before.startswith("300 items  +")
     reached = 300 + int(before.split("+")[1].split()[0].replace(",", ""))
 
@@ -102,18 +83,18 @@ def test_hiding_tags_shows_what_the_other_links_reach_and_says_what_it_hides(
         pane.set_edge_kind_shown("tag", False)
     # The reference's notes and its own reference were crowded out of the 300 by the tag's
     # items: they are read again through the links still shown.
-    assert _shown(pane) == BEYOND_THE_TAG
+    assert shown_ids(pane) == BEYOND_THE_TAG
     assert not any(kind == "tag" for _, _, kind in pane.drawn_edges())
     _assert_each_shown_node_is_joined_to_the_item(pane)
-    assert _status(pane) == f"6 items, {reached - 6:,} hidden by the filter"
+    assert status_text(pane) == f"6 items, {reached - 6:,} hidden by the filter"
     assert _listed(pane) == BEYOND_THE_TAG
     tagged = next(e for e in pane.legend.entries() if e.group == EDGES and e.kind == "tag")
     assert tagged.hidden  # still in the legend, to be clicked back
 
     pane.set_edge_kind_shown("tag", True)
     assert not pane.is_laying_out()  # drawn again from what was read for it, at once
-    assert _shown(pane) == everything
-    assert _status(pane) == before
+    assert shown_ids(pane) == everything
+    assert status_text(pane) == before
 
 
 def test_hiding_a_kind_of_link_hides_the_nodes_only_it_reached_at_once(
@@ -138,35 +119,35 @@ def test_hiding_a_kind_of_link_hides_the_nodes_only_it_reached_at_once(
             SyntheticEdge("note", "both", "references"),
         ],
     )
-    pane = _pane(qtbot, runner, graph, "page")
-    assert _status(pane) == "6 items"
+    pane = shown_pane(qtbot, runner, graph, "page", hops=2)
+    assert status_text(pane) == "6 items"
     calls = len(graph.calls)
 
     pane.set_edge_kind_shown("tag", False)
     assert not pane.is_laying_out()
-    assert _shown(pane) == {"page", "note", "reply", "both"}  # "both" through the note
-    assert _status(pane) == "4 items, 2 hidden by the filter"
+    assert shown_ids(pane) == {"page", "note", "reply", "both"}  # "both" through the note
+    assert status_text(pane) == "4 items, 2 hidden by the filter"
     assert _listed(pane) == {"page", "note", "reply", "both"}
     _assert_each_shown_node_is_joined_to_the_item(pane)
 
     pane.set_type_shown("annotation", False)  # the note joined "reply" and "both"
-    assert _shown(pane) == {"page"}
-    assert _status(pane) == "1 item, 5 hidden by the filter"
+    assert shown_ids(pane) == {"page"}
+    assert status_text(pane) == "1 item, 5 hidden by the filter"
 
     pane.set_edge_kind_shown("tag", True)
-    assert _shown(pane) == {"page", "t1", "other", "both"}
-    assert _status(pane) == "4 items, 2 hidden by the filter"
+    assert shown_ids(pane) == {"page", "t1", "other", "both"}
+    assert status_text(pane) == "4 items, 2 hidden by the filter"
     pane.show_everything()
-    assert _shown(pane) == {"page", "t1", "other", "both", "note", "reply"}
-    assert _status(pane) == "6 items"
+    assert shown_ids(pane) == {"page", "t1", "other", "both", "note", "reply"}
+    assert status_text(pane) == "6 items"
     assert len(graph.calls) == calls
 
 
 def test_the_legend_hides_and_brings_back_a_kind_of_link_with_what_it_reached(
     qtbot: Any, runner: TaskRunner
 ) -> None:
-    pane = _pane(qtbot, runner, _tagged_item(), "item")
-    everything = _shown(pane)
+    pane = shown_pane(qtbot, runner, _tagged_item(), "item", hops=2)
+    everything = shown_ids(pane)
     entries = pane.legend.entries()
     where = next(
         box
@@ -175,11 +156,11 @@ def test_the_legend_hides_and_brings_back_a_kind_of_link_with_what_it_reached(
     ).center()
     with qtbot.waitSignal(pane.layout_finished, timeout=30_000):
         qtbot.mouseClick(pane.legend, Qt.MouseButton.LeftButton, pos=where)
-    assert _shown(pane) == BEYOND_THE_TAG
+    assert shown_ids(pane) == BEYOND_THE_TAG
     where = next(
         box
         for entry, box in zip(pane.legend.entries(), pane.legend.entry_rects(), strict=True)
         if entry.group == EDGES and entry.kind == "tag"
     ).center()
     qtbot.mouseClick(pane.legend, Qt.MouseButton.LeftButton, pos=where)
-    assert _shown(pane) == everything
+    assert shown_ids(pane) == everything

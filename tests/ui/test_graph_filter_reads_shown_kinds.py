@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.graph_pane import shown_ids, shown_pane, status_text
 
 from memex_desktop.store import CacheReader, StoreWriter
-from memex_desktop.ui.graph_pane import GraphPane
 from memex_desktop.ui.tasks import TaskRunner
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -54,49 +54,30 @@ def reader(tmp_path: Path) -> Iterator[CacheReader]:
     cache.close()
 
 
-def _pane(qtbot: Any, runner: TaskRunner, reader: CacheReader, center: str) -> GraphPane:
-    pane = GraphPane(reader, runner)
-    qtbot.addWidget(pane)
-    pane.resize(500, 500)
-    pane.show()
-    qtbot.waitExposed(pane)
-    with qtbot.waitSignal(pane.layout_finished, timeout=30_000):
-        pane.show_entity(center)
-    return pane
-
-
-def _shown(pane: GraphPane) -> set[str]:
-    return {item.node.id for item in pane.node_items() if item.isVisible()}
-
-
-def _status(pane: GraphPane) -> str:
-    return str(pane._status.text())
-
-
 def test_hiding_tags_on_a_popular_tag_counts_nothing_more(
     qtbot: Any, runner: TaskRunner, reader: CacheReader
 ) -> None:
-    pane = _pane(qtbot, runner, reader, "popular")
-    assert _status(pane) == f"300 items  +{HUB - 299:,} more"
+    pane = shown_pane(qtbot, runner, reader, "popular")
+    assert status_text(pane) == f"300 items  +{HUB - 299:,} more"
 
     with qtbot.waitSignal(pane.layout_finished, timeout=30_000):
         pane.set_edge_kind_shown("tag", False)
-    assert _shown(pane) == {"popular"}
-    assert _status(pane) == f"1 item, {HUB:,} hidden by the filter"
+    assert shown_ids(pane) == {"popular"}
+    assert status_text(pane) == f"1 item, {HUB:,} hidden by the filter"
 
 
 def test_hiding_notes_shows_what_cites_the_page_and_counts_nothing_more(
     qtbot: Any, runner: TaskRunner, reader: CacheReader
 ) -> None:
-    pane = _pane(qtbot, runner, reader, "page")
-    assert not _shown(pane) & CITING  # the notes filled the budget
+    pane = shown_pane(qtbot, runner, reader, "page")
+    assert not shown_ids(pane) & CITING  # the notes filled the budget
 
     with qtbot.waitSignal(pane.layout_finished, timeout=30_000):
         pane.set_edge_kind_shown("annotates", False)
-    assert _shown(pane) == {"page", *CITING}
+    assert shown_ids(pane) == {"page", *CITING}
     assert {kind for _, _, kind in pane.drawn_edges()} == {"references"}
-    assert _status(pane) == f"4 items, {HUB:,} hidden by the filter"
+    assert status_text(pane) == f"4 items, {HUB:,} hidden by the filter"
 
     pane.set_edge_kind_shown("annotates", True)
     assert not pane.is_laying_out()  # drawn again from what was read for it, at once
-    assert _status(pane) == f"300 items  +{HUB + 3 - 299:,} more"
+    assert status_text(pane) == f"300 items  +{HUB + 3 - 299:,} more"
