@@ -151,3 +151,16 @@ def put_back_in_backlog(path: Path, where: str = "") -> None:
             )
     finally:
         conn.close()
+
+
+def processed_item(entity_id: str, kind: str, at: int, **fields: Any) -> dict[str, Any]:
+    """The saved item ``entity_id`` of type ``kind``, created and last changed at ``at``
+    (epoch ms), that the server has finished processing."""
+    return {
+        "id": entity_id,
+        "type": kind,
+        "created_at": at,
+        "updated_at": at,
+        "metadata": {"status": "indexing-done"},
+        **fields,
+    }

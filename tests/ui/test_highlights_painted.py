@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtGui import QTextCursor
+from support.caches import processed_item
 from support.signals import Emitted
 from support.window import WindowFactory
 
@@ -26,23 +27,11 @@ from memex_desktop.ui.highlight_painter import (
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 T0 = 1_700_000_000_000
-DONE = {"status": "indexing-done"}
-
-
-def _entity(entity_id: str, kind: str, at: int, **fields: Any) -> dict[str, Any]:
-    return {
-        "id": entity_id,
-        "type": kind,
-        "created_at": at,
-        "updated_at": at,
-        "metadata": DONE,
-        **fields,
-    }
 
 
 LIBRARY: dict[str, Any] = {
     "results": [
-        _entity(
+        processed_item(
             "page",
             "web",
             T0,
@@ -54,7 +43,7 @@ LIBRARY: dict[str, Any] = {
             ),
         ),
         # Another client's highlight of the second "turn the heap", told apart by its context.
-        _entity(
+        processed_item(
             "sel-winter",
             "selector",
             T0 + 1,
@@ -65,7 +54,7 @@ LIBRARY: dict[str, Any] = {
             suffix=", but less often.",
         ),
         # A quote the text no longer holds: listed, not painted.
-        _entity(
+        processed_item(
             "sel-gone",
             "selector",
             T0 + 2,
@@ -74,14 +63,14 @@ LIBRARY: dict[str, Any] = {
             text="A sentence the page lost in an edit.",
         ),
         # A note attached to the highlight itself (as the first-party app links comments).
-        _entity(
+        processed_item(
             "note-on-sel",
             "annotation",
             T0 + 3,
             text="Less often in the cold.",
             reference_content_ids=["sel-winter"],
         ),
-        _entity(
+        processed_item(
             "video",
             "youtube",
             T0 + 4,
@@ -96,7 +85,7 @@ LIBRARY: dict[str, Any] = {
                 ]
             },
         ),
-        _entity(
+        processed_item(
             "sel-moment",
             "selector",
             T0 + 5,

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
+from support.caches import processed_item
 
 from memex_desktop.store import CacheReader, ChangeSet, Outbox, OutboxOp, StoreWriter
 from memex_desktop.store.save_description import saved_items
@@ -27,23 +28,12 @@ PASSAGE = Passage(QUOTE, "restart everything from zero. Measure it. ", " If you 
 WORDS = "Twice a week is enough."
 
 
-def _entity(entity_id: str, kind: str, at: int, **fields: Any) -> dict[str, Any]:
-    return {
-        "id": entity_id,
-        "type": kind,
-        "created_at": at,
-        "updated_at": at,
-        "metadata": {"status": "indexing-done"},
-        **fields,
-    }
-
-
 @pytest.fixture
 def cache(tmp_path: Path) -> Iterator[tuple[Path, StoreWriter]]:
     """A page holding the passage."""
     path = tmp_path / "cache.db"
     writer = StoreWriter(path)
-    page = _entity(
+    page = processed_item(
         "page",
         "web",
         T0,
@@ -102,7 +92,7 @@ def _sent_back(
     """The saves reached the server, which sent its copies back (still processing): cached,
     and the saves accepted but not confirmed yet."""
     highlight_op, note_op = ops
-    highlight = _entity(
+    highlight = processed_item(
         "hl-1",
         "selector",
         T0 + 1,
@@ -115,7 +105,7 @@ def _sent_back(
         external_id=highlight_op.external_id,
     )
     payload = note_op.payload or {}
-    note = _entity(
+    note = processed_item(
         payload["id"],  # the server keeps the client id the note was sent with
         "annotation",
         T0 + 2,
@@ -203,9 +193,9 @@ def test_a_reply_names_the_note_by_its_own_words(
 ) -> None:
     text = quoted_passage(QUOTE) + WORDS + "\nMore on Monday."
     notes = [
-        _entity("n1", "annotation", T0 + 1, text=text, reference_content_ids=["page"]),
+        processed_item("n1", "annotation", T0 + 1, text=text, reference_content_ids=["page"]),
         # A note that says nothing but the quote is named by the quote.
-        _entity(
+        processed_item(
             "n2", "annotation", T0 + 2, text=quoted_passage(QUOTE), reference_content_ids=["page"]
         ),
     ]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.caches import processed_item
 from support.signals import Emitted
 
 from memex_desktop.api.models import SearchRawResponse
@@ -25,22 +26,11 @@ def _row(entity_id: str, title: str, snippet: str = "", kind: str = "annotation"
     return EntityRow(entity_id, kind, title, None, None, None, T0, T0, None, None, snippet)
 
 
-def _entity(entity_id: str, kind: str, at: int, **fields: Any) -> dict[str, Any]:
-    return {
-        "id": entity_id,
-        "type": kind,
-        "created_at": at,
-        "updated_at": at,
-        "metadata": {"status": "indexing-done"},
-        **fields,
-    }
-
-
 def _note(note_id: str, target: str, text: str, at: int, attrs: dict[str, Any]) -> dict[str, Any]:
     """A note on another item citing ``target`` with ``attrs`` (e.g. a video moment)."""
     reference = {"type": "memex-reference", "attrs": {"content_id": target, **attrs}}
     content = [{"type": "paragraph", "content": [{"type": "text", "text": text}, reference]}]
-    return _entity(
+    return processed_item(
         note_id,
         "annotation",
         at,
@@ -61,7 +51,7 @@ def cache(tmp_path: Path) -> Iterator[tuple[Path, StoreWriter]]:
     """A video, a note citing it at 1:23, a note on it and a note mentioning it."""
     path = tmp_path / "cache.db"
     writer = StoreWriter(path)
-    video = _entity(
+    video = processed_item(
         "video",
         "youtube",
         T0,
@@ -70,7 +60,7 @@ def cache(tmp_path: Path) -> Iterator[tuple[Path, StoreWriter]]:
         transcript={"en": [{"offset": 80, "text": "Open the hive slowly", "duration": 5}]},
     )
     moment = _note("note-moment", "video", "Smoke first <b>always</b>", T0 + 1, {"startTime": 83})
-    page = _entity(
+    page = processed_item(
         "page",
         "annotation",
         T0 + 2,
@@ -78,7 +68,7 @@ def cache(tmp_path: Path) -> Iterator[tuple[Path, StoreWriter]]:
         text="See the video",
         reference_content_ids=["elsewhere", "video"],
     )
-    on_it = _entity(
+    on_it = processed_item(
         "note-on", "annotation", T0 + 3, text="Good one", reference_content_ids=["video"]
     )
     writer.ingest_search_page(_page([video, moment, page, on_it])).result(timeout=30)
@@ -238,14 +228,14 @@ def test_highlights_and_notes_are_told_by_their_quote_and_own_words(
     _path, writer = cache
     quote = "Track items per second, time to first usable screen and the number of retries."
     before, after = "restart everything from zero. Measure it ", " If you do not measure sync"
-    page = _entity(
+    page = processed_item(
         "page-sync",
         "web",
         T0,
         title="Sync is a feature",
         full_text=f"When it fails, {before}{quote}{after}, you are not designing it.",
     )
-    highlight = _entity(
+    highlight = processed_item(
         "hl-1",
         "selector",
         T0 + 10,
@@ -257,7 +247,7 @@ def test_highlights_and_notes_are_told_by_their_quote_and_own_words(
         reference_content_ids=["page-sync"],
     )
     words = "Worth measuring before anything else."
-    on_passage = _entity(
+    on_passage = processed_item(
         "note-passage",
         "annotation",
         T0 + 12,
@@ -268,8 +258,8 @@ def test_highlights_and_notes_are_told_by_their_quote_and_own_words(
         "This is the demo every app should be able to give. If pulling the cable breaks your "
         "app, your users are the ones who find out, usually on a train."
     )
-    tweet = _entity("tweet-1", "twitter", T0 + 11, text=said, quote_tweet="page-sync")
-    moment = _entity(
+    tweet = processed_item("tweet-1", "twitter", T0 + 11, text=said, quote_tweet="page-sync")
+    moment = processed_item(
         "hl-video",
         "selector",
         T0 + 13,
