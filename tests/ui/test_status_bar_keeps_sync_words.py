@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from support.emulator import EmulatorFactory
+from support.following_sync import slow_server
 from support.signals import Emitted
 from support.window import WindowFactory
 
 from memex_desktop.api.client import MemexClient
 from memex_desktop.app import AppContext
 from memex_desktop.emulator import RunningEmulator
-from memex_desktop.emulator.synthetic import generate_library
 from memex_desktop.errors import ConnectionState
 from memex_desktop.settings import Settings
 from memex_desktop.ui import messages
@@ -46,9 +46,9 @@ def _no_sleep(_seconds: float) -> None:
 @pytest.fixture
 def server(emulator_factory: EmulatorFactory) -> RunningEmulator:
     """An emulator holding 1,000 items, each answer held back a little."""
-    running = emulator_factory(library=generate_library(LIBRARY_SIZE, seed=9, words_per_entity=20))
-    running.faults.latency(ANSWER_DELAY_S)
-    return running
+    return slow_server(
+        emulator_factory, LIBRARY_SIZE, seed=9, words_per_entity=20, answer_delay_s=ANSWER_DELAY_S
+    )
 
 
 @pytest.fixture
