@@ -5,9 +5,10 @@ The JSON export is a library file (the raw search response shape: every entity i
 upstream), so importing it into an empty cache reproduces the cache, and the emulator can
 serve it; ``highlightsByResultId`` lists under each item what its highlights mark and the notes
 on them. The Markdown export writes one file per item with its highlights (each with the notes
-on it), its notes as threads, its references and tags, for reading without memex-desktop;
-saved text is escaped so that no Markdown viewer finds HTML or a link in it that the item did
-not have as a link.
+on it), its notes as threads, its references and tags, for reading without memex-desktop. An
+item's content is the reader's rendering of it written as Markdown (headings, emphasis, web
+links, lists, quotes, code); saved text is escaped so that no Markdown viewer finds HTML,
+formatting or a link in it that the item did not have.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from memex_desktop.api.models import (
 from memex_desktop.api.urls import UrlProblem, parse_web_url
 from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.render.document import Lookup
+from memex_desktop.render.html_markdown import html_to_markdown
 from memex_desktop.render.text import plain_text_to_markdown
 from memex_desktop.store import CacheReader, StoreWriter, ThreadNode
 from memex_desktop.store.extract import body_text
@@ -321,10 +323,14 @@ def render_for_cli(
     *,
     transcript_language: str | None = None,
 ) -> str:
-    """The reader's rendering of an entity: plain text, or the same safe HTML as the reader."""
+    """The reader's rendering of an entity: plain text, the same safe HTML as the reader, or
+    that HTML as Markdown (``fmt`` "markdown", as the Markdown export writes it)."""
     context = cache_render_context(reader, transcript_language=transcript_language)
     doc = render_entity(entity, context)
-    out = doc.html if fmt == "html" else doc.text
+    if fmt == "markdown":
+        out = html_to_markdown(doc.html)
+    else:
+        out = doc.html if fmt == "html" else doc.text
     return out if out.endswith("\n") else out + "\n"
 
 
@@ -501,7 +507,7 @@ def export_markdown(
         if row.deleted_upstream_at is not None:
             lines.append("deleted_upstream: true")
         lines = [_front_matter_line(line) for line in lines]
-        body = plain_text_to_markdown(render_for_cli(entity, reader, "text").rstrip())
+        body = render_for_cli(entity, reader, "markdown").rstrip()
         lines += ["---", "", body, ""]
         lines += highlights_and_notes(reader, entity)
         edges = _entity_edges(reader, entity_id)
