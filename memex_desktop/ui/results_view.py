@@ -29,6 +29,7 @@ from PySide6.QtGui import (
     QFont,
     QFontMetrics,
     QKeyEvent,
+    QMouseEvent,
     QPainter,
     QPaintEvent,
     QResizeEvent,
@@ -48,7 +49,8 @@ class ResultsView(QListView):
     """The results list: uniform rows, no drops of its own (the window takes them).
 
     Signals:
-        current_entity_changed(str): the person moved to this result.
+        current_entity_changed(str): the person moved to this result (or clicked the row
+            already current, which another item may have replaced in the reader).
         entity_activated(str): Enter or a double-click on this result.
         empty_action_requested(str): the empty state's button was clicked (its action).
     """
@@ -378,6 +380,15 @@ class ResultsView(QListView):
             entity_id = self._results.id_at(current.row())
             if entity_id:
                 self.current_entity_changed.emit(entity_id)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        """A click on the current row moves nowhere, so Qt says nothing: say it, for the
+        reader may show another item now (a link followed, a notice's Open)."""
+        pressed = self.indexAt(event.position().toPoint())
+        on_current = pressed.isValid() and pressed == self.currentIndex()
+        super().mousePressEvent(event)
+        if on_current and event.button() == Qt.MouseButton.LeftButton:
+            self._on_current_changed(pressed, pressed)
 
     @Slot(QModelIndex)
     def _on_activated(self, index: QModelIndex) -> None:

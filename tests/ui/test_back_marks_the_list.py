@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from PySide6.QtCore import Qt
 from support.window import WindowFactory
 
 from memex_desktop.app import AppContext
@@ -76,3 +77,22 @@ def test_a_link_followed_in_the_reader_marks_its_item(qtbot: Any, context: AppCo
     window.reader_pane.follow_link(f"memex://entity/{listed[12]}")
     _read(qtbot, context, listed[12])
     assert _marked(context) == []
+
+
+def test_clicking_the_current_row_reads_it_again(qtbot: Any, context: AppContext) -> None:
+    """After reading an item the list does not show (a link, a notice's Open), the row that
+    was current is still there to click: a click reads it, as on any other row."""
+    window = context.window
+    listed = context.reader.search_ids("")
+    qtbot.waitUntil(lambda: window.results_model.ids() == listed, timeout=10_000)
+    window.results_model.set_results(listed[1:])
+    assert window.results_view.select_entity(listed[3])
+    _read(qtbot, context, listed[3])
+    window.reader_pane.show_entity(listed[0])  # not listed: the list keeps its current row
+    _read(qtbot, context, listed[0])
+    view = window.results_view
+    assert view.current_id() == listed[3]
+    row = view.visualRect(view.currentIndex()).center()
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=row)
+    _read(qtbot, context, listed[3])
+    assert _marked(context) == [listed[3]]
