@@ -7,8 +7,9 @@ and restores the dock layout by name.
 
 The side column fits the window's width: wide, the notes sit above the graph; narrower, they
 share the column as tabs; narrowest, the column folds away so the list and the reader keep
-their room. Widening undoes only what narrowing did: a dock the person hid stays hidden, one
-the person showed or arranged stays as it is.
+their room. A narrowed window narrows the column in proportion (Qt would keep its width and
+take every pixel from the list and the reader). Widening undoes only what narrowing did: a
+dock the person hid stays hidden, one the person showed or arranged stays as it is.
 
 The graph's depth (one hop or two) is the person's choice, kept across restarts in the
 window's QSettings: those handed over, else the application's own (the same file, as the app
@@ -108,6 +109,7 @@ class DockedPanes(QObject):
         self.tabbed_for_width = False  # the docks were tabbed because the window was narrow
         self.folded_for_width: set[str] = set()  # the docks hidden because it was narrower
         self._mode: str | None = None  # "wide", "tabbed" or "folded"
+        self._window_width = 0  # the width fit_width last arranged for
         self._graph_due: str | None = None
         self._graph_timer = QTimer(self)  # a child timer: shutdown stops it with the others
         self._graph_timer.setSingleShot(True)
@@ -170,8 +172,11 @@ class DockedPanes(QObject):
         else:
             mode = "wide"
         previous, self._mode = self._mode, mode
+        narrower_than, self._window_width = self._window_width, window_width
         # A restored dock layout brings the corners it was saved with.
         self._keep_side_column_whole()
+        if rearrange and 0 < window_width < narrower_than:
+            self._narrow_side_column(window_width / narrower_than)
         if not rearrange or mode == previous:
             return
         if mode != "folded":
@@ -182,6 +187,24 @@ class DockedPanes(QObject):
             self._tab_side_docks()
         if mode == "folded":
             self._fold_side_docks()
+
+    def _narrow_side_column(self, ratio: float) -> None:
+        """Narrow the docked notes and graph by ``ratio``, not below their least width."""
+        low, _high = DOCK_WIDTH_BOUNDS
+        window = self._window
+        docks = [
+            dock
+            for dock in (self.thread_dock, self.graph_dock)
+            if not dock.isHidden()
+            and not dock.isFloating()
+            and window.dockWidgetArea(dock) == Qt.DockWidgetArea.RightDockWidgetArea
+        ]
+        if not docks:
+            return
+        width = max(dock.width() for dock in docks)
+        narrowed = max(low, round(width * ratio))
+        if narrowed < width:
+            window.resizeDocks(docks, [narrowed] * len(docks), Qt.Orientation.Horizontal)
 
     def _keep_side_column_whole(self) -> None:
         """Give the bottom right corner to the side column, so a dock below (the outbox)

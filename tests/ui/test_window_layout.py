@@ -541,3 +541,23 @@ def test_a_restored_outbox_leaves_the_graph_its_height(
     QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
     assert window.graph_pane.view.height() >= USABLE_DRAWING
     assert window.outbox_dock.x() + window.outbox_dock.width() <= window.graph_dock.x()
+
+
+def test_narrowing_the_window_narrows_the_side_column_with_it(
+    window_factory: WindowFactory, demo_library: dict[str, Any], qtbot: Any
+) -> None:
+    """Qt keeps docks as wide as they were and takes a narrower window's pixels from the
+    central area alone: at 1100 px the reader was left 290 px, no wider than the notes."""
+    window = window_factory(library=demo_library).window
+    _sized(qtbot, window, LAPTOP)
+    window.arrange_default_panes(LAPTOP.width(), LAPTOP.height())  # a first run at this size
+    qtbot.waitUntil(lambda: window.thread_dock.width() > 280, timeout=5_000)
+    wide_side = window.thread_dock.width()
+    _sized(qtbot, window, BETWEEN)
+    qtbot.waitUntil(lambda: window.splitter.sizes()[2] == window.reader_pane.width())
+    side = window.thread_dock.width()
+    assert side <= round(wide_side * BETWEEN.width() / LAPTOP.width()) + 2
+    reader, results = window.reader_pane.width(), window.splitter.widget(1).width()
+    assert reader > side + 80
+    assert reader > results
+    _assert_fits(window, BETWEEN)
