@@ -1216,11 +1216,12 @@ def _sent_without_cache(session: Session, outbox: Any, waiting: set[int], exc: E
 def cmd_doctor(args: argparse.Namespace, session: Session) -> int:
     """Probe the server (read-only), print the findings, keep the flags and a report."""
     del args
+    from memex_desktop.services import explain_findings
     from memex_desktop.sync.doctor import run_doctor
 
     client = session.client()
     print(f"checking {client.base_url} ...", file=sys.stderr)
-    report = run_doctor(client, page_size=session.settings.page_size)
+    report = explain_findings(run_doctor(client, page_size=session.settings.page_size))
     print(report.table())
     if report.profile is not None:
         session.writer().set_sync_state(report.profile.state_key, report.profile.dump()).result()

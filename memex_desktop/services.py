@@ -9,7 +9,9 @@ cannot drift apart:
 - :func:`make_client`: the API client for that connection (None: the app runs local-only);
 - :func:`make_engine`: the sync engine, always with the outbox policy of the settings
   (:func:`outbox_policy`) unless a caller hands it another one (tests that must not wait);
-- :class:`SyncServices`: what every sync of the window shares, and the engine of one run.
+- :class:`SyncServices`: what every sync of the window shares, and the engine of one run;
+- :func:`explain_findings`: what each connection check means, for ``doctor`` and Help → Check
+  the connection to Memex… alike.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from memex_desktop import paths
 from memex_desktop.api.errors import BadApiUrl
-from memex_desktop.errors import Credential
+from memex_desktop.errors import Credential, check_meaning
 from memex_desktop.settings import Settings, api_url_from_environment
 from memex_desktop.store import CacheReader, Outbox, StoreWriter
 from memex_desktop.sync import OutboxPolicy, SyncEngine
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from memex_desktop.api.oauth import TokenProvider
     from memex_desktop.secrets import CredentialStore
     from memex_desktop.signin import ClientAuth
+    from memex_desktop.sync.doctor import DoctorReport
 
 _log = logging.getLogger(__name__)
 
@@ -236,3 +239,11 @@ def sync_services(
         credential=credential,
         outbox_policy=policy,
     )
+
+
+def explain_findings(report: DoctorReport) -> DoctorReport:
+    """``report`` with every finding saying what it means for the person (and what to do
+    about a problem), in :func:`memex_desktop.errors.check_meaning`'s words."""
+    for finding in report.findings:
+        finding.meaning = check_meaning(finding.check, finding.result, finding.ok, finding.meaning)
+    return report

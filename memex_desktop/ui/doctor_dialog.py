@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from memex_desktop.api.content import time_text
 from memex_desktop.errors import user_message
+from memex_desktop.services import explain_findings
 from memex_desktop.store import StoreError, StoreWriter
 from memex_desktop.sync.doctor import DoctorReport, public_url, run_doctor
 from memex_desktop.ui import theme
@@ -93,7 +94,7 @@ def check_connection(
     A check the person closed keeps nothing: it was not looked at, and a half-read server
     profile would only replace a better one.
     """
-    report = run_doctor(client, page_size=page_size)
+    report = explain_findings(run_doctor(client, page_size=page_size))
     if cancel.is_set():
         return None
     problems = []

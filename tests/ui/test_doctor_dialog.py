@@ -104,7 +104,11 @@ def test_the_check_fills_the_table_keeps_the_profile_and_saves_the_report(
         assert not item.icon().isNull()
         assert item.data(Qt.ItemDataRole.AccessibleTextRole) == (f"{marks[check[:2]]}: {check[3:]}")
         assert not item.flags() & Qt.ItemFlag.ItemIsEditable
-    assert ("reachable", "yes, credentials accepted", "") in _table_rows(dialog)
+    assert (
+        "reachable",
+        "yes, credentials accepted",
+        "The server answers and accepts your credentials.",
+    ) in _table_rows(dialog)
     assert dialog.summary_label.isVisible()
     assert dialog.summary_label.text() == "A sync can work against this server: it pages by offset."
     assert dialog.close_button.text() == "Close"
