@@ -20,6 +20,7 @@ from typing import Any
 from memex_desktop.api.content import (
     SELECTOR_PREFIX_KEYS,
     SELECTOR_QUOTE_KEYS,
+    SELECTOR_START_KEYS,
     SELECTOR_SUFFIX_KEYS,
     TEXT_SELECTOR,
 )
@@ -39,11 +40,13 @@ FALLBACK_WORDS = (12, 6)
 
 @dataclass(frozen=True)
 class Passage:
-    """A quote and the text just before and after it, as found in the item's text."""
+    """A quote and the text just before and after it, as found in the item's text; in a
+    video's transcript, also the moment (seconds) of the line it starts in."""
 
     quote: str
     prefix: str = ""
     suffix: str = ""
+    start_s: float | None = None
 
 
 def _readable(text: str) -> str:
@@ -171,6 +174,9 @@ def selector_payload(passage: Passage, *, target_id: str, external_id: str) -> d
         data[SELECTOR_PREFIX_KEYS[0]] = passage.prefix
     if passage.suffix:
         data[SELECTOR_SUFFIX_KEYS[0]] = passage.suffix
+    if passage.start_s is not None:
+        # Where Memex keeps a video highlight's moment (``start_time``, research §9.6).
+        data[SELECTOR_START_KEYS[0]] = passage.start_s
     return data
 
 

@@ -3,7 +3,9 @@
 A text highlight is looked for in the rendered text: its quote (white space may differ, and
 case when nothing else matches), the occurrence whose surrounding text agrees best with the
 highlight's context; when the quote is not there as a whole its first words are tried, and a
-highlight not found at all is left unpainted (the notes pane still lists it). A video's
+highlight not found at all is left unpainted (the notes pane still lists it). Quotes are
+looked for in the item's own words (:func:`own_text`): a transcript line's ``[mm:ss]`` and
+``▶``, which the reader adds, are no part of them. A video's
 highlight marks the transcript lines of its moment (or span). The paint is a character format
 merged into the document, carrying the highlight's id, so it survives the find bar's own
 marks; what each painted range looked like before is kept, so taking the paint off restores
@@ -13,10 +15,20 @@ it exactly (inline code keeps its background).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QMouseEvent, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QMouseEvent,
+    QTextBlock,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import QTextBrowser
 
 from memex_desktop.store.highlights import Highlight
@@ -33,6 +45,8 @@ _CSS_COLOUR = re.compile(
     re.S,
 )
 _TRANSCRIPT_TIME = re.compile(r"^memex://entity/[^?#]+\?(?:.*&)?t=(\d+)")
+# The link beside a transcript line that opens the video at its moment (render/entities.py).
+MOMENT_MARK = "\u25b6"
 
 
 def highlight_colour(css: str) -> QColor:
@@ -86,6 +100,109 @@ def article_end(document: QTextDocument) -> int:
     return document.characterCount()
 
 
+def _label_length(block: QTextBlock) -> int:
+    """How many characters at the start of a transcript line the reader adds: its
+    ``[mm:ss]`` link, its ``▶`` link and the spaces after them."""
+    length = 0
+    iterator = block.begin()
+    while not iterator.atEnd():
+        fragment = iterator.fragment()
+        text = fragment.text()
+        href = fragment.charFormat().anchorHref()
+        label = bool(href) and (
+            (text.startswith("[") and _TRANSCRIPT_TIME.match(href) is not None)
+            or text.strip() == MOMENT_MARK
+        )
+        if not label:
+            spaces = len(text) - len(text.lstrip())
+            length += spaces
+            if spaces < len(text):
+                break
+        else:
+            length += len(text)
+        iterator += 1
+    return length
+
+
+@dataclass(frozen=True)
+class OwnText:
+    """The item's own words in a rendered document, and where each run of them sits.
+
+    ``text`` is the document's text up to its "Referenced by" section, without the labels
+    the reader puts before each transcript line (``[mm:ss] ▶``): what Memex holds of the
+    item, so that a highlight's quote and context are made of it, and found in it again.
+    """
+
+    text: str
+    # Where each run of the text starts in ``text`` and in the document, in order.
+    own_starts: tuple[int, ...]
+    document_starts: tuple[int, ...]
+    # The transcript lines of the document (document positions).
+    lines: tuple[TimedLine, ...] = ()
+
+    def document_position(self, offset: int) -> int:
+        """The document position of the character at ``offset`` of ``text``."""
+        run = max(0, bisect_right(self.own_starts, offset) - 1)
+        return self.document_starts[run] + offset - self.own_starts[run]
+
+    def document_span(self, span: Span) -> Span:
+        """A span of ``text`` as a span of the document."""
+        if span.end <= span.start:
+            start = self.document_position(span.start)
+            return Span(start, start)
+        return Span(self.document_position(span.start), self.document_position(span.end - 1) + 1)
+
+    def offset_of(self, position: int) -> int:
+        """The offset in ``text`` of a document position (a position inside a label: the
+        start of the words after it)."""
+        run = max(0, bisect_right(self.document_starts, position) - 1)
+        start = self.document_starts[run]
+        end = start + self.run_length(run)
+        if position >= end and run + 1 < len(self.document_starts):
+            return self.own_starts[run + 1]  # in the labels after the run: the next run
+        return self.own_starts[run] + min(position, end) - start
+
+    def run_length(self, run: int) -> int:
+        """How many characters run ``run`` holds."""
+        following = self.own_starts[run + 1] if run + 1 < len(self.own_starts) else len(self.text)
+        return following - self.own_starts[run]
+
+    def line_at(self, position: int) -> TimedLine | None:
+        """The transcript line holding a document position, if any."""
+        for line in self.lines:
+            if line.start <= position <= line.end:
+                return line
+        return None
+
+
+def own_text(document: QTextDocument) -> OwnText:
+    """The item's own words in ``document`` (see :class:`OwnText`)."""
+    full = document.toPlainText()
+    end = min(len(full), article_end(document))
+    lines = [line for line in transcript_lines(document) if line.start < end]
+    if not lines:
+        return OwnText(full[:end], (0,), (0,))
+    parts: list[str] = []
+    own_starts: list[int] = []
+    document_starts: list[int] = []
+    kept = 0  # how much of the text is in parts
+    cursor = 0  # the document position read up to
+    for line in lines:
+        labels = _label_length(document.findBlock(line.start))
+        if labels == 0:
+            continue
+        if line.start > cursor or not own_starts:
+            own_starts.append(kept)
+            document_starts.append(cursor)
+            parts.append(full[cursor : line.start])
+            kept += line.start - cursor
+        cursor = min(end, line.start + labels)
+    own_starts.append(kept)
+    document_starts.append(cursor)
+    parts.append(full[cursor:end])
+    return OwnText("".join(parts), tuple(own_starts), tuple(document_starts), tuple(lines))
+
+
 def paint_format(colour: QColor, highlight_id: str, pending: bool) -> QTextCharFormat:
     """The character format of a painted highlight (a pending one is also underlined)."""
     paint = QTextCharFormat()
@@ -124,7 +241,8 @@ class HighlightPainter:
         self.highlights = list(highlights)
         self.spans = {}
         self.unplaced = []
-        text: str | None = None  # read once, and only for a highlight of text
+        own: OwnText | None = None  # read once, and only for a highlight of text
+        text: str | None = None
         lines: list[TimedLine] | None = None
         for highlight in self.highlights:
             passage = highlight.passage
@@ -134,10 +252,17 @@ class HighlightPainter:
                     lines = transcript_lines(document)
                 spans = moment_spans(lines, passage.start_s, passage.end_s)
             else:
-                if text is None:
-                    text = document.toPlainText()[: article_end(document)]
-                found = find_passage(text, passage.quote, passage.prefix, passage.suffix)
-                spans = [found] if found is not None else []
+                if own is None:
+                    own = own_text(document)
+                found = find_passage(own.text, passage.quote, passage.prefix, passage.suffix)
+                if found is not None:
+                    spans = [own.document_span(found)]
+                else:
+                    # A highlight made on the reader's labels too (by an older version).
+                    if text is None:
+                        text = document.toPlainText()[: article_end(document)]
+                    found = find_passage(text, passage.quote, passage.prefix, passage.suffix)
+                    spans = [found] if found is not None else []
             if not spans:
                 self.unplaced.append(highlight.id)
                 continue

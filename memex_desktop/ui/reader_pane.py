@@ -88,6 +88,7 @@ from memex_desktop.ui.highlight_painter import (
     HighlightClicks,
     HighlightPainter,
     highlight_colour,
+    own_text,
     transcript_lines,
 )
 from memex_desktop.ui.image_fit import fit_images
@@ -1030,15 +1031,30 @@ class ReaderPane(QWidget):
         self._highlight_clicks.clicked.connect(self.highlight_clicked)
 
     def selected_passage(self) -> Passage | None:
-        """The passage selected in the item shown, with the text around it (None: no
-        selection, or one of nothing but white space)."""
+        """The passage selected in the item shown, with the text around it, in the item's
+        own words (a transcript line's ``[mm:ss] ▶`` left out) and, in a transcript, with
+        the moment of the line it starts in (None: no selection, or one of nothing but white
+        space or labels)."""
         if self._current is None or self._current.document is None:
             return None
         cursor = self.browser.textCursor()
         if not cursor.hasSelection():
             return None
-        text = self.browser.document().toPlainText()
-        return passage_in(text, cursor.selectionStart(), cursor.selectionEnd())
+        document = self.browser.document()
+        start, end = cursor.selectionStart(), cursor.selectionEnd()
+        own = own_text(document)
+        words_end = own.document_position(len(own.text) - 1) + 1 if own.text else 0
+        if start >= words_end:
+            # Under "Referenced by" (no words of the item): its text as shown.
+            return passage_in(document.toPlainText(), start, end)
+        # The item's own words: never the labels the reader adds to a transcript line.
+        passage = passage_in(own.text, own.offset_of(start), own.offset_of(min(end, words_end)))
+        if passage is None:
+            return None
+        line = own.line_at(start) or next(
+            (line for line in own.lines if start <= line.start < end), None
+        )
+        return passage if line is None else replace(passage, start_s=line.seconds)
 
     @property
     def highlighted_entity_id(self) -> str | None:
