@@ -713,10 +713,9 @@ class _StderrProgress:
         if progress.phase == self.last_phase and now - self.last_at < 0.5 and not last:
             return
         self.last_at, self.last_phase = now, progress.phase
-        # An estimate no larger than what is done says nothing of what is left.
-        ahead = progress.total_estimate is not None and progress.total_estimate > progress.done
-        total = f"/~{progress.total_estimate}" if ahead else ""
-        print(f"{progress.phase}: {progress.done}{total} ({progress.message})", file=self.stream)
+        from memex_desktop.sync.summary import progress_line
+
+        print(progress_line(progress), file=self.stream)
         self.stream.flush()
 
 
@@ -1421,12 +1420,13 @@ def cmd_export(args: argparse.Namespace, session: Session) -> int:
     """Write the whole cache to DIR as one JSON library file or a folder of Markdown."""
     from memex_desktop.sync import SyncProgress
     from memex_desktop.sync.export import export_json, export_markdown
+    from memex_desktop.sync.summary import exported_sentence
 
     printer = None if args.quiet else _StderrProgress(sys.stderr)
 
     def progress(done: int, total: int) -> None:
         if printer is not None:
-            words = f"{done:,} of {total:,} items"
+            words = exported_sentence(done, total)
             printer(SyncProgress("export", done, None, words), last=done >= total)
 
     directory: Path = args.directory

@@ -1,4 +1,5 @@
-"""What a running sync is doing and what a finished one did, in words for the status bar."""
+"""What a running sync is doing and what a finished one did, in words for the status bar and
+the command line (which says the same things in the same words)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,23 @@ def progress_sentence(progress: SyncProgress) -> str:
     if progress.waiting_s is None:
         return fetched
     return f"{fetched}; the server asked to slow down, asking again in {progress.waiting_s:.0f} s"
+
+
+def progress_line(progress: SyncProgress) -> str:
+    """The command line's line for a step of a sync (or an export): the window's words
+    (:func:`progress_sentence`) where it says the same, a sentence for the steps it words in
+    the engine's shorthand."""
+    if progress.phase == "reconcile":
+        listed = counted(progress.done, "item")
+        return f"Checking for items deleted on the server: it lists {listed}"
+    if progress.phase == "outbox":
+        return f"Sending queued saves: {progress.message}"
+    return progress_sentence(progress)
+
+
+def exported_sentence(done: int, total: int) -> str:
+    """How far an export has come: ``Exported 20 of 71 items``."""
+    return f"Exported {done:,} of {counted(total, 'item')}"
 
 
 def fetched_sentence(done: int, total: int | None) -> str:

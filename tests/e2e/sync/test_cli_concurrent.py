@@ -43,7 +43,7 @@ def _wait_until_pulling(sync: subprocess.Popen[str]) -> list[str]:
     lines: list[str] = []
     for line in sync.stderr:
         lines.append(line)
-        if line.startswith("pull: ") and not line.startswith("pull: 0"):
+        if line.startswith("Syncing: ") and not line.startswith("Syncing: nothing"):
             return lines
     pytest.fail(f"the sync ended before it pulled: {''.join(lines)}")
 
