@@ -168,7 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.set_defaults(handler=handler)
         return cmd
 
-    cmd = command("sync", cmd_sync, "pull + reconcile + drain the outbox (progress on stderr)")
+    cmd = command(
+        "sync",
+        cmd_sync,
+        "fetch new and changed items, mark the ones deleted on the server, and send queued "
+        "saves and notes (progress on stderr)",
+    )
     cmd.add_argument("--full", action="store_true", help="a complete pass with reconciliation")
     cmd.add_argument(
         "--confirm-deletions",
@@ -184,7 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
         "after:YYYY-MM-DD, before:YYYY-MM, is:deleted; its words need no quotes, and may "
         "come among the options (search compost -worm --limit 5)"
     )
-    cmd.add_argument("query", metavar="QUERY")
+    cmd.add_argument(
+        "query", metavar="QUERY", help="what to look for, in the search language above"
+    )
     cmd.add_argument(
         "--type",
         action="append",
@@ -196,7 +203,13 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument(
         "--sort", choices=SORTS, default="relevance", help="result order (default: relevance)"
     )
-    cmd.add_argument("--limit", type=_positive_int, default=20, metavar="N")
+    cmd.add_argument(
+        "--limit",
+        type=_positive_int,
+        default=20,
+        metavar="N",
+        help="show at most N results (default: %(default)s)",
+    )
     cmd.add_argument(
         "--remote", action="store_true", help="ask the server too and cache what it returns"
     )
@@ -207,8 +220,13 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_show,
         "print a cached item as the reader shows it, then its highlights and notes",
     )
-    cmd.add_argument("id", metavar="ID")
-    cmd.add_argument("--format", choices=("text", "html"), default="text")
+    cmd.add_argument("id", metavar="ID", help="the item to show (its id, or the start of it)")
+    cmd.add_argument(
+        "--format",
+        choices=("text", "html"),
+        default="text",
+        help="plain text, or the reader's safe HTML (default: %(default)s)",
+    )
 
     cmd = command("save", cmd_save, "queue URL saves (sent at once when online)")
     cmd.add_argument(
@@ -224,7 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument(
         "id", metavar="ID", help="the item the note is on (its id, or the start of it)"
     )
-    cmd.add_argument("text", metavar="TEXT")
+    cmd.add_argument("text", metavar="TEXT", help="what the note says (quote it in the shell)")
     cmd.add_argument(
         "--reply-to",
         metavar="NOTE_ID",
@@ -232,19 +250,45 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     cmd = command("outbox", cmd_outbox, "list, retry or drop queued saves")
-    cmd.add_argument("action", nargs="?", choices=("list", "retry", "drop"), default="list")
-    cmd.add_argument("op_id", nargs="?", metavar="ID")
+    cmd.add_argument(
+        "action",
+        nargs="?",
+        choices=("list", "retry", "drop"),
+        default="list",
+        help="list the queued saves, or retry or drop one (default: %(default)s)",
+    )
+    cmd.add_argument(
+        "op_id",
+        nargs="?",
+        metavar="ID",
+        help="the number `outbox list` shows for the save to retry or drop",
+    )
     cmd.add_argument("--json", action="store_true", help="print a JSON array (list)")
 
     cmd = command("export", cmd_export, "write every cached item, note, thread and tag to DIR")
-    cmd.add_argument("directory", type=Path, metavar="DIR")
-    cmd.add_argument("--format", choices=("json", "markdown"), default="json")
+    cmd.add_argument(
+        "directory",
+        type=Path,
+        metavar="DIR",
+        help="the folder to write into (made if it does not exist)",
+    )
+    cmd.add_argument(
+        "--format",
+        choices=("json", "markdown"),
+        default="json",
+        help="one JSON library file, or a Markdown file per item (default: %(default)s)",
+    )
     cmd.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
     cmd = command(
         "import", cmd_import, "load a JSON export, a library file or JSON Lines into the cache"
     )
-    cmd.add_argument("file", type=Path, metavar="FILE")
+    cmd.add_argument(
+        "file",
+        type=Path,
+        metavar="FILE",
+        help="a JSON export of this app, a Memex library file, or JSON Lines of items",
+    )
 
     cmd = command("login", cmd_login, "sign in with Memex in the browser (OAuth with PKCE)")
     cmd.add_argument(
@@ -794,9 +838,25 @@ def cmd_sync(args: argparse.Namespace, session: Session) -> int:
 # --------------------------------------------------------------------------- search / show
 
 
+# The most characters of a result's snippet printed (on its own line, under the title).
+SNIPPET_CHARS = 200
+
+
 def _plain_snippet(snippet: str) -> str:
     """The store marks matches with control characters; the command line shows plain text."""
-    return " ".join(snippet.replace("\x02", "").replace("\x03", "").split())
+    return _cut_at_word(snippet.replace("\x02", "").replace("\x03", ""), SNIPPET_CHARS)
+
+
+def _cut_at_word(text: str, limit: int) -> str:
+    """``text`` on one line in at most ``limit`` characters: cut after a whole word, the cut
+    marked with an ellipsis (a word cut in two reads as a typo)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    kept = text[: limit - 1]
+    if not text[limit - 1].isspace() and " " in kept:
+        kept = kept[: kept.rfind(" ")]
+    return kept.rstrip(" ,;:-–—") + "…"
 
 
 def cmd_search(args: argparse.Namespace, session: Session) -> int:
@@ -856,7 +916,7 @@ def _print_rows(batches: Iterator[list[dict[str, Any]]], *, json_output: bool) -
             if row["url"]:
                 print(f"    {row['url']}")
             if row["snippet"]:
-                print(f"    {row['snippet'][:200]}")
+                print(f"    {_cut_at_word(row['snippet'], SNIPPET_CHARS)}")
             printed += 1
         sys.stdout.flush()
     return printed
@@ -913,7 +973,7 @@ def _remote_rows(args: argparse.Namespace, session: Session) -> list[dict[str, A
                 "type": row.type,
                 "title": row.title,
                 "url": row.url,
-                "snippet": " ".join(row.snippet_source.split())[:200],
+                "snippet": _cut_at_word(row.snippet_source, SNIPPET_CHARS),
                 "created_at": row.created_at,
             }
         )
@@ -1132,8 +1192,10 @@ def cmd_note(args: argparse.Namespace, session: Session) -> int:
     try:
         result = queue_note(outbox, reader, args.text, target_id=target_id, reply_to=reply_to)
     except NoteTargetUnknown as exc:
+        missing = exc.args[0]
+        what = "note" if reply_to is not None and missing in (reply_to, args.reply_to) else "item"
         raise CliError(
-            f"no cached item with id {exc.args[0]!r} (sync first, or check the id)",
+            f"no cached {what} with id {missing!r} (sync first, or check the id)",
             EXIT_NOT_FOUND,
         ) from None
     except ValueError as exc:
