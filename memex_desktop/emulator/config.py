@@ -87,6 +87,9 @@ class EmulatorConfig:
     ignore_offset: bool = False
     # /search accepts any sortBy and ignores it: an empty query is ordered by a hash of the id.
     ignore_sort_by: bool = False
+    # /search accepts viewIds and ignores them: a search asked within a saved view answers
+    # from the whole library (the client narrows the answer to the view itself).
+    ignore_view_ids: bool = False
     # Set: every request answers 301 with Location = moved_to + the request's path.
     moved_to: str | None = None
     # /find-content-by-url answers the entity saved under a URL (its normalized form). The
@@ -128,7 +131,8 @@ def profile_settings(name: str) -> dict[str, Any]:
 
     ``ignore_offset``, ``ignore_sort_by`` and ``moved_to`` are separate variants, not part of
     a profile: each leaves offset paging (or any request) unable to work, which a client should
-    detect and report rather than cope with. ``ValueError`` on an unknown name.
+    detect and report rather than cope with. ``ignore_view_ids`` is one too: a server that
+    searches the whole library when asked within a view. ``ValueError`` on an unknown name.
     """
     default: dict[str, Any] = {
         "profile": "default",

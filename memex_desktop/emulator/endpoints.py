@@ -80,6 +80,8 @@ def _no_fields(body: JsonObject, where: str) -> None:
 def search(state: EmulatorState, body: JsonObject) -> Answer:
     """``/search`` and ``/search-content``: compact or raw by ``raw``."""
     refuse_fields(body, state.config.rejected_fields)
+    if state.config.ignore_view_ids:
+        body = {key: value for key, value in body.items() if key != "viewIds"}
     with state.lock:
         request = parse_search_request(body, state)
         ignores_sort = state.config.ignore_sort_by

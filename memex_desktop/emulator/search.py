@@ -44,6 +44,8 @@ default:
 - ``ignore_offset``: pages always start at 0; ``meta.offset`` still echoes the request.
 - ``ignore_sort_by``: any ``sortBy`` is accepted (not validated) and ignored, a view's too; a
   query with words is ordered by relevance and one without by a hash of the id, not by date.
+- ``ignore_view_ids``: ``/search`` accepts ``viewIds`` and ignores them (``/execute-view-search``
+  still runs its view): a search asked within a view answers from the whole library.
 - ``distinct_library_ids`` and ``strip_annotation_references`` change the served entities
   (:mod:`memex_desktop.emulator.served`). With the latter, the ``referencesByResultId`` entry of
   every annotation lists its links (parent first).

@@ -179,6 +179,11 @@ class _Builder:
     deleted: bool = False
     free: list[str] = field(default_factory=list)
     word_count: int = 0
+    # What means nothing, in the order typed; the unknown type names are named together,
+    # where the first of them stands.
+    problems: list[str] = field(default_factory=list)
+    unknown_types: list[str] = field(default_factory=list)
+    unknown_types_at: int = 0
 
 
 def typed_in_full(text: str) -> str:
@@ -197,6 +202,9 @@ def parse_query(text: str) -> SearchQuery:
     built = _Builder()
     previous = ""  # the kind of the last token that added something
     pending_or = False
+    # Every part that means nothing is named, not only the first: fixing one and meeting
+    # the next was the only way to learn of it.
+    problems = built.problems
     for index, token in enumerate(tokens):
         if token.kind == "or":
             pending_or = previous != ""
@@ -207,10 +215,19 @@ def parse_query(text: str) -> SearchQuery:
         joined = pending_or
         pending_or = False
         if joined and (kind != previous or kind not in _JOINABLE):
-            raise SearchLanguageError(_or_refused(previous, kind, text))
+            problems.append(_or_refused(previous, kind, text))
+            joined = False
         prefix = typing and index == len(tokens) - 1 and token.kind == "words"
-        _add(built, token, joined, prefix)
+        try:
+            _add(built, token, joined, prefix)
+        except SearchLanguageError as exc:
+            problems.append(str(exc))
+            continue
         previous = kind
+    if built.unknown_types:
+        problems.insert(built.unknown_types_at, unknown_types_text(built.unknown_types))
+    if problems:
+        raise SearchLanguageError(problems_text(problems))
     return SearchQuery(
         text=text,
         groups=tuple(tuple(group) for group in built.groups),
@@ -229,6 +246,18 @@ def parse_query(text: str) -> SearchQuery:
 
 
 _JOINABLE = frozenset({"words", "tag", "type", "site"})
+# Problems named in full in one message; past these, how many more there are.
+NAMED_PROBLEMS = 3
+
+
+def problems_text(problems: list[str]) -> str:
+    """The words naming each problem of a query (the first few, and how many more)."""
+    unique = list(dict.fromkeys(problems))
+    named = " ".join(unique[:NAMED_PROBLEMS])
+    more = len(unique) - NAMED_PROBLEMS
+    if more <= 0:
+        return named
+    return f"{named} And {more} more {'problem' if more == 1 else 'problems'}."
 
 
 def _or_refused(before: str, after: str, text: str) -> str:
@@ -325,7 +354,14 @@ def _add_filter(built: _Builder, token: _Token, joined: bool) -> None:
         else:
             built.tags.append([value])
     elif token.key == "type":
-        (built.excluded_types if token.negated else built.types).extend(content_types(value))
+        try:
+            kinds = content_types(value)
+        except SearchLanguageError:
+            if not built.unknown_types:
+                built.unknown_types_at = len(built.problems)
+            built.unknown_types.append(value)
+            return
+        (built.excluded_types if token.negated else built.types).extend(kinds)
     elif token.key == "site":
         if host := site_host(value):
             (built.excluded_sites if token.negated else built.sites).append(host)
@@ -354,7 +390,17 @@ def content_types(name: str) -> tuple[str, ...]:
             return TYPE_NAMES[candidate]
         if candidate in _BY_LOWER_TYPE:
             return (_BY_LOWER_TYPE[candidate],)
-    raise SearchLanguageError(f'There is no type "{name.strip()}". Types: {", ".join(TYPE_NAMES)}.')
+    raise SearchLanguageError(unknown_types_text([name]))
+
+
+def unknown_types_text(names: list[str]) -> str:
+    """Words naming type names that mean nothing, and the names there are."""
+    quoted = [f'"{name.strip()}"' for name in dict.fromkeys(names)]
+    if len(quoted) == 1:
+        which = f"There is no type {quoted[0]}."
+    else:
+        which = f"There are no types {', '.join(quoted[:-1])} or {quoted[-1]}."
+    return f"{which} Types: {', '.join(TYPE_NAMES)}."
 
 
 def site_host(value: str) -> str:

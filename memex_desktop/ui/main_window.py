@@ -652,7 +652,8 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_search_message_outdated(self, message: UserMessage) -> None:
-        """A message about a view or feed the person has left goes, where it still shows."""
+        """A message no longer true goes, where it still shows: about a view or feed the
+        person has left, or about a query problem since fixed."""
         line = message_line(message)
         if self.toast.isVisible() and self.toast.text() == line:
             self.toast.hide()

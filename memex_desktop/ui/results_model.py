@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -108,6 +108,10 @@ class ResultsModel(QStandardItemModel):
         self._positions: dict[str, int] | None = {}
         # Only ids found on the server are listed ("cloud", "both"); the rest are "cached".
         self._provenance: dict[str, str] = {}
+        # The ids listed because the server found them (the local search did not): kept at
+        # the end when the list is read again. Their badge says whether the server brought
+        # them ("cloud") or the cache held them already ("both").
+        self._from_server: set[str] = set()
         self._rows: dict[str, EntityRow] = {}
         # The store's marked snippet of each local result read so far ("" when none matched).
         self._snippets: dict[str, str] = {}
@@ -278,6 +282,7 @@ class ResultsModel(QStandardItemModel):
         self.beginResetModel()
         self._ids, self._positions = _indexed(ids, positions)
         self._provenance = {} if provenance == "cached" else dict.fromkeys(self._ids, provenance)
+        self._from_server = set() if provenance == "cached" else set(self._ids)
         self._local_count = len(self._ids) if provenance == "cached" else 0
         self._query = query
         self._filters = filters or SearchFilters()
@@ -318,17 +323,20 @@ class ResultsModel(QStandardItemModel):
         finally:
             self.blockSignals(blocked)
 
-    def merge_remote(self, ids: Sequence[str]) -> int:
+    def merge_remote(self, ids: Sequence[str], brought: Collection[str] | None = None) -> int:
         """Merge remote search results in by id; returns how many rows were added.
 
-        Ids already listed gain the "both" badge; new ones are appended in server order.
+        Ids already listed gain the "both" badge; new ones are appended in server order,
+        badged "cloud" when the server brought them to the cache, "both" when the cache held
+        them already. ``brought``: the ids the server's answer brought or changed (None:
+        any of them may have been).
         """
         new: list[str] = []
         positions = self._position_map()
         for entity_id in dict.fromkeys(ids):
             if entity_id in positions:
                 row = positions[entity_id]
-                if self._provenance.get(entity_id) != "cloud":
+                if entity_id not in self._from_server:
                     self._provenance[entity_id] = "both"
                 index = self.index(row, 0)
                 self.dataChanged.emit(index, index, [self.ProvenanceRole])
@@ -341,7 +349,9 @@ class ResultsModel(QStandardItemModel):
                 for offset, entity_id in enumerate(new):
                     self._ids.append(entity_id)
                     positions[entity_id] = first + offset
-                    self._provenance[entity_id] = "cloud"
+                    held = brought is not None and entity_id not in brought
+                    self._provenance[entity_id] = "both" if held else "cloud"
+                    self._from_server.add(entity_id)
                     self._failed.discard(entity_id)
 
             self._change_rows(True, first, len(new), append)
@@ -375,8 +385,8 @@ class ResultsModel(QStandardItemModel):
         remote_kept = sorted(
             (
                 entity_id
-                for entity_id, provenance in self._provenance.items()
-                if provenance == "cloud" and entity_id in listed and entity_id not in new_positions
+                for entity_id in self._from_server
+                if entity_id in listed and entity_id not in new_positions
             ),
             key=listed.__getitem__,
         )
@@ -406,6 +416,7 @@ class ResultsModel(QStandardItemModel):
             self._positions = None
             for entity_id in run:
                 self._provenance.pop(entity_id, None)
+                self._from_server.discard(entity_id)
                 self._failed.discard(entity_id)
 
         self._change_rows(True, first, len(run), append)
@@ -433,7 +444,7 @@ class ResultsModel(QStandardItemModel):
         count = len(self._ids)
         if len(new_ids) < count or new_ids[:count] != self._ids:
             return False
-        if "cloud" in self._provenance.values():
+        if self._from_server:
             return False
         if len(new_ids) > count:
 
@@ -449,6 +460,7 @@ class ResultsModel(QStandardItemModel):
         """Forget the ids of rows ``start`` to ``stop`` (excluded)."""
         for gone in self._ids[start:stop]:
             self._provenance.pop(gone, None)
+            self._from_server.discard(gone)
             self._rows.pop(gone, None)
         del self._ids[start:stop]
         self._positions = None

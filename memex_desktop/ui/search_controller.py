@@ -22,8 +22,9 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from memex_desktop.errors import UserMessage, user_message
-from memex_desktop.store import CacheReader, StoreError, TagRow
+from memex_desktop.store import CacheReader, ChangeSet, StoreError, TagRow
 from memex_desktop.store.search_language import (
+    SERVER_CONTENT_TYPES,
     SearchLanguageError,
     Sort,
     parse_query,
@@ -254,21 +255,99 @@ def view_search_narrowed(
         return ViewAnswer(result, None, [], sort)
 
 
+def remote_scope(scope: Scope, options: dict[str, Any]) -> dict[str, Any]:
+    """The ``/search`` options of a remote search (:func:`remote_request`'s) narrowed to the
+    sidebar entry on show where the server knows it: a saved view (``viewIds``), a feed
+    (``feedIds``), a type or a tag. The answer is narrowed to the entry here all the same
+    (:func:`remote_results_kept`): a server may not apply what it is sent."""
+    narrowed = dict(options)
+    if not scope.value:
+        return narrowed
+    if scope.kind == "view":
+        narrowed["view_ids"] = [scope.value]
+    elif scope.kind == "feed":
+        narrowed["feed_ids"] = [scope.value]
+    elif scope.kind == "type" and scope.value in SERVER_CONTENT_TYPES:
+        types = narrowed.get("content_types")
+        if not types or scope.value in types:
+            narrowed["content_types"] = [scope.value]
+    elif scope.kind == "tag" and "tag_match_strategy" not in narrowed:
+        # Tags sent together must all be carried, as the sidebar's and the query's must.
+        narrowed["tag_ids"] = [*narrowed.get("tag_ids", []), scope.value]
+    return narrowed
+
+
 @dataclass(frozen=True)
 class RemoteResults:
-    """A remote search's results from the server, those of them its query keeps."""
+    """A remote search's results from the server, those of them its search keeps."""
 
     request: int  # the number SyncController.remote_search gave the request
-    ids: list[str]
+    ids: list[str]  # those the search, the filters and the sidebar entry keep
+    total: int = 0  # how many the server answered
+    scope: Scope | None = None  # the sidebar entry they were narrowed to
 
 
 def remote_results_kept(
-    cache_path: Path, request: int, query: str, ids: list[str]
+    cache_path: Path,
+    request: int,
+    search: SearchRequest,
+    scope: Scope,
+    ids: list[str],
+    scope_extra: tuple[str, ...] = (),
 ) -> RemoteResults:
     """Worker: those of a remote search's results that keep to what the server cannot apply
     of the query (CacheReader.matching_ids: phrases and exclusions read in the items' texts,
-    a few hundred milliseconds for some)."""
-    return RemoteResults(request, thread_reader(cache_path).matching_ids(query, ids))
+    a few hundred milliseconds for some), to the filter menus and to the sidebar entry on
+    show: the items a view, a feed or a shelf lists (``scope_extra``: more of its items, the
+    server's answer for the view), a type or a tag.
+
+    A server that searched the whole library listed items of other views as results of
+    this one, and called items the cache holds "not in the local results".
+    """
+    reader = thread_reader(cache_path)
+    unique = list(dict.fromkeys(ids))
+    arguments = scoped_search(search, scope)
+    if arguments is None:
+        return RemoteResults(request, [], len(unique), scope)
+    kept = reader.matching_ids(search.query, unique)
+    listed = scope_ids(reader, scope)
+    if listed is not None:
+        members = {*listed, *scope_extra}
+        kept = [entity_id for entity_id in kept if entity_id in members]
+        arguments = {**arguments, "include_deleted": True}  # the list chose them
+    return RemoteResults(request, reader.filtered_ids(kept, **arguments), len(unique), scope)
+
+
+def remote_summary(total: int, kept: int, added: int, brought: int, within: str) -> str:
+    """The words saying what a remote search's answer added to the list: how many the
+    server found, how many of them ``within`` keeps, how many were listed already, how
+    many were added, and how many of those the cache did not hold before (``brought``)."""
+    said = f"{total} result{'' if total == 1 else 's'} from the server"
+    if kept < total:
+        said += f", {kept or 'none'} within {within}"
+    if not kept:
+        return said
+    parts = []
+    if listed := kept - added:
+        parts.append(f"{listed} already in the local results")
+    if added:
+        if brought == added:
+            origin = "new to the cache" if added == 1 else "all new to the cache"
+        elif brought:
+            origin = f"{brought} of them new to the cache"
+        else:
+            origin = "from the cache"
+        parts.append(f"{added} added to the list, {origin}")
+    return f"{said} ({'; '.join(parts)})"
+
+
+def scope_words(scope: Scope, filters: SearchFilters) -> str:
+    """What narrows a list in a sidebar entry, in words ("this view", "the filters")."""
+    if scope_lists_ids(scope):
+        return {"view": "this view", "feed": "this feed"}.get(scope.kind, "this shelf")
+    if (scope.kind in ("type", "tag") and scope.value) or filters != SearchFilters():
+        return "the filters"
+    return "the search"
 
 
 def by_date(reader: CacheReader, ids: list[str], sort: Sort) -> list[str]:
@@ -293,8 +372,9 @@ class SearchController(QObject):
             store (a ChangeSet for the panes).
         search_failed(object): the latest local search could not read the cache (the store
             error); the list keeps what it showed, and :attr:`read_problem` says why.
-        message_outdated(object): a UserMessage shown about a saved view or feed that is no
-            longer shown (the window takes it away).
+        message_outdated(object): a UserMessage shown that is no longer true (the window
+            takes it away): about a saved view or feed no longer shown, or about a query
+            problem no longer typed.
     """
 
     search_applied = Signal(int)
@@ -325,7 +405,6 @@ class SearchController(QObject):
         self._search_bar = search_bar
         self._results = results
         self._sort_control = sort_control
-        self._remote_query = ""
         self._sequence = 0
         # What the results model shows: the search it came from and whether it is complete.
         self._applied_sequence = 0
@@ -339,8 +418,19 @@ class SearchController(QObject):
         self._applied_stopped_at: int | None = None
         self._local_tasks: list[Task[LocalSearchResult]] = []
         self._remote_request = 0
+        # The search and the sidebar entry of the latest remote request: its answer is
+        # narrowed to them, and dropped once another entry is shown.
+        self._remote_search = SearchRequest()
+        self._remote_scope: Scope | None = None
         # Keeping the server's results of the latest remote request to its query.
         self._remote_keeping: Task[RemoteResults] | None = None
+        # Of the latest answer's results, those its caching wrote (None: any may be): the
+        # others the cache held already. The sync announces the changes of an answer just
+        # before its ids, in the same turn of the event loop (then they are forgotten).
+        self._changes_now: ChangeSet | None = None
+        self._remote_brought: frozenset[str] | None = frozenset()
+        # The words shown about a query that means nothing, taken away once it is fixed.
+        self._query_problem: UserMessage | None = None
         # The saved views asked of the server, by task, and the messages shown about the
         # sidebar entry on show: an answer or a message about an entry left is dropped.
         self._view_tasks: dict[Task[ViewAnswer], str] = {}
@@ -377,6 +467,7 @@ class SearchController(QObject):
         search_bar.remote_requested.connect(self._on_search_bar_remote_requested)
         sidebar.scope_selected.connect(self._on_sidebar_scope_selected)
         sidebar.scope_reselected.connect(self._on_sidebar_scope_reselected)
+        sync.store_changed.connect(self._on_sync_store_changed)
         sync.remote_results.connect(self._on_sync_remote_results)
         sync.remote_failed.connect(self._on_sync_remote_failed)
         sync.feed_listed.connect(self._on_sync_feed_listed)
@@ -420,6 +511,7 @@ class SearchController(QObject):
         except SearchLanguageError as exc:
             self._show_query_problem(request, exc)
             return self._sequence
+        self._withdraw_query_problem()
         # A phrase is checked on each candidate's text: at 100,000 items its first page takes
         # 16-140 ms, so on this thread it mostly ran out its budget, 30 ms of a frozen window
         # for each keystroke, before a worker read it again.
@@ -442,8 +534,21 @@ class SearchController(QObject):
         self._results.set_results([], query=request.query, filters=request.filters)
         self._applied_filters = request.filters
         self._applied_scope = self._sidebar.current_scope()
-        self._messages.show(user_message(exc))
+        self._say_query_problem(exc)
         self.search_applied.emit(0)
+
+    def _say_query_problem(self, exc: SearchLanguageError) -> None:
+        """Say what a query means nothing by; taken away once the query is fixed."""
+        message = user_message(exc)
+        self._query_problem = message
+        self._messages.show(message)
+
+    def _withdraw_query_problem(self) -> None:
+        """The query typed now means something: the words about its problem are not true of
+        it any more (they stayed up over the fixed query's results)."""
+        message, self._query_problem = self._query_problem, None
+        if message is not None:
+            self.message_outdated.emit(message)
 
     @Slot(str)
     def _on_sort_control_sort_changed(self, _sort: str) -> None:
@@ -621,19 +726,24 @@ class SearchController(QObject):
     # -- the server's results ------------------------------------------------------------------
 
     def ask_remote(self, request: SearchRequest) -> None:
-        """Ask the server for what it can apply of the query; the rest is applied to its
-        results here (see CacheReader.matching_ids), which merge in when they arrive."""
+        """Ask the server for what it can apply of the query, within the sidebar entry on
+        show; the rest is applied to its results here (see :func:`remote_results_kept`),
+        which merge in when they arrive."""
         try:
             parsed = parse_query(request.query)
         except SearchLanguageError as exc:
-            self._messages.show(user_message(exc))
+            self._say_query_problem(exc)
             return
+        self._withdraw_query_problem()
         text, filters = remote_request(parsed, sort=self.sort(), tag_ids=self._reader.tag_ids_named)
         if request.filters.types:
             filters["content_types"] = list(request.filters.types)
         if request.filters.tag_id:
             filters["tag_ids"] = [*filters.get("tag_ids", []), request.filters.tag_id]
-        self._remote_query = request.query
+        scope = self._sidebar.current_scope()
+        filters = remote_scope(scope, filters)
+        self._remote_search = replace(request, remote=False)
+        self._remote_scope = scope
         self._remote_request = self._sync.remote_search(text, filters)
         if self._remote_request:
             self._messages.inform("Asking the Memex server…")
@@ -654,15 +764,46 @@ class SearchController(QObject):
         if request.query:
             self.ask_remote(request)
 
+    @Slot(object)
+    def _on_sync_store_changed(self, changes: ChangeSet) -> None:
+        """Remember what a write changed until the event loop turns: when it is a remote
+        answer's caching, its ids follow at once (:meth:`_on_sync_remote_results`)."""
+        if self._changes_now is None:
+            QTimer.singleShot(0, self, self._forget_changes_now)
+        self._changes_now = changes if self._changes_now is None else self._changes_now | changes
+
+    @Slot()
+    def _forget_changes_now(self) -> None:
+        self._changes_now = None
+
     @Slot(int, object)
     def _on_sync_remote_results(self, request: int, ids: list[str]) -> None:
-        """The server answered the latest remote request: keep its results to the query on
-        a worker, then merge them."""
+        """The server answered the latest remote request: keep its results to the search
+        and the sidebar entry on a worker, then merge them."""
+        changes, self._changes_now = self._changes_now, None
         if request != self._remote_request or self._runner.closed:
             return
+        if changes is None:
+            self._remote_brought = frozenset()
+        else:
+            every = changes.every_entity
+            self._remote_brought = None if every else frozenset(changes.entity_ids)
+        scope = self._remote_scope or self._sidebar.current_scope()
+        view = self._view_answer
+        also = (
+            tuple(view.result.ids)
+            if view is not None and scope.kind == "view" and view.result.view_id == scope.value
+            else ()
+        )
         self._remote_keeping = (
             self._runner.run(
-                remote_results_kept, self._cache_path, request, self._remote_query, ids
+                remote_results_kept,
+                self._cache_path,
+                request,
+                self._remote_search,
+                scope,
+                ids,
+                also,
             )
             .on_success(self._on_remote_results_kept)
             .on_failure(self._on_remote_results_failed)
@@ -670,13 +811,19 @@ class SearchController(QObject):
 
     @Slot(object)
     def _on_remote_results_kept(self, kept: RemoteResults) -> None:
-        """Merge the server's results of the latest remote request that keep to its query."""
+        """Merge the server's results of the latest remote request that keep to its search
+        and sidebar entry, unless another entry is shown since."""
         if kept.request != self._remote_request:
             return
-        added = self._results.merge_remote(kept.ids)
-        self._messages.inform(
-            f"{len(kept.ids)} results from the server ({added} not in the local results)"
-        )
+        scope = self._sidebar.current_scope()
+        if kept.scope is not None and kept.scope.key != scope.key:
+            return  # the list of another entry is on show
+        brought = self._remote_brought
+        appended = [entity_id for entity_id in kept.ids if self._results.row_of(entity_id) is None]
+        new = len(appended) if brought is None else sum(i in brought for i in appended)
+        added = self._results.merge_remote(kept.ids, brought=brought)
+        within = scope_words(scope, self._remote_search.filters)
+        self._messages.inform(remote_summary(kept.total, len(kept.ids), added, new, within))
 
     @Slot(object)
     def _on_remote_results_failed(self, exc: Exception) -> None:

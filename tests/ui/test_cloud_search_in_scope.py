@@ -1,0 +1,271 @@
+"""A search asked of the server (Enter) inside a saved view, a feed or the filters keeps to
+them, its words count what it added truly, and a hit the cache held already is not called
+one only the server has. A notice about a query problem goes once the query is fixed, and it
+names every problem of the query.
+
+Inside the saved view "Local-first reading", `compost OR mulch -worm` with Enter listed three
+gardening items of the library that are not in the view, said "3 results from the server (3
+not in the local results)" and badged them "cloud" though the cache held all three; the
+notice about `type:gizmo` stayed up over the fixed query's results, and never named
+`after:2024-13`.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from support.emulator import EmulatorFactory
+from support.signals import Emitted
+from support.window import WindowFactory
+
+from memex_desktop.api.client import MemexClient
+from memex_desktop.app import AppContext
+from memex_desktop.errors import UserMessage
+from memex_desktop.ui.messages import message_line
+from memex_desktop.ui.sidebar import Scope
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
+
+WAIT_MS = 10_000
+LOCAL_FIRST = Scope("view", "view-local-first-reading", "Local-first reading")
+VIEW_TAG = "tag-local-first"
+# The gardening items the tester saw listed in the view.
+GARDEN = {"web-balcony-tomatoes", "reddit-balcony-blight", "pdf-urban-soil"}
+# The words about a search's answer (not those about the view's own answer).
+ANSWER = re.compile(r"^\d+ results? from the server")
+
+
+def _lines(said: Emitted) -> list[str]:
+    return [message_line(call[0]) for call in said.calls if isinstance(call[0], UserMessage)]
+
+
+def _answer(qtbot: Any, said: Emitted) -> str:
+    """The words saying what the server's answer added (waited for)."""
+    qtbot.waitUntil(lambda: any(ANSWER.match(line) for line in _lines(said)), timeout=WAIT_MS)
+    return next(line for line in _lines(said) if ANSWER.match(line))
+
+
+def _listed(context: AppContext) -> list[str]:
+    model = context.window.results_model
+    return [model.id_at(row) or "" for row in range(model.rowCount())]
+
+
+def _badges(context: AppContext) -> dict[str, str]:
+    model = context.window.results_model
+    return {
+        model.id_at(row) or "": model.index(row, 0).data(model.ProvenanceRole)
+        for row in range(model.rowCount())
+    }
+
+
+def _settled(qtbot: Any, context: AppContext) -> None:
+    """Every search, narrowing and merge asked for so far is done."""
+    search = context.window.search
+    qtbot.waitUntil(lambda: not search.awaiting_results, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: context.runner.active_count() == 0, timeout=WAIT_MS)
+
+
+def _type(qtbot: Any, context: AppContext, query: str) -> None:
+    """Type ``query`` into the search field and let its local search show."""
+    bar = context.window.search_bar
+    bar.field.setText(query)
+    bar.flush()
+    qtbot.waitUntil(lambda: context.window.results_model.query == query, timeout=WAIT_MS)
+    _settled(qtbot, context)
+
+
+def _searches_sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str, Any]]]:
+    """Record the query and options of each ``/search`` the app sends."""
+    sent: list[tuple[str, dict[str, Any]]] = []
+    search = MemexClient.search_raw_page
+
+    def recorded(client: MemexClient, query: str = "", **options: Any) -> Any:
+        sent.append((query, options))
+        return search(client, query, **options)
+
+    monkeypatch.setattr(MemexClient, "search_raw_page", recorded)
+    return sent
+
+
+def _in_view(qtbot: Any, context: AppContext) -> set[str]:
+    """Show the saved view (its server answer merged) and return its items."""
+    context.window.sidebar.select_scope(LOCAL_FIRST)
+    _settled(qtbot, context)
+    return set(context.reader.ids_with_tag(VIEW_TAG))
+
+
+@pytest.mark.parametrize("ignores_view", [False, True], ids=["server-keeps-view", "server-ignores"])
+def test_enter_inside_a_saved_view_lists_only_the_views_items(
+    qtbot: Any,
+    window_factory: WindowFactory,
+    emulator_factory: EmulatorFactory,
+    demo_library: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+    ignores_view: bool,
+) -> None:
+    server = emulator_factory(library=demo_library, ignore_view_ids=ignores_view)
+    context = window_factory(library=demo_library, server=server)
+    in_view = _in_view(qtbot, context)
+    assert not GARDEN & in_view
+    sent = _searches_sent(monkeypatch)
+    said = Emitted(context.window.messages.shown)
+    _type(qtbot, context, "compost OR mulch -worm")
+    assert _listed(context) == []
+
+    QTest.keyClick(context.window.search_bar.field, Qt.Key.Key_Return)
+    words = _answer(qtbot, said)
+    _settled(qtbot, context)
+
+    assert [options.get("view_ids") for _query, options in sent] == [[LOCAL_FIRST.value]]
+    assert _listed(context) == []
+    if ignores_view:  # the server answered from the whole library: none of it is the view's
+        assert re.fullmatch(r"\d+ results from the server, none within this view", words), words
+        assert int(words.split()[0]) >= len(GARDEN)
+    else:
+        assert words == "0 results from the server", words
+
+
+def test_enter_inside_a_saved_view_keeps_the_views_hits_and_counts_them_truly(
+    qtbot: Any,
+    window_factory: WindowFactory,
+    emulator_factory: EmulatorFactory,
+    demo_library: dict[str, Any],
+) -> None:
+    """The server searched the whole library: its hits of the view stay, badged as found
+    by both, and the words count the others out."""
+    server = emulator_factory(library=demo_library, ignore_view_ids=True)
+    context = window_factory(library=demo_library, server=server)
+    in_view = _in_view(qtbot, context)
+    said = Emitted(context.window.messages.shown)
+    _type(qtbot, context, "local")
+    local = _listed(context)
+    assert local
+    assert set(local) <= in_view
+
+    QTest.keyClick(context.window.search_bar.field, Qt.Key.Key_Return)
+    words = _answer(qtbot, said)
+    _settled(qtbot, context)
+
+    hits = context.reader.search_ids("local", limit=1000)
+    outside = [entity_id for entity_id in hits if entity_id not in in_view]
+    assert outside, "the library holds items outside the view that the server finds"
+    assert set(_listed(context)) <= in_view
+    kept = len(_listed(context))
+    total = int(words.split()[0])
+    assert total > kept
+    assert words == (
+        f"{total} results from the server, {kept} within this view"
+        f" ({kept} already in the local results)"
+    ), words
+    assert set(_badges(context).values()) == {"both"}
+
+
+def test_a_hit_the_cache_held_is_not_called_one_only_the_server_has(
+    qtbot: Any,
+    window_factory: WindowFactory,
+    emulator_factory: EmulatorFactory,
+    demo_library: dict[str, Any],
+) -> None:
+    """The server matches either word where the local search needs both: its hits the cache
+    held are added badged "cached · cloud", the one it brought "cloud", and the words say
+    which is which."""
+    server = emulator_factory(library=demo_library)
+    cached = copy.deepcopy(demo_library)
+    fresh = "image-worm-harvest"
+    cached["results"] = [item for item in cached["results"] if item["id"] != fresh]
+    context = window_factory(library=cached, server=server)
+    _settled(qtbot, context)
+    said = Emitted(context.window.messages.shown)
+    _type(qtbot, context, "compost zzyzx")
+    assert _listed(context) == []
+
+    QTest.keyClick(context.window.search_bar.field, Qt.Key.Key_Return)
+    words = _answer(qtbot, said)
+    _settled(qtbot, context)
+
+    badges = _badges(context)
+    assert badges[fresh] == "cloud"
+    held = {entity_id for entity_id in badges if entity_id != fresh}
+    assert held, "the server found items the cache held"
+    assert {badges[entity_id] for entity_id in held} == {"both"}
+    total = len(badges)
+    assert words == (
+        f"{total} results from the server ({total} added to the list, 1 of them new to the cache)"
+    ), words
+
+
+def test_enter_in_a_sidebar_tag_keeps_the_servers_answer_to_the_tag(
+    qtbot: Any,
+    window_factory: WindowFactory,
+    emulator_factory: EmulatorFactory,
+    demo_library: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A sidebar tag is sent to the server and applied to its answer here too."""
+    server = emulator_factory(library=demo_library)
+    context = window_factory(library=demo_library, server=server)
+    context.window.sidebar.select_scope(Scope("tag", "tag-water", "water"))
+    _settled(qtbot, context)
+    sent = _searches_sent(monkeypatch)
+    said = Emitted(context.window.messages.shown)
+    _type(qtbot, context, "compost OR mulch -worm")
+    water = set(context.reader.ids_with_tag("tag-water"))
+    assert GARDEN - water, "some of the library's hits are not tagged water"
+
+    QTest.keyClick(context.window.search_bar.field, Qt.Key.Key_Return)
+    words = _answer(qtbot, said)
+    _settled(qtbot, context)
+
+    assert [options.get("tag_ids") for _query, options in sent] == [["tag-water"]]
+    assert _listed(context)
+    assert set(_listed(context)) <= water
+    assert "not in the local results" not in words
+
+
+def test_a_query_problem_notice_names_each_problem_and_goes_once_the_query_is_fixed(
+    qtbot: Any,
+    window_factory: WindowFactory,
+    emulator_factory: EmulatorFactory,
+    demo_library: dict[str, Any],
+) -> None:
+    context = window_factory(library=demo_library, server=emulator_factory(library=demo_library))
+    window = context.window
+    _settled(qtbot, context)
+    _type(qtbot, context, "type:gizmo after:2024-13 compost")
+    notice = window.toast.text()
+    assert window.toast.isVisible()
+    assert '"gizmo"' in notice
+    assert "after:2024-13" in notice
+    assert window.status.currentMessage() == notice
+
+    said = Emitted(window.messages.shown)
+    window.search_bar.field.setText("compost")
+    QTest.keyClick(window.search_bar.field, Qt.Key.Key_Return)
+    _answer(qtbot, said)
+    _settled(qtbot, context)
+
+    assert not window.toast.isVisible()
+    assert "gizmo" not in window.status.currentMessage()
+
+
+def test_a_query_problem_notice_goes_as_soon_as_the_typed_query_means_something(
+    qtbot: Any,
+    window_factory: WindowFactory,
+    demo_library: dict[str, Any],
+) -> None:
+    context = window_factory(library=demo_library)
+    window = context.window
+    _settled(qtbot, context)
+    _type(qtbot, context, "after:2024-13 compost")
+    assert window.toast.isVisible()
+    assert "after:2024-13" in window.toast.text()
+
+    _type(qtbot, context, "after:2024-12 compost")
+
+    assert not window.toast.isVisible()
+    assert window.status.currentMessage() == ""
