@@ -30,12 +30,14 @@ from memex_desktop import __version__, paths
 from memex_desktop.api.content import type_label
 from memex_desktop.api.errors import ApiError, BadApiUrl, NetworkUnavailable
 from memex_desktop.errors import (
+    SAVE_STATE_WORDS,
     STOPPED,
     UPDATING_CACHE,
     ConnectionState,
     Credential,
     UserMessage,
     failure_message,
+    save_state_words,
     state_message,
     user_message,
 )
@@ -1340,8 +1342,8 @@ def cmd_outbox(args: argparse.Namespace, session: Session) -> int:
         if op.state not in RETRYABLE_STATES:
             # As the window's Retry: a save on its way or accepted would be sent twice.
             raise CliError(
-                f"operation {op_id} is {op.state}: only one that is queued or needs attention "
-                "can be retried",
+                f"operation {op_id} is “{save_state_words(op.state)}”: only one that is "
+                "queued or needs attention can be retried",
                 EXIT_USAGE,
             )
         outbox.retry(op_id)
@@ -1429,12 +1431,16 @@ def _print_ops(
     if not ops:
         print("the outbox is empty")
     for op in ops:
-        line = f"{op.id}  {op.state:<15} {describe_save(op, items)}"
+        line = f"{op.id}  {save_state_words(op.state):<{STATE_WIDTH}} {describe_save(op, items)}"
         if op.attempts:
             line += f"  (attempts: {op.attempts})"
         print(line)
         if (op.reason or op.error_kind) and op.state in ("queued", "needs_attention"):
             print(f"    {_failure_words(op).one_line()}")
+
+
+# The width of `outbox list`'s state column: its longest words.
+STATE_WIDTH = max(len(words) for words in SAVE_STATE_WORDS.values())
 
 
 def _failure_words(op: Any) -> UserMessage:

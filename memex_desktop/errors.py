@@ -902,3 +902,22 @@ def check_meaning(check: str, result: str, ok: bool | None, said: str = "") -> s
         said = said.removeprefix("the server said: ")
         return f"{meaning} The server said: {said.rstrip('.')}."
     return meaning
+
+
+# Where a queued save is, in the words of the Outbox pane and of `outbox list` alike:
+# queued -> sending -> sent (the server processes it) -> in library, or needs attention.
+SAVE_STATE_WORDS: dict[str, str] = {
+    "queued": "Queued",
+    "sending": "Sending…",
+    "accepted": "Sent · processing",
+    "confirmed": "In library",
+    "needs_attention": "Needs attention",
+}
+
+
+def save_state_words(state: str, processing: bool | None = None) -> str:
+    """A save's state for a person; ``processing`` False: the server has finished with a save
+    it accepted (None: not known, said as still processing)."""
+    if state == "accepted" and processing is False:
+        return "Sent"
+    return SAVE_STATE_WORDS.get(state, state)

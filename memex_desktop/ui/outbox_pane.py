@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop.api.content import time_text
-from memex_desktop.errors import UserMessage, failure_message
+from memex_desktop.errors import UserMessage, failure_message, save_state_words
 from memex_desktop.store import OutboxOp
 from memex_desktop.store.save_description import SavedItem, describe_save
 
@@ -52,21 +52,16 @@ def failure_of(op: OutboxOp) -> UserMessage | None:
 def save_state_text(op: OutboxOp, processing: bool | None = None) -> str:
     """Where a save is: queued -> sent -> processing -> in library (or what went wrong)."""
     failure = failure_of(op)
+    words = save_state_words(op.state, processing)
+    if failure is None:
+        return words
     if op.state == "queued":
-        if failure is None:
-            return "Queued"
         if op.attempts == 0:
-            return f"Queued ({failure.text})"
-        return f"Queued (retry {op.attempts}: {failure.text})"
-    if op.state == "sending":
-        return "Sending…"
-    if op.state == "accepted":
-        return "Sent · processing" if processing in (None, True) else "Sent"
-    if op.state == "confirmed":
-        return "In library"
+            return f"{words} ({failure.text})"
+        return f"{words} (retry {op.attempts}: {failure.text})"
     if op.state == "needs_attention":
-        return f"Needs attention: {failure.text}" if failure else "Needs attention"
-    return op.state
+        return f"{words}: {failure.text}"
+    return words
 
 
 def save_state_tip(op: OutboxOp) -> str:

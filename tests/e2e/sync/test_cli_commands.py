@@ -121,7 +121,7 @@ def test_save_and_outbox(run: Cli) -> None:
     assert {op["state"] for op in ops} == {"accepted"}
     assert run("sync")[0] == 0
     status, out, _ = run("outbox")
-    assert "confirmed" in out
+    assert "In library" in out
     op_id = str(ops[0]["id"])
     assert run("outbox", "retry", "999999")[0] == cli.EXIT_NOT_FOUND
     assert run("outbox", "retry")[0] == cli.EXIT_USAGE
@@ -141,7 +141,7 @@ def test_outbox_list_says_why_a_save_was_refused_in_the_persons_words(run: Cli) 
     assert "refused" in err
     status, out, _ = run("outbox")
     assert status == 0
-    assert "needs_attention" in out
+    assert "Needs attention" in out
     assert "The Memex server refused this save." in out
     assert "ValidationError" not in out
     status, out, _ = run("outbox", "list", "--json")

@@ -87,7 +87,7 @@ def test_only_a_waiting_or_failed_save_is_retried(run: Cli, data_dir: Path) -> N
         outbox.mark_needs_attention(second, OutboxFailure("rejected", "refused"))
     status, _, err = run("outbox", "retry", str(first))
     assert status == cli.EXIT_USAGE
-    assert f"operation {first} is accepted" in err
+    assert f"operation {first} is “Sent · processing”" in err
     status, out, _ = run("outbox", "retry", str(second))
     assert status == cli.EXIT_OK
     assert out.strip() == f"queued again: {second}"
