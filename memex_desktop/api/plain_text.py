@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 
 # The marks a snippet wraps matched words in (see store.query.python_snippet).
 MARK_START = "\x02"
@@ -21,8 +22,15 @@ CITATION = re.compile(r"\{\{\s*content:([^{}\s]+)\s*\}\}")
 # Other template references (``{{ref-3}}``) name nothing a person could read.
 _TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
-_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
+_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\n]*)\)")
 _REFERENCE_LINK = re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]")
+# Words in brackets that are no link: how a note's compiled text names an item it references
+# ("see [Designing for Offline: The Outbox Pattern]"). Only a phrase of several words ("[1]",
+# "[sic]" and a checkbox's "[x]" keep theirs) and not inside a word: the words stay as the
+# search index splits them (display titles are indexed).
+_BRACKETED = re.compile(
+    r"(?<!\w)\[(?=[^\[\]\n]*?[^\s\[\]][ \t]+[^\s\[\]])([^\[\]\n]+)\](?![(\[\w])"
+)
 _AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|<!--.*?-->", re.DOTALL)
 _ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&nbsp;": " "}
@@ -42,6 +50,9 @@ _LINE_STARTS = frozenset("#>-*+_0123456789")
 _CUT_HEAD = re.compile(
     rf"^[^\s\[{_MARKS}]*\]\([^)\s]*\)?|^[^\s(]*\)(?=\s|$)|^[^{{}}]*\}}\}}|^[^<>]*>"
 )
+# A snippet window cut inside words in brackets (a link's text, a reference) starts with a
+# closing bracket (and the link's address) of no opening one: the words stay, the syntax goes.
+_CUT_OPEN = re.compile(r"^(…[^\[\]]*)\](?:\([^)\s]*\)?)?")
 # ... and end with: a link, a citation or a tag cut before its end.
 _CUT_TAIL = re.compile(r"!?\[([^\]\n]*)(?:\]\([^)]*)?$|\{\{[^}]*$|<[A-Za-z/!][^>]*$")
 
@@ -78,6 +89,7 @@ def plain_text(text: str, titles: Mapping[str, str] | None = None) -> str:
         text = _IMAGE.sub(r"\1", text)
         text = _LINK.sub(r"\1", text)
         text = _REFERENCE_LINK.sub(r"\1", text)
+        text = _BRACKETED.sub(r"\1", text)
     if "`" in text:
         text = _CODE.sub(r"\1", text)
     if "*" in text or "_" in text or "~" in text:
@@ -88,6 +100,73 @@ def plain_text(text: str, titles: Mapping[str, str] | None = None) -> str:
         text = _RULE.sub("", text)
         text = _LINE_MARKERS.sub("", text)
     return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class Run:
+    """A piece of a line of text with the markdown marks around it: ``bold``, ``italic``,
+    ``strike``, ``code``, and the address of the link it is the words of."""
+
+    text: str
+    marks: tuple[str, ...] = ()
+    href: str | None = None
+
+
+# The inline markdown plain_text drops, in the order it drops it where two start together.
+_INLINE = (
+    ("code", _CODE),
+    ("image", _IMAGE),
+    ("link", _LINK),
+    ("strong", _STRONG),
+    ("emphasis", _EMPHASIS),
+)
+# Marks within marks, as deep as they are read (the rest of a deeper piece keeps its syntax).
+_MAX_NESTING = 6
+
+
+def inline_runs(text: str) -> list[Run]:
+    """``text`` as the pieces :func:`plain_text` keeps of its inline markdown, each with the
+    marks it was written in (``**bold**`` → the words "bold", marked ``bold``): the same
+    words, for a view that formats them rather than dropping the syntax."""
+    return [run for run in _runs(text, (), None, 0) if run.text]
+
+
+def _runs(text: str, marks: tuple[str, ...], href: str | None, depth: int) -> list[Run]:
+    """The runs of ``text`` inside ``marks`` (and the link ``href``), ``depth`` marks deep."""
+    runs: list[Run] = []
+    at = 0
+    # The next match of each pattern from ``at``: still the next while it starts at or after
+    # ``at`` (a search from further on finds it again), so each is searched for again only
+    # once the text before it is read.
+    next_of: dict[str, re.Match[str] | None] = {}
+    while depth < _MAX_NESTING and at < len(text):
+        found: tuple[str, re.Match[str]] | None = None
+        for kind, pattern in _INLINE:
+            match = next_of[kind] if kind in next_of else pattern.search(text, at)
+            if match is not None and match.start() < at:
+                match = pattern.search(text, at)
+            next_of[kind] = match
+            if match is not None and (found is None or match.start() < found[1].start()):
+                found = (kind, match)
+        if found is None:
+            break
+        kind, match = found
+        runs.append(Run(text[at : match.start()], marks, href))
+        if kind == "code":
+            runs.append(Run(match.group(1), (*marks, "code"), href))
+        elif kind == "image":
+            runs.append(Run(match.group(1), marks, href))
+        elif kind == "link":
+            address = match.group(2).split()
+            target = address[0].strip("<>") if address else None
+            runs += _runs(match.group(1), marks, target or href, depth + 1)
+        else:
+            strong = "strike" if match.group(1) == "~~" else "bold"
+            mark = "italic" if kind == "emphasis" else strong
+            runs += _runs(match.group(2), (*marks, mark), href, depth + 1)
+        at = match.end()
+    runs.append(Run(text[at:], marks, href))
+    return runs
 
 
 # A line of a markdown quote: a note on a passage begins with the passage so (note editor).
@@ -173,4 +252,7 @@ def with_cited_titles(
     by the titles ``lookup`` finds (one lookup for every citation of every snippet)."""
     cited = {entity_id for window in snippets.values() for entity_id in cited_ids(window)}
     titles = {key: plain_text(value) for key, value in lookup(cited).items()} if cited else {}
-    return {key: trimmed(plain_excerpt(window, titles), width) for key, window in snippets.items()}
+    return {
+        key: trimmed(plain_excerpt(_CUT_OPEN.sub(r"\1", window, count=1), titles), width)
+        for key, window in snippets.items()
+    }

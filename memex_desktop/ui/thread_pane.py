@@ -71,7 +71,7 @@ from memex_desktop.api.content import (
     title_line,
 )
 from memex_desktop.api.models import ContentEntityBase, parse_content_entity
-from memex_desktop.api.plain_text import leading_quote, own_words
+from memex_desktop.api.plain_text import inline_runs, leading_quote, own_words, plain_text
 from memex_desktop.drafts import Draft, DraftPassage, DraftStore, draft_key, drafts_path
 from memex_desktop.errors import (
     ConnectionState,
@@ -518,6 +518,132 @@ def under_its_quote(entity: ContentEntityBase, highlight: Highlight) -> ContentE
     return parse_content_entity(raw)
 
 
+# The markdown line marks a note's paragraph may start with (the note editor saves what is
+# typed as it is): a quote (as a note on a passage starts) and a heading.
+_QUOTE_MARK = re.compile(r"[ \t]{0,3}>[ \t]?")
+_HEADING_MARK = re.compile(r"[ \t]{0,3}(#{1,6})[ \t]+")
+# How deep a note's rich text is formatted (deeper blocks are shown as they are).
+_FORMAT_DEPTH = 32
+
+
+def _marked_nodes(node: dict[str, Any]) -> list[Any]:
+    """A text node as the nodes of its inline markdown (``**bold**`` → a bold "bold")."""
+    text = node.get("text")
+    given = node.get("marks")
+    own: list[Any] = given if isinstance(given, list) else []
+    if not isinstance(text, str) or any(
+        isinstance(mark, dict) and mark.get("type") == "code" for mark in own
+    ):
+        return [node]
+    runs = inline_runs(text)
+    if len(runs) == 1 and not runs[0].marks and runs[0].href is None:
+        return [node]
+    nodes: list[Any] = []
+    for run in runs:
+        marks = [*own, *({"type": mark} for mark in run.marks)]
+        if run.href is not None:
+            marks.append({"type": "link", "attrs": {"href": run.href}})
+        nodes.append({**node, "text": run.text, "marks": marks})
+    return nodes
+
+
+def _lead_text(block: dict[str, Any]) -> tuple[int, str] | None:
+    """Where a block's first text node is among its children, and its text."""
+    children = block.get("content")
+    if not isinstance(children, list):
+        return None
+    for index, child in enumerate(children):
+        if isinstance(child, dict) and child.get("type") == "text":
+            text = child.get("text")
+            return (index, text) if isinstance(text, str) else None
+        if child:
+            return None
+    return None
+
+
+def _without_lead(block: dict[str, Any], index: int, rest: str) -> list[Any]:
+    """A block's children with its first text node cut to ``rest`` (left out when empty)."""
+    children = list(block["content"])
+    if rest:
+        children[index] = {**children[index], "text": rest}
+    else:
+        del children[index]
+    return children
+
+
+def _line_block(block: dict[str, Any]) -> dict[str, Any] | None:
+    """A paragraph written as a markdown quote or heading line, as that block; else None."""
+    lead = _lead_text(block)
+    if lead is None:
+        return None
+    index, text = lead
+    if quoted := _QUOTE_MARK.match(text):
+        inner = {**block, "content": _without_lead(block, index, text[quoted.end() :])}
+        return {"type": "blockquote", "content": [inner]}
+    if heading := _HEADING_MARK.match(text):
+        children = _without_lead(block, index, text[heading.end() :])
+        return {"type": "heading", "attrs": {"level": len(heading.group(1))}, "content": children}
+    return None
+
+
+def _formatted_block(node: Any, depth: int = 0) -> Any:
+    """A rich-text block with the markdown typed into its text as formatting."""
+    if not isinstance(node, dict) or depth > _FORMAT_DEPTH:
+        return node
+    children = node.get("content")
+    if not isinstance(children, list):
+        return node
+    formatted: list[Any] = []
+    typed_quote: dict[str, Any] | None = None  # the quote the lines before were typed as
+    for child in children:
+        if isinstance(child, dict) and child.get("type") == "text":
+            formatted.extend(_marked_nodes(child))
+            typed_quote = None
+            continue
+        block = _formatted_block(child, depth + 1)
+        lined = (
+            _line_block(block)
+            if isinstance(block, dict) and block.get("type") == "paragraph"
+            else None
+        )
+        if lined is not None and lined["type"] == "blockquote" and typed_quote is not None:
+            typed_quote["content"].extend(lined["content"])  # one quote of several lines
+            continue
+        formatted.append(lined if lined is not None else block)
+        typed_quote = lined if lined is not None and lined["type"] == "blockquote" else None
+    return {**node, "content": formatted}
+
+
+def _text_as_doc(text: str) -> dict[str, Any]:
+    """A note's plain text as a rich-text document: a paragraph a line."""
+    return {
+        "type": "doc",
+        "content": [
+            {"type": "paragraph", "content": [{"type": "text", "text": line}] if line else []}
+            for line in text.strip().split("\n")
+        ],
+    }
+
+
+def formatted_note(entity: ContentEntityBase) -> ContentEntityBase:
+    """A note as its card shows it: the markdown typed into its text (``**bold**``,
+    ``*soft*``, `` `code` ``, links, ``> quote`` and ``# heading`` lines) as formatting,
+    not as the characters. The words are those :func:`plain_text` keeps."""
+    raw = entity.raw
+    content = raw.get("content")
+    if isinstance(content, dict) and content.get("content"):
+        doc = content
+    else:
+        text = text_of(raw.get("text"))
+        if not text.strip() or plain_text(text) == " ".join(text.split()):
+            return entity  # nothing typed as markdown: shown as it is
+        doc = _text_as_doc(text)
+    formatted = _formatted_block(doc)
+    if formatted == doc and doc is content:
+        return entity
+    return parse_content_entity({**raw, "content": formatted})
+
+
 def render_note(
     reader: EntityReader, entry: ThreadEntry, highlight: Highlight | None = None
 ) -> str:
@@ -528,6 +654,7 @@ def render_note(
 
     entity = entry.entity if highlight is None else under_its_quote(entry.entity, highlight)
     try:
+        entity = formatted_note(entity)
         return compact_note_html(render_entity(entity, RenderContext(lookup=reader.entity)).html)
     except (ValueError, TypeError, KeyError) as exc:  # a malformed note still shows its text
         log.warning("could not render note %s: %r", entry.id, exc)
@@ -827,7 +954,7 @@ class NoteCard(QFrame):
             + (f" by {entry.author}" if entry.author else "")
         )
         self.body.setAccessibleName("Note text")
-        self.body.setAccessibleDescription(summary[:200])
+        self.body.setAccessibleDescription(plain_text(summary)[:200])
         top = QHBoxLayout()
         top.addWidget(self.meta, 1)
         top.addWidget(self.reply)

@@ -296,6 +296,7 @@ def test_highlights_and_notes_are_told_by_their_quote_and_own_words(
     assert shown.wait(qtbot) == ["video"]
     lines = _section(pane)
     assert lines[:2] == [
-        f"{mention} · mentions this",
+        # The item it references is named by its words, without the brackets around them.
+        f"{mention.replace('[', '').replace(']', '')} · mentions this",
         "Highlight · [01:23] · “Open the hive slowly”",
     ]

@@ -1,0 +1,100 @@
+"""Plain lines show the words of a reference, not its brackets: a note's compiled text names the
+items it references in brackets ("see [Designing for Offline: The Outbox Pattern]"), and a
+snippet cut out of it may start inside them."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from memex_desktop.api.models import SearchRawResponse
+from memex_desktop.api.plain_text import Run, inline_runs, plain_text, with_cited_titles
+from memex_desktop.paths import resource_path
+from memex_desktop.store import CacheReader, StoreWriter
+
+# The demo note whose compiled text ends by naming the comparison it references.
+NOTE = "note-convergence-intent"
+BRACKETS = re.compile(r"[\[\]]")
+
+
+def _no_titles(_ids: object) -> dict[str, str]:
+    return {}
+
+
+@pytest.mark.parametrize(
+    ("raw", "plain"),
+    [
+        (
+            "the trade-offs: [Conflict Resolution Strategies for Sync Engines, Compared]",
+            "the trade-offs: Conflict Resolution Strategies for Sync Engines, Compared",
+        ),
+        ("saved.[Sleep and Memory Consolidation] too", "saved.Sleep and Memory Consolidation too"),
+        ("as cited [1] and [sic] here", "as cited [1] and [sic] here"),
+        ("- [x] done\n- [ ] to do", "[x] done [ ] to do"),
+        ("a[b c]d stays one", "a[b c]d stays one"),
+    ],
+)
+def test_a_reference_in_brackets_reads_as_its_words(raw: str, plain: str) -> None:
+    assert plain_text(raw) == plain
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "trade-offs: [Conflict Resolution Strategies for Sync Engines, Compared]",
+        "saved.[Sleep and Memory Consolidation: What We Know]",
+        "a[b c]d and (x)[y z] and [p q]r",
+    ],
+)
+def test_the_brackets_go_and_the_indexed_words_stay(raw: str) -> None:
+    """Display titles are indexed: dropping brackets must not join or split any word."""
+    assert re.findall(r"[^\W_]+", plain_text(raw)) == re.findall(r"[^\W_]+", raw)
+
+
+@pytest.mark.parametrize(
+    ("window", "shown"),
+    [
+        (
+            "…for \x02Sync\x03 \x02Engines\x03, Compared]",
+            "…for \x02Sync\x03 \x02Engines\x03, Compared",
+        ),
+        ("…for Sync Engines, Compared](https://x.example/c) and more…", "…for Sync Engines, "
+         "Compared and more…"),
+        ("…see [Sync Engines, Compared] and more…", "…see Sync Engines, Compared and more…"),
+    ],
+)  # fmt: skip
+def test_a_snippet_cut_inside_brackets_shows_no_bracket(window: str, shown: str) -> None:
+    assert with_cited_titles({"n": window}, _no_titles) == {"n": shown}
+
+
+def test_demo_snippets_of_a_referencing_note_show_no_brackets(
+    writer: StoreWriter, reader: CacheReader
+) -> None:
+    """What the tester searched for in the demo: the note's snippet in the list."""
+    library = json.loads(resource_path("demo", "library.json").read_text(encoding="utf-8"))
+    writer.ingest_search_page(SearchRawResponse.model_validate(library)).result(30)
+    writer.flush_index().result(30)
+    snippets = {hit.id: hit.snippet for hit in reader.search("sync engines", limit=20)}
+    assert NOTE in snippets
+    words = snippets[NOTE].replace("\x02", "").replace("\x03", "")
+    assert "Sync Engines, Compared" in words
+    assert not BRACKETS.search(words), words
+    row = reader.get(NOTE)
+    assert row is not None
+    assert not BRACKETS.search(row.title + row.snippet_source)
+
+
+def test_the_words_a_formatted_view_shows_are_the_plain_words() -> None:
+    """One truth: the note card formats what a plain line shows without its syntax."""
+    text = (
+        "Test note from the tester about **outboxes**, *soft* `code` [a link](https://a.example)."
+    )
+    runs = inline_runs(text)
+    assert "".join(run.text for run in runs) == plain_text(text)
+    assert Run("outboxes", ("bold",)) in runs
+    assert Run("soft", ("italic",)) in runs
+    assert Run("code", ("code",)) in runs
+    assert Run("a link", (), "https://a.example") in runs
+    assert inline_runs("snake_case and 2*3*4") == [Run("snake_case and 2*3*4")]
