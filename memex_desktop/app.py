@@ -31,7 +31,7 @@ from PySide6.QtCore import QObject, QSettings, QTimer, Slot
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
-from memex_desktop import paths, services
+from memex_desktop import paths, services, system_libs
 from memex_desktop.api.errors import BadApiUrl
 from memex_desktop.errors import (
     UPDATING_CACHE,
@@ -876,6 +876,10 @@ def run_gui(args: Any) -> int:
         except InvalidLink as exc:
             print(f"memex-desktop: {exc}", file=sys.stderr)
             return 2
+    # Said before Qt aborts with its own words, which name a library whatever is missing.
+    if (problem := system_libs.start_up_problem()) is not None:
+        print(problem, file=sys.stderr)
+        return 1
     favour_the_gui_thread()
     app = create_application()
     # Before any worker starts: a collection a worker starts can deadlock with the GUI thread.

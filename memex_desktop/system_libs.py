@@ -5,18 +5,19 @@ against. When one is missing Qt aborts naming ``xcb-cursor0`` whatever is really
 this asks the dynamic linker (``ldd`` on the plugin Qt will load) and names the Debian
 packages. ``python -m memex_desktop.system_libs --install`` installs them when it runs as root
 on a system with apt-get, and otherwise prints the one command to run. No Qt is imported.
+
+The window runs :func:`start_up_problem` before it creates its QApplication: a load of the
+plugin Qt is about to load anyway (about 2 ms, work Qt then does not repeat), and ``ldd`` only
+when that load failed for a missing library, to name every one.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import os
 import re
-import shutil
-import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,10 +25,12 @@ __all__ = [
     "MissingLibraries",
     "debian_package",
     "install_command",
+    "libraries_missing_at_start",
     "main",
     "missing_libraries",
     "not_found_in_ldd_output",
     "platform_plugin",
+    "start_up_problem",
 ]
 
 # Sonames whose Debian package is not named after them by the usual rule.
@@ -44,6 +47,8 @@ _PACKAGE_EXCEPTIONS = {
 }
 _NOT_FOUND = re.compile(r"^\s*(\S+)\s+=>\s+not found\s*$", re.MULTILINE)
 _SONAME = re.compile(r"^(lib[A-Za-z0-9_+.-]*?)\.so\.(\d+)")
+# How the dynamic loader names a library it cannot find (the first one only).
+_CANNOT_OPEN = re.compile(r"(\S+\.so[.\d]*): cannot open shared object file")
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,9 @@ def missing_libraries(
 ) -> MissingLibraries | None:
     """What the platform plugin Qt will load lacks, or None when nothing can be told missing
     (not Linux, no ldd, no such plugin, or every library found)."""
+    import shutil
+    import subprocess
+
     environ = os.environ if environ is None else environ
     if not sys.platform.startswith("linux"):
         return None
@@ -120,6 +128,53 @@ def missing_libraries(
         return None
     sonames = not_found_in_ldd_output(done.stdout)
     return MissingLibraries(plugin, sonames) if sonames else None
+
+
+def _load(path: str) -> None:
+    """Load a shared library as Qt's plugin loader does (raises OSError when it cannot)."""
+    import ctypes
+
+    ctypes.CDLL(path, mode=os.RTLD_LAZY | os.RTLD_LOCAL)
+
+
+def libraries_missing_at_start(
+    environ: Mapping[str, str] | None = None,
+    plugin_dir: Path | None = None,
+    load: Callable[[str], object] = _load,
+) -> MissingLibraries | None:
+    """What the X11 window plugin lacks, checked cheaply as the window starts on Linux: only
+    when Qt will use xcb (QT_QPA_PLATFORM unset or xcb) on a display (DISPLAY set). None when
+    the plugin loads, or fails for a reason other than a missing library (Qt then says why)."""
+    environ = os.environ if environ is None else environ
+    if not sys.platform.startswith("linux") or not environ.get("DISPLAY"):
+        return None
+    if environ.get("QT_QPA_PLATFORM", "").strip() not in ("", "xcb"):
+        return None
+    if platform_plugin(environ) != "xcb":
+        return None
+    folder = plugin_dir if plugin_dir is not None else _qt_plugin_dir()
+    plugin = folder / "libqxcb.so" if folder is not None else None
+    if plugin is None or not plugin.is_file():
+        return None
+    try:
+        load(str(plugin))
+    except OSError as exc:
+        first = _CANNOT_OPEN.search(str(exc))
+        if first is None:
+            return None
+        every = missing_libraries({**environ, "QT_QPA_PLATFORM": "xcb"}, folder)
+        return every or MissingLibraries(plugin, (first.group(1),))
+    return None
+
+
+def start_up_problem(environ: Mapping[str, str] | None = None) -> str | None:
+    """Why the window cannot open and the command that fixes it, or None when it can."""
+    missing = libraries_missing_at_start(environ)
+    if missing is None:
+        return None
+    import shutil
+
+    return explanation(missing, as_root=_is_root(), has_apt=shutil.which("apt-get") is not None)
 
 
 def install_command(packages: Sequence[str], *, as_root: bool) -> list[str]:
@@ -157,6 +212,10 @@ def _is_root() -> bool:
 
 def main(argv: Sequence[str] | None = None, *, as_root: bool | None = None) -> int:
     """Check (and with ``--install``, when root, install) the window's system libraries."""
+    import argparse
+    import shutil
+    import subprocess
+
     parser = argparse.ArgumentParser(
         prog="python -m memex_desktop.system_libs",
         description="Check the system libraries Qt's window plugin needs on Linux.",
