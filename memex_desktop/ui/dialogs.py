@@ -285,6 +285,38 @@ THEME_NAMES: dict[ThemeSetting, str] = {
 }
 
 
+# A field that shows a value and cannot change it, drawn as the platform draws read-only
+# text: on the window's background, without a frame or a focus border (the app's style sheet
+# gives every QLineEdit both). Tab still reaches it, to select and copy the value.
+READ_ONLY_FIELD_CSS = """
+QLineEdit, QLineEdit:focus {
+    background-color: palette(window);
+    border: 1px solid transparent;
+}
+"""
+
+
+def look_read_only(field: QLineEdit) -> None:
+    """Make ``field`` read-only and look it: no frame, no field background."""
+    field.setReadOnly(True)
+    field.setFrame(False)
+    field.setStyleSheet(READ_ONLY_FIELD_CSS)
+
+
+def focus_after(widget: QWidget) -> None:
+    """Give the focus to the first widget after ``widget`` that Tab would reach."""
+    following: QWidget | None = widget.nextInFocusChain()
+    while following is not None and following is not widget:
+        if (
+            following.focusPolicy().value & Qt.FocusPolicy.TabFocus.value
+            and following.isEnabled()
+            and not following.isHidden()
+        ):
+            following.setFocus(Qt.FocusReason.OtherFocusReason)
+            return
+        following = following.nextInFocusChain()
+
+
 @dataclass(frozen=True)
 class SettingsChoice:
     """What the person entered in the settings dialog (api_key None = unchanged)."""
@@ -328,7 +360,7 @@ class SettingsDialog(QDialog):
         self.api_url.setAccessibleName("API URL")
         self.api_url.setToolTip(descriptions.get("api_url", ""))
         if self.api_url_fixed:
-            self.api_url.setReadOnly(True)
+            look_read_only(self.api_url)
             self.api_url.setToolTip(
                 "This window talks to this server for this session (the demo library, "
                 "--api-url or MEMEX_API_URL); the saved setting stays "
@@ -432,6 +464,9 @@ class SettingsDialog(QDialog):
         if not has_key and provider is None and not self.api_url_fixed:
             # Nothing to sign in with yet: the key is what there is to type ("Use an API key").
             self.api_key.setFocus(Qt.FocusReason.OtherFocusReason)
+        elif self.api_url_fixed:
+            # The first field cannot be changed: the focus starts on what can.
+            focus_after(self.api_url)
 
     def _entered_url(self) -> str:
         """The API URL as entered (the sign-in goes to that server)."""
