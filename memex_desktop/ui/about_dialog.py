@@ -6,6 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Slot
+from PySide6.QtGui import QFont, QFontMetrics, QGuiApplication
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -23,11 +24,32 @@ from memex_desktop.ui.readers import thread_reader
 from memex_desktop.ui.tasks import Task, TaskRunner
 
 PENDING = "…"
+# What a title bar holds besides the title: the window's icon, its buttons (close, maximise,
+# minimise: about 30 px each on common desktops) and the space around them, with room to spare.
+TITLE_BAR_ROOM_PX = 180
+# How a window manager joins a window's title and the application's name (as Qt asks it to).
+TITLE_SEPARATOR = " — "
 
 
 def read_stats(cache_path: Path) -> CacheStats:
     """Worker: the cache statistics (a count over every entity: not on the GUI thread)."""
     return thread_reader(cache_path).stats()
+
+
+def shown_title(widget: QWidget) -> str:
+    """The title a window manager shows for ``widget``'s window: its title, then the app's
+    name ("About memex-desktop — Memex")."""
+    title = widget.windowTitle()
+    name = QGuiApplication.applicationDisplayName()
+    return f"{title}{TITLE_SEPARATOR}{name}" if name and name not in title else title
+
+
+def title_width(widget: QWidget) -> int:
+    """How wide ``widget``'s window must be for its title bar to show its title whole (title
+    bars set it in a bold font, often larger: measured so)."""
+    font = QFont(widget.font())
+    font.setBold(True)
+    return QFontMetrics(font).horizontalAdvance(shown_title(widget)) + TITLE_BAR_ROOM_PX
 
 
 def format_size(size_bytes: int) -> str:
@@ -77,6 +99,10 @@ class AboutDialog(QDialog):
         layout.addWidget(blurb)
         layout.addLayout(form)
         layout.addWidget(buttons)
+        # Its contents alone would make it narrower than its title ("About mem…op — Memex").
+        width = max(self.sizeHint().width(), title_width(self))
+        fitting = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() else -1
+        self.resize(width, fitting if fitting > 0 else self.sizeHint().height())
         self._stats_task: Task[CacheStats] = (
             runner.run(read_stats, cache_path)
             .on_success(self._on_stats_read)
