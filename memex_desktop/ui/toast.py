@@ -7,9 +7,11 @@ names disappears before it can be read.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -60,7 +62,6 @@ class Toast(QFrame):
         self.details.setAccessibleName("Details")
         self.details.setReadOnly(True)
         self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.details.setMaximumHeight(DETAILS_MAX_HEIGHT)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.label, 1)
@@ -126,10 +127,29 @@ class Toast(QFrame):
             return
         width = min(560, max(280, parent.width() - 80))
         self.setFixedWidth(width)
+        if not self.details.isHidden():
+            self.details.setFixedHeight(self._details_height(width))
         self.adjustSize()
         x = (parent.width() - width) // 2
         y = parent.height() - self.height() - 48
         self.move(max(0, x), max(0, y))
+
+    def _details_height(self, width: int) -> int:
+        """How tall the details must be to show every line (wrapped as the box wraps them)
+        in a notice ``width`` wide: no empty space under the last, and no more than
+        DETAILS_MAX_HEIGHT (the box scrolls beyond)."""
+        self.details.ensurePolished()  # the style sheet's font and frame
+        layout = self.layout()
+        sides = layout.contentsMargins() if layout is not None else None
+        margins = sides.left() + sides.right() if sides is not None else 0
+        frame = 2 * self.details.frameWidth()
+        lines = QTextDocument()
+        lines.setDefaultFont(self.details.font())
+        lines.setDocumentMargin(self.details.document().documentMargin())
+        lines.setPlainText(self.details.toPlainText())
+        lines.setTextWidth(max(1, width - margins - frame))
+        # The box scrolls unless a pixel is left below its last line.
+        return min(DETAILS_MAX_HEIGHT, math.ceil(lines.size().height()) + frame + 2)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Stay in place when the window is resized."""
