@@ -253,6 +253,26 @@ def undo_text(result: UndoResult) -> str:
     return "; ".join(parts) + "."
 
 
+OPEN = "Open"
+SHOW_IN_OUTBOX = "Show in outbox"
+
+
+def undo_offer(result: UndoResult) -> tuple[str | int, str] | None:
+    """What the notice after an undo offers for the saves that stay, as ``(token, label)``:
+    the item of the one save that stays, when Memex named it (Open); the saves in the outbox
+    otherwise (Show in outbox): the pane lists each with where it stands, and opens each
+    one's item. None when no save stays.
+
+    Several saves are never offered as one of them: Open would open only the first, and the
+    notice speaks of them all."""
+    if not result.staying:
+        return None
+    only = result.staying[0]
+    if len(result.staying) == 1 and only.sent and only.entity_id:
+        return only.entity_id, OPEN
+    return only.op_id, SHOW_IN_OUTBOX
+
+
 def queued_text(results: list[EnqueueResult], refused: list[DropVerdict]) -> str:
     """What the toast says after a drop: saving, already waiting, already saved, not saved
     (listed below it)."""
@@ -478,17 +498,15 @@ class SaveController(QObject):
 
     @Slot(object)
     def _on_undo_finished(self, result: UndoResult) -> None:
-        """Say what the outbox could undo, offer to open what stays, show the outbox as it is."""
+        """Say what the outbox could undo, offer to show what stays (undo_offer), show the
+        outbox as it is."""
         text = undo_text(result)
-        opened = next((save.entity_id for save in result.sent if save.entity_id), None)
-        if opened is not None:
-            self._toast.show_message(text, open_token=opened)
-        elif result.staying:  # on its way, or the server has not named its item yet
-            self._toast.show_message(
-                text, open_token=result.staying[0].op_id, open_label="Show in outbox"
-            )
-        else:
+        offer = undo_offer(result)
+        if offer is None:
             self._toast.show_message(text)
+        else:
+            token, label = offer
+            self._toast.show_message(text, open_token=token, open_label=label)
         self._on_outbox_action_finished(result.counts)
 
     # -- the outbox pane -----------------------------------------------------------------------
