@@ -57,6 +57,7 @@ def shown_texts(source: str) -> list[str]:
 
 
 _FOREIGN_RE = re.compile(r"<(?:svg|math)", re.IGNORECASE)
+_TABLE_RE = re.compile(r"<table(?=[\s/>])", re.IGNORECASE)
 # A ``</p>`` or ``</br>`` followed, later, by the start of an element whose text is hidden.
 _BREAKOUT_END_RE = re.compile(
     r"</(?:p|br)(?=[\s/>]).*<(?:" + "|".join(sorted(HIDDEN)) + r")(?=[\s/>])",
@@ -84,6 +85,11 @@ def test_every_shown_text_node_survives_the_sanitiser(source: str) -> None:
     # an HTML script whose content nothing shows, where html5lib shows it as a drawing's text
     # (``<svg> w0 <tr></tr<p></p><script/> w1``).
     assume(not (_FOREIGN_RE.search(source) and _BREAKOUT_END_RE.search(source)))
+    # Inside a drawing, text and end tags a table sends before itself (foster parenting)
+    # land in different places for html5lib and for html5ever, the sanitiser's parser: in
+    # ``<p><math><mi><</p<p x="…"><table><</p>`` html5lib keeps ``<<`` together where the
+    # sanitiser's tree has a paragraph between the two; no text is lost.
+    assume(not (_FOREIGN_RE.search(source) and _TABLE_RE.search(source)))
     safe, _ = sanitize_html(source, allow_remote=False)
     assert not lost_texts(source, html_to_text(safe))
     assert not problems(safe)
