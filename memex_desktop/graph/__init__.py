@@ -11,8 +11,10 @@ from memex_desktop.graph.labels import (
     Box,
     LabelCandidate,
     importance_order,
+    label_candidate,
     moved_inside,
     place_beside_dots,
+    places_around,
     places_beside,
     shortened,
 )
@@ -33,10 +35,12 @@ __all__ = [
     "auto_iterations",
     "edge_ends",
     "importance_order",
+    "label_candidate",
     "layout",
     "moved_inside",
     "node_id",
     "place_beside_dots",
+    "places_around",
     "places_beside",
     "shortened",
 ]

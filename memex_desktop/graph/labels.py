@@ -3,16 +3,19 @@
 Every place offered for a label touches a ring just outside its dot (the dot's ``reach``), so
 a label reads as its dot's: right or left of it, above or below it, off one of its diagonals
 (where the label's corner meets the ring) or, for the labels that matter most, above or below
-running right or left from it. The placement keeps, most important label first, the first
-place of each that lies in the view, keeps ``spacing`` from the labels kept before it, and
-stays ``clearance`` further from every other dot than from its own: so no label covers a dot,
-and none sits as near another dot as its own, where a person could not tell which it names
-(the focused item's, whose bold face says whose it is, may come as near others as its own).
-The order is ``importance_order``'s; the labels that matter most may also be ``shortened``, and
-sit above or below their dot ``moved_inside`` a narrow view.
+running right or left from it, or beside it raised or lowered. The placement keeps, most
+important label first, the first place of each that lies in the view, keeps ``spacing`` from
+the labels kept before it, stays ``clearance`` further from every other dot than from its own
+(so no label covers a dot), and has its middle nearer its own dot than any other: a long label
+touching its dot by a corner can otherwise lie among other dots, and a person reads it as
+theirs. The focused item's label, whose bold face says whose it is, may where nothing else is
+free come as near other dots as its own. The order is ``importance_order``'s; each name is
+offered whole, then ``shortened`` (``label_candidate``), so it is cut before it is dropped,
+and the labels that matter most may sit above or below their dot ``moved_inside`` a narrow
+view.
 
-Dots are tested as circles, through a grid of buckets as large as a label, so a pass over a few
-hundred labels takes a few milliseconds.
+Dots are tested as circles, through a grid of buckets as large as a label (and, for a label's
+middle, a grid of their centres), so a pass over a few hundred labels takes a few milliseconds.
 """
 
 from __future__ import annotations
@@ -27,8 +30,12 @@ DIAGONAL = math.sqrt(0.5)
 
 Cell = tuple[int, int]
 # A dot as the placement files it: key, centre, and the squared distances a label keeps from
-# it (with the clearance, and without).
-Dot = tuple[str, float, float, float, float]
+# it (with the clearance, without, and without the gap either).
+Dot = tuple[str, float, float, float, float, float]
+# Which of those a label keeps.
+Keep = Literal[3, 4, 5]
+# A dot as a person sees it, filed by its centre: key, centre and reach.
+Seen = tuple[str, float, float, float]
 
 
 class Box(NamedTuple):
@@ -73,10 +80,41 @@ class Box(NamedTuple):
 
 @dataclass(frozen=True)
 class LabelCandidate:
-    """A label to place: its key and the boxes it may take, the preferred one first."""
+    """A label to place: its key and the boxes it may take, the preferred one first.
+
+    ``texts`` says which of the node's label texts each box holds (its whole name is 0,
+    shorter ones follow); empty when every box holds the whole name.
+    """
 
     key: str
     boxes: tuple[Box, ...]
+    texts: tuple[int, ...] = ()
+
+    def text(self, index: int) -> int:
+        """Which of the node's texts the box at ``index`` holds."""
+        return self.texts[index] if self.texts else 0
+
+
+def label_candidate(
+    key: str, by_text: Sequence[Sequence[Box]], *, along: Box | None = None
+) -> LabelCandidate:
+    """A node's label places, for each of its texts in turn (``by_text``: each text's
+    ``places_beside``, the whole name first), so a name is shortened before it is dropped.
+
+    With ``along`` (the view), each text is also offered above and below its dot moved along
+    to stay inside it, where a long name crosses the view's edge: moved up or down, it would
+    cover its own dot, so only those moved sideways are kept.
+    """
+    boxes: list[Box] = []
+    texts: list[int] = []
+    levels = {by_text[0][2].top, by_text[0][3].top} if by_text and along is not None else set()
+    for index, places in enumerate(by_text):
+        here = list(places)
+        if along is not None:
+            here += [moved for moved in moved_inside(places[2:4], along) if moved.top in levels]
+        boxes += here
+        texts += [index] * len(here)
+    return LabelCandidate(key, tuple(boxes), tuple(texts))
 
 
 def places_beside(
@@ -87,7 +125,8 @@ def places_beside(
 
     Right, left, above and below, then the four diagonals; with ``running``, then above and
     below again running right from the dot or left from it (for a long label near the
-    drawing's edge). None overlaps the circle.
+    drawing's edge), then right and left again raised or lowered by half their height (for a
+    crowded dot, between its neighbours). None overlaps the circle.
     """
     half_w, half_h = width / 2, height / 2
     corner = reach * DIAGONAL
@@ -112,7 +151,43 @@ def places_beside(
         Box(x + run - width, top - height, x + run, top),
         Box(x - run, bottom, x - run + width, bottom + height),
         Box(x + run - width, bottom, x + run, bottom + height),
+        # Raised or lowered, a label beside the dot still has the dot's centre level with it.
+        Box(x + reach, y - height, x + reach + width, y),
+        Box(x + reach, y, x + reach + width, y + height),
+        Box(x - reach - width, y - height, x - reach, y),
+        Box(x - reach - width, y, x - reach, y + height),
     )
+
+
+def places_around(x: float, y: float, reach: float, width: float, height: float) -> tuple[Box, ...]:
+    """Every place ``places_beside`` offers running, then more still touching the ring: above
+    and below slid along by eighths of the label's width, beside it by quarters of its height,
+    and off the ring at every 15 degrees between the diagonals. For the one label that must
+    show (the focused item's) in a crowd, where the usual places all meet another dot.
+    """
+    places = list(places_beside(x, y, reach, width, height, running=True))
+    top, bottom = y - reach, y + reach
+    for eighth in (1, 2, 3, 5, 6, 7):
+        left = x - width * eighth / 8
+        places += (
+            Box(left, top - height, left + width, top),
+            Box(left, bottom, left + width, bottom + height),
+        )
+    for quarter in (1, 3):
+        upper = y - height * quarter / 4
+        places += (
+            Box(x + reach, upper, x + reach + width, upper + height),
+            Box(x - reach - width, upper, x - reach, upper + height),
+        )
+    for degrees in (15, 30, 60, 75):
+        dx, dy = reach * math.cos(math.radians(degrees)), reach * math.sin(math.radians(degrees))
+        places += (
+            Box(x + dx, y - dy - height, x + dx + width, y - dy),
+            Box(x + dx, y + dy, x + dx + width, y + dy + height),
+            Box(x - dx - width, y - dy - height, x - dx, y - dy),
+            Box(x - dx - width, y + dy, x - dx, y + dy + height),
+        )
+    return tuple(places)
 
 
 def place_beside_dots(
@@ -123,15 +198,21 @@ def place_beside_dots(
     spacing: float = 0.0,
     clearance: float = 0.0,
     near_ok: Collection[str] = (),
+    gap: float = 0.0,
 ) -> dict[str, int]:
     """Greedy placement in the given order: key -> index of the place it got; others left out.
 
     ``dots`` holds the (x, y, reach) of every dot drawn, by key; a candidate's places are its
     own dot's (``places_beside``), which they only touch, and the first is its widest and
     tallest. A place is kept where it lies inside ``bounds``, at least ``spacing`` from each
-    label kept before it, and at least ``reach`` + ``clearance`` from the centre of every other
-    dot; the labels of ``near_ok`` (the focused item's, whose bold face says whose it is) keep
-    ``reach`` only. The result depends only on the arguments' order and values.
+    label kept before it, at least ``reach`` + ``clearance`` from the centre of every other
+    dot, and reads as its own dot's: no other dot's ring lies within the label's height of it
+    nearer its middle than its own dot's ring (a long label touching its dot by a corner may
+    otherwise lie among other dots, and read as theirs). The labels of ``near_ok`` (the
+    focused item's, whose bold face says whose it is) that find no such place may then take
+    one keeping ``reach`` only, wherever its middle is, and last one keeping only ``reach``
+    less ``gap`` (the part of each reach that is a gap around the dot): it touches other dots
+    then, but covers none. The result depends only on the arguments' order and values.
     """
     firsts = [candidate.boxes[0] for candidate in candidates if candidate.boxes]
     if not firsts:
@@ -141,17 +222,24 @@ def place_beside_dots(
     cell_h = max(bottom - top for _, top, _, bottom in firsts) + spacing
     min_left, min_top, max_right, max_bottom = bounds
     # Each dot in every bucket its kept circle's square touches: a place meets only the dots
-    # filed under the buckets it touches.
+    # filed under the buckets it touches. The dots a person sees are also filed by their
+    # centre in square buckets, to find those near a label's middle.
     near: dict[Cell, list[Dot]] = {}
+    seen: dict[Cell, list[Seen]] = {}
+    grain = max(cell_h, cell_w / 4)
+    widest = 0.0
     for key, (x, y, reach) in dots.items():
         keep = reach + clearance
         if x + keep <= min_left or x - keep >= max_right:
             continue
         if y + keep <= min_top or y - keep >= max_bottom:
             continue
-        entry = (key, x, y, keep * keep, reach * reach)
+        bare = max(reach - gap, 0.0)
+        entry = (key, x, y, keep * keep, reach * reach, bare * bare)
         for cell in _cells(x - keep, y - keep, x + keep, y + keep, cell_w, cell_h):
             near.setdefault(cell, []).append(entry)
+        seen.setdefault((int(x // grain), int(y // grain)), []).append((key, x, y, reach))
+        widest = max(widest, reach)
     kept: dict[Cell, list[Box]] = {}
     placed: dict[str, int] = {}
     half = spacing / 2
@@ -159,23 +247,72 @@ def place_beside_dots(
         own = candidate.key
         if own in placed:
             continue
-        # Which of a dot's squared distances this label keeps: with the clearance, or without.
-        keep_at: Literal[3, 4] = 4 if own in near_ok else 3
-        for index, (left, top, right, bottom) in enumerate(candidate.boxes):
-            if left < min_left or top < min_top or right > max_right or bottom > max_bottom:
-                continue
-            p_left, p_top, p_right, p_bottom = left - half, top - half, right + half, bottom + half
-            cells = _cells(p_left, p_top, p_right, p_bottom, cell_w, cell_h)
-            if _meets_a_dot(left, top, right, bottom, own, keep_at, cells, near):
-                continue
-            if _meets_a_label(p_left, p_top, p_right, p_bottom, cells, kept):
-                continue
-            padded = Box(p_left, p_top, p_right, p_bottom)
-            for cell in cells:
-                kept.setdefault(cell, []).append(padded)
-            placed[own] = index
-            break
+        mine = dots.get(own)
+        passes: tuple[Keep, ...] = (3, 4, 5) if own in near_ok else (3,)
+        # First with the clearance from other dots and its middle nearest its own; for the
+        # focused item, then keeping only their reach, then not even their gap.
+        for keep_at in passes:
+            strict = keep_at == 3
+            for index, (left, top, right, bottom) in enumerate(candidate.boxes):
+                if left < min_left or top < min_top or right > max_right or bottom > max_bottom:
+                    continue
+                p_left, p_top = left - half, top - half
+                p_right, p_bottom = right + half, bottom + half
+                cells = _cells(p_left, p_top, p_right, p_bottom, cell_w, cell_h)
+                if _meets_a_dot(left, top, right, bottom, own, keep_at, cells, near):
+                    continue
+                if _meets_a_label(p_left, p_top, p_right, p_bottom, cells, kept):
+                    continue
+                if (
+                    strict
+                    and mine is not None
+                    and _reads_as_another(
+                        Box(left, top, right, bottom), own, mine, widest, grain, seen
+                    )
+                ):
+                    continue
+                padded = Box(p_left, p_top, p_right, p_bottom)
+                for cell in cells:
+                    kept.setdefault(cell, []).append(padded)
+                placed[own] = index
+                break
+            if own in placed:
+                break
     return placed
+
+
+def _reads_as_another(
+    box: Box,
+    own: str,
+    mine: tuple[float, float, float],
+    widest: float,
+    grain: float,
+    seen: dict[Cell, list[Seen]],
+) -> bool:
+    """Whether a dot other than ``own`` (``mine``: its x, y and reach) lies beside the label
+    (its ring within the label's height of it) and nearer the label's middle than ``own``'s
+    ring: a person would read the label as that dot's."""
+    left, top, right, bottom = box
+    mx, my = (left + right) / 2, (top + bottom) / 2
+    x, y, reach = mine
+    mine_at = math.hypot(mx - x, my - y) - reach
+    beside = bottom - top
+    far = mine_at + widest
+    x0, x1 = int((mx - far) // grain), int((mx + far) // grain)
+    y0, y1 = int((my - far) // grain), int((my + far) // grain)
+    for gx in range(x0, x1 + 1):
+        for gy in range(y0, y1 + 1):
+            for key, ox, oy, o_reach in seen.get((gx, gy), ()):
+                dx, dy = mx - ox, my - oy
+                at = mine_at + o_reach
+                if dx * dx + dy * dy > at * at or key == own:
+                    continue
+                ex = left - ox if ox < left else (ox - right if ox > right else 0.0)
+                ey = top - oy if oy < top else (oy - bottom if oy > bottom else 0.0)
+                by = beside + o_reach
+                if ex * ex + ey * ey < by * by:
+                    return True
+    return False
 
 
 def _cells(
@@ -201,7 +338,7 @@ def _meets_a_dot(
     right: float,
     bottom: float,
     own: str,
-    keep_at: Literal[3, 4],
+    keep_at: Keep,
     cells: tuple[Cell, ...],
     near: dict[Cell, list[Dot]],
 ) -> bool:

@@ -11,11 +11,14 @@ item without links, words take the place of the drawing and the list instead of 
 
 Labels keep their size on screen whatever the zoom; a placement pass (``graph.labels``) shows,
 of the nodes in view, most important first, the labels that find a place touching their own
-dot and clear of every other label and dot (no label covers a dot, or sits as near another dot
-as its own), again after every zoom and pan, so zooming in shows more of them. The focused
-item's label, in bold, and the hubs' are placed first, and where the whole name has no room
-they may move along above or below the dot, or shorten; a node's whole label also shows while
-the pointer is on it. Until the person zooms or pans, the drawing keeps fitting the pane as it
+dot and clear of every other label and dot (no label covers a dot, sits as near another dot
+as its own, or has another dot beside it nearer its middle, where a person would read it as
+that dot's), again after every zoom and pan, so zooming in shows more of them. Where a whole
+name has no room it is shortened before it is dropped, so what is left out is the least
+important. The focused item's label, in bold, is placed first, at any place touching its dot
+and at worst touching other dots too, so it shows even in a crowd; the hubs' follow, and may
+move along above or below their dot. A node's whole name shows while the pointer is on its dot
+or its label. Until the person zooms or pans, the drawing keeps fitting the pane as it
 is resized or filtered.
 
 The filter hides content types and kinds of link, and with them what only they joined to the
@@ -100,13 +103,14 @@ from memex_desktop.api.content import type_label
 from memex_desktop.errors import user_message
 from memex_desktop.graph import (
     Box,
-    LabelCandidate,
     Layout,
     LayoutCancelled,
     importance_order,
+    label_candidate,
     layout,
     moved_inside,
     place_beside_dots,
+    places_around,
     places_beside,
     shortened,
 )
@@ -155,8 +159,10 @@ INCOMING_WORDS = {
 NODE_RADIUS = 7.0
 CENTER_GROWTH = 1.6
 LABEL_CHARS = 28
-# Where the whole name of the focused item or a hub has no room, it is offered cut to these.
+# Where a node's whole name has no room, it is offered cut to these before it is dropped.
 SHORT_LABEL_CHARS = (18, 10)
+# The focused item's, which must show, may in a crowd be cut shorter still.
+SHORTEST_CENTER_CHARS = 6
 # Label geometry in screen pixels: padding inside its backdrop, gap between a label and the
 # edge of its dot, how much further it keeps from every other dot (so that it reads as its own
 # dot's), space between labels.
@@ -1127,7 +1133,7 @@ class GraphPane(QWidget):
 
     def _measure_labels(self) -> None:
         """Texts and on-screen sizes of every node's label (items are made when first shown):
-        the whole text, and for the focused item and the hubs shortened ones too."""
+        the whole text, then shortened ones, offered where the whole one has no room."""
         self._label_font = QFont(self.view.font())
         self._center_font = QFont(self._label_font)
         self._center_font.setBold(True)
@@ -1136,18 +1142,23 @@ class GraphPane(QWidget):
         self._label_widths = {}
         self._label_heights = {}
         for node_id, item in self._node_items.items():
-            texts = [_label(item.node)]
-            if item.is_center or node_id in self._hubs:
-                for chars in SHORT_LABEL_CHARS:
-                    short = shortened(texts[0], chars)
-                    if len(short) < len(texts[-1]):
-                        texts.append(short)
             metrics = bold if item.is_center else plain
-            self._label_texts[node_id] = tuple(texts)
             # Rounded up: the text item measures itself slightly differently from the metrics.
-            self._label_widths[node_id] = tuple(
-                metrics.horizontalAdvance(text) + 2 * LABEL_PADDING + 1 for text in texts
+            whole = _label(item.node)
+            texts = [whole]
+            widths = [metrics.horizontalAdvance(whole) + 2 * LABEL_PADDING + 1]
+            cuts = (
+                (*SHORT_LABEL_CHARS, SHORTEST_CENTER_CHARS) if item.is_center else SHORT_LABEL_CHARS
             )
+            for chars in cuts:
+                short = shortened(whole, chars)
+                width = metrics.horizontalAdvance(short) + 2 * LABEL_PADDING + 1
+                # A name a letter too long is no narrower with the ellipsis: not worth offering.
+                if width < widths[-1]:
+                    texts.append(short)
+                    widths.append(width)
+            self._label_texts[node_id] = tuple(texts)
+            self._label_widths[node_id] = tuple(widths)
             self._label_heights[node_id] = metrics.height()
 
     def _drawing_rect(self) -> QRectF:
@@ -1286,6 +1297,8 @@ class GraphPane(QWidget):
             width, height = self._label_widths[node_id][0], self._label_heights[node_id]
             font = self._center_font if node_id == self._center else self._label_font
             label = LabelItem(node_id, self._label_texts[node_id][0], font, width, height)
+            # A shortened label's whole name, as on its dot.
+            label.setToolTip(self._node_items[node_id].toolTip())
             label.set_colours(*self._label_colours())
             label.setVisible(False)
             self._scene.addItem(label)
@@ -1306,11 +1319,18 @@ class GraphPane(QWidget):
             x, y = self._positions[node_id]
             reach = self._dot_radii[node_id] + LABEL_GAP / scale
             height = self._label_heights[node_id] / scale
-            running = node_id == self._center or node_id in self._hubs
-            boxes = tuple(
-                places_beside(x, y, reach, width / scale, height, running=running)
-                for width in self._label_widths[node_id]
-            )
+            if node_id == self._center:
+                # The focused item's label must show: every place touching its ring is tried.
+                boxes = tuple(
+                    places_around(x, y, reach, width / scale, height)
+                    for width in self._label_widths[node_id]
+                )
+            else:
+                running = node_id in self._hubs
+                boxes = tuple(
+                    places_beside(x, y, reach, width / scale, height, running=running)
+                    for width in self._label_widths[node_id]
+                )
             self._boxes[node_id] = boxes
         return boxes
 
@@ -1329,28 +1349,17 @@ class GraphPane(QWidget):
             for node_id in shown
             if left <= positions[node_id][0] <= right and top <= positions[node_id][1] <= bottom
         }
-        candidates = []
-        texts_of: dict[str, list[int]] = {}
-        for node_id in self._label_order:
-            if node_id not in in_view:
-                continue
-            by_text = self._label_boxes(node_id, scale)
-            if node_id != self._center and node_id not in self._hubs:
-                candidates.append(LabelCandidate(node_id, by_text[0]))
-                continue
-            # The focused item and the hubs: where their whole name has no room beside the
-            # dot, it may sit above or below moved along to stay in a narrow pane, or shortened.
-            places: list[Box] = []
-            texts: list[int] = []
-            tops = {by_text[0][2].top, by_text[0][3].top}
-            for index, boxes in enumerate(by_text):
-                # Moved along only: moved up or down, it would cover its own dot.
-                along = (moved for moved in moved_inside(boxes[2:4], bounds) if moved.top in tops)
-                here = boxes + tuple(along)
-                places += here
-                texts += [index] * len(here)
-            candidates.append(LabelCandidate(node_id, tuple(places)))
-            texts_of[node_id] = texts
+        # Every name may shorten before it is dropped; the focused item's and the hubs' may
+        # also move along above or below their dot to stay in a narrow pane.
+        candidates = [
+            label_candidate(
+                node_id,
+                self._label_boxes(node_id, scale),
+                along=bounds if node_id == self._center or node_id in self._hubs else None,
+            )
+            for node_id in self._label_order
+            if node_id in in_view
+        ]
         # How far from each dot's centre a label keeps: the edge of the dot with its outline,
         # and the gap beyond.
         gap = LABEL_GAP / scale
@@ -1362,12 +1371,10 @@ class GraphPane(QWidget):
             spacing=LABEL_SPACING / scale,
             clearance=LABEL_CLEARANCE / scale,
             near_ok=(self._center,) if self._center is not None else (),
+            gap=gap,
         )
         placed = {
-            c.key: (
-                c.boxes[chosen[c.key]],
-                texts_of[c.key][chosen[c.key]] if c.key in texts_of else 0,
-            )
+            c.key: (c.boxes[chosen[c.key]], c.text(chosen[c.key]))
             for c in candidates
             if c.key in chosen
         }

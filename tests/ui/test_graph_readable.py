@@ -165,6 +165,8 @@ def test_an_unlabelled_node_gets_its_label_when_zoomed_into(pane: GraphPane) -> 
 
 
 def test_labels_keep_their_size_on_screen(pane: GraphPane) -> None:
+    """Whatever the zoom, a label is its text's width on screen with a little padding (at Fit
+    the focused item's may be shortened, and whole once zoomed in)."""
     label = pane.shown_labels()[pane.center or ""]
     view = pane.view
 
@@ -172,12 +174,12 @@ def test_labels_keep_their_size_on_screen(pane: GraphPane) -> None:
         rect = label.sceneBoundingRect()
         return view.mapFromScene(rect.topRight()).x() - view.mapFromScene(rect.topLeft()).x()
 
-    before = on_screen_width()
-    text_width = label.text.boundingRect().width()
-    assert text_width < before < text_width + 12
-    pane.zoom_in()
-    pane.zoom_in()
-    assert on_screen_width() == pytest.approx(before, abs=2)
+    for _ in range(3):
+        text_width = label.text.boundingRect().width()
+        assert text_width < on_screen_width() < text_width + 12
+        pane.zoom_in()
+        pane.zoom_in()
+        assert label.isVisible()
 
 
 def test_a_hidden_label_shows_while_the_pointer_is_on_its_node(qtbot: Any, pane: GraphPane) -> None:
@@ -472,7 +474,8 @@ def test_a_crowded_narrow_drawing_covers_no_dot_and_names_its_focus_and_hubs_zoo
     """Two hops through three tags many items share, in a side column 220 pixels wide: at Fit
     no label covers a dot or another label, even where that leaves the focused item and the
     tags unnamed; a few steps of zoom toward the focused item name it (shortened if need be),
-    and a few more toward a tag name that tag."""
+    and a few more toward a tag name that tag, once it has room where no other dot lies nearer
+    its label's middle."""
     center = "focused"
     title = "Sty Mel Sat Try Sheefeel Bia"
     tags = [f"tag-{n}" for n in range(3)]
@@ -515,5 +518,5 @@ def test_a_crowded_narrow_drawing_covers_no_dot_and_names_its_focus_and_hubs_zoo
         named = labels[center].text.text()
         assert title.startswith(named.removesuffix("…"))
         assert labels[center].text.font().bold()
-        zoom_toward(tag, 5)
+        zoom_toward(tag, 8)
         assert pane.shown_labels()[tag].text.text() == f"{tag}-name"

@@ -18,6 +18,7 @@ from memex_desktop.graph import (
     layout,
     moved_inside,
     place_beside_dots,
+    places_around,
     places_beside,
     shortened,
 )
@@ -32,6 +33,20 @@ def _distance(box: Box, x: float, y: float) -> float:
     dx = max(box.left - x, 0.0, x - box.right)
     dy = max(box.top - y, 0.0, y - box.bottom)
     return math.hypot(dx, dy)
+
+
+def _reads_as_another(box: Box, key: str, dots: Dots) -> bool:
+    """Whether another dot's ring lies beside the label (within its height) and as near its
+    middle as its own dot's ring: a person would read it as that dot's."""
+    middle = ((box.left + box.right) / 2, (box.top + box.bottom) / 2)
+    x, y, reach = dots[key]
+    own = math.dist(middle, (x, y)) - reach
+    return any(
+        _distance(box, ox, oy) - o_reach < box.height
+        and math.dist(middle, (ox, oy)) - o_reach <= own + 1e-9
+        for other, (ox, oy, o_reach) in dots.items()
+        if other != key
+    )
 
 
 def _padded(box: Box, margin: float) -> Box:
@@ -79,11 +94,28 @@ def test_every_place_touches_the_ring_and_stays_out_of_it(
     x: float, y: float, reach: float, width: float, height: float
 ) -> None:
     places = places_beside(x, y, reach, width, height, running=True)
-    assert len(places) == 12
+    assert len(places) == 16
     assert len(places_beside(x, y, reach, width, height)) == 8
     for place in places:
         assert place.width == pytest.approx(width)
         assert place.height == pytest.approx(height)
+        assert _distance(place, x, y) == pytest.approx(reach, rel=1e-6, abs=1e-6)
+
+
+@given(
+    x=st.floats(-500, 500),
+    y=st.floats(-500, 500),
+    reach=st.floats(0.5, 60),
+    width=st.floats(5, 300),
+    height=st.floats(5, 40),
+)
+def test_every_place_around_the_focused_dot_touches_its_ring_too(
+    x: float, y: float, reach: float, width: float, height: float
+) -> None:
+    places = places_around(x, y, reach, width, height)
+    assert places[:16] == places_beside(x, y, reach, width, height, running=True)
+    assert len(places) == 16 + 12 + 4 + 16
+    for place in places:
         assert _distance(place, x, y) == pytest.approx(reach, rel=1e-6, abs=1e-6)
 
 
@@ -100,14 +132,22 @@ def test_a_label_keeps_clear_of_other_dots_but_touches_its_own() -> None:
     # A dot right of "a": there the label would cover it; it takes the left of its dot.
     covered = {"a": (0.0, 0.0, 5.0), "b": (30.0, 0.0, 5.0)}
     assert place_beside_dots([a], covered, bounds=EVERYWHERE) == {"a": 1}
-    # A dot 6 below where the label would go: clear of it, unless it must keep 3 more.
-    below = {"a": (0.0, 0.0, 5.0), "b": (30.0, 11.0, 5.0)}
+    # A dot 6 below the far end of where the label would go: clear of it, unless it must keep
+    # 3 more.
+    below = {"a": (0.0, 0.0, 5.0), "b": (50.0, 11.0, 5.0)}
     assert place_beside_dots([a], below, bounds=EVERYWHERE) == {"a": 0}
     assert place_beside_dots([a], below, bounds=EVERYWHERE, clearance=3.0) == {"a": 1}
-    # The focused item's label may come as near another dot as to its own.
-    assert place_beside_dots([a], below, bounds=EVERYWHERE, clearance=3.0, near_ok={"a"}) == {
+    # The focused item's label may, where it has no other place, come as near another dot as
+    # to its own.
+    right = LabelCandidate("a", a.boxes[:1])
+    assert place_beside_dots([right], below, bounds=EVERYWHERE, clearance=3.0) == {}
+    assert place_beside_dots([right], below, bounds=EVERYWHERE, clearance=3.0, near_ok={"a"}) == {
         "a": 0
     }
+    # Below the label's middle, a dot 6 away is nearer it than the label's own dot: the label
+    # would read as that dot's, and takes the left of its own.
+    under = {"a": (0.0, 0.0, 5.0), "b": (25.0, 16.0, 5.0)}
+    assert place_beside_dots([a], under, bounds=EVERYWHERE) == {"a": 1}
 
 
 def test_no_room_leaves_a_label_out_and_the_first_label_has_the_first_pick() -> None:
@@ -118,9 +158,9 @@ def test_no_room_leaves_a_label_out_and_the_first_label_has_the_first_pick() -> 
     a = LabelCandidate("a", places_beside(0.0, 0.0, 5.0, 60.0, 10.0, running=True))
     assert place_beside_dots([a], {"a": (0.0, 0.0, 5.0), **ring}, bounds=EVERYWHERE) == {}
     first = LabelCandidate("first", places_beside(0.0, 0.0, 5.0, 40.0, 10.0))
-    second = LabelCandidate("second", places_beside(50.0, 0.0, 5.0, 40.0, 10.0))
-    both = {"first": (0.0, 0.0, 5.0), "second": (50.0, 0.0, 5.0)}
-    # Right of its dot, the first label only touches the second's ring.
+    second = LabelCandidate("second", places_beside(55.0, 0.0, 5.0, 40.0, 10.0))
+    both = {"first": (0.0, 0.0, 5.0), "second": (55.0, 0.0, 5.0)}
+    # Right of its dot, the first label comes within 5 of the second's ring.
     assert place_beside_dots([first, second], both, bounds=EVERYWHERE) == {"first": 0, "second": 0}
     # Kept 8 further from other dots, it takes the left of its dot; the second keeps the right.
     assert place_beside_dots([first, second], both, bounds=EVERYWHERE, clearance=8.0) == {
@@ -182,7 +222,7 @@ def test_kept_labels_never_overlap_nor_cover_a_dot_nor_leave_the_view(
     kept = _kept_boxes(candidates, placed)
     _assert_placed_well(kept, dots, bounds, spacing, clearance)
     # Greedy: a label left out has, in each of its places, a reason: outside the view, too
-    # near another dot, or too near a label kept.
+    # near another dot, too near a label kept, or reading as another dot's.
     for candidate in candidates:
         if candidate.key in placed:
             continue
@@ -198,6 +238,7 @@ def test_kept_labels_never_overlap_nor_cover_a_dot_nor_leave_the_view(
                     _padded(box, spacing / 2).overlaps(_padded(k, spacing / 2))
                     for k in kept.values()
                 )
+                or _reads_as_another(box, candidate.key, dots)
             ), candidate.key
 
 
