@@ -203,6 +203,18 @@ def own_text(document: QTextDocument) -> OwnText:
     return OwnText("".join(parts), tuple(own_starts), tuple(document_starts), tuple(lines))
 
 
+def finish_layout(document: QTextDocument) -> None:
+    """Lay out the rest of ``document`` before a format in it changes (at once when it is all
+    laid out already).
+
+    Qt lays a document just shown (or given a new width) out in steps, one an event-loop turn,
+    and a change made before the last step ends the layout at the change: the lines after it
+    are never laid out, so they are neither drawn nor reachable by scrolling (highlights
+    painted again as an item is shown again cut it short after them).
+    """
+    document.documentLayout().documentSize()
+
+
 def paint_format(colour: QColor, highlight_id: str, pending: bool) -> QTextCharFormat:
     """The character format of a painted highlight (a pending one is also underlined)."""
     paint = QTextCharFormat()
@@ -237,6 +249,7 @@ class HighlightPainter:
             self._document = document
             self._restore = []
             document.setUndoRedoEnabled(False)  # the paint is no edit to undo
+        finish_layout(document)
         self._clear_paint()
         self.highlights = list(highlights)
         self.spans = {}
@@ -274,6 +287,7 @@ class HighlightPainter:
     def clear(self) -> None:
         """Take every highlight off the document."""
         if self._document is self.view.document():
+            finish_layout(self._document)
             self._clear_paint()
         self.highlights, self.spans, self.unplaced = [], {}, []
 

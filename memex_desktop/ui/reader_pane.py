@@ -87,6 +87,7 @@ from memex_desktop.ui.find_bar import ArticleFinder, FindBar
 from memex_desktop.ui.highlight_painter import (
     HighlightClicks,
     HighlightPainter,
+    finish_layout,
     highlight_colour,
     own_text,
     transcript_lines,
@@ -1164,6 +1165,7 @@ class ReaderPane(QWidget):
         gone to; the line marked before is given back its own look."""
         document = self.browser.document()
         document.setUndoRedoEnabled(False)  # a mark is no edit to undo
+        finish_layout(document)
         if self._line_mark is not None:
             marked, position, before = self._line_mark
             self._line_mark = None
@@ -1367,6 +1369,7 @@ class ReaderPane(QWidget):
         bar = self.browser.verticalScrollBar()
         if not bar.isVisible():
             width -= bar.sizeHint().width()
+        finish_layout(document)  # a picture resized mid-layout would cut the text short
         if fit_images(document, width, current.images.get, self.browser.devicePixelRatioF()):
             self.browser.viewport().update()
 
