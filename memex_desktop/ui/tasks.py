@@ -227,6 +227,9 @@ class _Worker(QRunnable):
             close_thread_readers()
             task._completed.set()
             task._done_relay.emit()
+            # A failure's traceback keeps this frame, and what its variables hold at the end,
+            # for as long as a slot keeps the exception: not the task and its function.
+            task = fn = None
 
     @staticmethod
     def _report_failure(task: Task[Any], exc: Exception) -> None:

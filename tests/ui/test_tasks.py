@@ -334,3 +334,33 @@ def test_a_task_nobody_keeps_is_destroyed_on_the_gui_thread(qtbot, runner: TaskR
     assert runner.wait_for_idle(10_000)
     qtbot.waitUntil(lambda: len(destroyed_on) == started, timeout=10_000)
     assert set(destroyed_on) == {gui_thread}
+
+
+class _FailureKeeper(QObject):
+    """Keeps the exceptions it is handed, as a pane keeps the reason a read failed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kept: list[object] = []
+
+    @Slot(object)
+    def keep(self, exc: object) -> None:
+        self.kept.append(exc)
+
+
+def _fail() -> None:
+    raise ValueError("no such item")
+
+
+def test_a_failure_kept_by_a_slot_does_not_keep_its_task(qtbot, runner: TaskRunner) -> None:
+    """The exception's traceback holds the worker's frame; the task it ran is not held with
+    it, so a pane keeping the reason of a failure keeps no finished task alive."""
+    keeper = _FailureKeeper()
+    destroyed: list[bool] = []
+    task = runner.run(_fail).on_failure(keeper.keep)
+    weakref.finalize(task, lambda: destroyed.append(True))
+    del task
+    qtbot.waitUntil(lambda: bool(keeper.kept) and runner.active_count() == 0, timeout=10_000)
+    assert runner.wait_for_idle(10_000)
+    qtbot.waitUntil(lambda: bool(destroyed), timeout=5_000)
+    assert isinstance(keeper.kept[0], ValueError)
