@@ -23,8 +23,10 @@ GC_THRESHOLDS = (20_000, 20, 100)
 # paint or layout calls, adds up to visible stalls while a sync runs).
 GUI_SWITCH_INTERVAL_S = 0.001
 # How often the GUI thread looks whether a generation is due for collection (see
-# collect_due_generation); a young collection then takes a few milliseconds at most.
+# DueCollections); a young collection then takes a few milliseconds at most.
 GC_CHECK_INTERVAL_MS = 100
+# A full collection comes no sooner than this many times the last one took (DueCollections).
+FULL_COLLECTION_COST_TIMES = 100
 # How often freed memory is handed back to the system (see return_freed_memory_periodically).
 TRIM_INTERVAL_S = 1.0
 # Allocations from this size up get pages of their own, handed back the moment they are freed
@@ -53,24 +55,38 @@ def settle_garbage_collector() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
-def collect_due_generation() -> int | None:
-    """Collect what the interpreter's automatic collection would collect now; the generation
-    collected, or None when none is due.
+class DueCollections:
+    """The collections the interpreter's automatic collection would run, run by hand: for a
+    process that turned automatic collection off to collect on one thread of its choosing
+    (see ``ui.garbage_collector``).
 
-    For a process that turned automatic collection off to collect on one thread of its
-    choosing (see ``ui.garbage_collector``). As CPython decides: nothing until the young
-    generation's count passes its threshold, then the oldest generation whose count passed
-    its own (a collection adds one to the count of the generation above it).
+    As CPython decides: nothing until the young generation's count passes its threshold,
+    then the oldest generation whose count passed its own (a collection adds one to the
+    count of the generation above it). CPython also holds a full collection back until the
+    objects that survived into the old generation since the last one are a quarter of those
+    it kept, which keeps full collections of a large heap rare; that count is not exposed, so
+    a full collection is held back instead until ``FULL_COLLECTION_COST_TIMES`` its last
+    duration has passed: full collections then take at most about 1 % of the thread's time.
     """
-    counts, thresholds = gc.get_count(), gc.get_threshold()
-    if thresholds[0] == 0 or counts[0] <= thresholds[0]:
-        return None
-    for generation in (2, 1):
-        if counts[generation] > thresholds[generation]:
-            gc.collect(generation)
-            return generation
-    gc.collect(0)
-    return 0
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._full_allowed_at = 0.0
+
+    def collect(self) -> int | None:
+        """Collect the generation due now; which one, or None when none is."""
+        counts, thresholds = gc.get_count(), gc.get_threshold()
+        if thresholds[0] == 0 or counts[0] <= thresholds[0]:
+            return None
+        if counts[2] > thresholds[2] and self._clock() >= self._full_allowed_at:
+            started = self._clock()
+            gc.collect(2)
+            finished = self._clock()
+            self._full_allowed_at = finished + (finished - started) * FULL_COLLECTION_COST_TIMES
+            return 2
+        generation = 1 if counts[1] > thresholds[1] else 0
+        gc.collect(generation)
+        return generation
 
 
 def favour_the_gui_thread() -> None:

@@ -12,21 +12,33 @@ from __future__ import annotations
 
 import gc
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer, Slot
 
-from memex_desktop.runtime import GC_CHECK_INTERVAL_MS, collect_due_generation
+from memex_desktop.runtime import GC_CHECK_INTERVAL_MS, DueCollections
 
 
-def collect_garbage_on_this_thread(parent: QObject) -> QTimer:
+class GarbageCollector(QTimer):
+    """A timer of the GUI thread collecting what the interpreter would have collected."""
+
+    def __init__(self, parent: QObject) -> None:
+        super().__init__(parent)
+        self.setObjectName("garbage-collector")
+        self.collections = DueCollections()
+        # Coarse: a collection a few milliseconds late costs nothing, and the timer may be
+        # merged with others' wake-ups.
+        self.setTimerType(Qt.TimerType.CoarseTimer)
+        self.setInterval(GC_CHECK_INTERVAL_MS)
+        self.timeout.connect(self._on_timeout)
+
+    @Slot()
+    def _on_timeout(self) -> None:
+        self.collections.collect()
+
+
+def collect_garbage_on_this_thread(parent: QObject) -> GarbageCollector:
     """Turn automatic collection off for the process and collect from a timer of the calling
     thread (the GUI thread), owned by ``parent``; the timer, already started."""
     gc.disable()
-    timer = QTimer(parent)
-    timer.setObjectName("garbage-collector")
-    # Coarse: a collection a few milliseconds late costs nothing, and the timer may be merged
-    # with others' wake-ups.
-    timer.setTimerType(Qt.TimerType.CoarseTimer)
-    timer.setInterval(GC_CHECK_INTERVAL_MS)
-    timer.timeout.connect(collect_due_generation)
+    timer = GarbageCollector(parent)
     timer.start()
     return timer

@@ -13,9 +13,10 @@ import pytest
 
 from memex_desktop import cli
 from memex_desktop.runtime import (
+    FULL_COLLECTION_COST_TIMES,
     GC_THRESHOLDS,
     GUI_SWITCH_INTERVAL_S,
-    collect_due_generation,
+    DueCollections,
     favour_the_gui_thread,
     return_freed_memory_periodically,
     settle_garbage_collector,
@@ -46,17 +47,62 @@ def test_a_generation_is_collected_when_the_interpreter_would_collect_it() -> No
     gc.disable()
     gc.collect()
     gc.set_threshold(1_000, 2, 100)
+    due = DueCollections()
     kept: list[list[int]] = [[] for _ in range(500)]
-    assert collect_due_generation() is None  # the young generation is under its threshold
+    assert due.collect() is None  # the young generation is under its threshold
     collected = []
     for _ in range(3):
         kept.extend([] for _ in range(1_500))
-        collected.append(collect_due_generation())
+        collected.append(due.collect())
     # Each young collection counts one for the middle generation, collected when over 2.
     assert collected == [0, 0, 0]
     kept.extend([] for _ in range(1_500))
-    assert collect_due_generation() == 1
+    assert due.collect() == 1
     assert gc.get_count()[1] == 0
+
+
+class _Clock:
+    """A clock that moves only when told to."""
+
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+FULL_COLLECTION_S = 0.05
+
+
+@pytest.mark.usefixtures("restored_gc")
+def test_a_full_collection_waits_a_hundred_times_what_the_last_one_took() -> None:
+    """Collected on the GUI thread, a full collection of a large heap is a stall: they are
+    spaced out so that they take about 1 % of the time at most."""
+    gc.disable()
+    gc.collect()
+    gc.set_threshold(100, 1, 1)
+    clock = _Clock()
+
+    def full_collections_take_50_ms(phase: str, info: dict[str, int]) -> None:
+        if phase == "stop" and info["generation"] == 2:
+            clock.now += FULL_COLLECTION_S
+
+    due = DueCollections(clock)
+    kept: list[list[int]] = []
+
+    def collect_after_allocating() -> int | None:
+        kept.extend([] for _ in range(200))
+        return due.collect()
+
+    gc.callbacks.append(full_collections_take_50_ms)
+    try:
+        assert 2 in [collect_after_allocating() for _ in range(10)]  # as soon as called for
+        # Then none before 100 x 50 ms have passed, however often the counts call for one.
+        assert 2 not in [collect_after_allocating() for _ in range(30)]
+        clock.now += FULL_COLLECTION_COST_TIMES * FULL_COLLECTION_S
+        assert 2 in [collect_after_allocating() for _ in range(10)]
+    finally:
+        gc.callbacks.remove(full_collections_take_50_ms)
 
 
 @pytest.fixture
