@@ -18,10 +18,11 @@ from __future__ import annotations
 import html
 import re
 
+from memex_desktop.render.text import SAFE_TAG_RE
+
 # Deeper elements are read as their text only (their tags are ignored): the walk is recursive.
 MAX_DEPTH = 100
 
-_TAG_RE = re.compile(r'<(/?)([a-z0-9]+)((?:\s+[^\s="/>]+="[^"]*")*)\s*/?>')
 _VOID = frozenset({"br", "hr", "img"})
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BLOCKS = frozenset(
@@ -66,6 +67,14 @@ def escape_markdown(text: str) -> str:
     return _SYNTAX_RE.sub(_escaped_character, text)
 
 
+def plain_text_to_markdown(text: str) -> str:
+    """Plain text (a quote, a note, a title) as Markdown that shows exactly its words, as an
+    item's content is written: escaped as inline text and at each line's start, its lines
+    joined by hard line breaks (blank lines left out: the text stays one block)."""
+    lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n")]
+    return "\\\n".join(_line_start_escaped(escape_markdown(line)) for line in lines if line)
+
+
 def _escaped_character(found: re.Match[str]) -> str:
     """One character of :data:`_SYNTAX_RE` as Markdown text."""
     character = found.group()
@@ -96,7 +105,7 @@ def _parse(safe_html: str) -> _Element:
     stack = [root]
     unwrapped: dict[str, int] = {}  # elements opened too deep, by name, not yet closed
     position = 0
-    for match in _TAG_RE.finditer(safe_html):
+    for match in SAFE_TAG_RE.finditer(safe_html):
         if match.start() > position:
             stack[-1].children.append(safe_html[position : match.start()])
         position = match.end()

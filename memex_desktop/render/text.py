@@ -1,5 +1,5 @@
-"""Plain text <-> reader HTML: the text version of a rendered document, plain text as HTML, and
-plain text as Markdown that a Markdown viewer cannot turn into markup.
+"""Plain text <-> reader HTML: the text version of a rendered document and plain text as HTML
+(plain text as Markdown is :func:`memex_desktop.render.html_markdown.plain_text_to_markdown`).
 
 ``html_to_text`` reads only HTML that came out of :func:`sanitize_html` (well-formed, quoted
 attributes, ``<`` escaped in text), so a regular-expression tokenizer is exact and fast.
@@ -12,7 +12,10 @@ import re
 
 from memex_desktop.render.sanitize import escape_attr, escape_text
 
-_TOKEN_RE = re.compile(r'<(/?)([a-z0-9]+)((?:\s+[^\s="/>]+="[^"]*")*)\s*/?>')
+# One tag of sanitised HTML: (closing slash, name, attributes). The sanitiser quotes every
+# attribute value and escapes every "<" of text, so this reads its output exactly (the
+# Markdown conversion reads the same tags with it).
+SAFE_TAG_RE = re.compile(r'<(/?)([a-z0-9]+)((?:\s+[^\s="/>]+="[^"]*")*)\s*/?>')
 _HREF_RE = re.compile(r'\shref="([^"]*)"')
 _BLOCK_TAGS = frozenset(
     {
@@ -109,7 +112,7 @@ class _Blocks:
     def convert(self, segment: str) -> str:
         """Text of a stretch of HTML outside ``<pre>`` (whitespace collapsed as HTML does)."""
         segment = _collapse_spaces(segment)
-        segment = _TOKEN_RE.sub(self.tag, segment)
+        segment = SAFE_TAG_RE.sub(self.tag, segment)
         segment = _LEADING_SPACE_RE.sub("\n", segment).replace(_INDENT, " ")
         return segment.replace("  | ", " | ")
 
@@ -200,28 +203,3 @@ def plain_text_to_html(text: str) -> str:
         "<p>" + "<br>".join(linkify(line) for line in paragraph.strip("\n").split("\n")) + "</p>"
         for paragraph in paragraphs
     )
-
-
-_MARKDOWN_AUTOLINK_RE = re.compile(r"<(?:https?://|mailto:)[^\s<>]*>", re.IGNORECASE)
-_MARKDOWN_ENTITY_RE = re.compile(r"&(?=#?[0-9A-Za-z]+;)")
-# A "]" that could close link text or a link reference definition: "](", "][", "]:".
-_MARKDOWN_LINK_CLOSE_RE = re.compile(r"\](?=[ \t]*\n?[ \t]*[(\[:])")
-
-
-def plain_text_to_markdown(text: str) -> str:
-    """Plain text as Markdown that shows the same characters and holds no HTML and no link.
-
-    Every ``<`` becomes ``&lt;`` (so no raw HTML, no ``<javascript:...>`` autolink) except in
-    ``<http(s)://...>`` and ``<mailto:...>`` autolinks, which the text version writes after link
-    texts; a ``]`` that could end link syntax is escaped, and so are backslashes and
-    ``&name;`` sequences, which would otherwise change what is shown.
-    """
-    text = _MARKDOWN_ENTITY_RE.sub("&amp;", text.replace("\\", "\\\\"))
-    parts: list[str] = []
-    position = 0
-    for match in _MARKDOWN_AUTOLINK_RE.finditer(text):
-        parts.append(text[position : match.start()].replace("<", "&lt;"))
-        parts.append(match.group(0))
-        position = match.end()
-    parts.append(text[position:].replace("<", "&lt;"))
-    return _MARKDOWN_LINK_CLOSE_RE.sub(r"\\]", "".join(parts))

@@ -36,8 +36,7 @@ from memex_desktop.api.models import (
 from memex_desktop.api.urls import UrlProblem, parse_web_url
 from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.render.document import Lookup
-from memex_desktop.render.html_markdown import html_to_markdown
-from memex_desktop.render.text import plain_text_to_markdown
+from memex_desktop.render.html_markdown import html_to_markdown, plain_text_to_markdown
 from memex_desktop.store import CacheReader, StoreWriter, ThreadNode
 from memex_desktop.store.extract import body_text
 from memex_desktop.store.highlights import Highlight, cached_highlights

@@ -11,7 +11,7 @@ import markdown  # type: ignore[import-untyped]
 import pytest
 from support.render_safety import problems
 
-from memex_desktop.render.text import plain_text_to_markdown
+from memex_desktop.render.html_markdown import plain_text_to_markdown
 from memex_desktop.store import CacheReader, StoreWriter
 from memex_desktop.sync.export import export_markdown, import_json, render_for_cli
 
@@ -117,14 +117,14 @@ def test_the_text_of_hostile_items_is_kept(exported: dict[str, str]) -> None:
     ("text", "markdown_text"),
     [
         ("a <b> c", "a &lt;b> c"),
-        ("see <https://x.example/a>", "see <https://x.example/a>"),
+        ("see <https://x.example/a>", "see &lt;https://x.example/a>"),
         ("<javascript:alert(1)>", "&lt;javascript:alert(1)>"),
-        ("[x](javascript:y)", "[x\\](javascript:y)"),
-        ("[x\\](javascript:y)", "[x\\\\\\](javascript:y)"),
-        ("[a]: javascript:z", "[a\\]: javascript:z"),
-        ("[a] [b]", "[a\\] [b]"),
+        ("[x](javascript:y)", "\\[x\\](javascript:y)"),
+        ("[x\\](javascript:y)", "\\[x\\\\\\](javascript:y)"),
+        ("[a]: javascript:z", "\\[a\\]: javascript:z"),
+        ("[a] [b]", "\\[a\\] \\[b\\]"),
         ("Q&A &lt;b&gt;", "Q&A &amp;lt;b&amp;gt;"),
-        ("[image: a — https://i.example/x.png]", "[image: a — https://i.example/x.png]"),
+        ("[image: a — https://i.example/x.png]", "\\[image: a — https://i.example/x.png\\]"),
     ],
 )
 def test_plain_text_as_markdown(text: str, markdown_text: str) -> None:
