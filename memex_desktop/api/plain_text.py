@@ -21,8 +21,11 @@ _MARKS = f"{MARK_START}{MARK_END}"
 CITATION = re.compile(r"\{\{\s*content:([^{}\s]+)\s*\}\}")
 # Other template references (``{{ref-3}}``) name nothing a person could read.
 _TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
-_IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
-_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\n]*)\)")
+# A link's address, which may hold parentheses one balanced pair deep as CommonMark allows
+# ("https://en.wikipedia.org/wiki/Foo_(bar)"); deeper ones end it, as they do CommonMark's.
+_ADDRESS = r"(?:[^()\n]|\([^()\n]*\))*"
+_IMAGE = re.compile(rf"!\[([^\]\n]*)\]\({_ADDRESS}\)")
+_LINK = re.compile(rf"\[([^\]\n]*)\]\(({_ADDRESS})\)")
 _REFERENCE_LINK = re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]")
 # Words in brackets that are no link: how a note's compiled text names an item it references
 # ("see [Designing for Offline: The Outbox Pattern]"). Only a phrase of several words ("[1]",
@@ -48,13 +51,16 @@ _STRAY_MARKERS = re.compile(r"\*\*|__|~~")
 _LINE_STARTS = frozenset("#>-*+_0123456789")
 # Pieces a window may start with: the end of a link, a citation or a tag cut at its start.
 _CUT_HEAD = re.compile(
-    rf"^[^\s\[{_MARKS}]*\]\([^)\s]*\)?|^[^\s(]*\)(?=\s|$)|^[^{{}}]*\}}\}}|^[^<>]*>"
+    rf"^[^\s\[{_MARKS}]*\]\((?:[^()\s]|\([^()\s]*\))*\)?|^[^\s(]*\)(?=\s|$)"
+    rf"|^[^{{}}]*\}}\}}|^[^<>]*>"
 )
 # A snippet window cut inside words in brackets (a link's text, a reference) starts with a
 # closing bracket (and the link's address) of no opening one: the words stay, the syntax goes.
-_CUT_OPEN = re.compile(r"^(…[^\[\]]*)\](?:\([^)\s]*\)?)?")
+_CUT_OPEN = re.compile(r"^(…[^\[\]]*)\](?:\((?:[^()\s]|\([^()\s]*\))*\)?)?")
 # ... and end with: a link, a citation or a tag cut before its end.
-_CUT_TAIL = re.compile(r"!?\[([^\]\n]*)(?:\]\([^)]*)?$|\{\{[^}]*$|<[A-Za-z/!][^>]*$")
+_CUT_TAIL = re.compile(
+    r"!?\[([^\]\n]*)(?:\]\((?:[^()]|\([^()]*\))*(?:\([^()]*)?)?$|\{\{[^}]*$|<[A-Za-z/!][^>]*$"
+)
 
 # How long a snippet is shown, and how much raw text is cut out for it: markup takes room.
 SNIPPET_WIDTH = 160

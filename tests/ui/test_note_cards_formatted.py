@@ -12,13 +12,15 @@ import pytest
 from PySide6.QtGui import QFont, QTextCursor
 from PySide6.QtWidgets import QLabel
 
-from memex_desktop.api.models import SearchRawResponse
+from memex_desktop.api.models import SearchRawResponse, parse_content_entity
+from memex_desktop.api.plain_text import plain_text
 from memex_desktop.paths import resource_path
+from memex_desktop.render import RenderContext, render_entity
 from memex_desktop.store import CacheReader, Outbox, StoreWriter
 from memex_desktop.sync.notes import annotation_payload
 from memex_desktop.ui.reader_pane import backlink_words
 from memex_desktop.ui.tasks import TaskRunner
-from memex_desktop.ui.thread_pane import NoteCard, ThreadPane
+from memex_desktop.ui.thread_pane import NoteCard, ThreadPane, formatted_note
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -108,3 +110,17 @@ def test_referenced_by_tells_a_demo_note_without_brackets() -> None:
     assert "[" not in said.name
     assert "]" not in said.name
     assert "The Ana and Ben example" in said.name
+
+
+@pytest.mark.parametrize(
+    "address", ["javascript:alert(1)", "data:text/html,<b>x</b>", "file:///etc/passwd"]
+)
+def test_a_card_links_to_no_other_scheme(address: str) -> None:
+    """A card's link marks go through the sanitiser's scheme allow-list, whatever
+    parentheses the address holds."""
+    note = parse_content_entity({"id": "n", "type": "annotation", "text": f"a [x]({address}) b"})
+    html = render_entity(formatted_note(note), RenderContext(lookup=lambda _id: None)).html
+    body = html.partition('class="body"')[2]
+    assert "href" not in body
+    assert "x</a> b" in body  # no stray ")" of the address
+    assert plain_text(f"a [x]({address}) b") == "a x b"
