@@ -431,9 +431,7 @@ class SearchController(QObject):
         # Keeping the server's results of the latest remote request to its query.
         self._remote_keeping: Task[RemoteResults] | None = None
         # Of the latest answer's results, those its caching wrote (None: any may be): the
-        # others the cache held already. The sync announces the changes of an answer just
-        # before its ids, in the same turn of the event loop (then they are forgotten).
-        self._changes_now: ChangeSet | None = None
+        # others the cache held already.
         self._remote_brought: frozenset[str] | None = frozenset()
         # The words shown about a query that means nothing, taken away once it is fixed.
         self._query_problem: UserMessage | None = None
@@ -472,7 +470,6 @@ class SearchController(QObject):
         search_bar.remote_requested.connect(self._on_search_bar_remote_requested)
         sidebar.scope_selected.connect(self._on_sidebar_scope_selected)
         sidebar.scope_reselected.connect(self._on_sidebar_scope_reselected)
-        sync.store_changed.connect(self._on_sync_store_changed)
         sync.remote_results.connect(self._on_sync_remote_results)
         sync.remote_failed.connect(self._on_sync_remote_failed)
         sync.feed_listed.connect(self._on_sync_feed_listed)
@@ -770,23 +767,13 @@ class SearchController(QObject):
         if request.query:
             self.ask_remote(request)
 
-    @Slot(object)
-    def _on_sync_store_changed(self, changes: ChangeSet) -> None:
-        """Remember what a write changed until the event loop turns: when it is a remote
-        answer's caching, its ids follow at once (:meth:`_on_sync_remote_results`)."""
-        if self._changes_now is None:
-            QTimer.singleShot(0, self, self._forget_changes_now)
-        self._changes_now = changes if self._changes_now is None else self._changes_now | changes
-
-    @Slot()
-    def _forget_changes_now(self) -> None:
-        self._changes_now = None
-
-    @Slot(int, object)
-    def _on_sync_remote_results(self, request: int, ids: list[str]) -> None:
-        """The server answered the latest remote request: keep its results to the search
-        and the sidebar entry on a worker, then merge them."""
-        changes, self._changes_now = self._changes_now, None
+    @Slot(int, object, object)
+    def _on_sync_remote_results(
+        self, request: int, ids: list[str], changes: ChangeSet | None
+    ) -> None:
+        """The server answered the latest remote request (``changes``: what caching its
+        answer wrote): keep its results to the search and the sidebar entry on a worker, then
+        merge them."""
         if request != self._remote_request or self._runner.closed:
             return
         if changes is None:

@@ -212,7 +212,8 @@ class SyncController(QObject):
         outbox_changed(object): OutboxCounts after anything touched the outbox.
         outbox_progressed(): the running sync sent a save or tried to: the outbox (its
             pane, its counts) is worth listing again before the sync ends.
-        remote_results(int, object): a remote search's request number and ids.
+        remote_results(int, object, object): a remote search's request number, its ids and
+            what caching its answer wrote (a ChangeSet, or None: nothing).
         remote_failed(int, object): a remote search's request number and UserMessage.
         feed_listed(object): the FeedItems the server listed for a feed (cached).
         feed_listing_failed(str, object): the feed's id and why it could not be listed (a
@@ -227,7 +228,7 @@ class SyncController(QObject):
     state_changed = Signal(object, object)
     outbox_changed = Signal(object)
     outbox_progressed = Signal()
-    remote_results = Signal(int, object)
+    remote_results = Signal(int, object, object)
     remote_failed = Signal(int, object)
     feed_listed = Signal(object)
     feed_listing_failed = Signal(str, object)
@@ -522,7 +523,7 @@ class SyncController(QObject):
             self._set_state(ConnectionState.ONLINE)
         if changes:
             self.store_changed.emit(changes)
-        self.remote_results.emit(request, ids)
+        self.remote_results.emit(request, ids, changes or None)
 
     @Slot(object)
     def _on_remote_failed(self, exc: Exception) -> None:
