@@ -118,11 +118,16 @@ class Run:
     href: str | None = None
 
 
-# The inline markdown plain_text drops, in the order it drops it where two start together.
+# The inline syntax plain_text drops, in the order it drops it where two start together:
+# the same rules, so a view that formats a text shows the words its plain line shows.
 _INLINE = (
+    ("citation", CITATION),
+    ("template", _TEMPLATE),
     ("code", _CODE),
     ("image", _IMAGE),
     ("link", _LINK),
+    ("reference", _REFERENCE_LINK),
+    ("bracketed", _BRACKETED),
     ("strong", _STRONG),
     ("emphasis", _EMPHASIS),
 )
@@ -130,14 +135,17 @@ _INLINE = (
 _MAX_NESTING = 6
 
 
-def inline_runs(text: str) -> list[Run]:
+def inline_runs(text: str, titles: Mapping[str, str] | None = None) -> list[Run]:
     """``text`` as the pieces :func:`plain_text` keeps of its inline markdown, each with the
     marks it was written in (``**bold**`` → the words "bold", marked ``bold``): the same
-    words, for a view that formats them rather than dropping the syntax."""
-    return [run for run in _runs(text, (), None, 0) if run.text]
+    words, for a view that formats them rather than dropping the syntax. Citations read as
+    the titles in ``titles``, as they do in :func:`plain_text`."""
+    return [run for run in _runs(text, (), None, 0, titles or {}) if run.text]
 
 
-def _runs(text: str, marks: tuple[str, ...], href: str | None, depth: int) -> list[Run]:
+def _runs(
+    text: str, marks: tuple[str, ...], href: str | None, depth: int, titles: Mapping[str, str]
+) -> list[Run]:
     """The runs of ``text`` inside ``marks`` (and the link ``href``), ``depth`` marks deep."""
     runs: list[Run] = []
     at = 0
@@ -158,18 +166,24 @@ def _runs(text: str, marks: tuple[str, ...], href: str | None, depth: int) -> li
             break
         kind, match = found
         runs.append(Run(text[at : match.start()], marks, href))
-        if kind == "code":
+        if kind == "citation":
+            runs.append(Run(titles.get(match.group(1), ""), marks, href))
+        elif kind == "template":
+            pass  # names nothing a person could read
+        elif kind == "code":
             runs.append(Run(match.group(1), (*marks, "code"), href))
         elif kind == "image":
             runs.append(Run(match.group(1), marks, href))
         elif kind == "link":
             address = match.group(2).split()
             target = address[0].strip("<>") if address else None
-            runs += _runs(match.group(1), marks, target or href, depth + 1)
+            runs += _runs(match.group(1), marks, target or href, depth + 1, titles)
+        elif kind in ("reference", "bracketed"):
+            runs += _runs(match.group(1), marks, href, depth + 1, titles)
         else:
             strong = "strike" if match.group(1) == "~~" else "bold"
             mark = "italic" if kind == "emphasis" else strong
-            runs += _runs(match.group(2), (*marks, mark), href, depth + 1)
+            runs += _runs(match.group(2), (*marks, mark), href, depth + 1, titles)
         at = match.end()
     runs.append(Run(text[at:], marks, href))
     return runs

@@ -124,3 +124,13 @@ def test_a_card_links_to_no_other_scheme(address: str) -> None:
     assert "href" not in body
     assert "x</a> b" in body  # no stray ")" of the address
     assert plain_text(f"a [x]({address}) b") == "a x b"
+
+
+def test_a_card_shows_a_reference_in_brackets_as_its_description_does() -> None:
+    text = "The table spells it out: [Conflict Resolution Strategies for Sync Engines, Compared]"
+    note = parse_content_entity({"id": "n", "type": "annotation", "text": text})
+    html = render_entity(formatted_note(note), RenderContext(lookup=lambda _id: None)).html
+    body = html.partition('class="body"')[2]
+    assert "Sync Engines, Compared" in body
+    assert "[" not in body
+    assert "]" not in body

@@ -98,3 +98,20 @@ def test_the_words_a_formatted_view_shows_are_the_plain_words() -> None:
     assert Run("code", ("code",)) in runs
     assert Run("a link", (), "https://a.example") in runs
     assert inline_runs("snake_case and 2*3*4") == [Run("snake_case and 2*3*4")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the trade-offs: [Conflict Resolution Strategies for Sync Engines, Compared]",
+        "a {{ref-3}} b [words here][1] c {{content:x}} d",
+        "**[Sleep and Memory]** and [x y](https://q.example) [sic] [1]",
+    ],
+)
+def test_a_formatted_view_reads_references_citations_and_templates_as_a_plain_line(
+    text: str,
+) -> None:
+    """The note card and its accessible description say the same words: one rule set."""
+    titles = {"x": "Title X"}
+    shown = "".join(run.text for run in inline_runs(text, titles))
+    assert " ".join(shown.split()) == plain_text(text, titles)
