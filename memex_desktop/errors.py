@@ -788,80 +788,102 @@ def images_not_loaded(failures: list[PictureFailure], wanted: int) -> UserMessag
     return UserMessage("warning", text, detail, action)
 
 
-# What each connection check (``memex-desktop doctor``, Help → Check the connection to
-# Memex…) means for the person: by the check's name, then by its outcome (True passed, False
-# a problem, None for information). A problem says what still works and what to do.
+class ConnectionCheck(enum.StrEnum):
+    """The connection checks (``memex-desktop doctor``, Help → Check the connection to Memex…),
+    named once: the probes report them, the words below explain them, the report keeps the
+    value (a person reads it, so it is plain words)."""
+
+    API_URL = "API URL"
+    AUTHENTICATION = "authentication"
+    REACHABLE = "reachable"
+    SORT_BY_ACCEPTED = "sortBy accepted"
+    EMPTY_QUERY_LISTS = "empty query lists the library"
+    IDENTITY = "id vs content_id"
+    NEWEST_FIRST = "newest first"
+    SORT_BY_HONOURED = "sortBy honoured"
+    OFFSET_PAGING = "offset pages disjoint"
+    TIME_PAGING = "timeRange paging"
+    PAGE_CAP = "page cap"
+    VIEWS = "saved views (/list-views)"
+    FEEDS = "feeds (/list-feeds)"
+    TAG_NAMES = "tag names (/get-available-tag-names)"
+    SYNC = "sync"
+
+
+# What each connection check means for the person: by the check, then by its outcome (True
+# ok, False not ok, None not known, or for information only). A problem says what still works
+# and what to do.
 _REPORT_IT = "if it stays so, send the report (see below) to the Memex team"
-_CHECK_WORDS: dict[str, dict[bool | None, str]] = {
-    "API URL": {
+_CHECK_WORDS: dict[ConnectionCheck, dict[bool | None, str]] = {
+    ConnectionCheck.API_URL: {
         None: "Where the app sends its requests (File → Settings…, or --api-url).",
     },
-    "authentication": {
+    ConnectionCheck.AUTHENTICATION: {
         None: "How the app signs in to Memex: with an API key or with “Sign in with Memex”.",
     },
-    "reachable": {
+    ConnectionCheck.REACHABLE: {
         True: "The server answers and accepts your credentials.",
     },
-    "sortBy accepted": {
+    ConnectionCheck.SORT_BY_ACCEPTED: {
         True: "The server takes the order the app asks for.",
         False: "The server refuses the order the app asks for; the sync lists the library "
         "in the server's own order instead. Nothing to do.",
     },
-    "empty query lists the library": {
+    ConnectionCheck.EMPTY_QUERY_LISTS: {
         True: "The app can read your whole library page by page: that is how a sync copies "
         "it to this computer.",
         False: "The server does not list the library, so a sync cannot copy it (searching the "
         f"server still works). Check the API URL in File → Settings…; {_REPORT_IT}.",
     },
-    "id vs content_id": {
+    ConnectionCheck.IDENTITY: {
         None: "How the app tells items apart; either way each item is kept once, and notes "
         "and saves find their item.",
     },
-    "newest first": {
+    ConnectionCheck.NEWEST_FIRST: {
         True: "New items come first, so a sync after the first one reads only what is new.",
         False: "The server lists items in no date order: a sync reads a window of dates to "
         "find new items instead (slower, still complete). Nothing to do.",
     },
-    "sortBy honoured": {
+    ConnectionCheck.SORT_BY_HONOURED: {
         True: "The app can ask for the newest or the oldest items first.",
         False: "The server keeps its own order whatever the app asks; the sync does not "
         "depend on it. Nothing to do.",
     },
-    "offset pages disjoint": {
+    ConnectionCheck.OFFSET_PAGING: {
         True: "The library can be read page after page without repeats.",
         False: "Pages repeat items, so the sync reads the library by date instead. Nothing to do.",
         None: "Not known yet: too few items to tell. It matters only for a larger library, "
         "and the sync checks it as it reads.",
     },
-    "timeRange paging": {
+    ConnectionCheck.TIME_PAGING: {
         True: "The sync can read the library by date: that is how it finds new items and "
         "gets past pages that repeat.",
         False: "The server ignores dates, so the sync reads the library page by page.",
         None: "Not known yet: too few dated items to tell. It matters only for a larger library.",
     },
-    "page cap": {
+    ConnectionCheck.PAGE_CAP: {
         True: "The server sends pages as large as the sync asks for.",
         False: "The server sends smaller pages than asked for: a sync still reads "
         "everything, in more requests. Nothing to do.",
         None: "Not known yet: the library is smaller than one page. It matters only for a "
         "larger library.",
     },
-    "saved views (/list-views)": {
+    ConnectionCheck.VIEWS: {
         True: "Your saved views can be shown in the sidebar.",
         False: "Your saved views cannot be read, so the sidebar shows none; everything else "
         f"works. Check again later; {_REPORT_IT}.",
     },
-    "feeds (/list-feeds)": {
+    ConnectionCheck.FEEDS: {
         True: "Your feeds can be shown in the sidebar.",
         False: "Your feeds cannot be read, so the sidebar shows none; everything else works. "
         f"Check again later; {_REPORT_IT}.",
     },
-    "tag names (/get-available-tag-names)": {
+    ConnectionCheck.TAG_NAMES: {
         True: "Your tags can be shown by name and searched (tag:NAME).",
         False: "Tag names cannot be read, so tags may show without their names; everything "
         f"else works. Check again later; {_REPORT_IT}.",
     },
-    "sync": {
+    ConnectionCheck.SYNC: {
         True: "A sync can copy your whole library to this computer and keep it up to date.",
         False: "A sync cannot copy your library from this server; what is already on this "
         "computer stays readable. Check the API URL in File → Settings…; if it is right, "
@@ -870,37 +892,24 @@ _CHECK_WORDS: dict[str, dict[bool | None, str]] = {
 }
 
 
-# The checks whose own note on a problem is the server's words (kept after the meaning).
-_SERVER_SAID = frozenset(
-    {
-        "sortBy accepted",
-        "empty query lists the library",
-        "saved views (/list-views)",
-        "feeds (/list-feeds)",
-        "tag names (/get-available-tag-names)",
-    }
-)
-
-
-def check_meaning(check: str, result: str, ok: bool | None, said: str = "") -> str:
-    """What a connection check's finding means for the person, and what to do when it is a
-    problem; ``said`` is what the check itself noted (the server's words, why a sync cannot
-    work, or words of :func:`user_message` when the server could not be reached).
+def check_meaning(
+    check: ConnectionCheck, outcome: bool | None, said: str = "", note: str = ""
+) -> str:
+    """What a connection check's ``outcome`` means for the person, and what to do when it is
+    not ok; ``said`` is the server's own words on it, ``note`` what the check noted besides
+    (why a sync cannot work, or :func:`user_message`'s words when the server could not be
+    reached).
     """
-    words = _CHECK_WORDS.get(check, {})
-    outcome = ok
-    if check == "page cap" and ok is None and not result.startswith("not known"):
-        outcome = False  # a cap was learned: pages come back short
+    words = _CHECK_WORDS[check]
     meaning = words.get(outcome)
     if meaning is None:
-        return said or words.get(None, "")  # unreachable: user_message's words say it all
-    if ok is not False or not said:
+        return note or words.get(None, "")  # unreachable: user_message's words say it all
+    if outcome is not False:
         return meaning
-    if check == "sync":
-        return f"{meaning} Why: {said.rstrip('.')}."
-    if check in _SERVER_SAID:
-        said = said.removeprefix("the server said: ")
-        return f"{meaning} The server said: {said.rstrip('.')}."
+    if check is ConnectionCheck.SYNC and note:
+        meaning = f"{meaning} Why: {note.rstrip('.')}."
+    if said:
+        meaning = f"{meaning} The server said: {said.rstrip('.')}."
     return meaning
 
 

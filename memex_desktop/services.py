@@ -245,5 +245,7 @@ def explain_findings(report: DoctorReport) -> DoctorReport:
     """``report`` with every finding saying what it means for the person (and what to do
     about a problem), in :func:`memex_desktop.errors.check_meaning`'s words."""
     for finding in report.findings:
-        finding.meaning = check_meaning(finding.check, finding.result, finding.ok, finding.meaning)
+        finding.meaning = check_meaning(
+            finding.check, finding.outcome, said=finding.said, note=finding.meaning
+        )
     return report

@@ -19,7 +19,7 @@ import httpx
 from memex_desktop import __version__
 from memex_desktop.api.client import MemexClient
 from memex_desktop.api.errors import ApiError, ApiMoved, AuthError, NetworkUnavailable
-from memex_desktop.errors import user_message
+from memex_desktop.errors import ConnectionCheck, user_message
 from memex_desktop.sync.probe import (
     Finding,
     ProbeReport,
@@ -103,33 +103,34 @@ def run_doctor(client: MemexClient, *, page_size: int, now_ms: int | None = None
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
     profile = ServerProfile(client.base_url)
     probes = ProbeReport(profile)
-    probes.add("API URL", public_url(client.base_url))
-    probes.add("authentication", client.auth_mode)
+    probes.add(ConnectionCheck.API_URL, public_url(client.base_url))
+    probes.add(ConnectionCheck.AUTHENTICATION, client.auth_mode)
     try:
         probe_server(client, profile, now_ms=now_ms, report=probes)
     except ApiError as exc:
-        probes.add("reachable", *_unreachable(exc))
+        probes.add(ConnectionCheck.REACHABLE, *_unreachable(exc))
         return DoctorReport(client.base_url, client.auth_mode, probes.findings, None, False, exc)
-    probes.findings.insert(2, Finding("reachable", "yes, credentials accepted", "", True))
+    reached = Finding(ConnectionCheck.REACHABLE, "yes, credentials accepted", ok=True, outcome=True)
+    probes.findings.insert(2, reached)
     try:
         if profile.empty_query:
             probe_page_cap(client, profile, page_size, probes)
         probe_lists(
             [
-                ("saved views (/list-views)", client.list_views),
-                ("feeds (/list-feeds)", client.list_feeds),
-                ("tag names (/get-available-tag-names)", client.get_available_tag_names),
+                (ConnectionCheck.VIEWS, client.list_views),
+                (ConnectionCheck.FEEDS, client.list_feeds),
+                (ConnectionCheck.TAG_NAMES, client.get_available_tag_names),
             ],
             probes,
         )
     except ApiError as exc:
-        probes.add("reachable", *_unreachable(exc))
+        probes.add(ConnectionCheck.REACHABLE, *_unreachable(exc))
     can_sync = bool(profile.empty_query) and not profile.problems
     if can_sync:
         how = "by time (timeRange.end)" if profile.paging == "time" else "by offset"
-        probes.add("sync", f"pages {how}", "", True)
+        probes.add(ConnectionCheck.SYNC, f"pages {how}", "", True)
     else:
-        probes.add("sync", "cannot work", "; ".join(profile.problems), False)
+        probes.add(ConnectionCheck.SYNC, "cannot work", "; ".join(profile.problems), False)
     return DoctorReport(client.base_url, client.auth_mode, probes.findings, profile, can_sync)
 
 

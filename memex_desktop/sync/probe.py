@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from memex_desktop.api.content import epoch_ms
 from memex_desktop.api.errors import ApiError, NetworkUnavailable, ValidationError
 from memex_desktop.api.models import SearchRawPage
+from memex_desktop.errors import ConnectionCheck
 from memex_desktop.sync.server_profile import ServerProfile
 
 if TYPE_CHECKING:
@@ -30,12 +31,21 @@ PROBE_LIMIT = 5
 
 @dataclass
 class Finding:
-    """One line of a probe report: what was checked, what was found, what it means."""
+    """One line of a probe report: what was checked, what was found, what it means.
 
-    check: str
+    ``ok`` is the mark a person sees (True passed, False a problem, None for information);
+    ``outcome`` says which of the check's words apply (True ok, False not ok, None not known
+    or nothing to judge): the two differ where a limit is only for information. ``said`` holds
+    the server's own words on a refusal, as it sent them. ``meaning`` is the probe's note until
+    :func:`memex_desktop.services.explain_findings` puts the words for a person there.
+    """
+
+    check: ConnectionCheck
     result: str
     meaning: str = ""
-    ok: bool | None = None  # None: informational
+    ok: bool | None = None
+    outcome: bool | None = field(default=None, kw_only=True)
+    said: str = field(default="", kw_only=True)
 
 
 @dataclass
@@ -45,9 +55,20 @@ class ProbeReport:
     profile: ServerProfile
     findings: list[Finding] = field(default_factory=list)
 
-    def add(self, check: str, result: str, meaning: str = "", ok: bool | None = None) -> None:
-        """Record one finding."""
-        self.findings.append(Finding(check, result, meaning, ok))
+    def add(
+        self,
+        check: ConnectionCheck,
+        result: str,
+        note: str = "",
+        ok: bool | None = None,
+        *,
+        said: str = "",
+        information: bool = False,
+    ) -> None:
+        """Record one finding whose outcome is ``ok``; ``information``: marked for
+        information whatever the outcome (a limit the sync copes with)."""
+        mark = None if information else ok
+        self.findings.append(Finding(check, result, note, mark, outcome=ok, said=said))
 
 
 def _ids(page: SearchRawPage) -> list[str]:
@@ -87,18 +108,18 @@ def probe_server(
         first = search(sort_by="date-desc")
     except ValidationError as exc:
         profile.sort_by_accepted = False
-        report.add("sortBy accepted", "no", f"the server said: {exc.message}", False)
+        report.add(ConnectionCheck.SORT_BY_ACCEPTED, "no", ok=False, said=exc.message)
         try:
             first = search()
         except ValidationError as again:
             profile.empty_query = False
             profile.problems.append(f"an empty query is refused: {again.message}")
-            report.add("empty query lists the library", "no", again.message, False)
+            report.add(ConnectionCheck.EMPTY_QUERY_LISTS, "no", ok=False, said=again.message)
             profile.probed_at_ms = now_ms
             return profile
     profile.empty_query = True
     report.add(
-        "empty query lists the library", f"yes ({len(first.results)} items on a first page)",
+        ConnectionCheck.EMPTY_QUERY_LISTS, f"yes ({len(first.results)} items on a first page)",
         ok=True,
     )  # fmt: skip
     if profile.sort_by_accepted is None:
@@ -107,7 +128,7 @@ def probe_server(
     times = _times(first)
     profile.date_ordered = _non_increasing(times)
     report.add(
-        "newest first", "yes" if profile.date_ordered else "no",
+        ConnectionCheck.NEWEST_FIRST, "yes" if profile.date_ordered else "no",
         "" if profile.date_ordered else "incremental pulls read a time window instead",
         profile.date_ordered,
     )  # fmt: skip
@@ -115,7 +136,9 @@ def probe_server(
         ascending = search(sort_by="date-asc")
         flipped = _non_decreasing(_times(ascending)) and _ids(ascending) != _ids(first)
         profile.sort_by_honoured = flipped
-        report.add("sortBy honoured", "yes" if flipped else "no (ignored)", ok=flipped)
+        report.add(
+            ConnectionCheck.SORT_BY_HONOURED, "yes" if flipped else "no (ignored)", ok=flipped
+        )
     _probe_offset(search, first, profile, report)
     _probe_time(search, first, profile, report)
     if profile.offset_honoured is False:
@@ -131,7 +154,7 @@ def _probe_identity(first: SearchRawPage, profile: ServerProfile, report: ProbeR
     distinct = sum(1 for entity in first.results if "userLibraryId" in entity)
     profile.distinct_ids = distinct > 0
     report.add(
-        "id vs content_id",
+        ConnectionCheck.IDENTITY,
         f"different on {distinct} of {len(first.results)}" if distinct else "the same",
         "items are keyed by content_id; the library row id is kept" if distinct else "",
     )
@@ -142,12 +165,12 @@ def _probe_offset(
 ) -> None:
     """Whether the next offset gives other, older items."""
     if len(first.results) < PROBE_LIMIT:
-        report.add("offset pages disjoint", "not known (the library fits on one page)")
+        report.add(ConnectionCheck.OFFSET_PAGING, "not known (the library fits on one page)")
         return
     second = search(offset=len(first.results), sort_by="date-desc")
     ids, more = set(_ids(first)), _ids(second)
     if not more:
-        report.add("offset pages disjoint", "not known (nothing after the first page)")
+        report.add(ConnectionCheck.OFFSET_PAGING, "not known (nothing after the first page)")
         return
     overlap = len(ids & set(more))
     profile.offset_honoured = overlap == 0
@@ -158,7 +181,7 @@ def _probe_offset(
     else:
         result = "yes"
     report.add(
-        "offset pages disjoint", result,
+        ConnectionCheck.OFFSET_PAGING, result,
         "" if profile.offset_honoured else "the sync pages by time instead",
         profile.offset_honoured,
     )  # fmt: skip
@@ -174,7 +197,7 @@ def _probe_time(
         if (t := epoch_ms(entity.get("created_at"))) is not None
     ]
     if len({t for _, t in dated}) < 2:
-        report.add("timeRange paging", "not known (too few dated items)")
+        report.add(ConnectionCheck.TIME_PAGING, "not known (too few dated items)")
         return
     newest = max(t for _, t in dated)
     boundary_id, boundary = next((i, t) for i, t in dated if t < newest)
@@ -186,7 +209,7 @@ def _probe_time(
     result = "yes" if narrowed else "no (timeRange is ignored)"
     if narrowed:
         result += ", end inclusive" if profile.time_end_inclusive else ", end exclusive"
-    report.add("timeRange paging", result, ok=narrowed)
+    report.add(ConnectionCheck.TIME_PAGING, result, ok=narrowed)
 
 
 class _Searcher:
@@ -212,28 +235,31 @@ def probe_page_cap(
     page = search(limit=asked, sort_by="date-desc")
     sent = page.parse.sent
     if sent >= asked:
-        report.add("page cap", f"at least {asked}", ok=True)
+        report.add(ConnectionCheck.PAGE_CAP, f"at least {asked}", ok=True)
         return
     if profile.offset_honoured is False:
         oldest = min(_times(page), default=None)
         if oldest is None:
-            report.add("page cap", "not known")
+            report.add(ConnectionCheck.PAGE_CAP, "not known")
             return
         after = search(limit=asked, time_range={"end": oldest - 1}, sort_by="date-desc")
     else:
         after = search(limit=asked, offset=sent, sort_by="date-desc")
     if after.parse.sent == 0 or set(_ids(after)) <= set(_ids(page)):
-        report.add("page cap", f"not known (the library holds {sent} items)")
+        report.add(ConnectionCheck.PAGE_CAP, f"not known (the library holds {sent} items)")
         return
     profile.page_cap = sent
     echoed = page.meta.limit
     note = "pages come back short, so a pass ends only on an empty page"
     if echoed not in (None, sent):
         note += f" (meta.limit said {echoed})"
-    report.add("page cap", f"{sent} items on a page (asked for {asked})", note, None)
+    result = f"{sent} items on a page (asked for {asked})"
+    report.add(ConnectionCheck.PAGE_CAP, result, note, False, information=True)
 
 
-def probe_lists(calls: list[tuple[str, Callable[[], list[Any]]]], report: ProbeReport) -> None:
+def probe_lists(
+    calls: list[tuple[ConnectionCheck, Callable[[], list[Any]]]], report: ProbeReport
+) -> None:
     """Whether the small lists (views, feeds, tag names) can be read, and how many there are."""
     for name, call in calls:
         try:
@@ -241,6 +267,6 @@ def probe_lists(calls: list[tuple[str, Callable[[], list[Any]]]], report: ProbeR
         except NetworkUnavailable:
             raise
         except ApiError as exc:
-            report.add(name, "could not be read", exc.message, False)
+            report.add(name, "could not be read", ok=False, said=exc.message)
             continue
         report.add(name, f"{len(items)} read", ok=True)
