@@ -20,13 +20,12 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from support.emulator import EmulatorFactory
+from support.results import listed_ids, message_lines, provenance, wait_settled
 from support.signals import Emitted
 from support.window import WindowFactory
 
 from memex_desktop.api.client import MemexClient
 from memex_desktop.app import AppContext
-from memex_desktop.errors import UserMessage
-from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.sidebar import Scope
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -40,34 +39,12 @@ GARDEN = {"web-balcony-tomatoes", "reddit-balcony-blight", "pdf-urban-soil"}
 ANSWER = re.compile(r"^\d+ results? from the server")
 
 
-def _lines(said: Emitted) -> list[str]:
-    return [message_line(call[0]) for call in said.calls if isinstance(call[0], UserMessage)]
-
-
 def _answer(qtbot: Any, said: Emitted) -> str:
     """The words saying what the server's answer added (waited for)."""
-    qtbot.waitUntil(lambda: any(ANSWER.match(line) for line in _lines(said)), timeout=WAIT_MS)
-    return next(line for line in _lines(said) if ANSWER.match(line))
-
-
-def _listed(context: AppContext) -> list[str]:
-    model = context.window.results_model
-    return [model.id_at(row) or "" for row in range(model.rowCount())]
-
-
-def _badges(context: AppContext) -> dict[str, str]:
-    model = context.window.results_model
-    return {
-        model.id_at(row) or "": model.index(row, 0).data(model.ProvenanceRole)
-        for row in range(model.rowCount())
-    }
-
-
-def _settled(qtbot: Any, context: AppContext) -> None:
-    """Every search, narrowing and merge asked for so far is done."""
-    search = context.window.search
-    qtbot.waitUntil(lambda: not search.awaiting_results, timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: context.runner.active_count() == 0, timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: any(ANSWER.match(line) for line in message_lines(said)), timeout=WAIT_MS
+    )
+    return next(line for line in message_lines(said) if ANSWER.match(line))
 
 
 def _type(qtbot: Any, context: AppContext, query: str) -> None:
@@ -76,7 +53,7 @@ def _type(qtbot: Any, context: AppContext, query: str) -> None:
     bar.field.setText(query)
     bar.flush()
     qtbot.waitUntil(lambda: context.window.results_model.query == query, timeout=WAIT_MS)
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
 
 
 def _searches_sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str, Any]]]:
@@ -95,7 +72,7 @@ def _searches_sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str,
 def _in_view(qtbot: Any, context: AppContext) -> set[str]:
     """Show the saved view (its server answer merged) and return its items."""
     context.window.sidebar.select_scope(LOCAL_FIRST)
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
     return set(context.reader.ids_with_tag(VIEW_TAG))
 
 
@@ -115,14 +92,14 @@ def test_enter_inside_a_saved_view_lists_only_the_views_items(
     sent = _searches_sent(monkeypatch)
     said = Emitted(context.window.messages.shown)
     _type(qtbot, context, "compost OR mulch -worm")
-    assert _listed(context) == []
+    assert listed_ids(context) == []
 
     QTest.keyClick(context.window.search_bar.field, Qt.Key.Key_Return)
     words = _answer(qtbot, said)
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
 
     assert [options.get("view_ids") for _query, options in sent] == [[LOCAL_FIRST.value]]
-    assert _listed(context) == []
+    assert listed_ids(context) == []
     if ignores_view:  # the server answered from the whole library: none of it is the view's
         assert re.fullmatch(r"\d+ results from the server, none within this view", words), words
         assert int(words.split()[0]) >= len(GARDEN)
@@ -143,26 +120,26 @@ def test_enter_inside_a_saved_view_keeps_the_views_hits_and_counts_them_truly(
     in_view = _in_view(qtbot, context)
     said = Emitted(context.window.messages.shown)
     _type(qtbot, context, "local")
-    local = _listed(context)
+    local = listed_ids(context)
     assert local
     assert set(local) <= in_view
 
     QTest.keyClick(context.window.search_bar.field, Qt.Key.Key_Return)
     words = _answer(qtbot, said)
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
 
     hits = context.reader.search_ids("local", limit=1000)
     outside = [entity_id for entity_id in hits if entity_id not in in_view]
     assert outside, "the library holds items outside the view that the server finds"
-    assert set(_listed(context)) <= in_view
-    kept = len(_listed(context))
+    assert set(listed_ids(context)) <= in_view
+    kept = len(listed_ids(context))
     total = int(words.split()[0])
     assert total > kept
     assert words == (
         f"{total} results from the server, {kept} within this view"
         f" ({kept} already in the local results)"
     ), words
-    assert set(_badges(context).values()) == {"both"}
+    assert set(provenance(context).values()) == {"both"}
 
 
 def test_a_hit_the_cache_held_is_not_called_one_only_the_server_has(
@@ -179,16 +156,16 @@ def test_a_hit_the_cache_held_is_not_called_one_only_the_server_has(
     fresh = "image-worm-harvest"
     cached["results"] = [item for item in cached["results"] if item["id"] != fresh]
     context = window_factory(library=cached, server=server)
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
     said = Emitted(context.window.messages.shown)
     _type(qtbot, context, "compost zzyzx")
-    assert _listed(context) == []
+    assert listed_ids(context) == []
 
     QTest.keyClick(context.window.search_bar.field, Qt.Key.Key_Return)
     words = _answer(qtbot, said)
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
 
-    badges = _badges(context)
+    badges = provenance(context)
     assert badges[fresh] == "cloud"
     held = {entity_id for entity_id in badges if entity_id != fresh}
     assert held, "the server found items the cache held"
@@ -210,7 +187,7 @@ def test_enter_in_a_sidebar_tag_keeps_the_servers_answer_to_the_tag(
     server = emulator_factory(library=demo_library)
     context = window_factory(library=demo_library, server=server)
     context.window.sidebar.select_scope(Scope("tag", "tag-water", "water"))
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
     sent = _searches_sent(monkeypatch)
     said = Emitted(context.window.messages.shown)
     _type(qtbot, context, "compost OR mulch -worm")
@@ -219,11 +196,11 @@ def test_enter_in_a_sidebar_tag_keeps_the_servers_answer_to_the_tag(
 
     QTest.keyClick(context.window.search_bar.field, Qt.Key.Key_Return)
     words = _answer(qtbot, said)
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
 
     assert [options.get("tag_ids") for _query, options in sent] == [["tag-water"]]
-    assert _listed(context)
-    assert set(_listed(context)) <= water
+    assert listed_ids(context)
+    assert set(listed_ids(context)) <= water
     assert "not in the local results" not in words
 
 
@@ -235,7 +212,7 @@ def test_a_query_problem_notice_names_each_problem_and_goes_once_the_query_is_fi
 ) -> None:
     context = window_factory(library=demo_library, server=emulator_factory(library=demo_library))
     window = context.window
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
     _type(qtbot, context, "type:gizmo after:2024-13 compost")
     notice = window.toast.text()
     assert window.toast.isVisible()
@@ -247,7 +224,7 @@ def test_a_query_problem_notice_names_each_problem_and_goes_once_the_query_is_fi
     window.search_bar.field.setText("compost")
     QTest.keyClick(window.search_bar.field, Qt.Key.Key_Return)
     _answer(qtbot, said)
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
 
     assert not window.toast.isVisible()
     assert "gizmo" not in window.status.currentMessage()
@@ -260,7 +237,7 @@ def test_a_query_problem_notice_goes_as_soon_as_the_typed_query_means_something(
 ) -> None:
     context = window_factory(library=demo_library)
     window = context.window
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
     _type(qtbot, context, "after:2024-13 compost")
     assert window.toast.isVisible()
     assert "after:2024-13" in window.toast.text()

@@ -9,20 +9,13 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QMimeData
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QWidget
+from support.saving import Saving, saving_controller
 from support.signals import Emitted
 
-from memex_desktop.paths import cache_db_path, outbox_db_path
-from memex_desktop.services import sync_services
-from memex_desktop.settings import Settings
-from memex_desktop.store import Outbox, StoreWriter
+from memex_desktop.store import Outbox
 from memex_desktop.ui import drops
 from memex_desktop.ui.drops import PLAIN_TEXT, URI_LIST, judge_drop, too_many_reason
-from memex_desktop.ui.outbox_pane import OutboxPane
 from memex_desktop.ui.save_controller import SaveController
-from memex_desktop.ui.sync_controller import SyncController
-from memex_desktop.ui.tasks import TaskRunner
-from memex_desktop.ui.toast import Toast
 
 # (name, pasted text, the URLs queued for saving)
 SAVED: list[tuple[str, str, list[str]]] = [
@@ -70,29 +63,9 @@ def test_a_drop_past_the_limit_names_every_link_it_does_not_queue() -> None:
 
 
 @pytest.fixture
-def saves(qtbot: Any, tmp_path: Path) -> Iterator[tuple[SaveController, Toast, Path]]:
-    """A SaveController on a real outbox, with its toast (no Memex account: nothing is sent)."""
-    cache_path, outbox_path = cache_db_path(tmp_path), outbox_db_path(tmp_path)
-    writer = StoreWriter(cache_path)
-    runner = TaskRunner(max_threads=2)
-    sync = SyncController(
-        sync_services(Settings(), None, writer, tmp_path), runner, interval_minutes=0
-    )
-    window = QWidget()
-    qtbot.addWidget(window)
-    toast, pane = Toast(window), OutboxPane(window)
-    controller = SaveController(
-        runner=runner,
-        sync=sync,
-        cache_path=cache_path,
-        outbox_path=outbox_path,
-        toast=toast,
-        outbox_pane=pane,
-    )
-    yield controller, toast, outbox_path
-    sync.shutdown()
-    assert runner.shutdown(10_000)
-    writer.close()
+def saving(qtbot: Any, tmp_path: Path) -> Iterator[Saving]:
+    with saving_controller(qtbot, tmp_path) as made:
+        yield made
 
 
 def _drop(qtbot: Any, controller: SaveController, text: str) -> tuple[list[Any], list[Any]]:
@@ -105,8 +78,8 @@ def _drop(qtbot: Any, controller: SaveController, text: str) -> tuple[list[Any],
 
 
 @pytest.mark.gui
-def test_a_250_link_drop_queues_all_250(qtbot: Any, saves: Any) -> None:
-    controller, toast, outbox_path = saves
+def test_a_250_link_drop_queues_all_250(qtbot: Any, saving: Saving) -> None:
+    controller, toast, outbox_path = saving.saves, saving.toast, saving.outbox_path
     links = _links(250)
     results, refused = _drop(qtbot, controller, "\n".join(f"- {url}," for url in links))
     assert refused == []
@@ -119,9 +92,9 @@ def test_a_250_link_drop_queues_all_250(qtbot: Any, saves: Any) -> None:
 
 @pytest.mark.gui
 def test_links_a_drop_does_not_queue_are_named_in_one_message(
-    qtbot: Any, saves: Any, monkeypatch: pytest.MonkeyPatch
+    qtbot: Any, saving: Saving, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    controller, toast, outbox_path = saves
+    controller, toast, outbox_path = saving.saves, saving.toast, saving.outbox_path
     monkeypatch.setattr(drops, "MAX_URLS_PER_DROP", 200)
     links = _links(250)
     text = " ".join([*links, "javascript:alert(1)"])
@@ -139,8 +112,8 @@ def test_links_a_drop_does_not_queue_are_named_in_one_message(
 
 
 @pytest.mark.gui
-def test_a_drop_with_nothing_to_save_says_which_link_and_why(qtbot: Any, saves: Any) -> None:
-    controller, toast, _outbox_path = saves
+def test_a_drop_with_nothing_to_save_says_which_link_and_why(qtbot: Any, saving: Saving) -> None:
+    controller, toast = saving.saves, saving.toast
     results, refused = _drop(qtbot, controller, "see ftp://files.example.com/a.")
     assert (results, len(refused)) == ([], 1)
     assert toast.text() == (
@@ -150,8 +123,8 @@ def test_a_drop_with_nothing_to_save_says_which_link_and_why(qtbot: Any, saves: 
 
 
 @pytest.mark.gui
-def test_pasting_text_from_the_clipboard_saves_the_links_in_it(qtbot: Any, saves: Any) -> None:
-    controller, toast, outbox_path = saves
+def test_pasting_text_from_the_clipboard_saves_the_links_in_it(qtbot: Any, saving: Saving) -> None:
+    controller, toast, outbox_path = saving.saves, saving.toast, saving.outbox_path
     QGuiApplication.clipboard().setText("read this: https://clip.example.com/article, it's good")
     queued = Emitted(controller.saves_queued)
     controller.save_clipboard()
@@ -163,8 +136,8 @@ def test_pasting_text_from_the_clipboard_saves_the_links_in_it(qtbot: Any, saves
 
 
 @pytest.mark.gui
-def test_a_clipboard_without_a_link_says_so(qtbot: Any, saves: Any) -> None:
-    controller, toast, outbox_path = saves
+def test_a_clipboard_without_a_link_says_so(qtbot: Any, saving: Saving) -> None:
+    controller, toast, outbox_path = saving.saves, saving.toast, saving.outbox_path
     QGuiApplication.clipboard().setText("mail bob@example.com about it")
     queued = Emitted(controller.saves_queued)
     controller.save_clipboard()

@@ -3,64 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtWidgets import QWidget
+from support.saving import Saving, saving_controller
 from support.signals import Emitted
 
 from memex_desktop.errors import user_message
-from memex_desktop.paths import cache_db_path, outbox_db_path
-from memex_desktop.services import sync_services
-from memex_desktop.settings import Settings
-from memex_desktop.store import CacheReader, DiskFullError, Outbox, StoreWriter
+from memex_desktop.paths import cache_db_path
+from memex_desktop.store import CacheReader, DiskFullError, Outbox
 from memex_desktop.sync.notes import queue_note
 from memex_desktop.ui.drops import PLAIN_TEXT, judge_drop
-from memex_desktop.ui.outbox_pane import OutboxPane
-from memex_desktop.ui.save_controller import SaveController, StayingSave, UndoResult, undo_text
-from memex_desktop.ui.sync_controller import OutboxCounts, SyncController
-from memex_desktop.ui.tasks import TaskRunner
-from memex_desktop.ui.toast import Toast
+from memex_desktop.ui.save_controller import StayingSave, UndoResult, undo_text
+from memex_desktop.ui.sync_controller import OutboxCounts
 
 pytestmark = pytest.mark.gui
 
 
-@dataclass
-class Saving:
-    """A SaveController with its toast, outbox pane and outbox file (no Memex account)."""
-
-    saves: SaveController
-    toast: Toast
-    pane: OutboxPane
-    runner: TaskRunner
-    outbox_path: Path
-    writer: StoreWriter
-
-
 @pytest.fixture
 def saving(qtbot: Any, tmp_path: Path) -> Iterator[Saving]:
-    cache_path, outbox_path = cache_db_path(tmp_path), outbox_db_path(tmp_path)
-    writer = StoreWriter(cache_path)
-    runner = TaskRunner(max_threads=2)
-    services = sync_services(Settings(), None, writer, tmp_path)
-    sync = SyncController(services, runner, interval_minutes=0)
-    window = QWidget()
-    qtbot.addWidget(window)
-    toast, pane = Toast(window), OutboxPane(window)
-    saves = SaveController(
-        runner=runner,
-        sync=sync,
-        cache_path=cache_path,
-        outbox_path=outbox_path,
-        toast=toast,
-        outbox_pane=pane,
-    )
-    yield Saving(saves, toast, pane, runner, outbox_path, writer)
-    sync.shutdown()
-    assert runner.shutdown(10_000)
-    writer.close()
+    with saving_controller(qtbot, tmp_path) as made:
+        yield made
 
 
 def _queued_urls(outbox_path: Path) -> list[str]:

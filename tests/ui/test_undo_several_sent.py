@@ -9,25 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtWidgets import QWidget
+from support.saving import Saving, saving_controller
 from support.signals import Emitted
 
-from memex_desktop.paths import cache_db_path, outbox_db_path
-from memex_desktop.services import sync_services
-from memex_desktop.settings import Settings
-from memex_desktop.store import Outbox, StoreWriter
-from memex_desktop.ui.outbox_pane import OutboxPane
+from memex_desktop.store import Outbox
 from memex_desktop.ui.save_controller import (
     OPEN,
     SHOW_IN_OUTBOX,
-    SaveController,
     StayingSave,
     UndoResult,
     undo_offer,
 )
-from memex_desktop.ui.sync_controller import OutboxCounts, SyncController
-from memex_desktop.ui.tasks import TaskRunner
-from memex_desktop.ui.toast import Toast
+from memex_desktop.ui.sync_controller import OutboxCounts
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -61,34 +54,15 @@ def test_one_save_that_stays_opens_and_several_show_in_the_outbox(
 
 
 @pytest.fixture
-def saves(qtbot: Any, tmp_path: Path) -> Iterator[tuple[SaveController, Toast, Path]]:
-    """A SaveController with its toast and outbox pane (no Memex account)."""
-    cache_path, outbox_path = cache_db_path(tmp_path), outbox_db_path(tmp_path)
-    writer = StoreWriter(cache_path)
-    runner = TaskRunner(max_threads=2)
-    services = sync_services(Settings(), None, writer, tmp_path)
-    sync = SyncController(services, runner, interval_minutes=0)
-    window = QWidget()
-    qtbot.addWidget(window)
-    toast, pane = Toast(window), OutboxPane(window)
-    controller = SaveController(
-        runner=runner,
-        sync=sync,
-        cache_path=cache_path,
-        outbox_path=outbox_path,
-        toast=toast,
-        outbox_pane=pane,
-    )
-    yield controller, toast, outbox_path
-    sync.shutdown()
-    assert runner.shutdown(10_000)
-    writer.close()
+def saving(qtbot: Any, tmp_path: Path) -> Iterator[Saving]:
+    with saving_controller(qtbot, tmp_path) as made:
+        yield made
 
 
 def test_undo_of_two_pasted_links_memex_has_shows_them_in_the_outbox(
-    qtbot: Any, saves: tuple[SaveController, Toast, Path]
+    qtbot: Any, saving: Saving
 ) -> None:
-    controller, toast, outbox_path = saves
+    controller, toast, outbox_path = saving.saves, saving.toast, saving.outbox_path
     queued = Emitted(controller.saves_queued)
     controller.save_urls(URLS)
     queued.wait(qtbot, 10_000)

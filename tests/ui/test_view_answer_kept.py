@@ -19,14 +19,12 @@ from typing import Any
 import pytest
 from PySide6.QtTest import QTest
 from support.emulator import EmulatorFactory
+from support.results import listed_ids, message_lines, provenance, wait_settled
 from support.signals import Emitted
 from support.window import WindowFactory
 
 from memex_desktop.api.client import MemexClient
-from memex_desktop.app import AppContext
-from memex_desktop.errors import UserMessage
 from memex_desktop.store import CacheReader
-from memex_desktop.ui.messages import message_line
 from memex_desktop.ui.sidebar import ALL_ITEMS, Scope
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -72,34 +70,12 @@ def _recent(library: dict[str, Any]) -> dict[str, Any]:
 
 def _said(said: Emitted, words: str) -> int:
     """How many messages shown so far hold ``words``."""
-    lines = [message_line(call[0]) for call in said.calls if isinstance(call[0], UserMessage)]
-    return sum(words in line for line in lines)
+    return sum(words in line for line in message_lines(said))
 
 
 def _merged(said: Emitted) -> str | None:
     """The first message saying the server's results of the view were merged."""
-    lines = [message_line(call[0]) for call in said.calls if isinstance(call[0], UserMessage)]
-    return next((line for line in lines if MERGED in line), None)
-
-
-def _listed(context: AppContext) -> list[str]:
-    model = context.window.results_model
-    return [model.id_at(row) or "" for row in range(model.rowCount())]
-
-
-def _provenance(context: AppContext) -> dict[str, str]:
-    model = context.window.results_model
-    return {
-        model.id_at(row) or "": model.index(row, 0).data(model.ProvenanceRole)
-        for row in range(model.rowCount())
-    }
-
-
-def _settled(qtbot: Any, context: AppContext) -> None:
-    """Every search, narrowing and merge asked for so far is done."""
-    search = context.window.search
-    qtbot.waitUntil(lambda: not search.awaiting_results, timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: context.runner.active_count() == 0, timeout=WAIT_MS)
+    return next((line for line in message_lines(said) if MERGED in line), None)
 
 
 def _on_gui_thread() -> bool:
@@ -140,12 +116,12 @@ def test_a_views_results_from_the_server_follow_each_search_filter_and_order(
 
     window.sidebar.select_scope(LOCAL_FIRST)
     qtbot.waitUntil(lambda: _said(said, MERGED) == 1, timeout=WAIT_MS)
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
     in_view = set(reader.ids_with_tag(VIEW_TAG))
     cached_view = set(reader.ids_for_view(LOCAL_FIRST.value or ""))
     assert NOT_CACHED in in_view
     assert NOT_CACHED not in cached_view
-    assert set(_listed(context)) == in_view
+    assert set(listed_ids(context)) == in_view
     assert len(asked) == 1
 
     # A search typed in the view: the server's results narrowed by it.
@@ -154,21 +130,21 @@ def test_a_views_results_from_the_server_follow_each_search_filter_and_order(
     bar.flush()
     qtbot.waitUntil(lambda: window.results_model.query == WORD, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: _said(said, MERGED) == 2, timeout=WAIT_MS)
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
     matching = set(reader.search_ids(WORD, include_deleted=True))
     expected = in_view & matching
     assert NOT_CACHED in expected
     assert expected - cached_view, "the search keeps some of the server's items only"
-    assert set(_listed(context)) == expected
-    assert _provenance(context)[NOT_CACHED] == "cloud"
+    assert set(listed_ids(context)) == expected
+    assert provenance(context)[NOT_CACHED] == "cloud"
 
     # Another order: the same items, those from the server in that order too.
     window.sort_control.set_sort("newest")
     qtbot.waitUntil(lambda: _said(said, MERGED) == 3, timeout=WAIT_MS)
-    _settled(qtbot, context)
-    listed = _listed(context)
+    wait_settled(qtbot, context)
+    listed = listed_ids(context)
     assert set(listed) == expected
-    from_server = [i for i in listed if _provenance(context)[i] == "cloud"]
+    from_server = [i for i in listed if provenance(context)[i] == "cloud"]
     dates = [(reader.get(i) or pytest.fail(i)).created_at or 0 for i in from_server]
     assert NOT_CACHED in from_server
     assert dates == sorted(dates, reverse=True)
@@ -177,10 +153,10 @@ def test_a_views_results_from_the_server_follow_each_search_filter_and_order(
     bar.types.setCurrentIndex(bar.types.findData("web"))
     qtbot.waitUntil(lambda: window.results_model.query == WORD, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: _said(said, MERGED) == 4, timeout=WAIT_MS)
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
     web = {i for i in expected if (reader.get(i) or pytest.fail(i)).type == "web"}
     assert NOT_CACHED in web
-    assert set(_listed(context)) == web
+    assert set(listed_ids(context)) == web
 
     # Asked of the server once; narrowed each time on a worker.
     assert len(asked) == 1
@@ -193,13 +169,13 @@ def test_a_views_results_from_the_server_follow_each_search_filter_and_order(
     bar.field.setText("")
     bar.flush()
     window.sidebar.select_scope(ALL_ITEMS)
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
     server.faults.next_status(503, count=10, paths=["/execute-view-search"])
     window.sidebar.select_scope(LOCAL_FIRST)
     qtbot.waitUntil(lambda: _said(said, FROM_CACHE) == 1, timeout=WAIT_MS)
-    _settled(qtbot, context)
-    assert set(_listed(context)) == cached_view
-    assert "cloud" not in _provenance(context).values()
+    wait_settled(qtbot, context)
+    assert set(listed_ids(context)) == cached_view
+    assert "cloud" not in provenance(context).values()
 
 
 def test_a_date_filter_narrows_a_views_results_from_the_server_once(
@@ -219,19 +195,19 @@ def test_a_date_filter_narrows_a_views_results_from_the_server_once(
     said = Emitted(window.messages.shown)
     window.sidebar.select_scope(LOCAL_FIRST)
     qtbot.waitUntil(lambda: _said(said, MERGED) == 1, timeout=WAIT_MS)
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
     narrowings = _calls_counted(monkeypatch, CacheReader, "filtered_ids")
 
     bar = window.search_bar
     bar.dates.setCurrentIndex(bar.dates.findData(365))
     qtbot.waitUntil(lambda: _said(said, MERGED) == 2, timeout=WAIT_MS)
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
     since = int(time.time() * 1000) - 365 * DAY_MS
     in_view = set(reader.ids_with_tag(VIEW_TAG))
     expected = {i for i in in_view if ((reader.get(i) or pytest.fail(i)).created_at or 0) > since}
     assert NOT_CACHED in expected
     assert 0 < len(expected) < len(in_view)
-    assert set(_listed(context)) == expected
+    assert set(listed_ids(context)) == expected
     narrowed = len(narrowings)
     QTest.qWait(300)
     assert len(narrowings) == narrowed, "the view's results were narrowed over and over"
@@ -269,7 +245,7 @@ def test_a_failed_narrowing_of_a_view_left_keeps_the_next_views_answer(
     monkeypatch.setattr(search_controller, "view_results_narrowed", narrowed)
     window.sidebar.select_scope(LOCAL_FIRST)
     qtbot.waitUntil(lambda: _said(said, MERGED) == 1, timeout=WAIT_MS)
-    _settled(qtbot, context)
+    wait_settled(qtbot, context)
     failing.set()
     bar = window.search_bar
     bar.field.setText(WORD)  # view A's results are narrowed by it: held, then failing
@@ -316,7 +292,7 @@ def test_a_views_results_from_the_server_keep_to_the_search_typed_while_they_cam
     expected = in_view & matching
     assert NOT_CACHED in expected
     assert len(expected) < len(in_view)
-    assert set(_listed(context)) == expected
+    assert set(listed_ids(context)) == expected
     model = context.window.results_model
     sources = {model.index(row, 0).data(model.ProvenanceRole) for row in range(model.rowCount())}
     assert sources <= {"cloud", "both"}
@@ -351,7 +327,7 @@ def test_a_search_in_a_view_narrows_its_items_on_a_worker_without_searching_the_
     context.window.sidebar.select_scope(LOCAL_FIRST)
     qtbot.waitUntil(lambda: _merged(said) is not None, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: context.runner.active_count() == 0, timeout=WAIT_MS)
-    assert set(_listed(context)) == expected
+    assert set(listed_ids(context)) == expected
     assert library_searches > 0
     assert not [call for call in searches[library_searches:] if call[0] == query]
     # The cached view and the server's results of it, each narrowed among its own items.
@@ -379,7 +355,7 @@ def test_the_servers_results_of_a_search_are_kept_to_its_phrase_on_a_worker(
     context.window.search.search_remote()
 
     def answered() -> bool:
-        lines = [message_line(call[0]) for call in said.calls if isinstance(call[0], UserMessage)]
+        lines = message_lines(said)
         return any("results from the server" in line for line in lines)
 
     qtbot.waitUntil(answered, timeout=WAIT_MS)
