@@ -46,8 +46,18 @@ pytest_plugins = [
     "support.window",
 ]
 
+# The suite's own runs try the same examples every time (derived from each test), so a run
+# fails only for a change, never for the draw; "explore" draws new examples, many more.
 settings.register_profile(
-    "ci", deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow]
+    "ci",
+    deadline=None,
+    max_examples=150,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "explore", deadline=None, max_examples=2_000, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
 
