@@ -72,6 +72,9 @@ SYNC_REFRESH_MS = 1_000
 # while the sync worked cost the sync nothing, and paced by wall time a best-match list
 # followed a 20,000-item sync every 1 to 6 s instead of every second.
 SYNC_REFRESH_COST_TIMES = 10
+# Said instead of asking the server for a search whose sidebar type and type filter exclude
+# each other.
+NOTHING_TO_ASK = "The Memex server was not asked: no item is of both types chosen."
 DAY_MS = 24 * 3600 * 1000
 
 
@@ -744,6 +747,12 @@ class SearchController(QObject):
         if request.filters.tag_id:
             filters["tag_ids"] = [*filters.get("tag_ids", []), request.filters.tag_id]
         scope = self._sidebar.current_scope()
+        if scoped_search(request, scope) is None:
+            # A sidebar type the type filter leaves out: no item is both, so no answer could
+            # be kept (the list says why it is empty); an earlier answer is not wanted now.
+            self._remote_request = 0
+            self._messages.inform(NOTHING_TO_ASK)
+            return
         filters = remote_scope(scope, filters)
         self._remote_search = replace(request, remote=False)
         self._remote_scope = scope

@@ -26,6 +26,7 @@ from support.window import WindowFactory
 
 from memex_desktop.api.client import MemexClient
 from memex_desktop.app import AppContext
+from memex_desktop.ui.search_controller import NOTHING_TO_ASK
 from memex_desktop.ui.sidebar import Scope
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
@@ -246,3 +247,30 @@ def test_a_query_problem_notice_goes_as_soon_as_the_typed_query_means_something(
 
     assert not window.toast.isVisible()
     assert window.status.currentMessage() == ""
+
+
+def test_a_sidebar_type_the_type_menu_leaves_out_asks_the_server_nothing(
+    qtbot: Any,
+    window_factory: WindowFactory,
+    emulator_factory: EmulatorFactory,
+    demo_library: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Tweets in the sidebar, web pages in the type menu: no item is both, so no answer of
+    the server could be kept; it is not asked (it was asked for web pages, all dropped)."""
+    context = window_factory(library=demo_library, server=emulator_factory(library=demo_library))
+    window = context.window
+    window.sidebar.select_scope(Scope("type", "twitter", "Tweet"))
+    assert window.sidebar.current_scope().value == "twitter"
+    bar = window.search_bar
+    bar.types.setCurrentIndex(bar.types.findData("web"))
+    wait_settled(qtbot, context)
+    sent = _searches_sent(monkeypatch)
+    said = Emitted(window.messages.shown)
+    _type(qtbot, context, "compost")
+    QTest.keyClick(bar.field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: bool(message_lines(said)), timeout=WAIT_MS)
+    wait_settled(qtbot, context)
+    assert sent == []
+    assert message_lines(said) == [NOTHING_TO_ASK]
+    assert listed_ids(context) == []
