@@ -66,10 +66,12 @@ class DockedPanes(QObject):
 
     Signals:
         entity_activated(str): a pane asked to open this entity.
+        tag_activated(str, str): the graph asked to list the items of this tag (id, name).
         outbox_shown(): the outbox dock was opened (its list is worth reading again).
     """
 
     entity_activated = Signal(str)
+    tag_activated = Signal(str, str)
     outbox_shown = Signal()
 
     def __init__(
@@ -106,6 +108,7 @@ class DockedPanes(QObject):
             window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         for pane in (self.thread_pane, self.graph_pane, self.outbox_pane):
             pane.entity_activated.connect(self.entity_activated)
+        self.graph_pane.tag_activated.connect(self.tag_activated)
         self.tabbed_for_width = False  # the docks were tabbed because the window was narrow
         self.folded_for_width: set[str] = set()  # the docks hidden because it was narrower
         self._mode: str | None = None  # "wide", "tabbed" or "folded"

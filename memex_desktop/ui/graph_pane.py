@@ -196,6 +196,8 @@ NO_LINKS = (
     "No links yet. Notes on this item, items it references or is referenced by, and its tags "
     "show here."
 )
+# The type of the nodes that are tags (``store.GraphNode``): activated, they list their items.
+TAG_TYPE = "tag"
 # The neighbourhood's depths the person can pick, and the one shown until they do.
 HOPS = (1, 2)
 DEFAULT_HOPS = 1
@@ -670,6 +672,8 @@ class GraphPane(QWidget):
 
     Signals:
         entity_activated(str): the person asked to open this entity (click, or Enter in Links).
+        tag_activated(str, str): the same asked of a tag (its id and name): a tag is not an
+            item to read but a group of them, to be listed.
         layout_finished(): a layout was drawn (tests and status bars wait on it).
         hops_chosen(int): the depth shown changed (1 or 2), to be remembered.
         legend_fold_chosen(bool): the person hid the legend's names (True) or showed them
@@ -677,6 +681,7 @@ class GraphPane(QWidget):
     """
 
     entity_activated = Signal(str)
+    tag_activated = Signal(str, str)
     layout_finished = Signal()
     hops_chosen = Signal(int)
     legend_fold_chosen = Signal(bool)
@@ -1570,10 +1575,18 @@ class GraphPane(QWidget):
             self._reload(same_graph=False)
         self.hops_chosen.emit(self.hops)
 
+    def _activate(self, entity_id: str) -> None:
+        """Open a node: an item in the reader, a tag as the list of its items."""
+        node = self._nodes.get(entity_id)
+        if node is not None and node.type == TAG_TYPE:
+            self.tag_activated.emit(entity_id, node.title or entity_id)
+        else:
+            self.entity_activated.emit(entity_id)
+
     @Slot(str)
     def _on_view_node_clicked(self, entity_id: str) -> None:
         """Click on a node: open it."""
-        self.entity_activated.emit(entity_id)
+        self._activate(entity_id)
 
     @Slot(str)
     def _on_view_node_double_clicked(self, entity_id: str) -> None:
@@ -1583,7 +1596,7 @@ class GraphPane(QWidget):
 
     @Slot(QModelIndex)
     def _on_links_activated(self, index: QModelIndex) -> None:
-        """Enter or double-click in the Links list: open that item."""
+        """Enter or double-click in the Links list: open that item (or tag)."""
         entity_id = self.links_model.entity_id(index)
         if entity_id is not None:
-            self.entity_activated.emit(entity_id)
+            self._activate(entity_id)

@@ -424,6 +424,7 @@ class MainWindow(QMainWindow):
         self.reader_pane.link_refused.connect(self.messages.warn)
         self.reader_pane.message.connect(self.messages.inform)
         self.docks.entity_activated.connect(self.open_entity)
+        self.docks.tag_activated.connect(self._on_docks_tag_activated)
         self.docks.outbox_shown.connect(self.saves.refresh_outbox)
         self.thread_pane.note_queued.connect(self.saves.on_queued_elsewhere)
         self.thread_pane.link_queued.connect(self.saves.on_queued_elsewhere)
@@ -696,6 +697,16 @@ class MainWindow(QMainWindow):
         """Show an entity in the reader (and select it when listed)."""
         self.results_view.select_entity(entity_id)
         self.reader_pane.show_entity(entity_id, anchor)
+
+    @Slot(str, str)
+    def _on_docks_tag_activated(self, tag_id: str, name: str) -> None:
+        """A tag in the graph lists its items as its sidebar entry does (the tag filter's,
+        where the sidebar does not list it); the reader keeps its item."""
+        scope = Scope("tag", tag_id, name)
+        if self.sidebar.sidebar_model.index_of(scope.key).isValid():
+            self.sidebar.select_scope(scope)
+        elif (choice := self.search_bar.tags.findData(tag_id)) >= 0:
+            self.search_bar.tags.setCurrentIndex(choice)
 
     @Slot()
     def _on_search_bar_move_to_results(self) -> None:
