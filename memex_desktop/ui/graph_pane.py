@@ -459,6 +459,7 @@ class GraphView(QGraphicsView):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setMinimumSize(1, 1)
+        self.setObjectName("graphView")  # style.qss frames it in the accent colour in focus
         self.setAccessibleName("Reference graph")
         self.setAccessibleDescription(
             "Drawing of linked items; the Links tab lists the same links as text"
@@ -811,6 +812,7 @@ class GraphPane(QWidget):
         self.links.activated.connect(self._on_links_activated)
 
         self.tabs = QTabWidget()
+        self.tabs.setObjectName("graphTabs")  # style.qss marks the focused tab
         self.tabs.addTab(drawing, "Graph")
         self.tabs.addTab(self.links, "Links")
         self.tabs.setAccessibleName("Graph or links")
