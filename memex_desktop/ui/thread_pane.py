@@ -1296,6 +1296,7 @@ class ThreadPane(QWidget):
         self.highlights = load.highlights
         self._rebuild_highlights()
         self._rebuild_cards(load.html)
+        self._chain_tab_order()
         if self._wanted_highlight is not None:
             wanted, self._wanted_highlight = self._wanted_highlight, None
             self.show_highlight(wanted)
@@ -1542,6 +1543,18 @@ class ThreadPane(QWidget):
             card.link_activated.connect(self._on_card_link_activated)
             self._list_layout.insertWidget(self._list_layout.count() - 1, card)
             self.cards.append(card)
+
+    def _chain_tab_order(self) -> None:
+        """Tab goes from Add note through the highlights and the notes as they stand, then
+        leaves the pane: rows and cards made after the window's other panes would otherwise
+        come after those in the focus chain."""
+        stops: list[QWidget] = [*self.highlight_rows]
+        for card in self.cards:
+            stops += [card.reply, card.body, card.toggle]
+        previous: QWidget = self.add_button
+        for widget in stops:
+            QWidget.setTabOrder(previous, widget)
+            previous = widget
 
     # ------------------------------------------------------------------ slots
 
