@@ -3,7 +3,9 @@
 A node's colour is its content type; an edge's colour, width and dash are its kind. The legend
 lists the kinds the drawing holds, in the palette's own text colour (light or dark), dims the
 kinds the filter hides, and toggles a kind when clicked. In a narrow dock it keeps to a row of
-samples, named by their tooltips, until the person asks for the names.
+samples, named by their tooltips, until the person asks for the names: the samples sit closer,
+and then shrink a little, before one goes to a row of its own; where they need two rows, the
+dots and the lines each keep to one where they can, rather than a line sample left alone.
 """
 
 from __future__ import annotations
@@ -132,20 +134,37 @@ def edge_icon(kind: str, size: int) -> QIcon:
     return QIcon(pixmap)
 
 
-def _sample_width(entry: LegendEntry, names: bool = True) -> int:
-    """Room for the entry's dot or line sample, beside its name or without one."""
-    if entry.group == NODES:
-        return DOT_SAMPLE
-    return LINE_SAMPLE if names else BARE_LINE_SAMPLE
+@dataclass(frozen=True)
+class _Spacing:
+    """Room for the samples (pixels), and between entries: two dots, two lines, and the
+    last dot and the first line."""
+
+    dot: int
+    line: int
+    dot_gap: int
+    line_gap: int
+    group_gap: int
+
+    def sample(self, group: str) -> int:
+        """Room for an entry's dot or line sample."""
+        return self.dot if group == NODES else self.line
+
+    def gap(self, before: str, group: str) -> int:
+        """Room between an entry of group ``before`` and the next one, of ``group``."""
+        if before != group:
+            return self.group_gap
+        return self.dot_gap if group == NODES else self.line_gap
 
 
-def _gap(before: str, group: str, names: bool) -> int:
-    """Room between an entry of group ``before`` and the next one, of ``group``."""
-    if names:
-        return ENTRY_GAP
-    if before != group:
-        return GROUP_GAP
-    return BARE_DOT_GAP if group == NODES else BARE_LINE_GAP
+NAMED = _Spacing(DOT_SAMPLE, LINE_SAMPLE, ENTRY_GAP, ENTRY_GAP, ENTRY_GAP)
+# Without names, each is tried in turn for a row that holds every sample: the dots closer,
+# then every sample a little smaller (the dots still tell their colours apart, the lines their
+# dashes; the lines keep their gap, or two read as one).
+BARE = (
+    _Spacing(DOT_SAMPLE, BARE_LINE_SAMPLE, BARE_DOT_GAP, BARE_LINE_GAP, GROUP_GAP),
+    _Spacing(DOT_SAMPLE, 14, 1, BARE_LINE_GAP, 6),
+    _Spacing(10, 12, 1, BARE_LINE_GAP, 5),
+)
 
 
 @dataclass(frozen=True)
@@ -166,6 +185,7 @@ class _Flow:
     boxes: list[QRect]
     names: bool
     rows: int
+    spacing: _Spacing = NAMED
 
 
 class GraphLegend(QWidget):
@@ -276,43 +296,74 @@ class GraphLegend(QWidget):
         words = max(metrics.horizontalAdvance(text) for text in (FOLDED_TEXT, UNFOLDED_TEXT))
         return QSize(words + TOGGLE_MARGIN, self._row_height())
 
-    def _entry_width(self, entry: LegendEntry, names: bool) -> int:
+    def _entry_width(self, entry: LegendEntry, names: bool, spacing: _Spacing = NAMED) -> int:
         """Sample, and gap and text when named, of one entry."""
         if not names:
-            return _sample_width(entry, names)
+            return spacing.sample(entry.group)
         text = QFontMetrics(self.font()).horizontalAdvance(entry.text)
-        return _sample_width(entry) + SAMPLE_GAP + text
+        return NAMED.sample(entry.group) + SAMPLE_GAP + text
+
+    def _row_width(self, entries: list[LegendEntry], names: bool, spacing: _Spacing) -> int:
+        """``entries`` side by side on one row."""
+        width = 0
+        previous: str | None = None
+        for entry in entries:
+            if previous is not None:
+                width += spacing.gap(previous, entry.group)
+            previous = entry.group
+            width += self._entry_width(entry, names, spacing)
+        return width
 
     def _named_width(self) -> int:
         """Every entry with its name on one row."""
-        widths = [self._entry_width(e, True) for e in self._entries]
-        return sum(widths) + ENTRY_GAP * max(0, len(widths) - 1)
+        return self._row_width(self._entries, True, NAMED)
 
     def _flow_at(self, width: int) -> _Flow:
         """Where everything goes at ``width``: named on one row if that fits, else after the
-        fold button, named only when unfolded."""
+        fold button, named only when unfolded; bare, as close as keeps them on its row."""
         names = self._named_width() <= width
         toggle = None
+        spacing = NAMED
         if not names:
             # Names that need more than one row show only when the person asks for them.
             names = not self._folded
             toggle = QRect(QPoint(0, 0), self._toggle_size())
+            if not names:
+                room = width - toggle.width() - SAMPLE_GAP
+                spacing = next(
+                    (s for s in BARE if self._row_width(self._entries, False, s) <= room),
+                    BARE[0],
+                )
         row_height = self._text_height() if toggle is None else self._row_height()
         x = 0 if toggle is None else toggle.width() + SAMPLE_GAP
         y = 0
         boxes = []
         previous: str | None = None
         for entry in self._entries:
-            needed = self._entry_width(entry, names)
+            needed = self._entry_width(entry, names, spacing)
             if previous is not None:
-                x += _gap(previous, entry.group, names)
+                x += spacing.gap(previous, entry.group)
+            if (
+                not names
+                and previous is not None
+                and previous != entry.group
+                and x > 0
+                and x + self._group_width(entry.group, spacing) > width
+                and self._group_width(entry.group, spacing) <= width
+            ):
+                # Bare samples of one group keep together: no line left alone on a row.
+                x, y = 0, y + row_height
             previous = entry.group
             if x > 0 and x + needed > width:
                 x, y = 0, y + row_height
             boxes.append(QRect(x, y, needed, row_height))
             x += needed
         rows = max(box.y() for box in boxes) // row_height + 1 if boxes else 1
-        return _Flow(toggle, boxes, names, rows)
+        return _Flow(toggle, boxes, names, rows, spacing)
+
+    def _group_width(self, group: str, spacing: _Spacing) -> int:
+        """The bare samples of a group side by side."""
+        return self._row_width([e for e in self._entries if e.group == group], False, spacing)
 
     def _lay_out(self, width: int) -> _Flow:
         """The flow at ``width``, kept for the width it was last asked for."""
@@ -357,7 +408,7 @@ class GraphLegend(QWidget):
 
     def minimumSizeHint(self) -> QSize:
         """The fold button, or the widest entry, on a row of its own."""
-        widest = max((_sample_width(e) for e in self._entries), default=LINE_SAMPLE)
+        widest = max((NAMED.sample(e.group) for e in self._entries), default=LINE_SAMPLE)
         return QSize(max(widest, self._toggle_size().width()), self._text_height())
 
     def _entry_at(self, x: int, y: int) -> LegendEntry | None:
@@ -399,9 +450,9 @@ class GraphLegend(QWidget):
         for entry, box in zip(self._entries, flow.boxes, strict=True):
             painter.setOpacity(0.35 if entry.hidden else 1.0)
             middle = box.y() + box.height() / 2
-            sample = _sample_width(entry, flow.names)
+            sample = flow.spacing.sample(entry.group)
             if entry.group == NODES:
-                radius = min(DOT_SAMPLE / 2 - 1, box.height() / 2 - 1)
+                radius = min(sample / 2 - 1, box.height() / 2 - 1)
                 painter.setPen(QPen(node_outline(), 0.8))
                 painter.setBrush(QBrush(node_colour(entry.kind)))
                 painter.drawEllipse(QPointF(box.x() + sample / 2, middle), radius, radius)
