@@ -63,13 +63,31 @@ class EmptyState:
     action_label: str = ""
 
 
+# A query quoted in the window is shortened to this many characters ("…"): a pasted page
+# must not push the fix off the list (search_language.QUOTED_CHARS is the same for its
+# messages; this module imports nothing of the project).
+QUOTED_CHARS = 40
+
+
+def shortened(text: str, limit: int = QUOTED_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters with "…" (a chip, a quote)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "\u2026"
+
+
 def quoted(query: str) -> str:
-    """A query as the person typed it, in typographic quotes."""
-    return f"\u201c{query}\u201d"
+    """A query as the person typed it, in typographic quotes (shortened to QUOTED_CHARS)."""
+    return f"\u201c{shortened(query)}\u201d"
 
 
 def empty_state(context: ListContext) -> EmptyState:
     """Why the list of ``context`` is empty, and what fixes it."""
+    if context.query_problem:
+        # The search never ran: that, not the cache or the library, is why the list is empty
+        # (and the list is the one place that says it; see SearchController).
+        return EmptyState(
+            "This search cannot run", context.query_problem, CLEAR_SEARCH, "Clear search"
+        )
     if context.unreadable:
         # Not "nothing matches": what the list would hold is not known.
         if context.fresh_start:
@@ -82,10 +100,6 @@ def empty_state(context: ListContext) -> EmptyState:
         return EmptyState("Your library cannot be read", context.unreadable)
     if context.library_empty:
         return _empty_library(context)
-    if context.query_problem:
-        return EmptyState(
-            "This search cannot run", context.query_problem, CLEAR_SEARCH, "Clear search"
-        )
     if context.unknown_tags:
         names = ", ".join(quoted(name) for name in context.unknown_tags)
         many = len(context.unknown_tags) > 1

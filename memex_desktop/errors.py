@@ -465,6 +465,15 @@ UPDATING_CACHE = UserMessage(
 )
 
 
+def search_cut(kept: int) -> UserMessage:
+    """Words for a paste longer than the search field takes: how much of it was kept."""
+    return UserMessage(
+        "warning",
+        f"The search keeps its first {kept:,} characters: the rest of what was pasted was "
+        "left out.",
+    )
+
+
 def user_message(exc: BaseException, credential: Credential | None = None) -> UserMessage:
     """The words for a person about ``exc``: level, text, detail and the fixing action.
 

@@ -16,7 +16,9 @@ The same text means the same in the window, on the command line and in a saved v
 
 Anything else (``title:x``, ``AND``, stray quotes and brackets) is plain words.
 :func:`parse_query` returns a :class:`SearchQuery` or raises :class:`SearchLanguageError`
-with words for the person (an unknown type, a date that is not one); nothing else.
+with words for the person (an unknown type, a date that is not one, a filter without its
+value, a query with no words or filters at all: ``((``, ``😀``); nothing else. The empty
+query means everything.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ __all__ = [
     "content_types",
     "parse_query",
     "remote_request",
+    "shortened",
     "site_host",
     "start_of",
     "type_help",
@@ -52,6 +55,19 @@ _WORD = re.compile(r"[^\W_]+")
 MAX_WORDS = 16
 # A pasted essay is not a query: tokens past this are ignored (keeps parsing bounded).
 MAX_TOKENS = 64
+# A part of the query quoted in a message is shortened to this many characters ("…"): the
+# words must fit a notice and an empty list whatever was pasted. (empty_states.QUOTED_CHARS
+# is the same for the window's quotes; this layer may not import it.)
+QUOTED_CHARS = 40
+# What each filter needs after its colon, and an example of it.
+_NEEDS: dict[str, str] = {
+    "tag": "a tag name, e.g. tag:reading",
+    "type": "a type, e.g. type:tweet",
+    "site": "a site, e.g. site:example.com",
+    "after": "a date, e.g. after:2024-03-15",
+    "before": "a date, e.g. before:2024-03",
+    "is": "a state: is:deleted",
+}
 _TOKEN = re.compile(
     r"""(?P<neg>-(?=\S))?
         (?: "(?P<phrase>[^"]*)(?P<closed>"?)
@@ -226,6 +242,9 @@ def parse_query(text: str) -> SearchQuery:
         previous = kind
     if built.unknown_types:
         problems.insert(built.unknown_types_at, unknown_types_text(built.unknown_types))
+    if not problems and text.strip() and not _asks_anything(built):
+        # Punctuation and symbols alone matched everything, which read as their results.
+        problems.append(no_words_text(text))
     if problems:
         raise SearchLanguageError(problems_text(problems))
     return SearchQuery(
@@ -248,6 +267,43 @@ def parse_query(text: str) -> SearchQuery:
 _JOINABLE = frozenset({"words", "tag", "type", "site"})
 # Problems named in full in one message; past these, how many more there are.
 NAMED_PROBLEMS = 3
+
+
+def _asks_anything(built: _Builder) -> bool:
+    """Whether a query asks for anything: words (or excluded ones), a filter or is:deleted."""
+    return bool(
+        built.groups
+        or built.excluded
+        or built.tags
+        or built.excluded_tags
+        or built.types
+        or built.excluded_types
+        or built.sites
+        or built.excluded_sites
+        or built.after_ms is not None
+        or built.before_ms is not None
+        or built.deleted
+    )
+
+
+def shortened(text: str, limit: int = QUOTED_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters with "…" (a part of a query in a
+    message: a pasted page must not become the message)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "\u2026"
+
+
+def no_words_text(text: str) -> str:
+    """Why a query of punctuation or symbols alone finds nothing, and what to type instead."""
+    return (
+        f"\u201c{shortened(text)}\u201d has no words to search for: type a word, or a filter "
+        "such as type:tweet or tag:NAME."
+    )
+
+
+def missing_value_text(key: str) -> str:
+    """Words naming what a filter typed without its value needs (``type:``)."""
+    return f"{key}: needs {_NEEDS.get(key, 'a value')}."
 
 
 def problems_text(problems: list[str]) -> str:
@@ -277,11 +333,10 @@ def _kind_words(kind: str) -> str:
 
 
 def _kind_of(token: _Token) -> str:
-    """What a token adds ("" for nothing: no words, an empty filter value being typed)."""
+    """What a token adds ("" for nothing: no words; a filter without a value is a problem
+    :func:`_add_filter` names)."""
     if token.kind in ("words", "phrase"):
         return ("-" if token.negated else "") + "words" if token.words else ""
-    if not token.value.strip():
-        return ""
     return ("-" if token.negated else "") + token.key
 
 
@@ -346,6 +401,8 @@ def _add(built: _Builder, token: _Token, joined: bool, prefix: bool) -> None:
 def _add_filter(built: _Builder, token: _Token, joined: bool) -> None:
     """Add a ``key:value`` filter (types and sites of one query are alternatives anyway)."""
     value = token.value.strip()
+    if not value or (token.key == "site" and not site_host(value)):
+        raise SearchLanguageError(missing_value_text(token.key))
     if token.key == "tag":
         if token.negated:
             built.excluded_tags.append(value)
@@ -363,13 +420,12 @@ def _add_filter(built: _Builder, token: _Token, joined: bool) -> None:
             return
         (built.excluded_types if token.negated else built.types).extend(kinds)
     elif token.key == "site":
-        if host := site_host(value):
-            (built.excluded_sites if token.negated else built.sites).append(host)
+        (built.excluded_sites if token.negated else built.sites).append(site_host(value))
     elif token.negated:
         raise SearchLanguageError(f"-{token.key}: means nothing; leave out the minus.")
     elif token.key == "is":
         if value.lower() != "deleted":
-            raise SearchLanguageError(f'"is:{value}" is not known; is:deleted is.')
+            raise SearchLanguageError(f'"is:{shortened(value)}" is not known; is:deleted is.')
         built.deleted = True
     elif token.key == "after":
         moment = start_of(value, token.key)
@@ -394,8 +450,11 @@ def content_types(name: str) -> tuple[str, ...]:
 
 
 def unknown_types_text(names: list[str]) -> str:
-    """Words naming type names that mean nothing, and the names there are."""
-    quoted = [f'"{name.strip()}"' for name in dict.fromkeys(names)]
+    """Words naming type names that mean nothing (the first few, then how many more), and
+    the names there are."""
+    quoted = [f'"{shortened(name)}"' for name in dict.fromkeys(name.strip() for name in names)]
+    if len(quoted) > NAMED_PROBLEMS:
+        quoted = [*quoted[:NAMED_PROBLEMS], f"{len(quoted) - NAMED_PROBLEMS} more"]
     if len(quoted) == 1:
         which = f"There is no type {quoted[0]}."
     else:
@@ -415,7 +474,7 @@ def start_of(value: str, key: str = "after") -> int:
     """Epoch ms of the local start of the day or month ``value`` names (YYYY-MM-DD, YYYY-MM)."""
     found = _DATE.fullmatch(value.strip())
     problem = SearchLanguageError(
-        f'"{key}:{value}" is not a date: write {key}:2024-03-15 or {key}:2024-03.'
+        f'"{key}:{shortened(value)}" is not a date: write {key}:2024-03-15 or {key}:2024-03.'
     )
     if found is None:
         raise problem

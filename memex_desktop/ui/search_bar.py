@@ -33,10 +33,16 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop.api.content import type_label
+from memex_desktop.empty_states import shortened
 from memex_desktop.ui.flow_layout import FlowLayout
 from memex_desktop.ui.results_model import SearchFilters
 
 DEBOUNCE_MS = 150
+# The longest query the field takes (Qt's own limit is 32,767): room for a pasted web address
+# of up to 2,048 characters (the sitemap protocol's limit, which most sites keep within) to
+# find its item by exact address, while a pasted page is cut rather than searched: past 64
+# terms the search language reads nothing more anyway.
+MAX_QUERY_CHARS = 2048
 DAY_MS = 24 * 3600 * 1000
 DATE_CHOICES: tuple[tuple[str, int | None], ...] = (
     ("Any time", None),
@@ -267,12 +273,15 @@ class SearchBar(QWidget):
         remote_requested(object): Enter was pressed (or the cloud toggle turned on).
         move_to_results(): Down was pressed in the field.
         scope_removed(): the sidebar entry's chip was removed (or Clear all clicked).
+        query_cut(int): what was pasted or typed went past MAX_QUERY_CHARS; the field kept
+            this many characters.
     """
 
     search_changed = Signal(object)
     remote_requested = Signal(object)
     move_to_results = Signal()
     scope_removed = Signal()
+    query_cut = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -282,6 +291,7 @@ class SearchBar(QWidget):
         self.field.setPlaceholderText(PLACEHOLDERS[0])
         self.field.setToolTip("Ctrl+K; results update as you type, Enter adds cloud results")
         self.field.setClearButtonEnabled(True)
+        self.field.setMaxLength(MAX_QUERY_CHARS)
         self.field.setAccessibleName("Search")
         self.field.setAccessibleDescription("Results update as you type; Enter asks the server too")
         self.field.installEventFilter(self)
@@ -348,6 +358,7 @@ class SearchBar(QWidget):
         self._timer.timeout.connect(self._on_timer_timeout)
         self.field.textChanged.connect(self._on_field_text_changed)
         self.field.returnPressed.connect(self._on_field_return_pressed)
+        self.field.inputRejected.connect(self._on_field_input_rejected)
         self.cloud.toggled.connect(self._on_cloud_toggled)
         for combo in (self.types, self.tags, self.dates):
             combo.currentIndexChanged.connect(self._on_filter_changed)
@@ -436,6 +447,12 @@ class SearchBar(QWidget):
         self._timer.start()
 
     @Slot()
+    def _on_field_input_rejected(self) -> None:
+        """A paste (or a key) went past the field's length: say what was kept."""
+        if len(self.field.text()) >= self.field.maxLength():
+            self.query_cut.emit(self.field.maxLength())
+
+    @Slot()
     def _on_timer_timeout(self) -> None:
         """Typing settled: announce the search."""
         self._announce()
@@ -475,8 +492,9 @@ class SearchBar(QWidget):
 
     def _query_chip(self) -> str:
         """The query's chip: its words as typed, named as the other chips are ("Search: fox
-        grir"). Quotes around plain words made them look like the phrase "fox grir"."""
-        return f"Search: {self._shown_query}"
+        grir"), shortened to a few dozen characters. Quotes around plain words made them look
+        like the phrase "fox grir"; a pasted page with its line breaks made the chip as tall."""
+        return f"Search: {shortened(self._shown_query)}"
 
     def chip_buttons(self) -> list[FilterChip]:
         """The chips on screen, in order."""

@@ -21,7 +21,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from memex_desktop.errors import UserMessage, user_message
+from memex_desktop.errors import UserMessage, search_cut, user_message
 from memex_desktop.store import CacheReader, ChangeSet, StoreError, TagRow
 from memex_desktop.store.search_language import (
     SERVER_CONTENT_TYPES,
@@ -436,8 +436,11 @@ class SearchController(QObject):
         # Of the latest answer's results, those its caching wrote (None: any may be): the
         # others the cache held already.
         self._remote_brought: frozenset[str] | None = frozenset()
-        # The words shown about a query that means nothing, taken away once it is fixed.
+        # The words shown as a notice about a query that means nothing, taken away once it is
+        # fixed; and those the empty list on show says (ResultsGuide draws them), which need
+        # no notice.
         self._query_problem: UserMessage | None = None
+        self._problem_listed: str | None = None
         # The saved views asked of the server, by task, and the messages shown about the
         # sidebar entry on show: an answer or a message about an entry left is dropped.
         self._view_tasks: dict[Task[ViewAnswer], str] = {}
@@ -471,6 +474,7 @@ class SearchController(QObject):
         self.read_problem: Exception | None = None
         search_bar.search_changed.connect(self._on_search_bar_search_changed)
         search_bar.remote_requested.connect(self._on_search_bar_remote_requested)
+        search_bar.query_cut.connect(self._on_search_bar_query_cut)
         sidebar.scope_selected.connect(self._on_sidebar_scope_selected)
         sidebar.scope_reselected.connect(self._on_sidebar_scope_reselected)
         sync.remote_results.connect(self._on_sync_remote_results)
@@ -531,22 +535,37 @@ class SearchController(QObject):
         return self._sort_control.sort() if self._sort_control is not None else "relevance"
 
     def _show_query_problem(self, request: SearchRequest, exc: SearchLanguageError) -> None:
-        """A query that means nothing: no results, and the words that say what to type."""
+        """A query that means nothing: no results, and the words that say what to type (the
+        empty list says them: empty_state puts a query's problem first)."""
         self._applied_sequence = self._sequence
         self._applied_complete = True
         self._applied_more, self._applied_stopped_at = False, None
         self._lists_shown += 1
         self._results.set_results([], query=request.query, filters=request.filters)
+        self._problem_listed = user_message(exc).text
         self._applied_filters = request.filters
         self._applied_scope = self._sidebar.current_scope()
         self._say_query_problem(exc)
         self.search_applied.emit(0)
 
     def _say_query_problem(self, exc: SearchLanguageError) -> None:
-        """Say what a query means nothing by; taken away once the query is fixed."""
+        """Say what a query means nothing by, once: the one place that decides where.
+
+        The empty list of that query says it; a notice (taken away once the query is fixed)
+        only when the list on show is another's. It was said three times at once: in the
+        list, a toast and the status bar.
+        """
         message = user_message(exc)
+        if message.text == self._problem_listed:
+            self._withdraw_query_problem()
+            return
         self._query_problem = message
         self._messages.show(message)
+
+    @Slot(int)
+    def _on_search_bar_query_cut(self, kept: int) -> None:
+        """The field cut what was pasted to its length: say so (it searches what it kept)."""
+        self._messages.show(search_cut(kept))
 
     def _withdraw_query_problem(self) -> None:
         """The query typed now means something: the words about its problem are not true of
@@ -635,6 +654,7 @@ class SearchController(QObject):
         ):
             return
         applying = time.thread_time()
+        self._problem_listed = None
         self._applied_sequence = result.sequence
         self._applied_complete = result.complete
         self.read_problem = None

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 from support.search_table import LIBRARY
-from support.signals import Emitted
 from support.window import WindowFactory
 
 from memex_desktop.app import AppContext
@@ -44,14 +43,13 @@ def test_an_unknown_type_empties_the_list_and_says_which_types_there_are(
     qtbot: Any, context: AppContext
 ) -> None:
     window = context.window
-    shown = Emitted(context.runner.messages.shown)
     window.search_bar.field.setText("worm type:gizmo")
     window.search_bar.flush()
-    qtbot.waitUntil(lambda: bool(shown.calls))
+    qtbot.waitUntil(lambda: window.results_view.empty_state is not None)
     assert window.results_model.rowCount() == 0
-    message = shown.calls[-1][0]
-    assert 'There is no type "gizmo"' in message.text
-    assert "tweet" in message.text
+    explanation = window.results_view.empty_state.explanation
+    assert 'There is no type "gizmo"' in explanation
+    assert "tweet" in explanation
     window.search_bar.field.setText("worm type:tweet")
     window.search_bar.flush()
     qtbot.waitUntil(lambda: window.results_model.ids() == ["tweet-1"])

@@ -161,3 +161,24 @@ def test_a_search_with_filters_or_exclusions_does_not_ask_for_fewer_words() -> N
     assert "filters and exclusions" in narrowed.explanation
     plain = empty_state(ListContext(query="fox grir"))
     assert "fewer words" in plain.explanation
+
+
+def test_a_long_query_is_quoted_short_and_the_words_do_not_grow_with_it() -> None:
+    short = empty_state(ListContext(query="wvqxqzz"))
+    for query in ("wvqxqzz " * 1250, "wvqxqzz\n" * 600_000):
+        state = empty_state(ListContext(query=query))
+        assert state.title.startswith("No items match \u201cwvqxqzz wvqxqzz")
+        assert state.title.endswith("\u2026\u201d")
+        assert len(state.title) <= len(short.title) + 40  # a few dozen characters
+        assert state.explanation == short.explanation
+        filtered = empty_state(ListContext(query=query, filters=("Saved: past week",)))
+        assert len(filtered.explanation) < 200
+
+
+def test_a_query_problem_is_why_the_list_is_empty_before_the_cache_or_the_library() -> None:
+    for context in (
+        ListContext(query="((", query_problem="No words.", unreadable="Damaged."),
+        ListContext(query="((", query_problem="No words.", library_empty=True, syncing=True),
+    ):
+        state = empty_state(context)
+        assert (state.title, state.explanation) == ("This search cannot run", "No words.")
