@@ -603,6 +603,29 @@ def state_words(
     return StateWords(label, button, message)
 
 
+# When links queued in each connection state but ONLINE are saved (the status bar says why).
+_SAVED_WHEN: dict[ConnectionState, str] = {
+    ConnectionState.NOT_CONFIGURED: "once you connect to Memex",
+    ConnectionState.OFFLINE: "when Memex can be reached",
+    ConnectionState.SERVER_DOWN: "when Memex can be reached",
+    ConnectionState.AUTH_REJECTED: "once Memex accepts your sign-in or API key",
+    ConnectionState.INSUFFICIENT_CREDITS: "when saves resume (your usage balance is used up)",
+    ConnectionState.INCOMPATIBLE: "once the Memex server accepts what this version sends",
+}
+
+
+def queued_links_words(count: int, state: ConnectionState) -> str:
+    """What the notice after a drop or paste says of the ``count`` links it queued, in the
+    connection state the window knows: "Saving 2 links" while Memex takes saves, else when
+    they will be saved ("1 link queued: it is saved when Memex can be reached"), so a notice
+    never says "Saving" while the status bar says saves wait."""
+    links = f"{count:,} link{'' if count == 1 else 's'}"
+    when = _SAVED_WHEN.get(state)
+    if when is None:
+        return f"Saving {links}"
+    return f"{links} queued: {'it is' if count == 1 else 'they are'} saved {when}"
+
+
 # --------------------------------------------------------------------------- failed saves
 
 # Why a queued save failed, kept with the save (a stable code: outbox rows outlive versions).

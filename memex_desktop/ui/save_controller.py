@@ -17,7 +17,7 @@ from pathlib import Path
 from PySide6.QtCore import QMimeData, QObject, Signal, Slot
 from PySide6.QtGui import QGuiApplication
 
-from memex_desktop.errors import user_message
+from memex_desktop.errors import ConnectionState, queued_links_words, user_message
 from memex_desktop.store import EnqueueResult, Outbox, OutboxOp, StoreError
 from memex_desktop.store.save_description import (
     SavedItem,
@@ -273,15 +273,20 @@ def undo_offer(result: UndoResult) -> tuple[str | int, str] | None:
     return only.op_id, SHOW_IN_OUTBOX
 
 
-def queued_text(results: list[EnqueueResult], refused: list[DropVerdict]) -> str:
-    """What the toast says after a drop: saving, already waiting, already saved, not saved
+def queued_text(
+    results: list[EnqueueResult],
+    refused: list[DropVerdict],
+    state: ConnectionState = ConnectionState.ONLINE,
+) -> str:
+    """What the toast says after a drop: saving (or, in a connection ``state`` that keeps
+    saves waiting, queued and when they are saved), already waiting, already saved, not saved
     (listed below it)."""
     queued = sum(r.status == "queued" for r in results)
     waiting = sum(r.status == "already_queued" for r in results)
     saved = sum(r.status == "already_saved" for r in results)
     parts = []
     if queued:
-        parts.append(f"Saving {queued} link{'s' if queued != 1 else ''}")
+        parts.append(queued_links_words(queued, state))
     if waiting:
         parts.append(f"{waiting} already waiting to be saved")
     if saved:
@@ -422,7 +427,7 @@ class SaveController(QObject):
         fresh = [r for r in results if r.status == "queued"]
         self._last_queued = [r.op.id for r in fresh if r.op is not None]
         self._toast.show_message(
-            queued_text(results, refused),
+            queued_text(results, refused, self._sync.state),
             self._last_queued or None,
             details=refused_lines(refused),
         )
@@ -440,12 +445,15 @@ class SaveController(QObject):
             self._sync.sync_now()
 
     def _tell_nothing_queued(self, queued: QueuedLinks) -> None:
-        """Nothing was queued: say there was no link, or name the refused one(s) and why."""
+        """Nothing was queued: say there was no link, or name the refused one(s) and why (a
+        notice that names a link not saved stays until it is closed)."""
         refused = queued.refused
         if not refused:
             self._toast.show_message(queued.nothing_found)
         elif len(refused) == 1:
-            self._toast.show_message(f"Not saved: {refused[0].url} — {refused[0].reason}")
+            self._toast.show_message(
+                f"Not saved: {refused[0].url} — {refused[0].reason}", stays=True
+            )
         else:
             self._toast.show_message(queued_text([], refused), details=refused_lines(refused))
         self.saves_queued.emit([], refused)

@@ -1,8 +1,12 @@
-"""A small transient notice over the bottom of the window, with optional Undo and Open buttons.
+"""A small transient notice over the bottom of the window, with optional Undo and Open buttons
+and a Close button.
 
 A notice may carry details (one line per link that was not saved, say): they are shown in a
-scrollable box below the text, and the notice then stays until it is closed, so nothing it
-names disappears before it can be read.
+scrollable box below the text, and the notice then stays until it is closed (its Close button,
+or Escape while the keyboard is in it), so nothing it names disappears before it can be read.
+
+Over a main window the notice sits at the bottom of the central area, above any pane docked
+at the bottom, and in front of the panes docked at the sides: it always shows whole.
 """
 
 from __future__ import annotations
@@ -10,12 +14,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QTextDocument
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QKeyEvent, QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMainWindow,
     QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
@@ -24,6 +29,14 @@ from PySide6.QtWidgets import (
 
 TOAST_MS = 6_000
 DETAILS_MAX_HEIGHT = 160
+# Between the notice and the bottom of the area it sits in (and the sides of a narrow one).
+MARGIN = 16
+# Below the notice over a widget that is no main window: room for a status bar, as a main
+# window's central area leaves.
+BOTTOM_ROOM = 32
+FOCUS_SHOWN = (
+    "#toastundo:focus, #toastaction:focus, #toastclose:focus { text-decoration: underline; }"
+)
 
 
 class Toast(QFrame):
@@ -55,7 +68,8 @@ class Toast(QFrame):
         self.open_button.clicked.connect(self._on_open_clicked)
         self.close_button = QPushButton("Close", self)
         self.close_button.setObjectName("toastclose")
-        self.close_button.setAccessibleName("Close the notice")
+        self.close_button.setAccessibleName("Close notice")
+        self.close_button.setToolTip("Close notice (Escape)")
         self.close_button.clicked.connect(self.hide)
         self.details = QPlainTextEdit(self)
         self.details.setObjectName("toastdetails")
@@ -68,6 +82,9 @@ class Toast(QFrame):
         row.addWidget(self.open_button)
         row.addWidget(self.undo_button)
         row.addWidget(self.close_button)
+        # The buttons are words on the dark notice, without the outline that shows the
+        # keyboard on other buttons: the one the keyboard is on is underlined instead.
+        self.setStyleSheet(FOCUS_SHOWN)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 8, 8, 8)
         layout.addLayout(row)
@@ -88,10 +105,12 @@ class Toast(QFrame):
         open_token: object | None = None,
         open_label: str = "Open",
         details: Sequence[str] = (),
+        stays: bool = False,
     ) -> None:
         """Show ``text``; each token adds a button (Undo, ``open_label``) that hands it back.
 
-        With ``details`` (one line each), the notice lists them and stays until closed.
+        With ``details`` (one line each), the notice lists them and stays until closed, as it
+        does when it ``stays``; else it goes after TOAST_MS. Every notice can be closed.
         """
         self._token = undo_token
         self._open_token = open_token
@@ -102,11 +121,10 @@ class Toast(QFrame):
         self.open_button.setVisible(open_token is not None)
         self.details.setPlainText("\n".join(details))
         self.details.setVisible(bool(details))
-        self.close_button.setVisible(bool(details))
         self._place()
         self.show()
         self.raise_()
-        if details:
+        if details or stays:
             self._timer.stop()
         else:
             self._timer.start(TOAST_MS)
@@ -120,19 +138,39 @@ class Toast(QFrame):
         """The text shown (tests read it)."""
         return self.label.text()
 
+    def stays(self) -> bool:
+        """Whether the notice shown stays until it is closed (tests read it)."""
+        return not self.isHidden() and not self._timer.isActive()
+
+    def _area(self, parent: QWidget) -> QRect:
+        """Where the notice may sit, in the parent's coordinates: a main window's central
+        area (the panes docked around it, the menu and status bars left out), else the
+        parent above room for a status bar."""
+        central = parent.centralWidget() if isinstance(parent, QMainWindow) else None
+        if central is None:
+            return parent.rect().adjusted(0, 0, 0, -BOTTOM_ROOM)
+        # The area changes size when a pane is docked, shown or hidden: the notice follows.
+        central.installEventFilter(self)
+        return central.geometry()
+
     def _place(self) -> None:
-        """Centre at the bottom of the parent, above the status bar."""
+        """Centre at the bottom of the free area (above any pane docked at the bottom),
+        whole inside the parent and in front of its other children."""
         parent = self.parentWidget()
         if parent is None:
             return
-        width = min(560, max(280, parent.width() - 80))
+        area = self._area(parent)
+        width = min(560, max(280, area.width() - 80), parent.width())
         self.setFixedWidth(width)
         if not self.details.isHidden():
             self.details.setFixedHeight(self._details_height(width))
         self.adjustSize()
-        x = (parent.width() - width) // 2
-        y = parent.height() - self.height() - 48
-        self.move(max(0, x), max(0, y))
+        x = area.left() + (area.width() - width) // 2
+        y = max(area.bottom() + 1 - self.height() - MARGIN, area.top())
+        # Taller than the area: it covers the panes below rather than leave the window.
+        y = min(y, parent.height() - self.height())
+        self.move(max(0, min(x, parent.width() - width)), max(0, y))
+        self.raise_()
 
     def _details_height(self, width: int) -> int:
         """How tall the details must be to show every line (wrapped as the box wraps them)
@@ -152,14 +190,24 @@ class Toast(QFrame):
         return min(DETAILS_MAX_HEIGHT, math.ceil(lines.size().height()) + frame + 2)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Stay in place when the window is resized."""
+        """Stay in place when the window is resized or a docked pane comes or goes."""
+        parent = self.parentWidget()
+        central = parent.centralWidget() if isinstance(parent, QMainWindow) else None
         if (
-            watched is self.parentWidget()
-            and event.type() == QEvent.Type.Resize
+            watched in (parent, central)
+            and event.type() in (QEvent.Type.Resize, QEvent.Type.Move)
             and self.isVisible()
         ):
             self._place()
         return super().eventFilter(watched, event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Escape closes the notice while the keyboard is in it."""
+        if event.key() == Qt.Key.Key_Escape:
+            self.hide()
+            event.accept()
+            return
+        super().keyPressEvent(event)
 
     @Slot()
     def _on_open_clicked(self) -> None:

@@ -12,6 +12,7 @@ from PySide6.QtGui import QGuiApplication
 from support.saving import Saving, saving_controller
 from support.signals import Emitted
 
+from memex_desktop.errors import ConnectionState, queued_links_words
 from memex_desktop.store import Outbox
 from memex_desktop.ui import drops
 from memex_desktop.ui.drops import PLAIN_TEXT, URI_LIST, judge_drop, too_many_reason
@@ -37,6 +38,9 @@ SAVED: list[tuple[str, str, list[str]]] = [
     ),
     ("an e-mail address saves nothing", "bob@example.com", []),
 ]
+
+# The saving fixture has no Memex account: a notice says when its links are saved.
+NO_ACCOUNT = ConnectionState.NOT_CONFIGURED
 
 
 @pytest.mark.parametrize(("text", "saved"), [c[1:] for c in SAVED], ids=[c[0] for c in SAVED])
@@ -86,7 +90,7 @@ def test_a_250_link_drop_queues_all_250(qtbot: Any, saving: Saving) -> None:
     assert [r.status for r in results] == ["queued"] * 250
     with Outbox(outbox_path) as outbox:
         assert [op.url for op in outbox.list()] == links
-    assert toast.text() == "Saving 250 links."
+    assert toast.text() == f"{queued_links_words(250, NO_ACCOUNT)}."
     assert toast.details_lines() == []
 
 
@@ -103,7 +107,7 @@ def test_links_a_drop_does_not_queue_are_named_in_one_message(
     assert [v.url for v in refused] == [*links[200:], "javascript:alert(1)"]
     with Outbox(outbox_path) as outbox:
         assert len(outbox.list()) == 200
-    assert toast.text() == "Saving 200 links · 51 not saved."
+    assert toast.text() == f"{queued_links_words(200, NO_ACCOUNT)} · 51 not saved."
     lines = toast.details_lines()
     assert lines[:51] == [too_many_reason(), *(f"    {url}" for url in links[200:])]
     assert lines[51].startswith("Only web links")
@@ -120,6 +124,11 @@ def test_a_drop_with_nothing_to_save_says_which_link_and_why(qtbot: Any, saving:
         "Not saved: ftp://files.example.com/a — Only web links (http and https) can be saved; "
         "ftp: links are refused."
     )
+    # It names a link not saved: it stays until it is closed, and can be.
+    assert toast.stays()
+    assert toast.close_button.isVisibleTo(toast)
+    toast.close_button.click()
+    assert toast.isHidden()
 
 
 @pytest.mark.gui
@@ -132,7 +141,7 @@ def test_pasting_text_from_the_clipboard_saves_the_links_in_it(qtbot: Any, savin
     assert ([r.status for r in results], refused) == (["queued"], [])
     with Outbox(outbox_path) as outbox:
         assert [op.url for op in outbox.list()] == ["https://clip.example.com/article"]
-    assert toast.text() == "Saving 1 link."
+    assert toast.text() == "1 link queued: it is saved once you connect to Memex."
 
 
 @pytest.mark.gui

@@ -10,7 +10,7 @@ import pytest
 from support.saving import Saving, saving_controller
 from support.signals import Emitted
 
-from memex_desktop.errors import user_message
+from memex_desktop.errors import ConnectionState, queued_links_words, user_message
 from memex_desktop.paths import cache_db_path
 from memex_desktop.store import CacheReader, DiskFullError, Outbox
 from memex_desktop.sync.notes import queue_note
@@ -19,6 +19,9 @@ from memex_desktop.ui.save_controller import StayingSave, UndoResult, undo_text
 from memex_desktop.ui.sync_controller import OutboxCounts
 
 pytestmark = pytest.mark.gui
+
+# The saving fixture has no Memex account: a notice says when its links are saved.
+NO_ACCOUNT = ConnectionState.NOT_CONFIGURED
 
 
 @pytest.fixture
@@ -43,7 +46,7 @@ def test_links_are_queued_before_the_toast_says_so(qtbot: Any, saving: Saving) -
     assert [r.status for r in results] == ["queued"]
     assert len(refused) == 1
     assert _queued_urls(saving.outbox_path) == ["https://a.example/1"]
-    assert saving.toast.text() == "Saving 1 link · 1 not saved."
+    assert saving.toast.text() == f"{queued_links_words(1, NO_ACCOUNT)} · 1 not saved."
     assert saving.toast.details_lines() == [
         "Only web links (http and https) can be saved; javascript: links are refused.",
         "    javascript:alert(1)",
@@ -136,7 +139,7 @@ def test_links_the_outbox_could_not_take_are_named_with_the_reason(
     assert [r.status for r in results] == ["queued", "queued"]
     assert _queued_urls(saving.outbox_path) == urls[:2]
     assert [verdict.url for verdict in refused] == urls[2:]
-    assert saving.toast.text() == "Saving 2 links · 3 not saved."
+    assert saving.toast.text() == f"{queued_links_words(2, NO_ACCOUNT)} · 3 not saved."
     words = user_message(full)
     assert words.text == "The disk is full: outbox.db could not be written."
     assert saving.toast.details_lines() == [

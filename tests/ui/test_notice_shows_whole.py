@@ -1,0 +1,132 @@
+"""A notice shows whole inside the window, above the pane docked at the bottom (the outbox),
+whether the pane was open first or opens while the notice shows; a notice that stays has a
+Close button the keyboard reaches, and Escape in it closes it too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import QApplication
+from support.window import WindowFactory
+
+from memex_desktop.app import AppContext
+from memex_desktop.ui.main_window import MainWindow
+from memex_desktop.ui.toast import Toast
+
+pytestmark = [
+    pytest.mark.gui,
+    pytest.mark.qt_log_ignore("propagateSizeHints"),
+    pytest.mark.usefixtures("app_style"),
+]
+
+REFUSED = (
+    "Not saved: javascript:alert(document.cookie) — Only web links (http and https) can be "
+    "saved; javascript: links are refused."
+)
+GRABS = Path("/tmp/h12")
+
+
+@pytest.fixture
+def context(window_factory: WindowFactory) -> AppContext:
+    """The window at the size of a laptop's screen, the outbox pane closed."""
+    context = window_factory()
+    context.window.resize(1366, 740)
+    if context.window.outbox_dock.isVisible():
+        context.window.docks.toggle_outbox()
+    QApplication.processEvents()
+    return context
+
+
+def _in_window(window: MainWindow, widget: Any) -> QRect:
+    """Where ``widget`` shows, in the window's coordinates."""
+    return QRect(widget.mapTo(window, widget.rect().topLeft()), widget.size())
+
+
+def _shows_whole(window: MainWindow, toast: Toast) -> None:
+    """The notice is inside the window, clear of the outbox pane and in front of every pane."""
+    QApplication.processEvents()
+    notice = _in_window(window, toast)
+    assert window.rect().contains(notice), (notice, window.rect())
+    dock = window.outbox_dock
+    assert dock.isVisible()
+    assert not notice.intersects(_in_window(window, dock)), (notice, dock.geometry())
+    assert notice.bottom() < _in_window(window, window.statusBar()).top()
+    # Nothing of the window is painted over it: at its centre and corners, it is what shows.
+    for point in (notice.center(), notice.topLeft(), notice.bottomRight()):
+        shown = window.childAt(point)
+        assert shown is toast or toast.isAncestorOf(shown), (point, shown)
+
+
+def _grab(widget: Any, name: str) -> None:
+    """Keep a picture of ``widget`` to look at (the notice over the window)."""
+    GRABS.mkdir(parents=True, exist_ok=True)
+    widget.grab().save(str(GRABS / name))
+
+
+def test_a_notice_shows_above_the_outbox_pane_open_before_it(context: AppContext) -> None:
+    window, toast = context.window, context.window.toast
+    window.docks.show_outbox()
+    QApplication.processEvents()
+    toast.show_message("1 link queued: it is saved when Memex can be reached.", [1])
+    _shows_whole(window, toast)
+    _grab(window, "notice-above-outbox.png")
+
+
+def test_a_notice_moves_above_the_outbox_pane_opened_while_it_shows(
+    context: AppContext,
+) -> None:
+    window, toast = context.window, context.window.toast
+    toast.show_message(REFUSED, stays=True)
+    QApplication.processEvents()
+    window.docks.show_outbox()
+    _shows_whole(window, toast)
+    # Closed again: the notice goes back down to where it was.
+    low = toast.y()
+    window.docks.toggle_outbox()
+    QApplication.processEvents()
+    assert toast.y() > low
+
+
+def test_a_notice_that_stays_has_a_close_button_the_keyboard_reaches(
+    qtbot: Any, context: AppContext
+) -> None:
+    window, toast = context.window, context.window.toast
+    toast.show_message(REFUSED, stays=True)
+    QApplication.processEvents()
+    close = toast.close_button
+    assert toast.stays()
+    assert close.isVisible()
+    assert close.accessibleName() == "Close notice"
+    assert close.text()
+    _grab(toast, "notice-that-stays.png")
+    # Tab moves through the window, and on through the notice.
+    window.activateWindow()
+    window.results_view.setFocus()
+    for _ in range(60):
+        if close.hasFocus():
+            break
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+    assert close.hasFocus()
+    qtbot.keyClick(close, Qt.Key.Key_Space)
+    assert toast.isHidden()
+
+
+def test_escape_in_a_notice_closes_it(qtbot: Any, context: AppContext) -> None:
+    toast = context.window.toast
+    toast.show_message(REFUSED, stays=True)
+    toast.close_button.setFocus()
+    qtbot.keyClick(toast.close_button, Qt.Key.Key_Escape)
+    assert toast.isHidden()
+
+
+def test_a_passing_notice_can_be_closed_too(context: AppContext) -> None:
+    toast = context.window.toast
+    toast.show_message("Saving 1 link.", [1])
+    assert not toast.stays()
+    assert toast.close_button.isVisible()
+    assert toast.undo_button.isVisible()
+    _grab(toast, "notice-with-undo.png")
