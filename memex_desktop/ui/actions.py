@@ -56,8 +56,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
         "save_clipboard",
         "Save link from clipboard",
-        ("Ctrl+Shift+V",),
-        "Save the web link on the clipboard to the library",
+        # Ctrl+V too, where it would paste nothing: a text field (the search field, the note
+        # editor) takes it first and pastes, as everywhere.
+        ("Ctrl+Shift+V", "Ctrl+V"),
+        "Save the web links on the clipboard to the library (Ctrl+V: outside text fields, "
+        "where it pastes)",
         menu="File",
     ),
     ActionSpec(
