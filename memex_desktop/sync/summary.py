@@ -14,6 +14,9 @@ def counted(number: int, noun: str) -> str:
 # What a sync says from its start until its first step reports (an unlabelled bar and a
 # Cancel button next to "Online · synced 23:12" read as something stuck).
 STARTED_SENTENCE = "Syncing…"
+# The step after a whole pass: what the window says during it, and the command line before
+# what the server listed.
+CHECKING_DELETIONS = "Checking for items deleted on the server"
 
 
 def progress_sentence(progress: SyncProgress) -> str:
@@ -29,8 +32,12 @@ def progress_sentence(progress: SyncProgress) -> str:
     first sync, and a pass resumed where one stopped, count what they fetched "so far" (the
     cache of a stopped first sync is no library's size, and a resumed pass counts from where
     it resumed). The pull of the newest pages reports none, and its words ("Checking for
-    changes: 200 recent items read") say what they count, as do those of the later steps.
+    changes: 200 recent items read") say what they count, as do those of the later steps;
+    the check for deleted items is a sentence as every other (the engine's label for it is
+    not).
     """
+    if progress.phase == "reconcile":
+        return f"{CHECKING_DELETIONS}…"
     waiting = progress.waiting_s is not None
     if progress.phase != "pull" or (progress.total_estimate is None and not waiting):
         return progress.message
@@ -46,7 +53,7 @@ def progress_line(progress: SyncProgress) -> str:
     the engine's shorthand."""
     if progress.phase == "reconcile":
         listed = counted(progress.done, "item")
-        return f"Checking for items deleted on the server: it lists {listed}"
+        return f"{CHECKING_DELETIONS}: it lists {listed}"
     if progress.phase == "outbox":
         return f"Sending queued saves: {progress.message}"
     return progress_sentence(progress)

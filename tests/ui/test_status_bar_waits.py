@@ -58,7 +58,7 @@ def test_a_sync_that_brings_nothing_for_a_while_says_so(
     # Later phases work on this computer and say what they do.
     status.on_sync_progress(SyncProgress("reconcile", 50, 50, "checking for deleted items"))
     QTest.qWait(700)
-    assert status.currentMessage() == "checking for deleted items"
+    assert status.currentMessage() == "Checking for items deleted on the server…"
     status.on_sync_finished(SyncReport(SyncOutcome.CANCELLED))
     QTest.qWait(700)
     assert not status.currentMessage().startswith("Still syncing")

@@ -8,7 +8,12 @@ import pytest
 
 from memex_desktop.store import ChangeSet
 from memex_desktop.sync import SyncProgress, SyncReport
-from memex_desktop.sync.summary import progress_sentence, sync_sentence
+from memex_desktop.sync.summary import (
+    CHECKING_DELETIONS,
+    progress_line,
+    progress_sentence,
+    sync_sentence,
+)
 from memex_desktop.sync.types import SyncOutcome
 
 OK = SyncOutcome.OK
@@ -74,12 +79,26 @@ WAIT = "the server asked to slow down, asking again in 5 s"
             SyncProgress("pull", 200, None, "Checking for changes: 200 recent items read"),
             "Checking for changes: 200 recent items read",
         ),
+        # The engine's label for the check of deletions is no sentence: the window's is.
         (
             SyncProgress("reconcile", 1200, 1200, "checking for deleted items"),
-            "checking for deleted items",
+            "Checking for items deleted on the server…",
         ),
         (SyncProgress("outbox", 2, 3, "2 saves sent"), "2 saves sent"),
     ],
 )
 def test_a_running_sync_names_what_its_number_counts(progress: SyncProgress, line: str) -> None:
     assert progress_sentence(progress) == line
+
+
+def test_the_window_and_the_command_line_name_the_check_of_deletions_alike() -> None:
+    check = SyncProgress("reconcile", 1200, 1200, "checking for deleted items")
+    assert progress_sentence(check).startswith(CHECKING_DELETIONS)
+    assert progress_line(check) == f"{CHECKING_DELETIONS}: it lists 1,200 items"
+    # Every line the window shows for a step starts as a sentence does.
+    steps = [
+        check,
+        SyncProgress("pull", 50, None, "50 items"),
+        SyncProgress("pull", 200, None, "Checking for changes: 200 recent items read"),
+    ]
+    assert not any(progress_sentence(step)[0].islower() for step in steps)
