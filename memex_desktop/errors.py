@@ -343,6 +343,24 @@ def fresh_cache_offer(exc: BaseException, cache: Path) -> FreshCacheOffer | None
     )
 
 
+def cache_problem_line(exc: BaseException, cache: Path | None) -> str:
+    """``exc`` in one line for the window showing the cache at ``cache``: what happened, then
+    what gets past it; where a fresh cache does (a damaged or newer cache), what starting with
+    one does, as the window offers it, instead of the fix by hand."""
+    message = user_message(exc)
+    offer = fresh_cache_offer(exc, cache) if cache is not None else None
+    fix = offer.words if offer is not None else message.action or ""
+    return " ".join(part.strip() for part in (message.text, fix) if part.strip())
+
+
+def failed_sync_words(exc: BaseException | None, cache: Path | None) -> str:
+    """What the window says of a sync that failed on this computer (its cache, its disk, a
+    bug): that it failed, and why (see :func:`cache_problem_line`)."""
+    if exc is None:
+        return "Sync failed."
+    return f"Sync failed: {cache_problem_line(exc, cache)}"
+
+
 # A file where a folder should be (the data folder, or a folder on its path).
 _FILE_IN_THE_WAY = (errno.EEXIST, errno.ENOTDIR)
 # What the person can put right outside the app, then try again: room, permissions, a file

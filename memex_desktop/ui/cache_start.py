@@ -145,7 +145,9 @@ def ask_about_cache(
     exc: BaseException, offer: FreshCacheOffer | None, parent: QWidget | None = None
 ) -> CacheChoice:
     """Tell the person why the cache cannot be opened and ask what to do: start with a fresh
-    cache when ``offer`` says that gets past it, try again when that may help; or quit."""
+    cache when ``offer`` says that gets past it, try again when that may help; or quit (at
+    start, without ``parent``), or go on with the window as it is ("Not now": asked by a
+    window that met the problem after it opened)."""
     message = user_message(exc)
     box = QMessageBox(parent)
     box.setWindowTitle("Memex")
@@ -159,7 +161,8 @@ def ask_about_cache(
         forward = box.addButton("Start with a fresh cache", QMessageBox.ButtonRole.AcceptRole)
     elif retry_may_help(exc):
         forward = box.addButton("Try again", QMessageBox.ButtonRole.AcceptRole)
-    quit_button = box.addButton("Quit", QMessageBox.ButtonRole.RejectRole)
+    dismiss = "Quit" if parent is None else "Not now"
+    quit_button = box.addButton(dismiss, QMessageBox.ButtonRole.RejectRole)
     box.setDefaultButton(quit_button)  # nothing is moved by an Enter pressed by habit
     box.setEscapeButton(quit_button)
     box.exec()

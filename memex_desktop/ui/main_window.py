@@ -50,7 +50,7 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop.empty_states import FRESH_CACHE, LIST_FEED
-from memex_desktop.errors import UserMessage
+from memex_desktop.errors import UserMessage, fresh_cache_offer
 from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.settings import DEFAULT_READER_ITEM_TEXT_MB
 from memex_desktop.store import CacheReader, ChangeSet
@@ -129,9 +129,10 @@ class MainWindow(QMainWindow):
         search_applied(int): local results for a search are on screen (row count).
         saves_queued(object, object): a drop or paste was handled (the EnqueueResults of the
             links queued or already saved, and the refused DropVerdicts).
-        fresh_cache_requested(object): the person asked to start with a fresh cache, past
-            the store error that showed it cannot be read (the app does it: it builds the
-            whole window again).
+        fresh_cache_requested(object): starting with a fresh cache gets past this store
+            error (a damaged cache met by a search, the list's rows or a sync: asked once,
+            as soon as it is met; or the person asked with the list's button). The app asks
+            the person as a start over a damaged cache does, and builds the window again.
     """
 
     entity_opened = Signal(str)
@@ -183,6 +184,14 @@ class MainWindow(QMainWindow):
         self._row_due: str | None = None  # the item read, its row not marked yet
         self._list_moves = False  # the sidebar entry brought back lists other items
         self._closing = False
+        # The store error a fresh cache gets past, met since the window opened: the person
+        # is asked once, when the event loop is back (never from inside a read or a paint).
+        self._fresh_cache_due: BaseException | None = None
+        self._fresh_cache_asked = False
+        self._ask_fresh_cache = QTimer(self)
+        self._ask_fresh_cache.setSingleShot(True)
+        self._ask_fresh_cache.setInterval(0)
+        self._ask_fresh_cache.timeout.connect(self._on_ask_fresh_cache_timeout)
         self._build(transcript_language, allow_remote_images, reader_item_text_mb)
         self.search = SearchController(
             reader=reader,
@@ -301,7 +310,7 @@ class MainWindow(QMainWindow):
         area.addLayout(banner_row)
         area.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
-        self.status = StatusBar(self)
+        self.status = StatusBar(self, cache_path=self.cache_path)
         self.setStatusBar(self.status)
         self.toast = Toast(self)
         self.docks = DockedPanes(
@@ -409,6 +418,8 @@ class MainWindow(QMainWindow):
         self.search.search_applied.connect(self.search_applied)
         self.search.search_applied.connect(self.results_view.list_arrived)
         self.search.search_failed.connect(self.results_view.list_arrived)
+        self.search.search_failed.connect(self._on_search_search_failed)
+        self.results_model.rows_unreadable.connect(self._on_results_rows_unreadable)
         self.search.store_changed.connect(self._on_store_changed)
         self.search.message_outdated.connect(self._on_search_message_outdated)
         self.saves.saves_queued.connect(self.saves_queued)
@@ -781,6 +792,46 @@ class MainWindow(QMainWindow):
         """
         self.saves.refresh_outbox()
         self.search.refresh_sidebar_later()
+        if report.error is not None:
+            self._offer_fresh_cache(report.error)
+
+    # -- a cache found damaged after the start ---------------------------------------------
+
+    def _offer_fresh_cache(self, exc: BaseException) -> bool:
+        """Whether starting with a fresh cache gets past ``exc``; the first time it does, the
+        person is asked (fresh_cache_requested) once the event loop is back."""
+        if fresh_cache_offer(exc, self.cache_path) is None:
+            return False
+        if not self._fresh_cache_asked:
+            self._fresh_cache_asked = True
+            self._fresh_cache_due = exc
+            self._ask_fresh_cache.start()
+        return True
+
+    @Slot()
+    def _on_ask_fresh_cache_timeout(self) -> None:
+        """Ask about the damaged cache met (the app shows the question a start shows)."""
+        exc, self._fresh_cache_due = self._fresh_cache_due, None
+        if exc is not None and not self._closing:
+            self.fresh_cache_requested.emit(exc)
+
+    @Slot(object)
+    def _on_search_search_failed(self, exc: Exception) -> None:
+        """A search could not read the cache: the list says why; a damaged cache is offered
+        a fresh start, as at start."""
+        self._offer_fresh_cache(exc)
+
+    @Slot(object)
+    def _on_results_rows_unreadable(self, exc: Exception) -> None:
+        """The list's rows could not be read. A damaged cache empties the list (its empty
+        state says why, with "Start with a fresh cache…") rather than listing thousands of
+        rows that cannot load, and is offered a fresh start; anything else is said."""
+        if not self._offer_fresh_cache(exc):
+            self.messages.show_failure(exc)
+            return
+        # Read by the empty state when the list resets: the same as a search that failed.
+        self.search.read_problem = exc
+        self.results_model.empty()
 
     @Slot(object)
     def _on_controller_outbox_changed(self, counts: OutboxCounts) -> None:

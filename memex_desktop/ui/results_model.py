@@ -3,8 +3,10 @@
 The model holds only ids (cheap for 100,000 rows). ``data()`` fetches the rows of the block
 around a requested row from :meth:`CacheReader.get_many` (bounded, on the GUI thread's own
 reader) and keeps them until the store reports a change to them. A row that cannot be loaded
-shows as a placeholder rather than raising. Each id carries its provenance: found in the local
-cache, on the server (remote search, "cloud"), or both.
+shows as a placeholder rather than raising; a read the environment broke (a damaged cache) is
+also announced by ``rows_unreadable``, once per list, for the window to act on. Each id
+carries its provenance: found in the local cache, on the server (remote search, "cloud"), or
+both.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, Slot
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QStandardItemModel
 
-from memex_desktop.store import ChangeSet, EntityRow
+from memex_desktop.store import ChangeSet, EntityRow, KnownStoreError
 from memex_desktop.store.query import python_snippet, snippet_terms
 
 log = logging.getLogger(__name__)
@@ -87,7 +89,14 @@ class ResultsModel(QStandardItemModel):
     blank list meanwhile; counted in C++, laying out 100,000 appended rows takes 6 ms in one
     pass. The ids change with the rows: see :meth:`_change_rows`, and :meth:`_count_rows`
     within a reset.
+
+    Signals:
+        rows_unreadable(object): reading the rows of the list met a problem of the store
+            (a KnownStoreError: a damaged cache, say); sent once per list, after the read
+            that met it (never from inside a paint), for the window to act on.
     """
+
+    rows_unreadable = Signal(object)
 
     EntityIdRole = Qt.ItemDataRole.UserRole + 1
     RowRole = Qt.ItemDataRole.UserRole + 2
@@ -116,6 +125,13 @@ class ResultsModel(QStandardItemModel):
         # The store's marked snippet of each local result read so far ("" when none matched).
         self._snippets: dict[str, str] = {}
         self._failed: set[str] = set()
+        # The store's problem met reading this list's rows, and whether it was announced.
+        self._unreadable: KnownStoreError | None = None
+        self._unreadable_told = False
+        self._tell_unreadable = QTimer(self)
+        self._tell_unreadable.setSingleShot(True)
+        self._tell_unreadable.setInterval(0)
+        self._tell_unreadable.timeout.connect(self._on_tell_unreadable_timeout)
         self._local_count = 0
         self._query = ""
         self._filters = SearchFilters()
@@ -223,6 +239,10 @@ class ResultsModel(QStandardItemModel):
         began = time.perf_counter()
         try:
             rows = self._reader.get_many(wanted)
+        except KnownStoreError as exc:  # placeholders for now; the window hears why
+            log.warning("loading %d result rows failed: %s", len(wanted), exc)
+            self._met_unreadable(exc)
+            rows = {}
         except Exception:  # a row that cannot load becomes a placeholder, never a crash
             log.exception("loading %d result rows failed", len(wanted))
             rows = {}
@@ -231,6 +251,21 @@ class ResultsModel(QStandardItemModel):
         elapsed = (time.perf_counter() - began) * 1000
         if elapsed > _SLOW_READ_MS:
             log.warning("slow result rows read: %d rows in %.0f ms", len(wanted), elapsed)
+
+    def _met_unreadable(self, exc: KnownStoreError) -> None:
+        """Announce ``exc`` once the event loop is back (a paint may be asking for rows now:
+        a reset from inside it would pull the rows from under it), once per list."""
+        if self._unreadable is None and not self._unreadable_told:
+            self._unreadable = exc
+            self._tell_unreadable.start()
+
+    @Slot()
+    def _on_tell_unreadable_timeout(self) -> None:
+        """Say which store problem this list's rows met."""
+        exc, self._unreadable = self._unreadable, None
+        if exc is not None:
+            self._unreadable_told = True
+            self.rows_unreadable.emit(exc)
 
     def _snippet(self, row: int, loaded: EntityRow | None) -> str:
         """The marked snippet of ``row``: the store's, else an excerpt marked here.
@@ -255,6 +290,10 @@ class ResultsModel(QStandardItemModel):
         began = time.perf_counter()
         try:
             found = self._reader.snippets(self._query, wanted)
+        except KnownStoreError as exc:  # the plain excerpt stands in; the window hears why
+            log.warning("loading snippets failed: %s", exc)
+            self._met_unreadable(exc)
+            found = {}
         except Exception:  # the plain excerpt stands in for a snippet that failed
             log.exception("loading snippets failed")
             found = {}
@@ -288,8 +327,16 @@ class ResultsModel(QStandardItemModel):
         self._filters = filters or SearchFilters()
         self._snippets.clear()
         self._failed.clear()
+        # A new list: what the last one met is said again if its rows meet it too.
+        self._unreadable, self._unreadable_told = None, False
+        self._tell_unreadable.stop()
         self._count_rows()
         self.endResetModel()
+
+    def empty(self) -> None:
+        """No rows, for the same search and filters: its rows cannot be read (a damaged
+        cache), and the list's empty state says why instead of rows that cannot load."""
+        self.set_results([], query=self._query, filters=self._filters)
 
     def _change_rows(self, insert: bool, first: int, count: int, ids: Callable[[], None]) -> None:
         """Insert or remove ``count`` rows at ``first``, and change the ids with ``ids``.

@@ -5,14 +5,15 @@ from __future__ import annotations
 import datetime as dt
 import math
 import time
+from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton, QWidget
 
 from memex_desktop.api.models import SearchMeta
-from memex_desktop.errors import ConnectionState, StateWords, state_words
-from memex_desktop.sync import SyncProgress, SyncReport
+from memex_desktop.errors import ConnectionState, StateWords, failed_sync_words, state_words
+from memex_desktop.sync import SyncOutcome, SyncProgress, SyncReport
 from memex_desktop.sync.summary import (
     STARTED_SENTENCE,
     fetched_sentence,
@@ -98,9 +99,12 @@ class StatusBar(QStatusBar):
     cancel_requested = Signal()
     outbox_requested = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, cache_path: Path | None = None) -> None:
+        """``cache_path``: the cache of the window, so that a sync that failed over it says
+        what gets past that (a fresh cache for a damaged one)."""
         super().__init__(parent)
         self.setObjectName("statusbar")
+        self._cache_path = cache_path
         self.state = ConnectionState.ONLINE
         self.words = state_words(self.state)
         self.state_label = ElidedLabel(self)
@@ -281,6 +285,8 @@ class StatusBar(QStatusBar):
         self._heard_phase = ""
         self._waiting_until = 0.0
         self._sync_line = STARTED_SENTENCE
+        if self._said_by_sync:
+            self._said = None  # how the last sync ended is over (a failure: until this one)
         self._show_words()
         self._quiet.start()
         self.progress.setToolTip(STARTED_SENTENCE)
@@ -335,7 +341,11 @@ class StatusBar(QStatusBar):
         if not self.window().isVisible():
             return
         sentence = sync_sentence(report, time.monotonic() - self._sync_started_at)
-        if sentence:
+        if report.outcome is SyncOutcome.FAILED:
+            # Nothing in the connection state says so (the server answered, or was never
+            # asked): said until the next sync starts, not "Online" a moment later.
+            self._say(failed_sync_words(report.error, self._cache_path), 0, by_sync=True)
+        elif sentence:
             # The sync's own words: the next sync's first progress takes them away.
             self._say(sentence, 5000, by_sync=True)
         else:
