@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memex_desktop.api.plain_text import shortened
+
 # The actions an empty list offers; the window carries them out.
 CLEAR_SEARCH = "clear_search"
 CLEAR_ALL = "clear_all"
@@ -63,20 +65,8 @@ class EmptyState:
     action_label: str = ""
 
 
-# A query quoted in the window is shortened to this many characters ("…"): a pasted page
-# must not push the fix off the list (search_language.QUOTED_CHARS is the same for its
-# messages; this module imports nothing of the project).
-QUOTED_CHARS = 40
-
-
-def shortened(text: str, limit: int = QUOTED_CHARS) -> str:
-    """``text`` on one line, cut to ``limit`` characters with "…" (a chip, a quote)."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "\u2026"
-
-
 def quoted(query: str) -> str:
-    """A query as the person typed it, in typographic quotes (shortened to QUOTED_CHARS)."""
+    """A query as the person typed it, in typographic quotes (on one line, shortened)."""
     return f"\u201c{shortened(query)}\u201d"
 
 

@@ -71,8 +71,9 @@ LAYERS: dict[str, Layer] = {
         )
     ),
     "bench": Layer(_project("paths")),
-    # Why a list is empty, in words: plain values in, words out.
-    "empty_states": Layer(),
+    # Why a list is empty, in words: plain values in, words out (a query quoted as a plain
+    # line is shortened as every quote of it is).
+    "empty_states": Layer(PLAIN),
     # The window is started through importlib only when the GUI runs: see the test below.
     "cli": Layer(EVERYTHING, but_not=_project("ui", "app")),
     "__main__": Layer(_project("cli")),

@@ -18,6 +18,9 @@ MARK_START = "\x02"
 MARK_END = "\x03"
 _MARKS = f"{MARK_START}{MARK_END}"
 
+# A query quoted in the window or in a message is cut to this many characters (shortened).
+QUOTED_CHARS = 40
+
 CITATION = re.compile(r"\{\{\s*content:([^{}\s]+)\s*\}\}")
 # Other template references (``{{ref-3}}``) name nothing a person could read.
 _TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
@@ -242,6 +245,13 @@ def plain_excerpt(window: str, titles: Mapping[str, str] | None = None) -> str:
         body = _CUT_TAIL.sub(lambda m: m.group(1) or "", body, count=1)
     text = plain_text(body, titles)
     return f"{prefix}{text}{suffix}" if text else ""
+
+
+def shortened(text: str, limit: int = QUOTED_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters with "…": a query (or a part of
+    one) quoted in a chip, an empty list or a message, which a pasted page must not fill."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "\u2026"
 
 
 def trimmed(excerpt: str, width: int = SNIPPET_WIDTH) -> str:

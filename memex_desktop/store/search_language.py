@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
 
+from memex_desktop.api.plain_text import shortened
 from memex_desktop.store.errors import SearchLanguageError
 
 __all__ = [
@@ -43,7 +44,6 @@ __all__ = [
     "content_types",
     "parse_query",
     "remote_request",
-    "shortened",
     "site_host",
     "start_of",
     "type_help",
@@ -55,10 +55,6 @@ _WORD = re.compile(r"[^\W_]+")
 MAX_WORDS = 16
 # A pasted essay is not a query: tokens past this are ignored (keeps parsing bounded).
 MAX_TOKENS = 64
-# A part of the query quoted in a message is shortened to this many characters ("…"): the
-# words must fit a notice and an empty list whatever was pasted. (empty_states.QUOTED_CHARS
-# is the same for the window's quotes; this layer may not import it.)
-QUOTED_CHARS = 40
 # What each filter needs after its colon, and an example of it.
 _NEEDS: dict[str, str] = {
     "tag": "a tag name, e.g. tag:reading",
@@ -284,13 +280,6 @@ def _asks_anything(built: _Builder) -> bool:
         or built.before_ms is not None
         or built.deleted
     )
-
-
-def shortened(text: str, limit: int = QUOTED_CHARS) -> str:
-    """``text`` on one line, cut to ``limit`` characters with "…" (a part of a query in a
-    message: a pasted page must not become the message)."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "\u2026"
 
 
 def no_words_text(text: str) -> str:

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from memex_desktop.api.content import type_label
-from memex_desktop.empty_states import shortened
+from memex_desktop.api.plain_text import shortened
 from memex_desktop.ui.flow_layout import FlowLayout
 from memex_desktop.ui.results_model import SearchFilters
 

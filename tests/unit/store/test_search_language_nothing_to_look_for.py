@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from memex_desktop.api import plain_text
 from memex_desktop.errors import user_message
-from memex_desktop.store import search_language
 from memex_desktop.store.search_language import SearchLanguageError, parse_query
 
 
@@ -62,7 +62,7 @@ def test_a_pasted_query_is_quoted_short(query: str) -> None:
 
 
 def test_shortened_keeps_one_line_of_a_few_dozen_characters() -> None:
-    assert search_language.shortened("fox  jar\nbin") == "fox jar bin"
-    cut = search_language.shortened("word " * 100)
-    assert len(cut) == search_language.QUOTED_CHARS
+    assert plain_text.shortened("fox  jar\nbin") == "fox jar bin"
+    cut = plain_text.shortened("word " * 100)
+    assert len(cut) == plain_text.QUOTED_CHARS
     assert cut.endswith("\u2026")
