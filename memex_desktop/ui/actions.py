@@ -59,8 +59,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
         # Ctrl+V too, where it would paste nothing: a text field (the search field, the note
         # editor) takes it first and pastes, as everywhere.
         ("Ctrl+Shift+V", "Ctrl+V"),
-        "Save the web links on the clipboard to the library (Ctrl+V: outside text fields, "
-        "where it pastes)",
+        "Save the web links on the clipboard to the library (Ctrl+V too, except in a text "
+        "field, where it pastes)",
         menu="File",
     ),
     ActionSpec(

@@ -83,8 +83,11 @@ class Toast(QFrame):
         row.addWidget(self.undo_button)
         row.addWidget(self.close_button)
         # The buttons are words on the dark notice, without the outline that shows the
-        # keyboard on other buttons: the one the keyboard is on is underlined instead.
+        # keyboard on other buttons: the one the keyboard is on is underlined instead, and
+        # Enter presses it as Space does.
         self.setStyleSheet(FOCUS_SHOWN)
+        for button in (self.undo_button, self.open_button, self.close_button):
+            button.setAutoDefault(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 8, 8, 8)
         layout.addLayout(row)

@@ -80,4 +80,4 @@ def test_ctrl_v_in_the_search_field_pastes_and_saves_nothing(
 def test_the_shortcut_list_names_ctrl_v_with_where_it_pastes() -> None:
     spec = ACTIONS_BY_KEY["save_clipboard"]
     assert spec.shortcuts == ("Ctrl+Shift+V", "Ctrl+V")
-    assert "outside text fields" in spec.description
+    assert "except in a text field, where it pastes" in spec.description

@@ -115,11 +115,19 @@ def test_a_notice_that_stays_has_a_close_button_the_keyboard_reaches(
     assert toast.isHidden()
 
 
-def test_escape_in_a_notice_closes_it(qtbot: Any, context: AppContext) -> None:
+@pytest.mark.parametrize(
+    "key",
+    [Qt.Key.Key_Escape, Qt.Key.Key_Return, Qt.Key.Key_Enter],
+    ids=["escape", "return", "enter"],
+)
+def test_escape_or_enter_in_a_notice_closes_it(
+    qtbot: Any, context: AppContext, key: Qt.Key
+) -> None:
     toast = context.window.toast
     toast.show_message(REFUSED, stays=True)
+    context.window.activateWindow()
     toast.close_button.setFocus()
-    qtbot.keyClick(toast.close_button, Qt.Key.Key_Escape)
+    qtbot.keyClick(toast.close_button, key)
     assert toast.isHidden()
 
 
