@@ -53,6 +53,7 @@ from memex_desktop.services import Connection
 from memex_desktop.settings import Settings
 from memex_desktop.store import CacheReader, KnownStoreError, Outbox, StoreWriter
 from memex_desktop.store.aside import move_aside
+from memex_desktop.store.read_only import unwritable_folder
 from memex_desktop.store.schema import cached_item_count, migrations_pending, open_cache
 from memex_desktop.sync import OutboxPolicy, SyncReport
 from memex_desktop.ui import theme
@@ -719,6 +720,11 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
     started_afresh: str | None = None
     while True:
         try:
+            # Said first, naming the folder and why (a read-only mount, no permission),
+            # rather than as the first file that could not be opened in it.
+            stores = (cache_path, paths.outbox_db_path(data_dir))
+            if (unwritable := unwritable_folder(data_dir, stores)) is not None:
+                raise unwritable
             bring_cache_up_to_date(cache_path)
             context = build_main_window(
                 data_dir=data_dir,

@@ -45,6 +45,7 @@ from memex_desktop.store.errors import (
     DatabaseLockedError,
     DatabaseReadOnlyError,
     DiskFullError,
+    FolderNotWritableError,
     KnownStoreError,
     SaveBeingSent,
     SchemaTooNewError,
@@ -455,6 +456,19 @@ def _store_message(exc: KnownStoreError) -> UserMessage:
             str(exc) or None,
             f"Delete {name} in {folder} and sync again; it holds only what the server "
             "has, and saves not sent yet are in outbox.db.",
+        )
+    if isinstance(exc, FolderNotWritableError):
+        fix = (
+            "Mount it read-write"
+            if "read-only disk" in exc.reason
+            else "Make it writable for your user"
+        )
+        return UserMessage(
+            "error",
+            f"The data folder {exc.folder} cannot be written: {exc.reason}.",
+            str(exc.__cause__ or exc) or None,
+            f"{fix}, or choose another data folder (--data-dir or MEMEX_DATA_DIR). The "
+            "command line reads it as it is: memex-desktop search, show, export.",
         )
     if isinstance(exc, DatabaseReadOnlyError):
         return UserMessage(

@@ -37,6 +37,16 @@ class DatabaseReadOnlyError(DatabaseAccessError):
     """The file (or its folder or disk) can be read but not written."""
 
 
+class FolderNotWritableError(DatabaseAccessError):
+    """Nothing can be written in the data folder: ``reason`` says why in words for a person
+    (a read-only disk or mount, no permission, a read-only file in it)."""
+
+    def __init__(self, folder: Path, reason: str) -> None:
+        super().__init__(f"cannot write in the data folder {folder}: {reason}")
+        self.folder = folder
+        self.reason = reason
+
+
 class SchemaTooNewError(KnownStoreError):
     """The file was written by a newer memex-desktop; it is left untouched."""
 

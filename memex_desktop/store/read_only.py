@@ -20,7 +20,12 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from memex_desktop.store.errors import DatabaseReadOnlyError, SchemaTooNewError, translate
+from memex_desktop.store.errors import (
+    DatabaseReadOnlyError,
+    FolderNotWritableError,
+    SchemaTooNewError,
+    translate,
+)
 from memex_desktop.store.reader import CacheReader
 from memex_desktop.store.schema import BUSY_TIMEOUT_S, SCHEMA_VERSION, wrapped
 
@@ -45,6 +50,13 @@ def folder_write_problem(folder: Path, files: Iterable[Path] = ()) -> str | None
         if file.exists() and not os.access(file, os.W_OK):
             return f"{file.name} in it is read-only"
     return None
+
+
+def unwritable_folder(folder: Path, files: Iterable[Path] = ()) -> FolderNotWritableError | None:
+    """The error to stop at when nothing can be written in ``folder`` (or to one of
+    ``files``), naming it and why; None when it can be, or does not exist yet."""
+    reason = folder_write_problem(folder, files)
+    return FolderNotWritableError(folder, reason) if reason is not None else None
 
 
 def wal_has_pages(path: Path) -> bool:
