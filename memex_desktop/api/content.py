@@ -541,6 +541,14 @@ def message_doc(message: JsonObject) -> Any | None:
     return doc if isinstance(doc, dict | list) else None
 
 
+def referenced_ids(data: JsonObject) -> list[str]:
+    """The ids of the items an item references (its ``reference_content_ids`` and reference
+    nodes): those whose titles its compiled text names in brackets (display only)."""
+    found = strings_in(data.get("reference_content_ids"))
+    found += [ref.target for ref in rich_text_references(data.get("content"))]
+    return list(dict.fromkeys(found))
+
+
 def message_references(message: JsonObject) -> list[Reference]:
     """Every item a chat message names: citations in its text, then rich-text references."""
     found = [Reference(target) for target in citations(message_text(message) or "")]

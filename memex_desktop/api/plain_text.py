@@ -31,12 +31,10 @@ _IMAGE = re.compile(rf"!\[([^\]\n]*)\]\({_ADDRESS}\)")
 _LINK = re.compile(rf"\[([^\]\n]*)\]\(({_ADDRESS})\)")
 _REFERENCE_LINK = re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]")
 # Words in brackets that are no link: how a note's compiled text names an item it references
-# ("see [Designing for Offline: The Outbox Pattern]"). Only a phrase of several words ("[1]",
-# "[sic]" and a checkbox's "[x]" keep theirs) and not inside a word: the words stay as the
-# search index splits them (display titles are indexed).
-_BRACKETED = re.compile(
-    r"(?<!\w)\[(?=[^\[\]\n]*?[^\s\[\]][ \t]+[^\s\[\]])([^\[\]\n]+)\](?![(\[\w])"
-)
+# ("see [Designing for Offline: The Outbox Pattern]"). Only the title of an item the text
+# references loses its brackets (a title in brackets, "[OC] review" or "x = [a, b]" keep
+# theirs), and not inside a word: the words stay as the search index splits them.
+_BRACKETED = re.compile(r"(?<!\w)\[([^\[\]\n]+)\](?![(\[\w])")
 _AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|<!--.*?-->", re.DOTALL)
 _ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&nbsp;": " "}
@@ -77,11 +75,27 @@ def cited_ids(text: str) -> list[str]:
     return CITATION.findall(text) if "{{" in text else []
 
 
+def _words(text: str) -> str:
+    """``text`` without snippet marks, its words between single spaces: to compare titles."""
+    return " ".join(text.replace(MARK_START, "").replace(MARK_END, "").split())
+
+
+def _named(titles: Mapping[str, str]) -> frozenset[str]:
+    """The titles of ``titles`` as :func:`_words`, those a bracketed phrase may be."""
+    return frozenset(words for title in titles.values() if (words := _words(title)))
+
+
+def _names(match: re.Match[str], named: frozenset[str]) -> bool:
+    """Whether a bracketed phrase is one of the ``named`` titles (a referenced item's)."""
+    return _words(match.group(1)) in named
+
+
 def plain_text(text: str, titles: Mapping[str, str] | None = None) -> str:
     """``text`` without markdown, link syntax, HTML tags or ids, on one line.
 
-    A citation becomes the cited item's title from ``titles`` (nothing when it is unknown).
-    Snippet marks (\\x02..\\x03) are kept where the words they wrap are.
+    A citation becomes the cited item's title from ``titles`` (nothing when it is unknown), and
+    a title of ``titles`` in brackets (how a note's compiled text names an item it references)
+    its words. Snippet marks (\\x02..\\x03) are kept where the words they wrap are.
     """
     if not text:
         return ""
@@ -98,7 +112,8 @@ def plain_text(text: str, titles: Mapping[str, str] | None = None) -> str:
         text = _IMAGE.sub(r"\1", text)
         text = _LINK.sub(r"\1", text)
         text = _REFERENCE_LINK.sub(r"\1", text)
-        text = _BRACKETED.sub(r"\1", text)
+        if named := _named(known):
+            text = _BRACKETED.sub(lambda m: m.group(1) if _names(m, named) else m.group(0), text)
     if "`" in text:
         text = _CODE.sub(r"\1", text)
     if "*" in text or "_" in text or "~" in text:
@@ -143,11 +158,29 @@ def inline_runs(text: str, titles: Mapping[str, str] | None = None) -> list[Run]
     marks it was written in (``**bold**`` → the words "bold", marked ``bold``): the same
     words, for a view that formats them rather than dropping the syntax. Citations read as
     the titles in ``titles``, as they do in :func:`plain_text`."""
-    return [run for run in _runs(text, (), None, 0, titles or {}) if run.text]
+    known = titles or {}
+    return [run for run in _runs(text, (), None, 0, known, _named(known)) if run.text]
+
+
+def _search(
+    kind: str, pattern: re.Pattern[str], text: str, at: int, named: frozenset[str]
+) -> re.Match[str] | None:
+    """The next match of ``pattern`` from ``at``; of words in brackets, the next that are
+    one of the ``named`` titles (other brackets are words like any)."""
+    if kind != "bracketed":
+        return pattern.search(text, at)
+    if not named:
+        return None
+    return next((m for m in pattern.finditer(text, at) if _names(m, named)), None)
 
 
 def _runs(
-    text: str, marks: tuple[str, ...], href: str | None, depth: int, titles: Mapping[str, str]
+    text: str,
+    marks: tuple[str, ...],
+    href: str | None,
+    depth: int,
+    titles: Mapping[str, str],
+    named: frozenset[str],
 ) -> list[Run]:
     """The runs of ``text`` inside ``marks`` (and the link ``href``), ``depth`` marks deep."""
     runs: list[Run] = []
@@ -159,9 +192,9 @@ def _runs(
     while depth < _MAX_NESTING and at < len(text):
         found: tuple[str, re.Match[str]] | None = None
         for kind, pattern in _INLINE:
-            match = next_of[kind] if kind in next_of else pattern.search(text, at)
+            match = next_of[kind] if kind in next_of else _search(kind, pattern, text, at, named)
             if match is not None and match.start() < at:
-                match = pattern.search(text, at)
+                match = _search(kind, pattern, text, at, named)
             next_of[kind] = match
             if match is not None and (found is None or match.start() < found[1].start()):
                 found = (kind, match)
@@ -180,13 +213,13 @@ def _runs(
         elif kind == "link":
             address = match.group(2).split()
             target = address[0].strip("<>") if address else None
-            runs += _runs(match.group(1), marks, target or href, depth + 1, titles)
+            runs += _runs(match.group(1), marks, target or href, depth + 1, titles, named)
         elif kind in ("reference", "bracketed"):
-            runs += _runs(match.group(1), marks, href, depth + 1, titles)
+            runs += _runs(match.group(1), marks, href, depth + 1, titles, named)
         else:
             strong = "strike" if match.group(1) == "~~" else "bold"
             mark = "italic" if kind == "emphasis" else strong
-            runs += _runs(match.group(2), (*marks, mark), href, depth + 1, titles)
+            runs += _runs(match.group(2), (*marks, mark), href, depth + 1, titles, named)
         at = match.end()
     runs.append(Run(text[at:], marks, href))
     return runs
@@ -276,13 +309,32 @@ def trimmed(excerpt: str, width: int = SNIPPET_WIDTH) -> str:
 
 
 def with_cited_titles(
-    snippets: Mapping[str, str], lookup: TitleLookup, width: int = SNIPPET_WIDTH
+    snippets: Mapping[str, str],
+    lookup: TitleLookup,
+    width: int = SNIPPET_WIDTH,
+    referenced: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, str]:
     """Snippet windows as plain text of about ``width`` characters, their citations replaced
-    by the titles ``lookup`` finds (one lookup for every citation of every snippet)."""
+    by the titles ``lookup`` finds (one lookup for every citation of every snippet), and the
+    titles in ``referenced`` (by snippet: its item's referenced items) without brackets."""
     cited = {entity_id for window in snippets.values() for entity_id in cited_ids(window)}
     titles = {key: plain_text(value) for key, value in lookup(cited).items()} if cited else {}
-    return {
-        key: trimmed(plain_excerpt(_CUT_OPEN.sub(r"\1", window, count=1), titles), width)
-        for key, window in snippets.items()
-    }
+    shown: dict[str, str] = {}
+    for key, window in snippets.items():
+        known = {**titles, **(referenced or {}).get(key, {})}
+        shown[key] = trimmed(plain_excerpt(_cut_open(window, _named(known)), known), width)
+    return shown
+
+
+def _cut_open(window: str, named: frozenset[str]) -> str:
+    """``window`` without the closing bracket it starts with, when it was cut inside a link's
+    words or the brackets around a referenced item's title (one of ``named``): the words
+    stay, the syntax goes."""
+    match = _CUT_OPEN.match(window)
+    if match is None:
+        return window
+    words = _words(match.group(1).removeprefix("…"))
+    is_link = match.end() > match.end(1) + 1  # the words of a link: its address follows
+    if not is_link and not (words and any(title.endswith(words) for title in named)):
+        return window
+    return match.group(1) + window[match.end() :]

@@ -9,7 +9,7 @@ import math
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -136,6 +136,8 @@ _HIGHEST_ROWID = (1 << 63) - 1
 _LOWEST_ROWID = -(1 << 63)
 MAX_THREAD_NODES = 5000
 MAX_BACKLINKS = 1000
+# Referenced items whose titles are read for each row (a note names a few).
+MAX_REFERENCED_TITLES = 100
 # SQLite virtual-machine steps between two checks of an interruptible read's stop condition:
 # tens of microseconds of work, so a stop takes effect at once and the checks cost little.
 INTERRUPT_CHECK_STEPS = 2000
@@ -145,11 +147,12 @@ class QueryInterrupted(StoreError):
     """A read was stopped by its caller (superseded by a newer search, or over its budget)."""
 
 
-def _row(values: Sequence[Any]) -> EntityRow:
+def _row(values: Sequence[Any], titles: Mapping[str, str] | None = None) -> EntityRow:
+    """A display row; ``titles``: the titles of the items it references (see plain_text)."""
     return EntityRow(
         id=values[0],
         type=values[1],
-        title=plain_text(values[2] or ""),
+        title=plain_text(values[2] or "", titles),
         url=values[3],
         author=values[4],
         site=values[5],
@@ -157,7 +160,7 @@ def _row(values: Sequence[Any]) -> EntityRow:
         updated_at=values[7],
         status=values[8],
         deleted_upstream_at=values[9],
-        snippet_source=plain_text(values[10] or ""),
+        snippet_source=plain_text(values[10] or "", titles),
     )
 
 
@@ -288,18 +291,24 @@ class CacheReader:
             if marked
             else {}
         )
+        referenced = self._referenced_titles(
+            entity_id
+            for entity_id, row in rows.items()
+            if "[" in f"{row[1]}{'' if entity_id in snippets else row[4]}"
+        )
         hits = []
         for entity_id in ids:
             if entity_id not in rows:
                 continue
             kind, title, url, created_at, text_start = rows[entity_id]
+            titles = referenced.get(entity_id)
             hits.append(
                 SearchHit(
                     id=entity_id,
                     type=kind,
-                    title=plain_text(title or ""),
+                    title=plain_text(title or "", titles),
                     url=url,
-                    snippet=snippets.get(entity_id) or plain_text(text_start or ""),
+                    snippet=snippets.get(entity_id) or plain_text(text_start or "", titles),
                     created_at=created_at,
                 )
             )
@@ -1476,7 +1485,25 @@ class CacheReader:
                 if "\x02" in snippet:
                     snippets[entity_id] = snippet
                     break
-        return with_cited_titles(snippets, self._titles)
+        referenced = self._referenced_titles(
+            key for key, window in snippets.items() if "[" in window or "]" in window
+        )
+        return with_cited_titles(snippets, self._titles, referenced=referenced)
+
+    def _referenced_titles(self, ids: Iterable[str]) -> dict[str, dict[str, str]]:
+        """id -> the titles of the items it references, by their ids: the words in brackets
+        its text names them by, which its plain lines show without the brackets."""
+        id_list = list(dict.fromkeys(ids))
+        if not id_list:
+            return {}
+        found: dict[str, dict[str, str]] = {}
+        for source, target, title in self._query(
+            "SELECT g.source, g.target, e.title FROM edges g JOIN entities e ON e.id = g.target"
+            f" WHERE g.source IN {IN_LIST} LIMIT ?",
+            [in_ids(id_list), MAX_REFERENCED_TITLES * len(id_list)],
+        ):
+            found.setdefault(source, {})[target] = plain_text(title or "")
+        return found
 
     def _titles(self, ids: Iterable[str]) -> dict[str, str]:
         """The titles of these entities (those cached), for the citations of a snippet."""
@@ -1493,12 +1520,13 @@ class CacheReader:
         id_list = list(dict.fromkeys(ids))
         if not id_list:
             return {}
-        rows = {
-            values[0]: _row(values)
-            for values in self._query(
-                f"SELECT {_ROW_COLUMNS} FROM entities e WHERE e.id IN {IN_LIST}", [in_ids(id_list)]
-            )
-        }
+        read = self._query(
+            f"SELECT {_ROW_COLUMNS} FROM entities e WHERE e.id IN {IN_LIST}", [in_ids(id_list)]
+        )
+        referenced = self._referenced_titles(
+            values[0] for values in read if "[" in f"{values[2]}{values[10]}"
+        )
+        rows = {values[0]: _row(values, referenced.get(values[0])) for values in read}
         missing = [entity_id for entity_id in id_list if entity_id not in rows]
         if missing:
             # Asked by another id of the item (its library row id): answer under that id.

@@ -24,7 +24,7 @@ import logging
 import re
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -66,6 +66,7 @@ from PySide6.QtWidgets import (
 
 from memex_desktop import paths
 from memex_desktop.api.content import (
+    referenced_ids,
     rich_text,
     selector_passage,
     text_of,
@@ -73,7 +74,7 @@ from memex_desktop.api.content import (
 )
 from memex_desktop.api.plain_text import own_words, plain_excerpt, plain_text
 from memex_desktop.api.urls import moment_url
-from memex_desktop.errors import UserMessage, user_message
+from memex_desktop.errors import UserMessage
 from memex_desktop.render import apart
 from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.render.pieces import split_html
@@ -207,7 +208,9 @@ class BacklinkWords:
     kind: bool = True
 
 
-def backlink_words(data: dict[str, Any]) -> BacklinkWords | None:
+def backlink_words(
+    data: dict[str, Any], titles: Mapping[str, str] | None = None
+) -> BacklinkWords | None:
     """How a "Referenced by" line tells this source, from its JSON: a highlight by its
     quote, an item without a title of its own (a note, a tweet) by its own words, in one
     piece (a note's without the passage it begins by quoting); None for an item with a
@@ -229,11 +232,11 @@ def backlink_words(data: dict[str, Any]) -> BacklinkWords | None:
     if title_field(data) is not None:
         return None
     text = text_of(data.get("text")) or rich_text(data.get("content"))
-    words = plain_text(own_words(text) if kind == "annotation" else text)
+    words = plain_text(own_words(text) if kind == "annotation" else text, titles)
     if not words:
         return None
     # Cut between words; a link or a reference cut in two loses its opening bracket.
-    return BacklinkWords(plain_excerpt(shorten(words, BACKLINK_WORDS_CHARS)))
+    return BacklinkWords(plain_excerpt(shorten(words, BACKLINK_WORDS_CHARS), titles))
 
 
 def _told_by_json(row: EntityRow) -> bool:
@@ -259,7 +262,10 @@ def backlink_sources(reader: CacheReader, links: Sequence[Backlink]) -> dict[str
         if not _told_by_json(row):
             continue
         bounded = reader.entity_within(source_id, BACKLINK_TEXT_CHARS)
-        said = backlink_words(bounded.data) if bounded is not None else None
+        if bounded is None:
+            continue
+        named = reader.get_many(referenced_ids(bounded.data)[:MAX_BACKLINKS_SHOWN])
+        said = backlink_words(bounded.data, {key: ref.title for key, ref in named.items()})
         if said is not None:
             found[source_id] = said
     return found
@@ -1388,7 +1394,8 @@ class ReaderPane(QWidget):
         log.error("rendering failed", exc_info=exc)
         self._pending = None
         self._task = None
-        why = message_line(user_message(exc))
+        # The bridge words a damaged cache as the window offers a fresh one (and it asks).
+        why = message_line(self._runner.messages.note_failure(exc))
         self._show_placeholder(f"{CANNOT_DISPLAY}\n\n{why}")
         if self._pictures_asked_for is not None:
             self._pictures_asked_for = None

@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -63,6 +63,7 @@ from memex_desktop.api.content import (
     TEXT_SELECTOR,
     SelectorPassage,
     display_title,
+    referenced_ids,
     rich_text,
     strings_in,
     text_of,
@@ -522,12 +523,15 @@ def under_its_quote(entity: ContentEntityBase, highlight: Highlight) -> ContentE
 # typed as it is): a quote (as a note on a passage starts) and a heading.
 _QUOTE_MARK = re.compile(r"[ \t]{0,3}>[ \t]?")
 _HEADING_MARK = re.compile(r"[ \t]{0,3}(#{1,6})[ \t]+")
+# The referenced items a note card reads the titles of (a note names a few).
+_MAX_REFERENCED = 20
 # How deep a note's rich text is formatted (deeper blocks are shown as they are).
 _FORMAT_DEPTH = 32
 
 
-def _marked_nodes(node: dict[str, Any]) -> list[Any]:
-    """A text node as the nodes of its inline markdown (``**bold**`` → a bold "bold")."""
+def _marked_nodes(node: dict[str, Any], titles: Mapping[str, str]) -> list[Any]:
+    """A text node as the nodes of its inline markdown (``**bold**`` → a bold "bold"); a
+    title of ``titles`` (a referenced item's) in brackets as its words."""
     text = node.get("text")
     given = node.get("marks")
     own: list[Any] = given if isinstance(given, list) else []
@@ -535,7 +539,7 @@ def _marked_nodes(node: dict[str, Any]) -> list[Any]:
         isinstance(mark, dict) and mark.get("type") == "code" for mark in own
     ):
         return [node]
-    runs = inline_runs(text)
+    runs = inline_runs(text, titles)
     if len(runs) == 1 and not runs[0].marks and runs[0].href is None:
         return [node]
     nodes: list[Any] = []
@@ -586,7 +590,7 @@ def _line_block(block: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def _formatted_block(node: Any, depth: int = 0) -> Any:
+def _formatted_block(node: Any, titles: Mapping[str, str], depth: int = 0) -> Any:
     """A rich-text block with the markdown typed into its text as formatting."""
     if not isinstance(node, dict) or depth > _FORMAT_DEPTH:
         return node
@@ -597,10 +601,10 @@ def _formatted_block(node: Any, depth: int = 0) -> Any:
     typed_quote: dict[str, Any] | None = None  # the quote the lines before were typed as
     for child in children:
         if isinstance(child, dict) and child.get("type") == "text":
-            formatted.extend(_marked_nodes(child))
+            formatted.extend(_marked_nodes(child, titles))
             typed_quote = None
             continue
-        block = _formatted_block(child, depth + 1)
+        block = _formatted_block(child, titles, depth + 1)
         lined = (
             _line_block(block)
             if isinstance(block, dict) and block.get("type") == "paragraph"
@@ -625,23 +629,37 @@ def _text_as_doc(text: str) -> dict[str, Any]:
     }
 
 
-def formatted_note(entity: ContentEntityBase) -> ContentEntityBase:
+def formatted_note(
+    entity: ContentEntityBase, titles: Mapping[str, str] | None = None
+) -> ContentEntityBase:
     """A note as its card shows it: the markdown typed into its text (``**bold**``,
     ``*soft*``, `` `code` ``, links, ``> quote`` and ``# heading`` lines) as formatting,
-    not as the characters. The words are those :func:`plain_text` keeps."""
+    not as the characters, and the titles of ``titles`` (the items it references) without
+    the brackets its text names them in. The words are those :func:`plain_text` keeps."""
+    known = titles or {}
     raw = entity.raw
     content = raw.get("content")
     if isinstance(content, dict) and content.get("content"):
         doc = content
     else:
         text = text_of(raw.get("text"))
-        if not text.strip() or plain_text(text) == " ".join(text.split()):
+        if not text.strip() or plain_text(text, known) == " ".join(text.split()):
             return entity  # nothing typed as markdown: shown as it is
         doc = _text_as_doc(text)
-    formatted = _formatted_block(doc)
+    formatted = _formatted_block(doc, known)
     if formatted == doc and doc is content:
         return entity
     return parse_content_entity({**raw, "content": formatted})
+
+
+def referenced_titles(reader: EntityReader, entity: ContentEntityBase) -> dict[str, str]:
+    """The titles of the items a note references, by id (its text names them in brackets)."""
+    titles: dict[str, str] = {}
+    for entity_id in referenced_ids(entity.raw)[:_MAX_REFERENCED]:
+        found = reader.entity(entity_id)
+        if found is not None:
+            titles[entity_id] = display_title(found.raw)
+    return titles
 
 
 def render_note(
@@ -654,7 +672,7 @@ def render_note(
 
     entity = entry.entity if highlight is None else under_its_quote(entry.entity, highlight)
     try:
-        entity = formatted_note(entity)
+        entity = formatted_note(entity, referenced_titles(reader, entity))
         return compact_note_html(render_entity(entity, RenderContext(lookup=reader.entity)).html)
     except (ValueError, TypeError, KeyError) as exc:  # a malformed note still shows its text
         log.warning("could not render note %s: %r", entry.id, exc)

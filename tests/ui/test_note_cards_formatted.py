@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtGui import QFont, QTextCursor
 from PySide6.QtWidgets import QLabel
 
+from memex_desktop.api.content import display_title
 from memex_desktop.api.models import SearchRawResponse, parse_content_entity
 from memex_desktop.api.plain_text import plain_text
 from memex_desktop.paths import resource_path
@@ -105,7 +106,8 @@ def test_referenced_by_tells_a_demo_note_without_brackets() -> None:
     """The reader's "Referenced by" line of a demo note naming the item it references."""
     library = json.loads(resource_path("demo", "library.json").read_text(encoding="utf-8"))
     note = next(item for item in library["results"] if item["id"] == "note-convergence-intent")
-    said = backlink_words(note)
+    titles = {item["id"]: display_title(item) for item in library["results"]}
+    said = backlink_words(note, titles)
     assert said is not None
     assert "[" not in said.name
     assert "]" not in said.name
@@ -129,7 +131,8 @@ def test_a_card_links_to_no_other_scheme(address: str) -> None:
 def test_a_card_shows_a_reference_in_brackets_as_its_description_does() -> None:
     text = "The table spells it out: [Conflict Resolution Strategies for Sync Engines, Compared]"
     note = parse_content_entity({"id": "n", "type": "annotation", "text": text})
-    html = render_entity(formatted_note(note), RenderContext(lookup=lambda _id: None)).html
+    titles = {"c": "Conflict Resolution Strategies for Sync Engines, Compared"}
+    html = render_entity(formatted_note(note, titles), RenderContext(lookup=lambda _id: None)).html
     body = html.partition('class="body"')[2]
     assert "Sync Engines, Compared" in body
     assert "[" not in body

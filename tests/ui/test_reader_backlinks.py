@@ -276,7 +276,11 @@ def test_highlights_and_notes_are_told_by_their_quote_and_own_words(
         "[Build a Worm Bin in 15 Minutes (Flat-Friendly)]"
     )
     cites = _note("note-cites", "video", mention, T0 + 14, {})
-    written = [page, highlight, on_passage, tweet, moment, cites]
+    # The article it names in brackets is an item it references.
+    cites["reference_content_ids"].append("worm-bin")
+    bin_title = "Build a Worm Bin in 15 Minutes (Flat-Friendly)"
+    article = processed_item("worm-bin", "web", T0 - 1, title=bin_title, url="https://w.example")
+    written = [page, highlight, on_passage, tweet, moment, article, cites]
     writer.ingest_search_page(_page(written)).result(timeout=30)
 
     shown = Emitted(pane.entity_shown)
