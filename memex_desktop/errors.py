@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 import errno
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, get_args
 
@@ -344,14 +344,22 @@ def fresh_cache_offer(exc: BaseException, cache: Path) -> FreshCacheOffer | None
     )
 
 
-def cache_problem_line(exc: BaseException, cache: Path | None) -> str:
-    """``exc`` in one line for the window showing the cache at ``cache``: what happened, then
-    what gets past it; where a fresh cache does (a damaged or newer cache), what starting with
-    one does, as the window offers it, instead of the fix by hand."""
+def cache_problem_message(exc: BaseException, cache: Path | None) -> UserMessage:
+    """The words of ``user_message`` for the window showing the cache at ``cache``: where a
+    fresh cache gets past ``exc`` (a damaged or newer cache), what starting with one does, as
+    the window offers it, in place of the fix by hand ("Delete cache.db…")."""
     message = user_message(exc)
     offer = fresh_cache_offer(exc, cache) if cache is not None else None
-    fix = offer.words if offer is not None else message.action or ""
-    return " ".join(part.strip() for part in (message.text, fix) if part.strip())
+    if offer is None:
+        return message
+    return replace(message, action=offer.words)
+
+
+def cache_problem_line(exc: BaseException, cache: Path | None) -> str:
+    """``exc`` in one line for the window showing the cache at ``cache``: what happened, then
+    what gets past it (see :func:`cache_problem_message`)."""
+    message = cache_problem_message(exc, cache)
+    return " ".join(part.strip() for part in (message.text, message.action or "") if part.strip())
 
 
 def failed_sync_words(exc: BaseException | None, cache: Path | None) -> str:

@@ -130,7 +130,8 @@ class MainWindow(QMainWindow):
         saves_queued(object, object): a drop or paste was handled (the EnqueueResults of the
             links queued or already saved, and the refused DropVerdicts).
         fresh_cache_requested(object): starting with a fresh cache gets past this store
-            error (a damaged cache met by a search, the list's rows or a sync: asked once,
+            error (a damaged cache met by a search, the list's rows, a sync, the sidebar's
+            counts, the reader's item or any failure the message bridge words: asked once,
             as soon as it is met; or the person asked with the list's button). The app asks
             the person as a start over a damaged cache does, and builds the window again.
     """
@@ -419,6 +420,8 @@ class MainWindow(QMainWindow):
         self.search.search_applied.connect(self.results_view.list_arrived)
         self.search.search_failed.connect(self.results_view.list_arrived)
         self.search.search_failed.connect(self._on_search_search_failed)
+        self.messages.watch_cache(self.cache_path)
+        self.messages.fresh_cache_met.connect(self._on_messages_fresh_cache_met)
         self.results_model.rows_unreadable.connect(self._on_results_rows_unreadable)
         self.search.store_changed.connect(self._on_store_changed)
         self.search.message_outdated.connect(self._on_search_message_outdated)
@@ -819,6 +822,12 @@ class MainWindow(QMainWindow):
     def _on_search_search_failed(self, exc: Exception) -> None:
         """A search could not read the cache: the list says why; a damaged cache is offered
         a fresh start, as at start."""
+        self._offer_fresh_cache(exc)
+
+    @Slot(object)
+    def _on_messages_fresh_cache_met(self, exc: BaseException) -> None:
+        """A failure said (the sidebar's counts, the reader's item, any task's) met a damaged
+        cache: offered a fresh start, as at start."""
         self._offer_fresh_cache(exc)
 
     @Slot(object)

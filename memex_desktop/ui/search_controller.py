@@ -76,6 +76,8 @@ SYNC_REFRESH_COST_TIMES = 10
 # each other.
 NOTHING_TO_ASK = "The Memex server was not asked: no item is of both types chosen."
 DAY_MS = 24 * 3600 * 1000
+# What a failed read of the sidebar's counts is said as (before why, and what gets past it).
+SIDEBAR_UNREADABLE = "The sidebar's counts could not be read"
 
 
 @dataclass(frozen=True)
@@ -461,6 +463,8 @@ class SearchController(QObject):
         self._scope_messages: list[UserMessage] = []
         self._snapshot_task: Task[SidebarSnapshot] | None = None
         self._snapshot_stale = False
+        # Whether a failed read of the sidebar was said (again only after one that worked).
+        self._snapshot_problem_told = False
         self.sync_refresh_ms = SYNC_REFRESH_MS
         self._sync_refresh = QTimer(self)
         self._sync_refresh.setSingleShot(True)
@@ -1089,14 +1093,20 @@ class SearchController(QObject):
     @Slot(object)
     def _on_snapshot_finished(self, snapshot: SidebarSnapshot) -> None:
         """Show the new counts and choices."""
+        self._snapshot_problem_told = False
         self._sidebar.apply_snapshot(snapshot)
         self._apply_filter_choices(list(snapshot.counts), snapshot.tags)
 
     @Slot(object)
     def _on_snapshot_failed(self, exc: Exception) -> None:
-        """The old counts stay on screen and a later change reads again: a sync reports
-        changes page after page, and a store problem is told by the search that meets it."""
-        log.error("reading the sidebar counts failed", exc_info=exc)
+        """The old counts stay on screen and a later change reads again. Why is said once
+        until a read works again (a sync reports changes page after page); a damaged cache
+        is offered a fresh start by the window (through the message bridge)."""
+        if self._snapshot_problem_told:
+            log.error("reading the sidebar counts failed", exc_info=exc)
+            return
+        self._snapshot_problem_told = True
+        self._messages.show_failure(exc, SIDEBAR_UNREADABLE)
 
     @Slot()
     def _on_snapshot_done(self) -> None:

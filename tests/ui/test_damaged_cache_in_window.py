@@ -4,7 +4,8 @@ comes back while its rows do not, or a sync fails writing it.
 The window then offers what a start over a damaged cache offers (the old file kept aside, a
 fresh cache synced again, the outbox kept): the list empties with "Start with a fresh
 cache…" instead of filling with rows that cannot be loaded, and a sync that failed says so,
-and why, in the status bar.
+and why, in the status bar. The sidebar's counts and the reader's item, when they are what
+meets it, say the library cannot be read and lead to the same question, asked once.
 """
 
 from __future__ import annotations
@@ -26,8 +27,12 @@ from memex_desktop.errors import FreshCacheOffer, fresh_cache_offer
 from memex_desktop.settings import Settings
 from memex_desktop.store import CacheReader, StoreWriter
 from memex_desktop.store.errors import DatabaseCorruptError, KnownStoreError
-from memex_desktop.ui import cache_start, sync_controller
+from memex_desktop.ui import cache_start, search_controller, sync_controller
 from memex_desktop.ui.cache_start import CacheChoice
+from memex_desktop.ui.reader_pane import CANNOT_DISPLAY
+from memex_desktop.ui.results_model import ResultsModel
+from memex_desktop.ui.search_controller import SIDEBAR_UNREADABLE
+from memex_desktop.ui.sidebar import SidebarSnapshot
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -250,3 +255,82 @@ def test_the_question_a_window_asks_keeps_it_open_when_declined(
     # Not "Quit": declining leaves the window as it is.
     assert set(texts) - {"Show Details..."} == {"Start with a fresh cache", "Not now"}
     assert answer is CacheChoice.QUIT
+
+
+def _rows_said_nothing(monkeypatch: Any) -> None:
+    """The list's rows keep quiet about the damage they meet: what is asked comes from the
+    pane under test."""
+    monkeypatch.setattr(ResultsModel, "_met_unreadable", lambda _model, _exc: None)
+
+
+def test_a_sidebar_that_cannot_read_its_counts_says_why_and_offers_a_fresh_cache(
+    qtbot: Any, damaged_folder: Path, monkeypatch: Any
+) -> None:
+    Settings().save()
+    person = Person(CacheChoice.QUIT)
+    monkeypatch.setattr(cache_start, "ask_about_cache", person)
+    _rows_said_nothing(monkeypatch)
+    starts, opened = _open(qtbot, damaged_folder)
+    window = opened.context.window
+    shown: list[Any] = []
+    window.messages.shown.connect(shown.append)
+    try:
+        qtbot.waitUntil(lambda: len(person.asked) == 1, timeout=10_000)
+        [(problem, offer)] = person.asked
+        assert isinstance(problem, DatabaseCorruptError)
+        assert offer is not None
+        assert offer.why == "damaged"
+        [said] = [m for m in shown if m.text.startswith(SIDEBAR_UNREADABLE)]
+        assert said.text == f"{SIDEBAR_UNREADABLE}: The local library is damaged."
+        assert (said.action or "").startswith("Start with a fresh cache")
+        assert "Delete" not in (said.action or "")
+        window.search.refresh_sidebar_later()  # a sync's next page reads the counts again
+        again = window.search._snapshot_task
+        assert again is not None
+        with qtbot.waitSignal(again.failed, timeout=5000):
+            pass
+        qtbot.wait(50)
+        assert len(person.asked) == 1  # asked once per window
+        assert len([m for m in shown if m.text.startswith(SIDEBAR_UNREADABLE)]) == 1
+        assert starts.current is opened  # "not now": the window stays
+    finally:
+        starts.current.context.shutdown()
+
+
+def _unreadable_id(cache: Path) -> str:
+    """An item of the damaged cache at ``cache`` whose row cannot be read."""
+    with CacheReader(cache) as reader:
+        for entity_id in _ids():
+            try:
+                reader.entity_within(entity_id, 1000)
+            except KnownStoreError:
+                return entity_id
+    raise AssertionError("every item of the damaged cache can be read")
+
+
+def test_an_item_the_reader_cannot_read_says_why_and_offers_a_fresh_cache(
+    qtbot: Any, damaged_folder: Path, monkeypatch: Any
+) -> None:
+    Settings().save()
+    person = Person(CacheChoice.QUIT)
+    monkeypatch.setattr(cache_start, "ask_about_cache", person)
+    _rows_said_nothing(monkeypatch)
+    counted = SidebarSnapshot(counts={}, tags=[], views=[], feeds=[], deleted=0)
+    monkeypatch.setattr(search_controller, "sidebar_snapshot", lambda _cache: counted)
+    entity_id = _unreadable_id(paths.cache_db_path(damaged_folder))
+    starts, opened = _open(qtbot, damaged_folder)
+    window = opened.context.window
+    try:
+        window.open_entity(entity_id)
+        qtbot.waitUntil(lambda: len(person.asked) == 1, timeout=10_000)
+        [(problem, offer)] = person.asked
+        assert isinstance(problem, DatabaseCorruptError)
+        assert offer is not None
+        shown = window.reader_pane.browser.toPlainText()
+        assert CANNOT_DISPLAY in shown
+        assert "The local library is damaged." in shown
+        assert "Start with a fresh cache" in shown
+        assert "Delete cache.db" not in shown
+        assert starts.current is opened
+    finally:
+        starts.current.context.shutdown()
