@@ -972,7 +972,10 @@ class NoteCard(QFrame):
             + (f" by {entry.author}" if entry.author else "")
         )
         self.body.setAccessibleName("Note text")
-        self.body.setAccessibleDescription(plain_text(summary)[:200])
+        # The words the card shows (references by their titles, formatting as formatting);
+        # the note's own words where its text could not be rendered.
+        shown = " ".join(self.body.toPlainText().split())
+        self.body.setAccessibleDescription((shown or plain_text(summary))[:200])
         top = QHBoxLayout()
         top.addWidget(self.meta, 1)
         top.addWidget(self.reply)

@@ -29,6 +29,8 @@ T0 = 1_700_000_000_000
 TYPED = "Test note from the tester about **outboxes**."
 SHOWN = "Test note from the tester about outboxes."
 ON_A_PASSAGE = "> Queue every save first.\n> Then send it.\n\nThe *whole* point, in `two` lines."
+# A note's text naming the page it references, as Memex compiles a reference into its text.
+NAMING = "Read this with **care**: [Outboxes]"
 
 
 def _note(note_id: str, text: str, at: int) -> dict[str, Any]:
@@ -42,7 +44,11 @@ def pane(qtbot: Any, tmp_path: Path, runner: TaskRunner) -> Iterator[ThreadPane]
     """The thread pane on a page with two notes typed with markdown."""
     page = {"id": "page", "type": "web", "title": "Outboxes", "url": "https://a.example/o"}
     page |= {"created_at": T0, "updated_at": T0}
-    notes = [_note("typed", TYPED, T0 + 1), _note("passage", ON_A_PASSAGE, T0 + 2)]
+    notes = [
+        _note("typed", TYPED, T0 + 1),
+        _note("passage", ON_A_PASSAGE, T0 + 2),
+        _note("naming", NAMING, T0 + 3),
+    ]
     refs = {note["id"]: {"contentEntityIds": ["page"], "tagIds": []} for note in notes}
     library = {"results": [page, *notes], "referencesByResultId": refs, "meta": {}}
     path = tmp_path / "cache.db"
@@ -137,3 +143,13 @@ def test_a_card_shows_a_reference_in_brackets_as_its_description_does() -> None:
     assert "Sync Engines, Compared" in body
     assert "[" not in body
     assert "]" not in body
+
+
+def test_a_cards_description_names_a_referenced_item_as_the_card_shows_it(
+    pane: ThreadPane,
+) -> None:
+    """A screen reader hears the words the card shows: the referenced page's title without
+    the brackets the note's text names it in."""
+    card = _card(pane, "naming")
+    assert "Read this with care: Outboxes" in card.body.toPlainText()
+    assert card.body.accessibleDescription() == "Read this with care: Outboxes"
