@@ -14,6 +14,10 @@ from memex_desktop.store.schema import SCHEMA_VERSION
 SAVED_AT = 1_700_000_000_000  # epoch ms: when the first made-up item was saved
 
 
+# When the first of tagged_pages_library's pages was saved.
+TAGGED_PAGES_T0 = 1_700_000_000_000
+
+
 def indexed_reader(path: Path, fill: Callable[[StoreWriter], object]) -> Iterator[CacheReader]:
     """A reader on the cache at ``path`` once ``fill`` wrote it and every row is indexed; closed
     when the generator is (use with ``yield from`` in a fixture)."""
@@ -163,4 +167,30 @@ def processed_item(entity_id: str, kind: str, at: int, **fields: Any) -> dict[st
         "updated_at": at,
         "metadata": {"status": "indexing-done"},
         **fields,
+    }
+
+
+def tagged_pages_library(carries: dict[str, list[str]], tags: dict[str, str]) -> dict[str, Any]:
+    """A search page of web pages, one per item id of ``carries``, each carrying the tag ids
+    given there (``tags``: every tag's name by id), a minute apart, processed."""
+    results = [
+        {
+            "id": item,
+            "type": "web",
+            "title": f"Page {item}",
+            "url": f"https://example.org/{item}",
+            "created_at": TAGGED_PAGES_T0 + number * 60_000,
+            "updated_at": TAGGED_PAGES_T0 + number * 60_000,
+            "tag_ids": item_tags,
+            "metadata": {"status": "indexing-done"},
+        }
+        for number, (item, item_tags) in enumerate(carries.items())
+    ]
+    return {
+        "results": results,
+        "referencedTags": [{"id": tag, "name": name} for tag, name in tags.items()],
+        "referencesByResultId": {},
+        "extraEntities": [],
+        "referencedEntities": [],
+        "meta": {},
     }

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QSize, Qt
+from support.caches import tagged_pages_library
 from support.graph_pane import docked_graph_pane
 from support.window import WindowFactory
 
@@ -18,7 +19,6 @@ from memex_desktop.ui.sidebar import Scope
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 WAIT_MS = 10_000
-T0 = 1_700_000_000_000
 GARDEN = Scope("tag", "t-garden", "garden")
 # item id -> the tags it carries
 CARRIES = {"page": ["t-garden"], "other": ["t-garden"], "bees": ["t-bees"]}
@@ -26,27 +26,7 @@ CARRIES = {"page": ["t-garden"], "other": ["t-garden"], "bees": ["t-bees"]}
 
 def _library() -> dict[str, Any]:
     """Three web pages carrying the tags of CARRIES."""
-    results = [
-        {
-            "id": item,
-            "type": "web",
-            "title": f"Page {item}",
-            "url": f"https://example.org/{item}",
-            "created_at": T0 + number * 60_000,
-            "updated_at": T0 + number * 60_000,
-            "tag_ids": tags,
-            "metadata": {"status": "indexing-done"},
-        }
-        for number, (item, tags) in enumerate(CARRIES.items())
-    ]
-    return {
-        "results": results,
-        "referencedTags": [{"id": "t-garden", "name": "garden"}, {"id": "t-bees", "name": "bees"}],
-        "referencesByResultId": {},
-        "extraEntities": [],
-        "referencedEntities": [],
-        "meta": {},
-    }
+    return tagged_pages_library(CARRIES, {"t-garden": "garden", "t-bees": "bees"})
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from support.caches import tagged_pages_library
 from support.window import WindowFactory
 
 from memex_desktop.app import AppContext
@@ -16,7 +17,6 @@ from memex_desktop.ui.sidebar import ALL_ITEMS, Scope
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 WAIT_MS = 10_000
-T0 = 1_700_000_000_000
 TAGS = {"t-garden": "garden", "t-bees": "bees", "t-kitchen": "kitchen"}
 # item id -> the tags it carries
 CARRIES = {
@@ -31,27 +31,7 @@ GARDEN = Scope("tag", "t-garden", "garden")
 
 def _library() -> dict[str, Any]:
     """Five web pages carrying the tags of CARRIES."""
-    results = [
-        {
-            "id": item,
-            "type": "web",
-            "title": f"Page {item}",
-            "url": f"https://example.org/{item}",
-            "created_at": T0 + number * 60_000,
-            "updated_at": T0 + number * 60_000,
-            "tag_ids": tags,
-            "metadata": {"status": "indexing-done"},
-        }
-        for number, (item, tags) in enumerate(CARRIES.items())
-    ]
-    return {
-        "results": results,
-        "referencedTags": [{"id": tag, "name": name} for tag, name in TAGS.items()],
-        "referencesByResultId": {},
-        "extraEntities": [],
-        "referencedEntities": [],
-        "meta": {},
-    }
+    return tagged_pages_library(CARRIES, TAGS)
 
 
 def _carrying(*tags: str) -> set[str]:
