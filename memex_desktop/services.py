@@ -26,14 +26,16 @@ from memex_desktop import paths
 from memex_desktop.api.errors import BadApiUrl
 from memex_desktop.errors import Credential, check_meaning
 from memex_desktop.settings import Settings, api_url_from_environment
-from memex_desktop.store import CacheReader, Outbox, StoreWriter
-from memex_desktop.sync import OutboxPolicy, SyncEngine
 
+# The store, the sync engine and the client are imported where they are built: the window's
+# first frame needs this module's connection rules but none of them (see app.open_window).
 if TYPE_CHECKING:
     from memex_desktop.api.client import MemexClient
     from memex_desktop.api.oauth import TokenProvider
     from memex_desktop.secrets import CredentialStore
     from memex_desktop.signin import ClientAuth
+    from memex_desktop.store import CacheReader, Outbox, StoreWriter
+    from memex_desktop.sync import OutboxPolicy, SyncEngine
     from memex_desktop.sync.doctor import DoctorReport
 
 _log = logging.getLogger(__name__)
@@ -158,6 +160,8 @@ def make_client(settings: Settings, connection: Connection) -> MemexClient | Non
 
 def outbox_policy(settings: Settings) -> OutboxPolicy:
     """How queued saves back off: capped at the ``outbox_max_backoff_s`` setting."""
+    from memex_desktop.sync import OutboxPolicy
+
     return OutboxPolicy(max_delay_s=settings.outbox_max_backoff_s)
 
 
@@ -172,6 +176,8 @@ def make_engine(
 ) -> SyncEngine:
     """The sync engine over these connections, as the settings ask (``policy`` replaces the
     settings' outbox policy, for tests that must not wait)."""
+    from memex_desktop.sync import SyncEngine
+
     return SyncEngine(
         client,
         writer,
