@@ -1,8 +1,9 @@
 """What a start does once the window is on screen: after its first frame, or its first results.
 
-A start shows the person their library first, and only then does what can wait (the keyring,
-the client, the first sync, settling the garbage collector): each of those on the GUI thread
-before the first frame would keep the window from appearing.
+A start shows the window's frame before anything else (:func:`show_first_frame`), then the
+person's library, and only then does what can wait (the keyring, the client, the first sync,
+settling the garbage collector): each of those on the GUI thread before the first frame would
+keep the window from appearing.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Slot
+from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer, Slot
 from PySide6.QtWidgets import QWidget
 
 if TYPE_CHECKING:
@@ -55,6 +56,39 @@ def after_next_paint(widget: QWidget, callback: Callable[[], None]) -> None:
     watcher = widget.findChild(_AfterNextPaint, options=Qt.FindChildOption.FindDirectChildrenOnly)
     if watcher is None or not watcher.add(callback):
         widget.installEventFilter(_AfterNextPaint(widget, callback))
+
+
+# How long a start waits for its window's frame to be painted before it goes on building the
+# window anyway (a window system that shows no window at all must not stop the start).
+FIRST_FRAME_WAIT_MS = 1000
+
+
+def show_first_frame(window: QWidget) -> bool:
+    """Show ``window`` and return once it has painted its first frame; whether it did
+    within FIRST_FRAME_WAIT_MS.
+
+    A start shows the window's frame this way before it imports and builds the rest: the
+    event loop runs only until that frame is out (the window then waits, unanswered, while
+    the rest is built, as it did before it was shown at all).
+    """
+    waiting = QEventLoop()
+    painted = False
+
+    def done() -> None:
+        nonlocal painted
+        painted = True
+        waiting.quit()
+
+    after_next_paint(window, done)
+    timeout = QTimer()
+    timeout.setSingleShot(True)
+    timeout.timeout.connect(waiting.quit)
+    timeout.start(FIRST_FRAME_WAIT_MS)
+    window.show()
+    if not painted:
+        waiting.exec()
+    timeout.stop()
+    return painted
 
 
 # How long after its first paint the window waits for its first results before it goes on

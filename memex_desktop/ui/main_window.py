@@ -42,6 +42,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
+    QLabel,
     QMainWindow,
     QSizePolicy,
     QSplitter,
@@ -51,36 +52,23 @@ from PySide6.QtWidgets import (
 
 from memex_desktop.empty_states import FRESH_CACHE, LIST_FEED
 from memex_desktop.errors import UserMessage, fresh_cache_offer
-from memex_desktop.render.image_cache import ImageSource
 from memex_desktop.settings import DEFAULT_READER_ITEM_TEXT_MB
-from memex_desktop.store import CacheReader, ChangeSet
-from memex_desktop.sync import SyncReport
-from memex_desktop.ui.about_dialog import AboutDialog
-from memex_desktop.ui.deletions_banner import DeletionsBanner
-from memex_desktop.ui.deletions_controller import NO_ACCOUNT, DeletionsController
-from memex_desktop.ui.docked_panes import DockedPanes
 from memex_desktop.ui.first_frames import after_first_results
-from memex_desktop.ui.highlight_controller import HighlightController
-from memex_desktop.ui.menus import build_menus
 from memex_desktop.ui.messages import SHOWN_FOR_MS, message_line
-from memex_desktop.ui.reader_pane import ReaderPane
-from memex_desktop.ui.readers import thread_reader
-from memex_desktop.ui.results_delegate import ResultDelegate
-from memex_desktop.ui.results_guide import ResultsGuide
-from memex_desktop.ui.results_model import ResultsModel
-from memex_desktop.ui.results_view import ResultsView
-from memex_desktop.ui.save_controller import SaveController, carries_links
-from memex_desktop.ui.search_bar import SearchBar, SearchRequest
-from memex_desktop.ui.search_controller import SearchController
-from memex_desktop.ui.sidebar import ALL_ITEMS, Scope, Sidebar
-from memex_desktop.ui.sort_control import SortControl
-from memex_desktop.ui.status_bar import StatusBar
-from memex_desktop.ui.sync_controller import OutboxCounts, SyncController
-from memex_desktop.ui.tasks import TaskRunner
-from memex_desktop.ui.toast import Toast
 
+# The panes and what they read are imported by open_library, which builds them: a start
+# shows the window's frame before any of them is imported (about 300 ms of imports, the store,
+# pydantic and sqlite-utils among them; see app.open_window).
 if TYPE_CHECKING:
+    from memex_desktop.render.image_cache import ImageSource
+    from memex_desktop.store import CacheReader, ChangeSet
+    from memex_desktop.sync import SyncReport
+    from memex_desktop.ui.about_dialog import AboutDialog
     from memex_desktop.ui.doctor_dialog import DoctorDialog
+    from memex_desktop.ui.search_bar import SearchRequest
+    from memex_desktop.ui.sidebar import Scope
+    from memex_desktop.ui.sync_controller import OutboxCounts, SyncController
+    from memex_desktop.ui.tasks import TaskRunner
 
 log = logging.getLogger(__name__)
 
@@ -142,23 +130,11 @@ class MainWindow(QMainWindow):
     saves_queued = Signal(object, object)
 
     def __init__(
-        self,
-        *,
-        reader: CacheReader,
-        runner: TaskRunner,
-        controller: SyncController,
-        cache_path: Path,
-        outbox_path: Path,
-        qsettings: QSettings | None = None,
-        open_settings: Callable[[MainWindow], None] | None = None,
-        transcript_language: str | None = None,
-        allow_remote_images: bool = False,
-        reader_item_text_mb: float = DEFAULT_READER_ITEM_TEXT_MB,
-        reader_text_size_percent: int = 100,
-        remember_reading_position: Callable[[str, int], object] | None = None,
-        reader_images: ImageSource | None = None,
-        parent: QWidget | None = None,
+        self, *, qsettings: QSettings | None = None, parent: QWidget | None = None
     ) -> None:
+        """The window's frame: its title, its size (as the person left it) and an empty
+        central area saying the library is being opened. A start shows it at once and builds
+        the panes in it with :meth:`open_library`."""
         super().__init__(parent)
         self.setObjectName("mainwindow")
         # Names a library that is not the person's own in the title ("Demo library").
@@ -166,13 +142,56 @@ class MainWindow(QMainWindow):
         self._item_title = ""
         self._show_title()
         self.setAccessibleName("Memex library")
+        self._qsettings = qsettings
+        # Whether the panes exist: until they do, the window is a frame that takes no drops,
+        # hints or layout work (a start paints it before the panes' modules are imported).
+        self.library_built = False
+        # Whether open_library began: a frame it failed in is not used again.
+        self.library_started = False
+        opening = QLabel("Opening the library…", self)
+        opening.setObjectName("openinglibrary")
+        opening.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        opening.setEnabled(False)  # dimmed: words about the window, not a part of it
+        self.setCentralWidget(opening)
+        self._first_run_size = self._apply_default_size()
+        self._geometry_restored = False
+        self._restore_geometry()
+
+    def open_library(
+        self,
+        *,
+        reader: CacheReader,
+        runner: TaskRunner,
+        controller: SyncController,
+        cache_path: Path,
+        outbox_path: Path,
+        open_settings: Callable[[MainWindow], None] | None = None,
+        transcript_language: str | None = None,
+        allow_remote_images: bool = False,
+        reader_item_text_mb: float = DEFAULT_READER_ITEM_TEXT_MB,
+        reader_text_size_percent: int = 100,
+        remember_reading_position: Callable[[str, int], object] | None = None,
+        reader_images: ImageSource | None = None,
+    ) -> None:
+        """Build the panes in the frame and wire the collaborators ``app.build_main_window``
+        made: the GUI thread's CacheReader, the one TaskRunner and the SyncController."""
+        from memex_desktop.ui.deletions_controller import DeletionsController
+        from memex_desktop.ui.highlight_controller import HighlightController
+        from memex_desktop.ui.menus import build_menus
+        from memex_desktop.ui.results_guide import ResultsGuide
+        from memex_desktop.ui.save_controller import SaveController
+        from memex_desktop.ui.search_controller import SearchController
+
+        if self.library_started:
+            raise RuntimeError("the window has its library already")
+        self.library_started = True
+        qsettings = self._qsettings
         self.reader = reader
         self.runner = runner
         self.messages = runner.messages
         self.controller = controller
         self.cache_path = cache_path
         self.outbox_path = outbox_path
-        self._qsettings = qsettings
         self._open_settings = open_settings
         self._doctor: DoctorDialog | None = None
         self._reader_text_size = reader_text_size_percent
@@ -248,7 +267,8 @@ class MainWindow(QMainWindow):
         for child in self.findChildren(QWidget):  # a drop anywhere reaches the window
             child.setAcceptDrops(False)
         self.setAcceptDrops(True)
-        self._restore_state()
+        self._restore_layout()
+        self.library_built = True
         self.deletions.show_held()
         # The counts and filter choices are read on a worker: at a million items reading them
         # here kept the first frame waiting 130-200 ms.
@@ -264,6 +284,18 @@ class MainWindow(QMainWindow):
         self, transcript_language: str | None, allow_remote_images: bool, item_text_mb: float
     ) -> None:
         """Sidebar | search + results | reader in a splitter; panes as docks."""
+        from memex_desktop.ui.deletions_banner import DeletionsBanner
+        from memex_desktop.ui.docked_panes import DockedPanes
+        from memex_desktop.ui.reader_pane import ReaderPane
+        from memex_desktop.ui.results_delegate import ResultDelegate
+        from memex_desktop.ui.results_model import ResultsModel
+        from memex_desktop.ui.results_view import ResultsView
+        from memex_desktop.ui.search_bar import SearchBar
+        from memex_desktop.ui.sidebar import Sidebar
+        from memex_desktop.ui.sort_control import SortControl
+        from memex_desktop.ui.status_bar import StatusBar
+        from memex_desktop.ui.toast import Toast
+
         self.sidebar = Sidebar(self.reader, self, read_now=False)
         self.search_bar = SearchBar(self)
         self.results_model = ResultsModel(self.reader, self)
@@ -325,7 +357,7 @@ class MainWindow(QMainWindow):
         self.outbox_pane, self.outbox_dock = self.docks.outbox_pane, self.docks.outbox_dock
         self.thread_pane, self.thread_dock = self.docks.thread_pane, self.docks.thread_dock
         self.graph_pane, self.graph_dock = self.docks.graph_pane, self.docks.graph_dock
-        self._apply_default_layout()
+        self._apply_default_pane_layout()
         self._set_tab_order()
 
     def _set_tab_order(self) -> None:
@@ -342,15 +374,9 @@ class MainWindow(QMainWindow):
         for first, second in itertools.pairwise(chain):
             self.setTabOrder(first, second)
 
-    def _apply_default_layout(self) -> None:
-        """First-run proportions: the reader widest, then the list, the side panes, the sidebar.
-
-        Saved window state (QSettings) replaces these afterwards. Long titles must not widen
-        the window past the screen, so the reader's title may shrink.
-        """
-        shrinkable = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.reader_pane.title_label.setSizePolicy(shrinkable)
-        self.results_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    def _apply_default_size(self) -> tuple[int, int]:
+        """The first-run size on this screen (maximized when the screen is smaller), and the
+        least size; returns the first-run size. Saved geometry (QSettings) replaces it."""
         screen = self.screen()
         free = screen.availableGeometry().size() if screen is not None else None
         (width, height), (least_width, least_height), fills = first_run_sizes(free)
@@ -360,7 +386,18 @@ class MainWindow(QMainWindow):
         # notes): the window does not shrink past this, unless the screen itself is smaller.
         self.setMinimumSize(least_width, least_height)
         self.resize(width, height)
-        self.arrange_default_panes(width, height)
+        return width, height
+
+    def _apply_default_pane_layout(self) -> None:
+        """First-run proportions: the reader widest, then the list, the side panes, the sidebar.
+
+        Saved window state (QSettings) replaces these afterwards. Long titles must not widen
+        the window past the screen, so the reader's title may shrink.
+        """
+        shrinkable = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.reader_pane.title_label.setSizePolicy(shrinkable)
+        self.results_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.arrange_default_panes(*self._first_run_size)
 
     def arrange_default_panes(self, width: int, height: int) -> None:
         """The first-run pane sizes for a window of this size (the reader gets the most)."""
@@ -473,13 +510,20 @@ class MainWindow(QMainWindow):
 
     # -- persistence -----------------------------------------------------------------------
 
-    def _restore_state(self) -> None:
-        """Window geometry, dock layout and splitter sizes from QSettings."""
+    def _restore_geometry(self) -> None:
+        """The window's size and place as the person left them (QSettings)."""
         if self._qsettings is None:
             return
-        restored = False
+        value = self._qsettings.value("window/geometry")
+        if isinstance(value, QByteArray | bytes):
+            self._geometry_restored = self.restoreGeometry(QByteArray(value))
+
+    def _restore_layout(self) -> None:
+        """Dock layout and splitter sizes as the person left them (QSettings)."""
+        if self._qsettings is None:
+            return
+        restored = self._geometry_restored
         for key, restore in (
-            ("window/geometry", self.restoreGeometry),
             ("window/state", self.restoreState),
             ("window/splitter", self.splitter.restoreState),
         ):
@@ -499,7 +543,7 @@ class MainWindow(QMainWindow):
 
     def save_state(self) -> None:
         """Remember window geometry, dock layout and splitter sizes."""
-        if self._qsettings is None:
+        if self._qsettings is None or not self.library_built:
             return
         self._qsettings.setValue("window/geometry", self.saveGeometry())
         self._qsettings.setValue("window/state", self.saveState())
@@ -518,6 +562,8 @@ class MainWindow(QMainWindow):
 
     def _save_place(self) -> None:
         """Remember the sidebar entry picked and the item read, for the next start."""
+        from memex_desktop.ui.sidebar import ALL_ITEMS
+
         if self._qsettings is None:
             return
         scope = self.sidebar.current_scope()
@@ -551,6 +597,8 @@ class MainWindow(QMainWindow):
         """Pick the sidebar entry and open the item of the last quit, where they still exist
         (else All items and no item, quietly). What was opened meanwhile (the link a start was
         given, an entry the person picked) stays."""
+        from memex_desktop.ui.sidebar import ALL_ITEMS
+
         if self._closing or self._qsettings is None or self._place_restored:
             return
         self._place_restored = True
@@ -630,7 +678,7 @@ class MainWindow(QMainWindow):
     def event(self, event: QEvent) -> bool:
         """A status tip (a link or menu entry pointed at, or left) is a hint over the status
         bar's message, which comes back when the tip goes (Qt would clear it)."""
-        if isinstance(event, QStatusTipEvent):
+        if isinstance(event, QStatusTipEvent) and self.library_built:
             self.status.show_hint(event.tip())
             return True
         return super().event(event)
@@ -638,14 +686,19 @@ class MainWindow(QMainWindow):
     def resizeEvent(self, event: QResizeEvent) -> None:
         """A narrow window tabs the side panes together or folds them; a wider one undoes it."""
         super().resizeEvent(event)
-        self.docks.fit_width(event.size().width())
+        if self.library_built:
+            self.docks.fit_width(event.size().width())
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Keep unsaved notes as drafts, save the layout (and where the item was being read).
 
         A note whose words could not be kept (the disk is full or read-only) stays open,
-        saying why, and so does the window.
+        saying why, and so does the window. A frame whose library is not built yet has
+        nothing to keep.
         """
+        if not self.library_built:
+            super().closeEvent(event)
+            return
         if not self.thread_pane.keep_drafts():
             event.ignore()
             return
@@ -676,15 +729,19 @@ class MainWindow(QMainWindow):
             self.status.say("", 0)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        """Accept drags that carry links."""
-        if carries_links(event.mimeData()):
+        """Accept drags that carry links (once there is a library to save them in)."""
+        from memex_desktop.ui.save_controller import carries_links
+
+        if self.library_built and carries_links(event.mimeData()):
             event.acceptProposedAction()
         else:
             event.ignore()
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:
         """Keep accepting while the drag moves over the window."""
-        if carries_links(event.mimeData()):
+        from memex_desktop.ui.save_controller import carries_links
+
+        if self.library_built and carries_links(event.mimeData()):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
@@ -716,6 +773,8 @@ class MainWindow(QMainWindow):
     def _on_docks_tag_activated(self, tag_id: str, name: str) -> None:
         """A tag in the graph lists its items as its sidebar entry does (the tag filter's,
         where the sidebar does not list it); the reader keeps its item."""
+        from memex_desktop.ui.sidebar import Scope
+
         scope = Scope("tag", tag_id, name)
         if self.sidebar.sidebar_model.index_of(scope.key).isValid():
             self.sidebar.select_scope(scope)
@@ -878,12 +937,16 @@ class MainWindow(QMainWindow):
     @Slot()
     def _on_sync_now_action(self) -> None:
         """Ctrl+R."""
+        from memex_desktop.ui.deletions_controller import NO_ACCOUNT
+
         if not self.controller.sync_now(resume_paused=True):
             self.messages.warn(NO_ACCOUNT)
 
     @Slot()
     def _on_sync_full_action(self) -> None:
         """Ctrl+Shift+R."""
+        from memex_desktop.ui.deletions_controller import NO_ACCOUNT
+
         if not self.controller.sync_now(full=True, resume_paused=True):
             self.messages.warn(NO_ACCOUNT)
 
@@ -961,6 +1024,8 @@ class MainWindow(QMainWindow):
     @Slot()
     def show_about(self) -> AboutDialog:
         """Help > About: version, data folder and cache statistics."""
+        from memex_desktop.ui.about_dialog import AboutDialog
+
         dialog = AboutDialog(self.runner, self.cache_path, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
@@ -987,6 +1052,8 @@ class MainWindow(QMainWindow):
 
 def cached_item(cache_path: Path, entity_id: str) -> str | None:
     """Worker: ``entity_id`` when the cache still has that item, else None."""
+    from memex_desktop.ui.readers import thread_reader
+
     return entity_id if thread_reader(cache_path).get(entity_id) is not None else None
 
 
