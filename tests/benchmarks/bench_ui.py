@@ -97,7 +97,7 @@ class FirstPaint(QObject):
 
 def listed():
     window = watcher.window
-    if window is None:
+    if window is None or not results_shown:
         return
     if window.runner.active_count() == 0 and window.results_model.rowCount() > 0:
         poll.stop()
@@ -121,6 +121,7 @@ def read_next():
     window.open_entity(to_read.pop())
 
 def results_painted():
+    results_shown.append(True)
     print("results", time.monotonic(), flush=True)
 
 def build_watched(**kwargs):
@@ -143,6 +144,7 @@ watcher = FirstPaint()
 poll = QTimer()
 poll.timeout.connect(listed)
 to_read = []
+results_shown = []
 reading = QTimer()
 reading.timeout.connect(read_next)
 sys.exit(cli.main(["--data-dir", sys.argv[1]]))
