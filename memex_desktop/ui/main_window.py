@@ -260,6 +260,10 @@ class MainWindow(QMainWindow):
             parent=self,
         )
         self.actions_by_key = build_menus(self, self.results_view, self._action_handlers())
+        if self.isVisible():
+            # Made in a window on screen (its frame), the menu bar waits hidden for a later
+            # event to show it: the library then showed without it, and moved down with it.
+            self.menuBar().show()
         self.highlights.offer_in_reader_menu(
             [self.actions_by_key["highlight"], self.actions_by_key["add_note"]]
         )

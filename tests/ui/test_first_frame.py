@@ -223,3 +223,22 @@ def test_a_start_that_ends_over_a_cache_it_cannot_open_leaves_no_frame(
         if isinstance(widget, MainWindow) and widget.isVisible()
     ]
     assert frames == []
+
+
+def test_a_library_built_in_a_frame_on_screen_has_its_menu_bar_shown_at_once(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    """Made in a window on screen, a menu bar waits hidden for a later event to show it
+    (under X11, after the library's first results): the library then moved down with it."""
+    Settings().save()
+    frame = app.first_frame()
+    qtbot.addWidget(frame)
+    context = app.build_main_window(
+        data_dir=tmp_path / "data", frame=frame, connect_once_listed=True
+    )
+    try:
+        assert context.window is frame
+        assert frame.menuBar().isVisible()
+        assert not isinstance(frame.centralWidget(), QLabel)
+    finally:
+        context.shutdown()
