@@ -1,7 +1,9 @@
 """The main window: sidebar, search bar, results, reader, docked panes and the status bar.
 
-The window builds its widgets and wires the collaborators it is given (``app.build_main_window``
-creates them: the GUI thread's CacheReader, the one TaskRunner and the SyncController). The
+The window is made as a frame (its title, its size, "Opening the library…"), which a start
+shows at once; :meth:`MainWindow.open_library` then builds its widgets in it and wires the
+collaborators it is given (``app.build_main_window`` creates them: the GUI thread's
+CacheReader, the one TaskRunner and the SyncController). The
 work is done elsewhere: :class:`SearchController` fills the results, :class:`SaveController`
 queues dropped and pasted links, :class:`DeletionsController` asks about held deletions,
 :class:`DockedPanes` keeps the docks on what is read and :class:`HighlightController` makes
