@@ -48,12 +48,16 @@ LAYERS: dict[str, Layer] = {
     "api": Layer(),
     # api.identity: the one reading of an item's ids, which the cache indexes. paths (which
     # imports nothing of the project): the one naming of files kept aside.
-    "store": Layer(_project("api.models", "api.identity", "paths") + CONTENT + URLS + PLAIN),
-    "render": Layer(_project("api.models") + CONTENT + URLS),
+    "store": Layer(
+        _project("api.models", "api.identity", "paths", "lazy_names") + CONTENT + URLS + PLAIN
+    ),
+    "render": Layer(_project("api.models", "lazy_names") + CONTENT + URLS),
     "graph": Layer(),
     "emulator": Layer(_project("api.models") + CONTENT),
     "sync": Layer(_project("api", "store", "render", "errors", "paths")),
     "paths": Layer(),
+    # A package's names imported when first asked for (the store's, the renderer's).
+    "lazy_names": Layer(),
     "runtime": Layer(),
     "secrets": Layer(),
     # The check `make demo` runs before the window: it reads Qt's files, never imports Qt.

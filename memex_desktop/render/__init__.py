@@ -9,8 +9,9 @@ render process (:mod:`memex_desktop.render.apart`, asked for by ``RenderContext.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from memex_desktop.lazy_names import names_of_modules
 
 if TYPE_CHECKING:
     from memex_desktop.render.document import RenderContext, RenderedDoc
@@ -41,8 +42,4 @@ _MODULE_OF = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__getattr__ = names_of_modules(__name__, _MODULE_OF)

@@ -7,8 +7,9 @@ boundary, never pydantic objects (except :meth:`CacheReader.entity`).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from memex_desktop.lazy_names import names_of_modules
 
 if TYPE_CHECKING:
     from memex_desktop.store.errors import (
@@ -50,9 +51,8 @@ if TYPE_CHECKING:
     from memex_desktop.store.urls import CredentialsInUrl, normalize_url, savable_url, shown_url
     from memex_desktop.store.writer import StoreWriter
 
-# Which module defines each name: the package is imported by modules that need one light
-# part (its errors, its rows), and loading every module of the store with it (pydantic and
-# sqlite-utils among them) cost each of them, and the window's first frame, about 120 ms.
+# Which module defines each name, imported when the name is first asked for: modules that
+# need one light part of the store (its errors, its rows) do not load all of it.
 _DEFINED_IN = {
     "DatabaseCorruptError": "errors",
     "DatabaseLockedError": "errors",
@@ -96,15 +96,7 @@ _DEFINED_IN = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """A name of the package, imported from its module when first asked for (PEP 562)."""
-    module = _DEFINED_IN.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = names_of_modules(__name__, _DEFINED_IN)
 
 __all__ = [
     "SCHEMA_VERSION",
