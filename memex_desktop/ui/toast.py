@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QKeyEvent, QTextDocument
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 TOAST_MS = 6_000
 DETAILS_MAX_HEIGHT = 160
@@ -97,6 +99,12 @@ class Toast(QFrame):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.hide)
+        # Where the keyboard was before it came into the notice: it goes back there when the
+        # notice closes (Qt would move it on to the window's next widget instead).
+        self._focus_before: QWidget | None = None
+        application = QApplication.instance()
+        if isinstance(application, QApplication):
+            application.focusChanged.connect(self._on_focus_changed)
         parent.installEventFilter(self)
         self.hide()
 
@@ -203,6 +211,31 @@ class Toast(QFrame):
         ):
             self._place()
         return super().eventFilter(watched, event)
+
+    @Slot(QWidget, QWidget)
+    def _on_focus_changed(self, old: QWidget | None, new: QWidget | None) -> None:
+        """Remember the widget the keyboard came from when it comes into the notice."""
+        if new is not None and self.isAncestorOf(new):
+            if old is not None and old is not self and not self.isAncestorOf(old):
+                self._focus_before = old
+        elif new is not None:
+            self._focus_before = None  # the keyboard went elsewhere: nothing to give back
+
+    def setVisible(self, visible: bool) -> None:
+        """Closed with the keyboard in it, the notice gives the keyboard back to the widget
+        it came from, where that is still there to take it."""
+        focused = QApplication.focusWidget()
+        giving_back = not visible and focused is not None and self.isAncestorOf(focused)
+        before, self._focus_before = self._focus_before, None
+        super().setVisible(visible)
+        if (
+            giving_back
+            and before is not None
+            and isValid(before)
+            and before.isVisible()
+            and before.isEnabled()
+        ):
+            before.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Escape closes the notice while the keyboard is in it."""

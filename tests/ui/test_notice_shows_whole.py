@@ -131,6 +131,25 @@ def test_escape_or_enter_in_a_notice_closes_it(
     assert toast.isHidden()
 
 
+@pytest.mark.parametrize("key", [Qt.Key.Key_Space, Qt.Key.Key_Escape], ids=["close", "escape"])
+def test_closing_a_notice_from_the_keyboard_gives_it_back_to_where_it_was(
+    qtbot: Any, context: AppContext, key: Qt.Key
+) -> None:
+    """Qt would move the keyboard on to the window's next widget, away from where the person
+    was before they went to the notice."""
+    window, toast = context.window, context.window.toast
+    toast.show_message(REFUSED, stays=True)
+    window.activateWindow()
+    field = window.search_bar.field
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus, timeout=2000)
+    toast.close_button.setFocus()  # as Tab brings it there
+    assert toast.close_button.hasFocus()
+    qtbot.keyClick(toast.close_button, key)
+    assert toast.isHidden()
+    assert field.hasFocus()
+
+
 def test_a_passing_notice_can_be_closed_too(context: AppContext) -> None:
     toast = context.window.toast
     toast.show_message("Saving 1 link.", [1])
