@@ -1,6 +1,7 @@
 """A notice shows whole inside the window, above the pane docked at the bottom (the outbox),
 whether the pane was open first or opens while the notice shows; a notice that stays has a
-Close button the keyboard reaches, and Escape in it closes it too.
+Close button the keyboard reaches, and Escape in it closes it too; the keyboard then goes back
+to where it was. An error stays until it is closed.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 from support.window import WindowFactory
 
 from memex_desktop.app import AppContext
+from memex_desktop.errors import UserMessage
 from memex_desktop.ui.main_window import MainWindow
 from memex_desktop.ui.toast import Toast
 
@@ -148,6 +150,19 @@ def test_closing_a_notice_from_the_keyboard_gives_it_back_to_where_it_was(
     qtbot.keyClick(toast.close_button, key)
     assert toast.isHidden()
     assert field.hasFocus()
+
+
+def test_an_error_stays_until_it_is_closed_and_a_warning_goes_by_itself(
+    context: AppContext,
+) -> None:
+    window, toast = context.window, context.window.toast
+    window.messages.show(UserMessage("error", "The note was not kept: the disk is full."))
+    assert toast.isVisible()
+    assert toast.stays()
+    toast.close_button.click()
+    window.messages.warn("The server answers slowly.")
+    assert toast.isVisible()
+    assert not toast.stays()
 
 
 def test_a_passing_notice_can_be_closed_too(context: AppContext) -> None:
