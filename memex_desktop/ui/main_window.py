@@ -263,9 +263,8 @@ class MainWindow(QMainWindow):
         )
         self.actions_by_key = build_menus(self, self.results_view, self._action_handlers())
         if self.isVisible():
-            # Made in a window on screen (its frame), the menu bar waits hidden for a later
-            # event to show it: the library then showed without it, and moved down with it.
-            self.menuBar().show()
+            self._show_new_parts()
+        self._apply_default_pane_layout()
         self.highlights.offer_in_reader_menu(
             [self.actions_by_key["highlight"], self.actions_by_key["add_note"]]
         )
@@ -274,6 +273,10 @@ class MainWindow(QMainWindow):
             child.setAcceptDrops(False)
         self.setAcceptDrops(True)
         self._restore_layout()
+        if self.isVisible() and self.focusWidget() is None:
+            # On screen before its panes, the window had nothing to give the keyboard to when
+            # it became active (Qt gives it to the first pane then): it goes there now.
+            self.focusNextPrevChild(True)
         self.library_built = True
         self.deletions.show_held()
         # The counts and filter choices are read on a worker: at a million items reading them
@@ -363,8 +366,22 @@ class MainWindow(QMainWindow):
         self.outbox_pane, self.outbox_dock = self.docks.outbox_pane, self.docks.outbox_dock
         self.thread_pane, self.thread_dock = self.docks.thread_pane, self.docks.thread_dock
         self.graph_pane, self.graph_dock = self.docks.graph_pane, self.docks.graph_dock
-        self._apply_default_pane_layout()
         self._set_tab_order()
+
+    def _show_new_parts(self) -> None:
+        """Show the parts just made in the window on screen (its frame) now, as Qt would show
+        them on its next round of events, and lay them out: the first-run arrangement and
+        the saved layout are then applied to panes that are there. Left to Qt, the hidden
+        side panes were neither folded for a narrow window nor given their saved widths, and
+        the menu bar came after the first results, moving every pane down."""
+        explicitly_hidden = Qt.WidgetAttribute.WA_WState_ExplicitShowHide
+        for part in self.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            if part.isWindow() or (part.isHidden() and part.testAttribute(explicitly_hidden)):
+                continue
+            part.show()
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
 
     def _set_tab_order(self) -> None:
         """Tab goes as the eye does down the middle column and on to the reader: the search

@@ -25,8 +25,9 @@ import pytest
 from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QStatusTipEvent
 from PySide6.QtWidgets import QApplication, QLabel
+from support.caches import web_item
 from support.children import child_env
-from support.window import WindowFactory, command_args
+from support.window import WindowFactory, command_args, seeded_cache
 
 from memex_desktop import app, paths
 from memex_desktop.settings import Settings
@@ -225,6 +226,28 @@ def test_a_start_that_ends_over_a_cache_it_cannot_open_leaves_no_frame(
     assert frames == []
 
 
+def test_a_library_built_in_a_frame_on_screen_takes_the_keyboard_as_a_window_shown_built_does(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    """Typing right after a start went nowhere: the frame had nothing to take the keyboard."""
+    Settings().save()
+    built = app.build_main_window(data_dir=tmp_path / "one", connect_once_listed=True)
+    qtbot.addWidget(built.window)
+    frame = app.first_frame()
+    qtbot.addWidget(frame)
+    framed = app.build_main_window(data_dir=tmp_path / "two", frame=frame, connect_once_listed=True)
+    try:
+        built.window.show()
+        built.window.activateWindow()
+        qtbot.waitUntil(lambda: built.window.focusWidget() is not None, timeout=3000)
+        expected = built.window.focusWidget().objectName()
+        assert frame.focusWidget() is not None
+        assert frame.focusWidget().objectName() == expected
+    finally:
+        framed.shutdown()
+        built.shutdown()
+
+
 def test_a_library_built_in_a_frame_on_screen_has_its_menu_bar_shown_at_once(
     qtbot: Any, tmp_path: Path
 ) -> None:
@@ -240,5 +263,135 @@ def test_a_library_built_in_a_frame_on_screen_has_its_menu_bar_shown_at_once(
         assert context.window is frame
         assert frame.menuBar().isVisible()
         assert not isinstance(frame.centralWidget(), QLabel)
+    finally:
+        context.shutdown()
+
+
+# Lays a library out twice on the same screen and saved layout: built before its window shows
+# (as before the frame), and built in the window's frame on screen; prints both as JSON.
+_LAID_OUT_CHILD = textwrap.dedent(
+    """
+    import json, shutil, sys
+    from pathlib import Path
+    from PySide6.QtCore import QSettings
+    from memex_desktop import app
+    from memex_desktop.ui.first_frames import show_first_frame
+    from memex_desktop.ui.main_window import MainWindow
+
+    data, saved, resize = Path(sys.argv[1]), Path(sys.argv[2]), json.loads(sys.argv[3])
+    qapp = app.create_application()
+
+    def settle():
+        for _ in range(30):
+            qapp.processEvents()
+
+    def shown_width(dock):
+        return dock.width() if dock.isVisible() else None
+
+    def laid_out(window):
+        docks = window.docks
+        return {
+            "window": [window.width(), window.height()],
+            "notes": shown_width(docks.thread_dock),
+            "graph": shown_width(docks.graph_dock),
+            "splitter": window.splitter.sizes(),
+            "menu bar": window.menuBar().isVisible(),
+        }
+
+    if resize:  # a first session at this size, its layout saved as a quit saves it
+        context = app.build_main_window(
+            data_dir=data, qsettings=QSettings(str(saved), QSettings.Format.IniFormat),
+            connect_once_listed=True,
+        )
+        context.window.show()
+        context.window.resize(*resize)
+        settle()
+        context.window.close()
+        context.shutdown()
+    seen = {}
+    for way in ("built, then shown", "built in its frame"):
+        settings = saved.with_name(f"{way}.ini")
+        if saved.exists():
+            shutil.copy(saved, settings)
+        qsettings = QSettings(str(settings), QSettings.Format.IniFormat)
+        if way == "built, then shown":
+            context = app.build_main_window(
+                data_dir=data, qsettings=qsettings, connect_once_listed=True
+            )
+            context.window.show()
+        else:
+            frame = MainWindow(qsettings=qsettings)
+            show_first_frame(frame)
+            context = app.build_main_window(data_dir=data, frame=frame, connect_once_listed=True)
+        settle()
+        seen[way] = laid_out(context.window)
+        context.shutdown()
+    print(json.dumps(seen))
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("screen", "first_session"),
+    [((800, 600), None), ((1920, 1080), (1900, 1000))],
+    ids=["first start on a small screen", "a start after a session on a large screen"],
+)
+def test_a_library_built_in_its_frame_is_laid_out_as_one_built_before_it_shows(
+    tmp_path: Path, screen: tuple[int, int], first_session: tuple[int, int] | None
+) -> None:
+    """The side panes fold on a small screen, and come back at the widths they were left at
+    (built in a frame on screen, they were left unfolded and at twice their width)."""
+    data_dir = tmp_path / "data"
+    seeded_cache(
+        data_dir, {"items": [web_item(number, f"Item {number}", "words") for number in range(5)]}
+    )
+    width, height = screen
+    config = tmp_path / "screen.json"
+    config.write_text(
+        json.dumps({"screens": [{"name": "s", "x": 0, "y": 0, "width": width, "height": height}]})
+    )
+    home = tmp_path / "home"
+    env = child_env(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"))
+    env["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _LAID_OUT_CHILD,
+            str(data_dir),
+            str(tmp_path / "window.ini"),
+            json.dumps(first_session),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    assert lines, done.stderr[-3000:]
+    seen = json.loads(lines[0])
+    assert seen["built in its frame"] == seen["built, then shown"]
+    assert seen["built in its frame"]["menu bar"]
+
+
+def test_a_message_said_as_the_library_is_built_in_its_frame_covers_the_state(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    """A start with its connection at hand (the demo's) syncs at once: "Syncing…" was drawn
+    with the connection state over it, shown a moment later by Qt."""
+    Settings().save()
+    frame = app.first_frame()
+    qtbot.addWidget(frame)
+    context = app.build_main_window(
+        data_dir=tmp_path / "data", frame=frame, connect_once_listed=True
+    )
+    try:
+        status = frame.status
+        status.on_sync_started()  # as the sync a connected start begins at once says
+        for _ in range(20):
+            QApplication.processEvents()
+        assert status.currentMessage()
+        assert not status.state_label.isVisible()
     finally:
         context.shutdown()
