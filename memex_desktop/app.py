@@ -27,7 +27,7 @@ from memex_desktop.ui import pyside_hook  # noqa: F401
 
 # isort: split
 
-from PySide6.QtCore import QObject, QSettings, QTimer, Slot
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
@@ -565,7 +565,8 @@ class _Handoff(QObject):
         if shown is None:
             return
         if shown.isMinimized():
-            shown.showNormal()
+            # Back as it was before it was minimized: showNormal() would also unmaximize it.
+            shown.setWindowState(shown.windowState() & ~Qt.WindowState.WindowMinimized)
         shown.show()
         shown.raise_()
         shown.activateWindow()

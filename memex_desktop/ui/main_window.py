@@ -403,12 +403,12 @@ class MainWindow(QMainWindow):
         screen = self.screen()
         free = screen.availableGeometry().size() if screen is not None else None
         (width, height), (least_width, least_height), fills = first_run_sizes(free)
-        if fills:
-            self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
         # Smaller, the panes cannot show what they hold (the filters, the reader's title, the
         # notes): the window does not shrink past this, unless the screen itself is smaller.
         self.setMinimumSize(least_width, least_height)
         self.resize(width, height)
+        if fills:  # after the resize, which would take it back to a normal window
+            self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
         return width, height
 
     def _apply_default_pane_layout(self) -> None:
@@ -538,8 +538,15 @@ class MainWindow(QMainWindow):
         if self._qsettings is None:
             return
         value = self._qsettings.value("window/geometry")
-        if isinstance(value, QByteArray | bytes):
-            self._geometry_restored = self.restoreGeometry(QByteArray(value))
+        if not isinstance(value, QByteArray | bytes):
+            return
+        # The saved size and state replace the first run's, which fills a screen smaller
+        # than the first-run size (restoring keeps a maximized window maximized otherwise).
+        first_run_state = self.windowState()
+        self.setWindowState(first_run_state & ~Qt.WindowState.WindowMaximized)
+        self._geometry_restored = self.restoreGeometry(QByteArray(value))
+        if not self._geometry_restored:
+            self.setWindowState(first_run_state)
 
     def _restore_layout(self) -> None:
         """Dock layout and splitter sizes as the person left them (QSettings)."""

@@ -395,3 +395,23 @@ def test_a_message_said_as_the_library_is_built_in_its_frame_covers_the_state(
         assert not status.state_label.isVisible()
     finally:
         context.shutdown()
+
+
+def test_a_window_left_smaller_than_a_small_screen_comes_back_at_that_size(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    """A screen smaller than the first-run size (1440×900) is filled at a first run only: the
+    window came back maximized whatever size it was left at."""
+    qsettings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    first = MainWindow(qsettings=qsettings)
+    qtbot.addWidget(first)
+    screen = first.screen().availableGeometry()
+    assert screen.width() < 1440 or screen.height() < 900  # the tests' screen
+    assert first.isMaximized()
+    first.setWindowState(Qt.WindowState.WindowNoState)
+    first.setGeometry(4, 30, 790, 650)
+    qsettings.setValue("window/geometry", first.saveGeometry())
+    again = MainWindow(qsettings=qsettings)
+    qtbot.addWidget(again)
+    assert not again.isMaximized()
+    assert (again.width(), again.height()) == (790, 650)

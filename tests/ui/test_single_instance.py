@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtNetwork import QLocalSocket
 from support.window import WindowFactory, seeded_cache
 
@@ -347,3 +347,18 @@ def test_a_start_beside_a_window_that_does_not_answer_says_why_it_ends(
     assert "already open on" in capsys.readouterr().err
     assert len(warned) == 1
     assert "does not answer" in warned[0]
+
+
+def test_a_later_start_brings_a_minimized_maximized_window_back_maximized(
+    qtbot: Any, context: Any
+) -> None:
+    app_context, _library = context
+    window = app_context.window
+    guard = attach_single_instance(app_context, server_name(app_context.data_dir))
+    assert guard is not None
+    window.showMaximized()
+    window.setWindowState(window.windowState() | Qt.WindowState.WindowMinimized)
+    assert Peer(guard.name, "show").wait(qtbot) == "ok"
+    qtbot.waitUntil(lambda: not window.isMinimized(), timeout=10_000)
+    assert window.isMaximized()
+    app_context.shutdown()
