@@ -284,7 +284,7 @@ def build_main_window(
     context.window.reader_pane.text_size_changed.connect(context.keep_text_size)
     apply_theme(settings.theme)
     if recovered is not None:
-        context.window.messages.warn(recovered.message())
+        context.window.messages.warn(recovered.message(), lasting=True)
     if connect_once_listed:
 
         def connect_later() -> None:
@@ -799,7 +799,7 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
     context.saved_settings = saved_settings
     context.demo = demo is not None
     if started_afresh is not None:
-        context.window.messages.warn(started_afresh)
+        context.window.messages.warn(started_afresh, lasting=True)
     if demo is not None:
         context.cleanups.append(demo.close)
         context.window.set_library_label("Demo library")
@@ -877,7 +877,7 @@ class FreshCacheStarts(QObject):
             return
         self.current = opened
         self._watch(opened.context)
-        opened.context.window.messages.warn(offer.done(kept))
+        opened.context.window.messages.warn(offer.done(kept), lasting=True)
 
     def _stop(self, status: int) -> None:
         """No window could open: the application ends with ``status``."""

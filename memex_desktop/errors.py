@@ -94,6 +94,8 @@ class UserMessage:
     text: str
     detail: str | None = None
     action: str | None = None
+    # Shown until the person closes it, whatever its level: what became of their data.
+    lasting: bool = False
 
     def one_line(self) -> str:
         """The message as one line (the command line's error output)."""

@@ -743,11 +743,12 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_messages_shown(self, message: UserMessage) -> None:
         """Every message in the status bar; warnings and errors also in the toast, an error
-        until it is closed (what was not done must not go before the person read it)."""
+        or a lasting message until it is closed (what was not done, what became of the
+        person's data, must not go before the person read it)."""
         line = message_line(message)
         self.status.say(line, SHOWN_FOR_MS[message.level])
         if message.level != "info":
-            self.toast.show_message(line, stays=message.level == "error")
+            self.toast.show_message(line, stays=message.level == "error" or message.lasting)
 
     @Slot(object)
     def _on_search_message_outdated(self, message: UserMessage) -> None:

@@ -67,9 +67,10 @@ class MessageBridge(QObject):
         self.show(UserMessage("info", text))
 
     @Slot(str)
-    def warn(self, text: str, action: str | None = None) -> None:
-        """Something the person should notice, and what to do about it."""
-        self.show(UserMessage("warning", text, None, action))
+    def warn(self, text: str, action: str | None = None, *, lasting: bool = False) -> None:
+        """Something the person should notice, and what to do about it; ``lasting``: shown
+        until the person closes it (what became of their data, a file named)."""
+        self.show(UserMessage("warning", text, None, action, lasting=lasting))
 
     def show_failure(self, exc: BaseException, context: str | None = None) -> UserMessage:
         """Say what went wrong, in the words of ``user_message``; ``context``: what failed.

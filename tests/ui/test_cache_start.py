@@ -268,6 +268,7 @@ def test_a_damaged_cache_is_kept_aside_and_a_fresh_one_started(
     toast = opened.context.window.toast
     qtbot.waitUntil(lambda: kept.name in toast.text(), timeout=5000)
     assert "fresh cache" in toast.text()
+    assert toast.stays()  # a file named, what became of the library: until it is closed
 
 
 def test_quitting_over_a_damaged_cache_leaves_it_untouched_and_no_thread_behind(

@@ -173,6 +173,7 @@ def test_the_fresh_cache_chosen_keeps_the_damaged_one_aside_and_the_outbox(
         assert fresh.context.reader.all_ids(limit=1) == []  # to be synced again
         toast = fresh.context.window.toast
         qtbot.waitUntil(lambda: kept.name in toast.text(), timeout=5000)
+        assert toast.stays()
     finally:
         fresh.context.shutdown()
 
