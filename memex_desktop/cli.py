@@ -147,8 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
     """The whole command-line interface (a README test checks every subcommand is listed)."""
     parser = argparse.ArgumentParser(
         prog=PROG,
+        usage="%(prog)s [options] [memex://entity/ID]\n       %(prog)s COMMAND ...",
         description="A local-first desktop knowledge browser for Memex. "
-        "Without a subcommand it opens the window.",
+        "Without a subcommand it opens the window; given a memex://entity/ID link, on that "
+        "item (in the window already open on the same data folder, if there is one).",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument(

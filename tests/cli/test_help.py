@@ -46,3 +46,15 @@ def test_sync_is_described_for_a_person(capsys: pytest.CaptureFixture[str]) -> N
     )
     assert "reconcile" not in shown
     assert "drain" not in shown
+
+
+def test_the_window_s_link_argument_is_shown_and_described(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``memex-desktop memex://entity/ID`` opens an item (the desktop file's links): argparse
+    cannot declare it beside the subcommands, so the usage and description say it."""
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "usage: memex-desktop [options] [memex://entity/ID]" in shown
+    assert "given a memex://entity/ID link, on that item" in shown
