@@ -42,6 +42,7 @@ from PySide6.QtGui import (
     QStatusTipEvent,
 )
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QApplication,
     QHBoxLayout,
     QLabel,
@@ -373,7 +374,9 @@ class MainWindow(QMainWindow):
         them on its next round of events, and lay them out: the first-run arrangement and
         the saved layout are then applied to panes that are there. Left to Qt, the hidden
         side panes were neither folded for a narrow window nor given their saved widths, and
-        the menu bar came after the first results, moving every pane down."""
+        the menu bar came after the first results, moving every pane down. The lists lay
+        their rows out now too: the window, on screen already, paints before their own
+        layout comes round (the sidebar's rows were drawn cramped for a frame)."""
         explicitly_hidden = Qt.WidgetAttribute.WA_WState_ExplicitShowHide
         for part in self.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly):
             if part.isWindow() or (part.isHidden() and part.testAttribute(explicitly_hidden)):
@@ -382,6 +385,8 @@ class MainWindow(QMainWindow):
         layout = self.layout()
         if layout is not None:
             layout.activate()
+        for view in self.findChildren(QAbstractItemView):
+            view.doItemsLayout()
 
     def _set_tab_order(self) -> None:
         """Tab goes as the eye does down the middle column and on to the reader: the search

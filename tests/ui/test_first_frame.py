@@ -415,3 +415,30 @@ def test_a_window_left_smaller_than_a_small_screen_comes_back_at_that_size(
     qtbot.addWidget(again)
     assert not again.isMaximized()
     assert (again.width(), again.height()) == (790, 650)
+
+
+@pytest.mark.usefixtures("app_style")
+def test_a_library_built_in_its_frame_first_paints_its_lists_laid_out(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    """A window on screen paints before the lists' own layout comes round: the sidebar's
+    first frame had cramped rows (14 pixels where its style gives 22)."""
+    Settings().save()
+    frame = app.first_frame()
+    qtbot.addWidget(frame)
+    context = app.build_main_window(
+        data_dir=tmp_path / "data", frame=frame, connect_once_listed=True
+    )
+    try:
+        sidebar = frame.sidebar
+        model = sidebar.model()
+
+        def row_heights() -> list[int]:
+            return [sidebar.visualRect(model.index(row, 0)).height() for row in range(3)]
+
+        first = row_heights()  # what the first paint would draw
+        for _ in range(20):
+            QApplication.processEvents()
+        assert first == row_heights()
+    finally:
+        context.shutdown()
