@@ -113,6 +113,10 @@ class DockedPanes(QObject):
         self.folded_for_width: set[str] = set()  # the docks hidden because it was narrower
         self._mode: str | None = None  # "wide", "tabbed" or "folded"
         self._window_width = 0  # the width fit_width last arranged for
+        # The window's width and the side column's before the window last widened (say, it
+        # was maximized): narrowing back to that width gives the column its width back
+        # rather than narrowing it in proportion (which left it narrower than it was).
+        self._before_widening: tuple[int, int] | None = None
         self._graph_due: str | None = None
         self._graph_timer = QTimer(self)  # a child timer: shutdown stops it with the others
         self._graph_timer.setSingleShot(True)
@@ -178,8 +182,18 @@ class DockedPanes(QObject):
         narrower_than, self._window_width = self._window_width, window_width
         # A restored dock layout brings the corners it was saved with.
         self._keep_side_column_whole()
+        if rearrange and 0 < narrower_than < window_width and self._before_widening is None:
+            side = self._side_column_width()
+            if side is not None:
+                self._before_widening = (narrower_than, side)
         if rearrange and 0 < window_width < narrower_than:
-            self._narrow_side_column(window_width / narrower_than)
+            kept = self._before_widening
+            if kept is not None and window_width <= kept[0]:
+                self._before_widening = None
+                before_width, side = kept
+                self._set_side_column_width(round(side * window_width / before_width))
+            else:
+                self._narrow_side_column(window_width / narrower_than)
         if not rearrange or mode == previous:
             return
         if mode != "folded":
@@ -191,23 +205,36 @@ class DockedPanes(QObject):
         if mode == "folded":
             self._fold_side_docks()
 
-    def _narrow_side_column(self, ratio: float) -> None:
-        """Narrow the docked notes and graph by ``ratio``, not below their least width."""
-        low, _high = DOCK_WIDTH_BOUNDS
+    def _side_docks(self) -> list[QDockWidget]:
+        """The notes and the graph where they are shown docked in the side column."""
         window = self._window
-        docks = [
+        return [
             dock
             for dock in (self.thread_dock, self.graph_dock)
             if not dock.isHidden()
             and not dock.isFloating()
             and window.dockWidgetArea(dock) == Qt.DockWidgetArea.RightDockWidgetArea
         ]
-        if not docks:
-            return
-        width = max(dock.width() for dock in docks)
-        narrowed = max(low, round(width * ratio))
-        if narrowed < width:
-            window.resizeDocks(docks, [narrowed] * len(docks), Qt.Orientation.Horizontal)
+
+    def _side_column_width(self) -> int | None:
+        """How wide the side column is (None: nothing is docked in it)."""
+        docks = self._side_docks()
+        return max(dock.width() for dock in docks) if docks else None
+
+    def _set_side_column_width(self, width: int) -> None:
+        """Make the docked notes and graph ``width`` wide, not below their least width."""
+        docks = self._side_docks()
+        if docks:
+            low, _high = DOCK_WIDTH_BOUNDS
+            self._window.resizeDocks(
+                docks, [max(low, width)] * len(docks), Qt.Orientation.Horizontal
+            )
+
+    def _narrow_side_column(self, ratio: float) -> None:
+        """Narrow the docked notes and graph by ``ratio``, not below their least width."""
+        width = self._side_column_width()
+        if width is not None and round(width * ratio) < width:
+            self._set_side_column_width(round(width * ratio))
 
     def _keep_side_column_whole(self) -> None:
         """Give the bottom right corner to the side column, so a dock below (the outbox)

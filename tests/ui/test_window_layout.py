@@ -561,3 +561,24 @@ def test_narrowing_the_window_narrows_the_side_column_with_it(
     assert reader > side + 80
     assert reader > results
     _assert_fits(window, BETWEEN)
+
+
+def test_widening_then_narrowing_back_gives_the_side_column_its_width_back(
+    window_factory: WindowFactory, demo_library: dict[str, Any], qtbot: Any
+) -> None:
+    """Maximizing a window, then restoring it, left the notes and the graph narrower than
+    before: going back was narrowed in proportion, as any narrowing is."""
+    window = window_factory(library=demo_library).window
+    _sized(qtbot, window, LAPTOP)
+    window.arrange_default_panes(LAPTOP.width(), LAPTOP.height())  # a first run at this size
+    qtbot.waitUntil(lambda: window.thread_dock.width() > 280, timeout=5_000)
+    before = window.thread_dock.width()
+    for _ in range(2):  # maximized and back, twice
+        _sized(qtbot, window, QSize(1900, 1000))
+        _sized(qtbot, window, LAPTOP)
+        qtbot.waitUntil(lambda: abs(window.thread_dock.width() - before) <= 2, timeout=2_000)
+    _sized(qtbot, window, QSize(1900, 1000))
+    _sized(qtbot, window, BETWEEN)  # narrower than it was: in proportion, from its width
+    side = window.thread_dock.width()
+    assert side <= round(before * BETWEEN.width() / LAPTOP.width()) + 2
+    _assert_fits(window, BETWEEN)
