@@ -18,6 +18,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from support.children import child_env
 from support.window import WindowFactory, command_args, seeded_cache
 
 from memex_desktop import app, paths
+from memex_desktop.app import AppContext
 from memex_desktop.settings import Settings
 from memex_desktop.store import StoreWriter
 from memex_desktop.ui import cache_start, search_controller, sidebar
@@ -38,6 +40,20 @@ from memex_desktop.ui.main_window import MainWindow
 from memex_desktop.ui.sidebar import ALL_ITEMS, SECTIONS, SidebarModel, SidebarSnapshot
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
+
+
+@pytest.fixture
+def framed(qtbot: Any, tmp_path: Path) -> Iterator[AppContext]:
+    """A library built in the window's frame on screen, as a returning start builds it (no
+    event handled in between); shut down after."""
+    Settings().save()
+    frame = app.first_frame()
+    qtbot.addWidget(frame)
+    context = app.build_main_window(
+        data_dir=tmp_path / "framed", frame=frame, connect_once_listed=True
+    )
+    yield context
+    context.shutdown()
 
 
 def test_the_window_counts_its_library_on_a_worker_and_shows_the_counts(
@@ -249,22 +265,14 @@ def test_a_library_built_in_a_frame_on_screen_takes_the_keyboard_as_a_window_sho
 
 
 def test_a_library_built_in_a_frame_on_screen_has_its_menu_bar_shown_at_once(
-    qtbot: Any, tmp_path: Path
+    framed: AppContext,
 ) -> None:
     """Made in a window on screen, a menu bar waits hidden for a later event to show it
     (under X11, after the library's first results): the library then moved down with it."""
-    Settings().save()
-    frame = app.first_frame()
-    qtbot.addWidget(frame)
-    context = app.build_main_window(
-        data_dir=tmp_path / "data", frame=frame, connect_once_listed=True
-    )
-    try:
-        assert context.window is frame
-        assert frame.menuBar().isVisible()
-        assert not isinstance(frame.centralWidget(), QLabel)
-    finally:
-        context.shutdown()
+    frame = framed.window
+    assert frame.library_built
+    assert frame.menuBar().isVisible()
+    assert not isinstance(frame.centralWidget(), QLabel)
 
 
 # Lays a library out twice on the same screen and saved layout: built before its window shows
@@ -376,25 +384,16 @@ def test_a_library_built_in_its_frame_is_laid_out_as_one_built_before_it_shows(
 
 
 def test_a_message_said_as_the_library_is_built_in_its_frame_covers_the_state(
-    qtbot: Any, tmp_path: Path
+    framed: AppContext,
 ) -> None:
     """A start with its connection at hand (the demo's) syncs at once: "Syncing…" was drawn
     with the connection state over it, shown a moment later by Qt."""
-    Settings().save()
-    frame = app.first_frame()
-    qtbot.addWidget(frame)
-    context = app.build_main_window(
-        data_dir=tmp_path / "data", frame=frame, connect_once_listed=True
-    )
-    try:
-        status = frame.status
-        status.on_sync_started()  # as the sync a connected start begins at once says
-        for _ in range(20):
-            QApplication.processEvents()
-        assert status.currentMessage()
-        assert not status.state_label.isVisible()
-    finally:
-        context.shutdown()
+    status = framed.window.status
+    status.on_sync_started()  # as the sync a connected start begins at once says
+    for _ in range(20):
+        QApplication.processEvents()
+    assert status.currentMessage()
+    assert not status.state_label.isVisible()
 
 
 def test_a_window_left_smaller_than_a_small_screen_comes_back_at_that_size(
@@ -417,28 +416,20 @@ def test_a_window_left_smaller_than_a_small_screen_comes_back_at_that_size(
     assert (again.width(), again.height()) == (790, 650)
 
 
-@pytest.mark.usefixtures("app_style")
 def test_a_library_built_in_its_frame_first_paints_its_lists_laid_out(
-    qtbot: Any, tmp_path: Path
+    app_style: None, framed: AppContext
 ) -> None:
     """A window on screen paints before the lists' own layout comes round: the sidebar's
-    first frame had cramped rows (14 pixels where its style gives 22)."""
-    Settings().save()
-    frame = app.first_frame()
-    qtbot.addWidget(frame)
-    context = app.build_main_window(
-        data_dir=tmp_path / "data", frame=frame, connect_once_listed=True
-    )
-    try:
-        sidebar = frame.sidebar
-        model = sidebar.model()
+    first frame had cramped rows (14 pixels where its style gives 22). (The app's style
+    sheet is set first, as a start sets it: its paddings make the rows.)"""
+    del app_style
+    sidebar = framed.window.sidebar
+    model = sidebar.model()
 
-        def row_heights() -> list[int]:
-            return [sidebar.visualRect(model.index(row, 0)).height() for row in range(3)]
+    def row_heights() -> list[int]:
+        return [sidebar.visualRect(model.index(row, 0)).height() for row in range(3)]
 
-        first = row_heights()  # what the first paint would draw
-        for _ in range(20):
-            QApplication.processEvents()
-        assert first == row_heights()
-    finally:
-        context.shutdown()
+    first = row_heights()  # what the first paint would draw
+    for _ in range(20):
+        QApplication.processEvents()
+    assert first == row_heights()
