@@ -89,6 +89,21 @@ def test_the_window_counts_its_library_on_a_worker_and_shows_the_counts(
     assert window.search_bar.tags.count() > 1  # the filters got the same read's tags
 
 
+def _child_report(script: str, args: list[str], env: dict[str, str]) -> Any:
+    """Run ``script`` in a child Python with ``args``; the JSON object it printed."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    assert lines, done.stderr[-3000:]
+    return json.loads(lines[0])
+
+
 # A start as ``memex-desktop --data-dir`` makes it for a returning person, which reports what
 # it had imported when the window's frame first painted, what it had imported and built when
 # the window first painted its library, and whether both were the same window.
@@ -178,17 +193,7 @@ def test_a_start_paints_its_frame_before_the_store_and_panes_then_its_library_in
         writer.ingest_json(demo_library["results"]).result(60)
     home = tmp_path / "home"
     env = child_env(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"))
-    done = subprocess.run(
-        [sys.executable, "-c", _FIRST_FRAME_CHILD, str(data_dir)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    assert lines, done.stderr
-    seen = json.loads(lines[0])
+    seen = _child_report(_FIRST_FRAME_CHILD, [str(data_dir)], env)
     assert seen["frame"]["says"] == "Opening the library…"
     assert seen["frame"]["imported"] == []
     assert seen["library"]["window"] == seen["frame"]["window"]
@@ -361,24 +366,8 @@ def test_a_library_built_in_its_frame_is_laid_out_as_one_built_before_it_shows(
     home = tmp_path / "home"
     env = child_env(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"))
     env["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            _LAID_OUT_CHILD,
-            str(data_dir),
-            str(tmp_path / "window.ini"),
-            json.dumps(first_session),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    assert lines, done.stderr[-3000:]
-    seen = json.loads(lines[0])
+    args = [str(data_dir), str(tmp_path / "window.ini"), json.dumps(first_session)]
+    seen = _child_report(_LAID_OUT_CHILD, args, env)
     assert seen["built in its frame"] == seen["built, then shown"]
     assert seen["built in its frame"]["menu bar"]
 
