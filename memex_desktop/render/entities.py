@@ -565,7 +565,9 @@ def _render_image(entity: ImageContentEntity, doc: DocumentBuilder) -> str:
         ],
     )
     if entity.original_url:
-        doc.add(f'<p class="media">{image(entity.original_url, entity.source_title or "")}</p>')
+        # Named by its own title (its source page's only when it has none): "Worm compost
+        # ready to harvest", not "Worm Bins for Flat Dwellers".
+        doc.add(f'<p class="media">{image(entity.original_url, display_title(entity))}</p>')
     if entity.description and entity.description.strip():
         _section(doc, "Description")
         _markdown(doc, entity.description)

@@ -212,6 +212,20 @@ def test_a_tweet_or_a_note_without_a_title_says_its_words_once() -> None:
     assert "<h1>Image</h1>" in untitled_image.html
 
 
+def test_a_saved_picture_is_named_by_its_own_title_before_its_source_page_s() -> None:
+    """The picture's placeholder said "Worm Bins for Flat Dwellers", the page it came from."""
+    picture = {
+        "id": "i",
+        "type": "image",
+        "original_url": "https://media.example/worm-compost.jpg",
+        "source_title": "Worm Bins for Flat Dwellers",
+    }
+    named = _render({**picture, "title": "Worm compost ready to harvest"})
+    assert "[image: Worm compost ready to harvest — https://media.example/" in named.text
+    untitled = _render(picture)
+    assert "[image: Worm Bins for Flat Dwellers — https://media.example/" in untitled.text
+
+
 def test_a_title_the_body_does_not_say_stays_as_the_heading() -> None:
     rich = {"type": "doc", "content": [{"type": "paragraph", "content": [
         {"type": "text", "text": "Compare this with the CRDT talk."}
