@@ -631,23 +631,29 @@ class MainWindow(QMainWindow):
     @Slot()
     def _restore_place(self) -> None:
         """Pick the sidebar entry and open the item of the last quit, where they still exist
-        (else All items and no item, quietly). What was opened meanwhile (the link a start was
-        given, an entry the person picked) stays."""
+        (else All items and no item, quietly). What was opened meanwhile (an entry the person
+        picked) stays; a link the start was given is read in All items, which lists it (the
+        entry of the last quit may not), its row marked once listed."""
         from memex_desktop.ui.sidebar import ALL_ITEMS
 
         if self._closing or self._qsettings is None or self._place_restored:
             return
         self._place_restored = True
         group = self._place_group()
+        opened = self.reader_pane.current_entity_id  # the link the start was given, if any
         key = self._qsettings.value(f"{group}/sidebar", "")
-        if isinstance(key, str) and key and self.sidebar.current_scope().key == ALL_ITEMS.key:
+        if (
+            opened is None
+            and isinstance(key, str)
+            and key
+            and self.sidebar.current_scope().key == ALL_ITEMS.key
+        ):
             self.sidebar.pick_when_listed(key)
             picked = self.sidebar.current_scope().key == key
             self._list_moves = key != ALL_ITEMS.key and (picked or self.sidebar.wanted_key == key)
-        opened = self.reader_pane.current_entity_id  # the link the start was given, if any
         item = self._qsettings.value(f"{group}/item", "")
         if opened is not None:
-            if self._list_moves:
+            if not self.results_view.select_entity(opened):
                 self._mark_row_when_listed(opened)
         elif isinstance(item, str) and item:
             self._item_due = item
