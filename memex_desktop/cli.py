@@ -164,7 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="quit the window after its first sync (exit status 0 when it succeeded)",
     )
     _add_global_options(parser, top=True)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Named as the command is: the usage above is the window's, which argparse would prefix.
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog=PROG)
 
     def command(name: str, handler: Callable[[argparse.Namespace, Any], int], help_: str) -> Any:
         cmd = sub.add_parser(name, help=help_, description=help_)

@@ -58,3 +58,14 @@ def test_the_window_s_link_argument_is_shown_and_described(
     shown = " ".join(capsys.readouterr().out.split())
     assert "usage: memex-desktop [options] [memex://entity/ID]" in shown
     assert "given a memex://entity/ID link, on that item" in shown
+
+
+def test_a_command_s_usage_and_errors_name_it_as_it_is_typed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The window's usage line above ("[memex://entity/ID]") is not every command's prefix."""
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["save"])
+    said = capsys.readouterr().err
+    assert said.startswith("usage: memex-desktop save ")
+    assert "memex-desktop save: error:" in said
