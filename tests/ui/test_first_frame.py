@@ -19,6 +19,7 @@ import sys
 import textwrap
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,18 +43,19 @@ from memex_desktop.ui.sidebar import ALL_ITEMS, SECTIONS, SidebarModel, SidebarS
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
 
-@pytest.fixture
-def framed(qtbot: Any, tmp_path: Path) -> Iterator[AppContext]:
-    """A library built in the window's frame on screen, as a returning start builds it (no
-    event handled in between); shut down after."""
+@contextmanager
+def built_in_a_frame(qtbot: Any, folder: Path) -> Iterator[AppContext]:
+    """A library built in the window's frame on screen, as a returning start builds it, with
+    no event handled since (a fixture's set-up would let pytest-qt handle them); shut down
+    after."""
     Settings().save()
     frame = app.first_frame()
     qtbot.addWidget(frame)
-    context = app.build_main_window(
-        data_dir=tmp_path / "framed", frame=frame, connect_once_listed=True
-    )
-    yield context
-    context.shutdown()
+    context = app.build_main_window(data_dir=folder, frame=frame, connect_once_listed=True)
+    try:
+        yield context
+    finally:
+        context.shutdown()
 
 
 def test_the_window_counts_its_library_on_a_worker_and_shows_the_counts(
@@ -270,14 +272,15 @@ def test_a_library_built_in_a_frame_on_screen_takes_the_keyboard_as_a_window_sho
 
 
 def test_a_library_built_in_a_frame_on_screen_has_its_menu_bar_shown_at_once(
-    framed: AppContext,
+    qtbot: Any, tmp_path: Path
 ) -> None:
     """Made in a window on screen, a menu bar waits hidden for a later event to show it
     (under X11, after the library's first results): the library then moved down with it."""
-    frame = framed.window
-    assert frame.library_built
-    assert frame.menuBar().isVisible()
-    assert not isinstance(frame.centralWidget(), QLabel)
+    with built_in_a_frame(qtbot, tmp_path / "data") as context:
+        frame = context.window
+        assert frame.library_built
+        assert frame.menuBar().isVisible()
+        assert not isinstance(frame.centralWidget(), QLabel)
 
 
 # Lays a library out twice on the same screen and saved layout: built before its window shows
@@ -373,16 +376,17 @@ def test_a_library_built_in_its_frame_is_laid_out_as_one_built_before_it_shows(
 
 
 def test_a_message_said_as_the_library_is_built_in_its_frame_covers_the_state(
-    framed: AppContext,
+    qtbot: Any, tmp_path: Path
 ) -> None:
     """A start with its connection at hand (the demo's) syncs at once: "Syncing…" was drawn
     with the connection state over it, shown a moment later by Qt."""
-    status = framed.window.status
-    status.on_sync_started()  # as the sync a connected start begins at once says
-    for _ in range(20):
-        QApplication.processEvents()
-    assert status.currentMessage()
-    assert not status.state_label.isVisible()
+    with built_in_a_frame(qtbot, tmp_path / "data") as context:
+        status = context.window.status
+        status.on_sync_started()  # as the sync a connected start begins at once says
+        for _ in range(20):
+            QApplication.processEvents()
+        assert status.currentMessage()
+        assert not status.state_label.isVisible()
 
 
 def test_a_window_left_smaller_than_a_small_screen_comes_back_at_that_size(
@@ -406,19 +410,16 @@ def test_a_window_left_smaller_than_a_small_screen_comes_back_at_that_size(
 
 
 def test_a_library_built_in_its_frame_first_paints_its_lists_laid_out(
-    app_style: None, framed: AppContext
+    app_style: None, qtbot: Any, tmp_path: Path
 ) -> None:
     """A window on screen paints before the lists' own layout comes round: the sidebar's
     first frame had cramped rows (14 pixels where its style gives 22). (The app's style
     sheet is set first, as a start sets it: its paddings make the rows.)"""
     del app_style
-    sidebar = framed.window.sidebar
-    model = sidebar.model()
-
-    def row_heights() -> list[int]:
-        return [sidebar.visualRect(model.index(row, 0)).height() for row in range(3)]
-
-    first = row_heights()  # what the first paint would draw
-    for _ in range(20):
-        QApplication.processEvents()
-    assert first == row_heights()
+    with built_in_a_frame(qtbot, tmp_path / "data") as context:
+        sidebar = context.window.sidebar
+        model = sidebar.model()
+        first = [sidebar.visualRect(model.index(row, 0)).height() for row in range(3)]
+        for _ in range(20):
+            QApplication.processEvents()
+        assert first == [sidebar.visualRect(model.index(row, 0)).height() for row in range(3)]
