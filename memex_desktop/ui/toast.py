@@ -224,8 +224,11 @@ class Toast(QFrame):
     def setVisible(self, visible: bool) -> None:
         """Closed with the keyboard in it, the notice gives the keyboard back to the widget
         it came from, where that is still there to take it."""
+        if visible:  # another notice: the keyboard still came from where it did
+            super().setVisible(visible)
+            return
         focused = QApplication.focusWidget()
-        giving_back = not visible and focused is not None and self.isAncestorOf(focused)
+        giving_back = focused is not None and self.isAncestorOf(focused)
         before, self._focus_before = self._focus_before, None
         super().setVisible(visible)
         if (

@@ -147,6 +147,7 @@ def test_closing_a_notice_from_the_keyboard_gives_it_back_to_where_it_was(
     qtbot.waitUntil(field.hasFocus, timeout=2000)
     toast.close_button.setFocus()  # as Tab brings it there
     assert toast.close_button.hasFocus()
+    toast.show_message("Another notice.", stays=True)  # a second one comes meanwhile
     qtbot.keyClick(toast.close_button, key)
     assert toast.isHidden()
     assert field.hasFocus()
