@@ -549,7 +549,10 @@ def _render_reddit(entity: RedditContentEntity, doc: DocumentBuilder) -> str:
 
 def _render_image(entity: ImageContentEntity, doc: DocumentBuilder) -> str:
     """Image: the image (placeholder unless allowed), its description and where it came from."""
-    title = display_title(entity) if entity.source_title else "Image"
+    # A picture is named by a title (its own, else its source page's), never by the first
+    # words of its description, which follows, nor by its address or id.
+    named = title_field(entity_data(entity)) is not None
+    title = display_title(entity) if named else "Image"
     _header(
         doc,
         entity,
@@ -565,9 +568,8 @@ def _render_image(entity: ImageContentEntity, doc: DocumentBuilder) -> str:
         ],
     )
     if entity.original_url:
-        # Named by its own title (its source page's only when it has none): "Worm compost
-        # ready to harvest", not "Worm Bins for Flat Dwellers".
-        doc.add(f'<p class="media">{image(entity.original_url, display_title(entity))}</p>')
+        # "Worm compost ready to harvest", not "Worm Bins for Flat Dwellers".
+        doc.add(f'<p class="media">{image(entity.original_url, title if named else "")}</p>')
     if entity.description and entity.description.strip():
         _section(doc, "Description")
         _markdown(doc, entity.description)

@@ -222,8 +222,15 @@ def test_a_saved_picture_is_named_by_its_own_title_before_its_source_page_s() ->
     }
     named = _render({**picture, "title": "Worm compost ready to harvest"})
     assert "[image: Worm compost ready to harvest — https://media.example/" in named.text
+    assert "<h1>Worm compost ready to harvest</h1>" in named.html
     untitled = _render(picture)
     assert "[image: Worm Bins for Flat Dwellers — https://media.example/" in untitled.text
+    bare = _render({"id": "img-7f3", "type": "image", "original_url": picture["original_url"],
+                    "description": "Two hands holding dark compost."})  # fmt: skip
+    assert "[image: https://media.example/worm-compost.jpg]" in bare.text
+    assert "<h1>Image</h1>" in bare.html
+    own_title_only = _render({**picture, "source_title": None, "title": "Worm compost"})
+    assert "<h1>Worm compost</h1>" in own_title_only.html
 
 
 def test_a_title_the_body_does_not_say_stays_as_the_heading() -> None:
