@@ -531,14 +531,16 @@ def start_demo() -> DemoSession:
 class _Handoff(QObject):
     """Opens what another start of the app handed over, and brings the window forward.
 
-    Until the window exists (the first-run dialog is still asking) links are kept and the
-    dialog is raised instead; the window opens them once it is built.
+    Until the window's library is built (the first-run dialog is still asking, or the
+    window is a frame) links are kept and the dialog or the frame is raised instead; the
+    window opens them once it is built.
     """
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.window: MainWindow | None = None
-        self.waiting_dialog: QDialog | None = None
+        # What is on screen meanwhile: the first-run dialog, then the window's frame.
+        self.waiting_dialog: QWidget | None = None
         self.pending: list[EntityLink] = []
 
     def attach(self, window: MainWindow) -> None:
@@ -733,6 +735,8 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
     # opened: the window is on screen 0.24 s after the start instead of 0.40 (bench_ui's
     # cold_start_ms at 10,000 items), and the library fills it.
     frame = first_frame(demo=want_demo)
+    if listening is not None:
+        listening[1].waiting_dialog = frame
     saved_settings: Settings | None = None
     if want_demo:
         demo = start_demo()
@@ -775,6 +779,8 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
             if frame.library_started:  # half built: the next try starts from a new frame
                 frame.deleteLater()
                 frame = first_frame(demo=want_demo)
+                if listening is not None:
+                    listening[1].waiting_dialog = frame
 
             offer = fresh_cache_offer(exc, cache_path)
             choice = CacheChoice.QUIT if quit_after_sync else ask_about_cache(exc, offer)

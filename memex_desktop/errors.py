@@ -94,7 +94,8 @@ class UserMessage:
     text: str
     detail: str | None = None
     action: str | None = None
-    # Shown until the person closes it, whatever its level: what became of their data.
+    # A notice shown until the person closes it (a warning: an error's always is): what
+    # became of their data.
     lasting: bool = False
 
     def one_line(self) -> str:

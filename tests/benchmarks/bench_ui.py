@@ -92,6 +92,8 @@ class FirstPaint(QObject):
         ):
             self.painted = time.monotonic()
             print("painted", self.painted, flush=True)
+            # Watching every event of the application costs the rest of the start.
+            QApplication.instance().removeEventFilter(self)
             poll.start(5)
         return False
 
