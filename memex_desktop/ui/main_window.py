@@ -426,7 +426,10 @@ class MainWindow(QMainWindow):
         shrinkable = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.reader_pane.title_label.setSizePolicy(shrinkable)
         self.results_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.arrange_default_panes(*self._first_run_size)
+        # A frame on screen may have another size already (maximized, or resized by the
+        # window manager or the person while the library was opened): the panes fit it.
+        size = (self.width(), self.height()) if self.isVisible() else self._first_run_size
+        self.arrange_default_panes(*size)
 
     def arrange_default_panes(self, width: int, height: int) -> None:
         """The first-run pane sizes for a window of this size (the reader gets the most)."""

@@ -295,6 +295,8 @@ _LAID_OUT_CHILD = textwrap.dedent(
     from memex_desktop.ui.main_window import MainWindow
 
     data, saved, resize = Path(sys.argv[1]), Path(sys.argv[2]), json.loads(sys.argv[3])
+    # The window resized before it shows its library (by the window manager, or the person).
+    size = json.loads(sys.argv[4])
     qapp = app.create_application()
 
     def settle():
@@ -335,9 +337,14 @@ _LAID_OUT_CHILD = textwrap.dedent(
                 data_dir=data, qsettings=qsettings, connect_once_listed=True
             )
             context.window.show()
+            if size:
+                context.window.resize(*size)
         else:
             frame = MainWindow(qsettings=qsettings)
             show_first_frame(frame)
+            if size:
+                frame.resize(*size)
+                settle()
             context = app.build_main_window(data_dir=data, frame=frame, connect_once_listed=True)
         settle()
         seen[way] = laid_out(context.window)
@@ -348,12 +355,23 @@ _LAID_OUT_CHILD = textwrap.dedent(
 
 
 @pytest.mark.parametrize(
-    ("screen", "first_session"),
-    [((800, 600), None), ((1920, 1080), (1900, 1000))],
-    ids=["first start on a small screen", "a start after a session on a large screen"],
+    ("screen", "first_session", "resized"),
+    [
+        ((800, 600), None, None),
+        ((1920, 1080), (1900, 1000), None),
+        ((1920, 1080), None, (1000, 800)),
+    ],
+    ids=[
+        "first start on a small screen",
+        "a start after a session on a large screen",
+        "a window resized narrow before its library shows",
+    ],
 )
 def test_a_library_built_in_its_frame_is_laid_out_as_one_built_before_it_shows(
-    tmp_path: Path, screen: tuple[int, int], first_session: tuple[int, int] | None
+    tmp_path: Path,
+    screen: tuple[int, int],
+    first_session: tuple[int, int] | None,
+    resized: tuple[int, int] | None,
 ) -> None:
     """The side panes fold on a small screen, and come back at the widths they were left at
     (built in a frame on screen, they were left unfolded and at twice their width)."""
@@ -369,10 +387,20 @@ def test_a_library_built_in_its_frame_is_laid_out_as_one_built_before_it_shows(
     home = tmp_path / "home"
     env = child_env(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"))
     env["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"
-    args = [str(data_dir), str(tmp_path / "window.ini"), json.dumps(first_session)]
+    args = [
+        str(data_dir),
+        str(tmp_path / "window.ini"),
+        json.dumps(first_session),
+        json.dumps(resized),
+    ]
     seen = _child_report(_LAID_OUT_CHILD, args, env)
-    assert seen["built in its frame"] == seen["built, then shown"]
-    assert seen["built in its frame"]["menu bar"]
+    framed, shown = seen["built in its frame"], seen["built, then shown"]
+    if resized:  # shown, the panes were shared out for the first-run size, then narrowed
+        framed_splitter, shown_splitter = framed.pop("splitter"), shown.pop("splitter")
+        assert sum(framed_splitter) == sum(shown_splitter)
+        assert max(framed_splitter) == framed_splitter[-1]  # the reader widest
+    assert framed == shown
+    assert framed["menu bar"]
 
 
 def test_a_message_said_as_the_library_is_built_in_its_frame_covers_the_state(
