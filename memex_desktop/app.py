@@ -751,7 +751,10 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
         data_dir = settings.effective_data_dir(data_dir_arg)
     cache_path = paths.cache_db_path(data_dir)
     started_afresh: str | None = None
-    while True:
+    context: AppContext | None = None
+    # The frame answers the window system while a start asks or waits (the busy dialog of an
+    # update, a question about the cache): the person may close it, which ends the start.
+    while not frame.closed_before_library:
         try:
             # Said first, naming the folder and why (a read-only mount, no permission),
             # rather than as the first file that could not be opened in it.
@@ -761,6 +764,8 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
             if (unwritable := unwritable_folder(data_dir, stores)) is not None:
                 raise unwritable
             bring_cache_up_to_date(cache_path)
+            if frame.closed_before_library:
+                break
             context = build_main_window(
                 data_dir=data_dir,
                 api_url=api_url,
@@ -777,6 +782,7 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
             from memex_desktop.ui.cache_start import CacheChoice, ask_about_cache
 
             if frame.library_started:  # half built: the next try starts from a new frame
+                frame.close()
                 frame.deleteLater()
                 frame = first_frame(demo=want_demo)
                 if listening is not None:
@@ -802,6 +808,13 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
             if demo is not None:
                 demo.close()
             return 1
+    if context is None:  # the window was closed while it opened
+        frame.deleteLater()
+        if listening is not None:
+            listening[0].close()
+        if demo is not None:
+            demo.close()
+        return 0
     context.saved_settings = saved_settings
     context.demo = demo is not None
     if started_afresh is not None:

@@ -152,6 +152,8 @@ class MainWindow(QMainWindow):
         self.library_built = False
         # Whether open_library began: a frame it failed in is not used again.
         self.library_started = False
+        # Whether the person closed the frame before its library was built: the start ends.
+        self.closed_before_library = False
         opening = QLabel("Opening the library…", self)
         opening.setObjectName("openinglibrary")
         opening.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -742,6 +744,7 @@ class MainWindow(QMainWindow):
         nothing to keep.
         """
         if not self.library_built:
+            self.closed_before_library = True
             super().closeEvent(event)
             return
         if not self.thread_pane.keep_drafts():

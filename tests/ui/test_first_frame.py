@@ -451,3 +451,28 @@ def test_a_library_built_in_its_frame_first_paints_its_lists_laid_out(
         for _ in range(20):
             QApplication.processEvents()
         assert first == [sidebar.visualRect(model.index(row, 0)).height() for row in range(3)]
+
+
+def test_a_window_closed_while_its_library_is_opened_ends_the_start(
+    qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The frame answers the window system while an older cache is brought up to date: the
+    person may close it then, and the library was built and shown again regardless."""
+    Settings().save()
+    folder = tmp_path / "data"
+
+    def closed_meanwhile(_cache: Path) -> None:
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, MainWindow) and widget.isVisible():
+                widget.close()
+
+    monkeypatch.setattr(app, "bring_cache_up_to_date", closed_meanwhile)
+    assert app.open_window(command_args(folder)) == 0
+    qtbot.wait(50)  # the frame's deletion, queued
+    shown = [
+        widget
+        for widget in QApplication.topLevelWidgets()
+        if isinstance(widget, MainWindow) and widget.isVisible()
+    ]
+    assert shown == []
+    assert not paths.cache_db_path(folder).exists()  # nothing was opened
