@@ -113,9 +113,10 @@ class DockedPanes(QObject):
         self.folded_for_width: set[str] = set()  # the docks hidden because it was narrower
         self._mode: str | None = None  # "wide", "tabbed" or "folded"
         self._window_width = 0  # the width fit_width last arranged for
-        # The window's width and the side column's before the window last widened (say, it
+        # The window's width and the side column's before the window first widened (say, it
         # was maximized): narrowing back to that width gives the column its width back
-        # rather than narrowing it in proportion (which left it narrower than it was).
+        # rather than narrowing it in proportion (which left it narrower than it was),
+        # unless the person resized the column meanwhile.
         self._before_widening: tuple[int, int] | None = None
         self._graph_due: str | None = None
         self._graph_timer = QTimer(self)  # a child timer: shutdown stops it with the others
@@ -190,6 +191,9 @@ class DockedPanes(QObject):
             kept = self._before_widening
             if kept is not None and window_width <= kept[0]:
                 self._before_widening = None
+            side = self._side_column_width()
+            if kept is not None and window_width <= kept[0] and side == kept[1]:
+                # Not resized by the person while wider: as it was at that width.
                 before_width, side = kept
                 self._set_side_column_width(round(side * window_width / before_width))
             else:

@@ -582,3 +582,10 @@ def test_widening_then_narrowing_back_gives_the_side_column_its_width_back(
     side = window.thread_dock.width()
     assert side <= round(before * BETWEEN.width() / LAPTOP.width()) + 2
     _assert_fits(window, BETWEEN)
+    # Resized by the person while wide, the column is narrowed from the width they gave it.
+    _sized(qtbot, window, LAPTOP)
+    _sized(qtbot, window, QSize(1900, 1000))
+    window.resizeDocks([window.thread_dock], [240], Qt.Orientation.Horizontal)
+    qtbot.waitUntil(lambda: window.thread_dock.width() == 240, timeout=2_000)
+    _sized(qtbot, window, LAPTOP)
+    assert window.thread_dock.width() <= 240
