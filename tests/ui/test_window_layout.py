@@ -582,8 +582,17 @@ def test_widening_then_narrowing_back_gives_the_side_column_its_width_back(
     side = window.thread_dock.width()
     assert side <= round(before * BETWEEN.width() / LAPTOP.width()) + 2
     _assert_fits(window, BETWEEN)
-    # Resized by the person while wide, the column is narrowed from the width they gave it.
+
+
+def test_a_side_column_resized_while_wider_is_narrowed_from_that_width(
+    window_factory: WindowFactory, demo_library: dict[str, Any], qtbot: Any
+) -> None:
+    """The width the person gives the notes in a maximized window is theirs: restoring the
+    window narrows it from there, rather than bringing back the width it had before."""
+    window = window_factory(library=demo_library).window
     _sized(qtbot, window, LAPTOP)
+    window.arrange_default_panes(LAPTOP.width(), LAPTOP.height())
+    qtbot.waitUntil(lambda: window.thread_dock.width() > 280, timeout=5_000)
     _sized(qtbot, window, QSize(1900, 1000))
     window.resizeDocks([window.thread_dock], [240], Qt.Orientation.Horizontal)
     qtbot.waitUntil(lambda: window.thread_dock.width() == 240, timeout=2_000)
