@@ -267,20 +267,26 @@ def build_main_window(
     context = AppContext(runner, controller, writer, reader, settings, credentials, data_dir, None)
     context.api_key = api_key
     context.window = frame if frame is not None else MainWindow(qsettings=qsettings)
-    context.window.open_library(
-        reader=reader,
-        runner=runner,
-        controller=controller,
-        cache_path=cache_path,
-        outbox_path=sync.outbox_path,
-        open_settings=context.open_settings,
-        transcript_language=settings.transcript_language,
-        allow_remote_images=settings.allow_remote_images,
-        reader_item_text_mb=settings.reader_item_text_mb,
-        reader_text_size_percent=settings.reader_text_size_percent,
-        remember_reading_position=writer.set_reading_position,
-        reader_images=reader_images(data_dir, settings, image_origin),
-    )
+    try:
+        context.window.open_library(
+            reader=reader,
+            runner=runner,
+            controller=controller,
+            cache_path=cache_path,
+            outbox_path=sync.outbox_path,
+            open_settings=context.open_settings,
+            transcript_language=settings.transcript_language,
+            allow_remote_images=settings.allow_remote_images,
+            reader_item_text_mb=settings.reader_item_text_mb,
+            reader_text_size_percent=settings.reader_text_size_percent,
+            remember_reading_position=writer.set_reading_position,
+            reader_images=reader_images(data_dir, settings, image_origin),
+        )
+    except BaseException:
+        # A start that stops here (a cache that cannot be read, say) leaves no thread or
+        # connection behind: the next try opens its own.
+        context.shutdown()
+        raise
     context.window.reader_pane.text_size_changed.connect(context.keep_text_size)
     apply_theme(settings.theme)
     if recovered is not None:

@@ -35,6 +35,7 @@ from memex_desktop.store.errors import (
 from memex_desktop.store.schema import FIRST_KEY, KEY_STEP, MIGRATIONS, SCHEMA_VERSION
 from memex_desktop.ui import cache_start, search_controller
 from memex_desktop.ui.cache_start import Advance, CacheChoice, run_with_progress
+from memex_desktop.ui.main_window import MainWindow
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -461,3 +462,34 @@ def test_a_file_where_the_data_folder_goes_is_explained_and_can_be_moved_away(
         assert _cache_of(in_the_way).exists()
     finally:
         opened.context.shutdown()
+
+
+def test_a_window_that_fails_while_built_leaves_no_writer_behind_and_is_built_anew(
+    data_dir: Path, start: Callable[[], OpenedWindow | int], monkeypatch: Any
+) -> None:
+    """Its writer, reader and workers were left running beside the next try's (two writers
+    on one cache), and the half-built window stayed on screen."""
+    from memex_desktop.ui import docked_panes
+
+    _fill(data_dir)
+    writers_before = len(_writer_threads())
+    build = docked_panes.DockedPanes.__init__
+    failures = [DatabaseLockedError("locked while the panes were built")]
+
+    def fails_once(self: Any, *args: Any, **kwargs: Any) -> None:
+        if failures:
+            raise failures.pop()
+        build(self, *args, **kwargs)
+
+    monkeypatch.setattr(docked_panes.DockedPanes, "__init__", fails_once)
+    person = _person(monkeypatch, CacheChoice.RETRY)
+    opened = start()
+    assert isinstance(opened, OpenedWindow)
+    assert len(person.asked) == 1
+    assert len(_writer_threads()) == writers_before + 1  # the window's own, one
+    windows = [
+        widget
+        for widget in QApplication.topLevelWidgets()
+        if isinstance(widget, MainWindow) and widget.isVisible()
+    ]
+    assert windows == [opened.context.window]
