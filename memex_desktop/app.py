@@ -758,6 +758,7 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
     cache_path = paths.cache_db_path(data_dir)
     started_afresh: str | None = None
     context: AppContext | None = None
+    failed: BaseException | None = None  # why the cache could not be opened, the person told
     # The frame answers the window system while a start asks or waits (the busy dialog of an
     # update, a question about the cache): the person may close it, which ends the start.
     while not frame.closed_before_library:
@@ -807,20 +808,16 @@ def open_window(args: Any, entity: EntityLink | None = None) -> OpenedWindow | i
             elif choice is CacheChoice.RETRY:
                 continue
             print(f"memex-desktop: {user_message(problem).one_line()}", file=sys.stderr)
-            frame.close()
-            frame.deleteLater()
-            if listening is not None:
-                listening[0].close()
-            if demo is not None:
-                demo.close()
-            return 1
-    if context is None:  # the window was closed while it opened
+            failed = problem
+            break
+    if context is None:  # no library to show: the cache could not be opened, or was closed
+        frame.close()
         frame.deleteLater()
         if listening is not None:
             listening[0].close()
         if demo is not None:
             demo.close()
-        return 0
+        return 0 if failed is None else 1
     context.saved_settings = saved_settings
     context.demo = demo is not None
     if started_afresh is not None:

@@ -57,6 +57,19 @@ def fast_failing_client(server: Server) -> MemexClient:
     )
 
 
+def windows_on_screen() -> list[Any]:
+    """The app's main windows (or frames) shown now."""
+    from PySide6.QtWidgets import QApplication
+
+    from memex_desktop.ui.main_window import MainWindow
+
+    return [
+        widget
+        for widget in QApplication.topLevelWidgets()
+        if isinstance(widget, MainWindow) and widget.isVisible()
+    ]
+
+
 def command_args(data_dir: Path, **flags: Any) -> SimpleNamespace:
     """The parsed options ``memex-desktop --data-dir DATA_DIR`` hands to ``app.open_window``,
     with ``flags`` (``demo``, ``quit_after_sync``, ``api_url`` ...) changing them."""

@@ -18,7 +18,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QProgressBar
 from support.caches import as_newer_schema, as_schema_8, web_item
-from support.window import command_args
+from support.window import command_args, windows_on_screen
 
 from memex_desktop import app, paths
 from memex_desktop.app import OpenedWindow, open_window
@@ -35,7 +35,6 @@ from memex_desktop.store.errors import (
 from memex_desktop.store.schema import FIRST_KEY, KEY_STEP, MIGRATIONS, SCHEMA_VERSION
 from memex_desktop.ui import cache_start, search_controller
 from memex_desktop.ui.cache_start import Advance, CacheChoice, run_with_progress
-from memex_desktop.ui.main_window import MainWindow
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("propagateSizeHints")]
 
@@ -487,9 +486,4 @@ def test_a_window_that_fails_while_built_leaves_no_writer_behind_and_is_built_an
     assert isinstance(opened, OpenedWindow)
     assert len(person.asked) == 1
     assert len(_writer_threads()) == writers_before + 1  # the window's own, one
-    windows = [
-        widget
-        for widget in QApplication.topLevelWidgets()
-        if isinstance(widget, MainWindow) and widget.isVisible()
-    ]
-    assert windows == [opened.context.window]
+    assert windows_on_screen() == [opened.context.window]

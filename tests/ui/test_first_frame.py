@@ -29,7 +29,7 @@ from PySide6.QtGui import QDragEnterEvent, QStatusTipEvent
 from PySide6.QtWidgets import QApplication, QLabel
 from support.caches import web_item
 from support.children import child_env
-from support.window import WindowFactory, command_args, seeded_cache
+from support.window import WindowFactory, command_args, seeded_cache, windows_on_screen
 
 from memex_desktop import app, paths
 from memex_desktop.app import AppContext
@@ -241,12 +241,7 @@ def test_a_start_that_ends_over_a_cache_it_cannot_open_leaves_no_frame(
     monkeypatch.setattr(cache_start, "ask_about_cache", lambda *_args: CacheChoice.QUIT)
     assert app.open_window(command_args(folder)) == 1
     qtbot.wait(50)  # the frame's deletion, queued
-    frames = [
-        widget
-        for widget in QApplication.topLevelWidgets()
-        if isinstance(widget, MainWindow) and widget.isVisible()
-    ]
-    assert frames == []
+    assert windows_on_screen() == []
 
 
 def test_a_library_built_in_a_frame_on_screen_takes_the_keyboard_as_a_window_shown_built_does(
@@ -462,17 +457,11 @@ def test_a_window_closed_while_its_library_is_opened_ends_the_start(
     folder = tmp_path / "data"
 
     def closed_meanwhile(_cache: Path) -> None:
-        for widget in QApplication.topLevelWidgets():
-            if isinstance(widget, MainWindow) and widget.isVisible():
-                widget.close()
+        for window in windows_on_screen():
+            window.close()
 
     monkeypatch.setattr(app, "bring_cache_up_to_date", closed_meanwhile)
     assert app.open_window(command_args(folder)) == 0
     qtbot.wait(50)  # the frame's deletion, queued
-    shown = [
-        widget
-        for widget in QApplication.topLevelWidgets()
-        if isinstance(widget, MainWindow) and widget.isVisible()
-    ]
-    assert shown == []
+    assert windows_on_screen() == []
     assert not paths.cache_db_path(folder).exists()  # nothing was opened
