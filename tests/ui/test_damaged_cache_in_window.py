@@ -122,9 +122,7 @@ def _open(qtbot: Any, data_dir: Path) -> tuple[app.FreshCacheStarts, OpenedWindo
 def test_a_list_whose_rows_cannot_be_read_empties_and_offers_a_fresh_cache(
     qtbot: Any, damaged_folder: Path, monkeypatch: Any
 ) -> None:
-    Settings().save()
-    person = Person(CacheChoice.QUIT)
-    monkeypatch.setattr(cache_start, "ask_about_cache", person)
+    person = _declining_person(monkeypatch)
     starts, opened = _open(qtbot, damaged_folder)
     try:
         window = opened.context.window
@@ -262,6 +260,15 @@ def test_the_question_a_window_asks_keeps_it_open_when_declined(
     assert answer is CacheChoice.QUIT
 
 
+def _declining_person(monkeypatch: Any) -> Person:
+    """A person who has used the app before (their settings exist) and declines a fresh
+    cache when asked (the window stays); what they were asked is in ``asked``."""
+    Settings().save()
+    person = Person(CacheChoice.QUIT)
+    monkeypatch.setattr(cache_start, "ask_about_cache", person)
+    return person
+
+
 def _rows_said_nothing(monkeypatch: Any) -> None:
     """The list's rows keep quiet about the damage they meet: what is asked comes from the
     pane under test."""
@@ -271,9 +278,7 @@ def _rows_said_nothing(monkeypatch: Any) -> None:
 def test_a_sidebar_that_cannot_read_its_counts_says_why_and_offers_a_fresh_cache(
     qtbot: Any, damaged_folder: Path, monkeypatch: Any
 ) -> None:
-    Settings().save()
-    person = Person(CacheChoice.QUIT)
-    monkeypatch.setattr(cache_start, "ask_about_cache", person)
+    person = _declining_person(monkeypatch)
     _rows_said_nothing(monkeypatch)
     starts, opened = _open(qtbot, damaged_folder)
     window = opened.context.window
@@ -319,9 +324,7 @@ def _unreadable_id(cache: Path) -> str:
 def test_an_item_the_reader_cannot_read_says_why_and_offers_a_fresh_cache(
     qtbot: Any, damaged_folder: Path, monkeypatch: Any
 ) -> None:
-    Settings().save()
-    person = Person(CacheChoice.QUIT)
-    monkeypatch.setattr(cache_start, "ask_about_cache", person)
+    person = _declining_person(monkeypatch)
     _rows_said_nothing(monkeypatch)
     counted = SidebarSnapshot(counts={}, tags=[], views=[], feeds=[], deleted=0)
     monkeypatch.setattr(search_controller, "sidebar_snapshot", lambda _cache: counted)
